@@ -1,0 +1,99 @@
+#include "cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int mfb_parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        v <<= 30, end++;
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end != '\0' && *end != '\n')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *ok = fgets(buf, (int)n, f);
+    fclose(f);
+    if (!ok)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+static int from_sysfs(struct mfb_caches *c, int cpu)
+{
+    int found = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[256], level[16], type[32], size[32], line[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
+        if (read_line(path, level, sizeof level) < 0)
+            break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, i);
+        read_line(path, type, sizeof type);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, i);
+        size_t bytes;
+        if (read_line(path, size, sizeof size) < 0 || mfb_parse_bytes(size, &bytes) < 0)
+            continue;
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu%d/cache/index%d/coherency_line_size", cpu, i);
+        size_t lsz;
+        if (read_line(path, line, sizeof line) == 0 && mfb_parse_bytes(line, &lsz) == 0)
+            c->line = lsz;
+        int lv = atoi(level);
+        if (lv == 1 && strcmp(type, "Instruction") != 0)
+            c->l1d = bytes, found = 1;
+        else if (lv == 2)
+            c->l2 = bytes;
+        else if (lv >= 3 && bytes > c->llc)
+            c->llc = bytes;
+    }
+    return found ? 0 : -1;
+}
+
+void mfb_cache_detect(struct mfb_caches *c, int cpu)
+{
+    memset(c, 0, sizeof *c);
+    c->line = 64;
+    if (from_sysfs(c, cpu < 0 ? 0 : cpu) == 0) {
+        c->source = "sysfs";
+    } else {
+        long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (l1 > 0) {
+            c->l1d = (size_t)l1;
+            c->l2 = l2 > 0 ? (size_t)l2 : 0;
+            c->llc = l3 > 0 ? (size_t)l3 : 0;
+            c->source = "sysconf";
+        } else {
+            c->source = "default";
+        }
+    }
+    /* A cache level the system does not report is assumed like a common server core; the
+     * source field says so and the run warns. */
+    if (!c->l1d)
+        c->l1d = 32 << 10;
+    if (!c->l2)
+        c->l2 = 1 << 20;
+    if (!c->llc)
+        c->llc = c->l2 > (32u << 20) ? c->l2 : (32u << 20);
+}

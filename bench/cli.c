@@ -1,0 +1,190 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "config.h"
+
+void mfb_run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: memfbench run [options] -o FILE\n"
+            "\n"
+            "Replays a recorded call distribution against several implementations of one memory\n"
+            "function in interleaved rounds, and writes every per-batch sample to FILE (JSON).\n"
+            "\n"
+            "  -f, --function F       memcpy (default), memmove, memset, memcmp or bcmp\n"
+            "  -d, --distribution D   shipped name (see `memfbench list`), path to a _size.csv or a\n"
+            "                         fleetbench key:prob file, or fixed:N, uniform:LO-HI, pow2:LO-HI\n"
+            "                         (default: fleetbench/<Function>_Fleet)\n"
+            "  -v, --variant V        variant to time; repeat for more. The first is the baseline of\n"
+            "                         the summary (default: libc, the available built-ins, noop)\n"
+            "  -t, --time S           seconds of rounds (default 10; with --rounds alone: no limit)\n"
+            "  -r, --rounds N         stop after N rounds (warm-up rounds included)\n"
+            "      --warmup-rounds N  rounds flagged as warm-up at the start (default 5)\n"
+            "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
+            "                         or l1, l2, llc, dram for every call\n"
+            "      --alignment-mode M exact (default: alignment A means the address's largest\n"
+            "                         power-of-two divisor is A) or at-least (a multiple of A)\n"
+            "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
+            "  -s, --seed S           64-bit seed of every random choice (default: fresh, recorded)\n"
+            "      --clock C          auto (default), tsc, cntvct or monotonic\n"
+            "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
+            "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
+            "  -q, --quiet            no progress, warnings or summary on stderr\n"
+            "  -o, --output FILE      result file, written atomically; '-' for stdout\n"
+            "  -h, --help             this text\n",
+            MFB_DIST_DIR);
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long *out, struct mfb_err *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno)
+        return mfb_fail(err, "memfbench run: %s: '%s' is not a whole number", opt, s);
+    if (v < lo)
+        return mfb_fail(err, "memfbench run: %s: %ld is below the minimum %ld", opt, v, lo);
+    *out = v;
+    return 0;
+}
+
+int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->func = MFB_MEMCPY;
+    c->time_s = 10;
+    c->warmup_rounds = 5;
+    c->cpu = -1;
+    c->placement = MFB_PL_AUTO;
+    c->align_mode = MFB_ALIGN_EXACT;
+    c->clock = "auto";
+    c->dist_dir = getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR;
+    c->argc = argc;
+    c->argv = argv;
+    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR };
+    static const struct option opts[] = {
+        {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
+        {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
+        {"rounds", required_argument, 0, 'r'},   {"warmup-rounds", required_argument, 0, OPT_WARMUP},
+        {"placement", required_argument, 0, 'p'}, {"alignment-mode", required_argument, 0, OPT_ALIGN},
+        {"cpu", required_argument, 0, 'c'},      {"seed", required_argument, 0, 's'},
+        {"clock", required_argument, 0, OPT_CLOCK}, {"cache", required_argument, 0, OPT_CACHE},
+        {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
+        {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int ch;
+    long v = 0;
+    while ((ch = getopt_long(argc, argv, ":f:d:v:t:r:p:c:s:qo:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'f':
+            if (mfb_func_parse(optarg, &c->func) < 0)
+                return mfb_fail(err, "memfbench run: --function: '%s' is not memcpy, memmove, memset, "
+                                     "memcmp or bcmp", optarg);
+            break;
+        case 'd':
+            c->distribution = optarg;
+            break;
+        case 'v':
+            if (c->nvariants == MFB_MAX_VARIANTS)
+                return mfb_fail(err, "memfbench run: --variant: at most %d variants", MFB_MAX_VARIANTS);
+            c->variants[c->nvariants++] = optarg;
+            break;
+        case 't': {
+            char *end;
+            errno = 0;
+            c->time_s = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !isfinite(c->time_s) || c->time_s <= 0)
+                return mfb_fail(err, "memfbench run: --time: '%s' is not a positive number of seconds", optarg);
+            c->time_given = true;
+            break;
+        }
+        case 'r':
+            if (parse_long("--rounds", optarg, 1, &c->rounds, err) < 0)
+                return -1;
+            break;
+        case OPT_WARMUP:
+            if (parse_long("--warmup-rounds", optarg, 0, &c->warmup_rounds, err) < 0)
+                return -1;
+            break;
+        case 'p':
+            if (mfb_placement_parse(optarg, &c->placement) < 0)
+                return mfb_fail(err, "memfbench run: --placement: '%s' is not auto, l1, l2, llc or dram", optarg);
+            break;
+        case OPT_ALIGN:
+            if (mfb_align_mode_parse(optarg, &c->align_mode) < 0)
+                return mfb_fail(err, "memfbench run: --alignment-mode: '%s' is not exact or at-least", optarg);
+            break;
+        case 'c':
+            c->cpu_given = true;
+            if (!strcmp(optarg, "none")) {
+                c->cpu = -1;
+                break;
+            }
+            if (parse_long("--cpu", optarg, 0, &v, err) < 0)
+                return -1;
+            c->cpu = (int)v;
+            break;
+        case 's': {
+            char *end;
+            errno = 0;
+            if (optarg[0] == '-')
+                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number", optarg);
+            c->seed = strtoull(optarg, &end, 0);
+            if (end == optarg || *end || errno)
+                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number", optarg);
+            c->seed_given = true;
+            break;
+        }
+        case OPT_CLOCK:
+            c->clock = optarg;
+            break;
+        case OPT_CACHE: {
+            char buf[128], *parts[3];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            parts[0] = strtok(buf, ":");
+            parts[1] = strtok(NULL, ":");
+            parts[2] = strtok(NULL, ":");
+            size_t *dst[3] = {&c->l1d, &c->l2, &c->llc};
+            for (int i = 0; i < 3; i++)
+                if (!parts[i] || mfb_parse_bytes(parts[i], dst[i]) < 0 || *dst[i] < 4096)
+                    return mfb_fail(err, "memfbench run: --cache: '%s' is not L1D:L2:LLC sizes such as 48K:2M:32M",
+                                    optarg);
+            break;
+        }
+        case OPT_DISTDIR:
+            c->dist_dir = optarg;
+            break;
+        case 'q':
+            c->quiet = true;
+            break;
+        case 'o':
+            c->output = optarg;
+            break;
+        case 'h':
+            mfb_run_usage(stdout);
+            return 1;
+        case ':':
+            return mfb_fail(err, "memfbench run: %s needs a value", argv[optind - 1]);
+        default:
+            return mfb_fail(err, "memfbench run: unknown option '%s' (see memfbench run --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[optind]);
+    if (!c->output)
+        return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
+    if (c->rounds && !c->time_given)
+        c->time_s = 0;
+    if (c->rounds && c->rounds <= c->warmup_rounds)
+        return mfb_fail(err, "memfbench run: --rounds %ld leaves no measured round after %ld warm-up rounds",
+                        c->rounds, c->warmup_rounds);
+    return 0;
+}

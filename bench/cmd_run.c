@@ -1,0 +1,169 @@
+/* memfbench run: wires the modules together in the order that fails fastest on bad input
+ * (command line, output path, variants, distribution) before anything is measured. */
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "document.h"
+#include "hostinfo.h"
+#include "output.h"
+#include "rng.h"
+#include "runner.h"
+#include "summary.h"
+
+/* Set by SIGINT/SIGTERM. A signal handler can only reach static storage, so this one flag is
+ * file-scope; everything else is passed explicitly. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struct mfb_err *err)
+{
+    if (c->nvariants == 0) {
+        const struct mfb_variant *all;
+        size_t n = mfb_variants_all(&all);
+        for (size_t i = 0; i < n; i++)
+            if (all[i].func == c->func && mfb_variant_available(&all[i]))
+                r->vars[r->nvars++].v = &all[i];
+        return 0;
+    }
+    for (int i = 0; i < c->nvariants; i++) {
+        const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
+        if (!v) {
+            char names[512] = "";
+            const struct mfb_variant *all;
+            size_t n = mfb_variants_all(&all);
+            for (size_t k = 0; k < n; k++)
+                if (all[k].func == c->func) {
+                    strncat(names, " ", sizeof names - strlen(names) - 1);
+                    strncat(names, all[k].name, sizeof names - strlen(names) - 1);
+                }
+            return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
+                            mfb_func_name(c->func), names);
+        }
+        if (!mfb_variant_available(v))
+            return mfb_fail(err, "--variant: '%s' needs %s, which this CPU does not have", v->name, v->needs);
+        for (int k = 0; k < r->nvars; k++)
+            if (r->vars[k].v == v)
+                return mfb_fail(err, "--variant: '%s' is named twice", v->name);
+        r->vars[r->nvars++].v = v;
+    }
+    return 0;
+}
+
+/* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts). */
+static int pin_cpu(struct mfb_config *c, struct mfb_err *err)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return mfb_fail(err, "cannot read the CPU affinity");
+    if (!c->cpu_given) {
+        for (int i = CPU_SETSIZE - 1; i >= 0; i--)
+            if (CPU_ISSET(i, &set)) {
+                c->cpu = i;
+                break;
+            }
+    }
+    if (c->cpu < 0)
+        return 0;
+    if (c->cpu >= CPU_SETSIZE || !CPU_ISSET(c->cpu, &set))
+        return mfb_fail(err, "--cpu: CPU %d is not one this process may run on", c->cpu);
+    CPU_ZERO(&set);
+    CPU_SET(c->cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return mfb_fail(err, "--cpu: cannot pin to CPU %d", c->cpu);
+    return 0;
+}
+
+int mfb_cmd_run(int argc, char **argv)
+{
+    struct mfb_config cfg;
+    struct mfb_err err = {{0}};
+    int rc = mfb_cli_parse_run(argc, argv, &cfg, &err);
+    if (rc == 1)
+        return MFB_EXIT_OK;
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    struct mfb_warnings warn = {.quiet = cfg.quiet};
+    struct mfb_output out;
+    struct mfb_dist dist = {0};
+    struct mfb_workset ws = {0};
+    struct mfb_timer timer;
+    struct mfb_caches caches;
+    struct mfb_run run = {.cfg = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn};
+    int status = MFB_EXIT_FAIL;
+    if (mfb_output_open(&out, cfg.output, &err) < 0) {
+        fprintf(stderr, "memfbench: %s\n", err.msg);
+        return MFB_EXIT_FAIL;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+#ifndef __OPTIMIZE__
+    mfb_warn(&warn, "build", "memfbench was built without optimization: the harness loop costs more than "
+             "in a release build. Fix: meson setup --buildtype=release");
+#endif
+    run.seed = cfg.seed_given ? cfg.seed : mfb_seed_fresh();
+    if (resolve_variants(&run, &cfg, &err) < 0 || pin_cpu(&cfg, &err) < 0)
+        goto fail;
+    mfb_cache_detect(&caches, cfg.cpu);
+    if (cfg.l1d) {
+        caches.l1d = cfg.l1d;
+        caches.l2 = cfg.l2;
+        caches.llc = cfg.llc;
+        caches.source = "user (--cache)";
+    } else if (strcmp(caches.source, "sysfs") && strcmp(caches.source, "sysconf")) {
+        mfb_warn(&warn, "caches", "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu. Fix: --cache",
+                 caches.l1d, caches.l2, caches.llc);
+    }
+    if (mfb_timer_init(&timer, cfg.clock, &err) < 0)
+        goto fail;
+    if (!timer.invariant)
+        mfb_warn(&warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
+    const char *spec = cfg.distribution ? cfg.distribution : mfb_func_default_distribution(cfg.func);
+    if (mfb_dist_resolve(&dist, spec, cfg.func, cfg.dist_dir, &err) < 0)
+        goto fail;
+    if (dist.overlap_ignored)
+        mfb_warn(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
+                 dist.name, mfb_func_name(cfg.func));
+    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), &err) < 0 ||
+        mfb_workset_alloc(&ws, mfb_seed_derive(run.seed, 99), &err) < 0)
+        goto fail;
+    cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
+    if (mfb_run_prepare(&run, &err) < 0 || mfb_run_rounds(&run, &stop_requested, &err) < 0) {
+        cJSON_Delete(host);
+        goto fail;
+    }
+    cJSON *doc = mfb_document(&run, host);
+    rc = mfb_output_commit(&out, doc, &run, &err);
+    cJSON_Delete(doc);
+    if (rc < 0)
+        goto fail;
+    if (!cfg.quiet)
+        mfb_summary_print(stderr, &run, cfg.output);
+    status = stop_requested ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
+    if (stop_requested)
+        fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
+                        "= false)\n", run.rounds, cfg.output);
+    goto done;
+fail:
+    fprintf(stderr, "memfbench: %s\n", err.msg);
+done:
+    mfb_output_abort(&out);
+    mfb_run_free(&run);
+    mfb_workset_free(&ws);
+    mfb_dist_free(&dist);
+    mfb_warnings_free(&warn);
+    return status;
+}

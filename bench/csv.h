@@ -1,0 +1,27 @@
+/* A small strict CSV record reader for distribution tables.
+ * It accepts what real files contain (UTF-8 BOM, CRLF, spaces around fields, double-quoted
+ * fields, '#' comment lines, blank lines) and reports problems as "file:line: ...". */
+#ifndef MFB_CSV_H
+#define MFB_CSV_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+struct mfb_csv {
+    FILE *f;
+    const char *path;
+    int line;        /* 1-based number of the line last returned */
+    char *buf;
+    size_t cap;
+    char **fields;   /* points into buf; valid until the next call */
+    int nfields;
+    int fields_cap;
+};
+
+int mfb_csv_open(struct mfb_csv *c, const char *path, struct mfb_err *err);
+/* Reads the next record: 1 when one was read, 0 at end of file, -1 on error. */
+int mfb_csv_next(struct mfb_csv *c, struct mfb_err *err);
+void mfb_csv_close(struct mfb_csv *c);
+
+#endif

@@ -1,0 +1,15 @@
+/* The result document (everything but the samples, which output.c streams): configuration as
+ * resolved, seeds, host, timer, distribution with checksums and self-check, working set,
+ * calibration, variants with their code addresses, and the run's status. */
+#ifndef MFB_DOCUMENT_H
+#define MFB_DOCUMENT_H
+
+#include <cJSON.h>
+
+#include "runner.h"
+
+#define MFB_SCHEMA_VERSION 1
+
+cJSON *mfb_document(const struct mfb_run *r, cJSON *host);
+
+#endif

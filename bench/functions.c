@@ -1,0 +1,43 @@
+#include "functions.h"
+
+#include <string.h>
+
+static const char *const names[MFB_FUNC_COUNT] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
+static const char *const fleet[MFB_FUNC_COUNT] = {"fleetbench/Memcpy_Fleet", "fleetbench/Memmove_Fleet",
+                                                  "fleetbench/Memset_Fleet", "fleetbench/Memcmp_Fleet",
+                                                  "fleetbench/Bcmp_Fleet"};
+
+const char *mfb_func_name(enum mfb_func f)
+{
+    return names[f];
+}
+
+int mfb_func_parse(const char *name, enum mfb_func *out)
+{
+    for (int i = 0; i < MFB_FUNC_COUNT; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = (enum mfb_func)i;
+            return 0;
+        }
+    return -1;
+}
+
+int mfb_func_roles(enum mfb_func f)
+{
+    return f == MFB_MEMSET ? 1 : 2;
+}
+
+bool mfb_func_allows_overlap(enum mfb_func f)
+{
+    return f == MFB_MEMMOVE || f == MFB_MEMCMP || f == MFB_BCMP;
+}
+
+bool mfb_func_compares(enum mfb_func f)
+{
+    return f == MFB_MEMCMP || f == MFB_BCMP;
+}
+
+const char *mfb_func_default_distribution(enum mfb_func f)
+{
+    return fleet[f];
+}

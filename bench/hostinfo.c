@@ -1,0 +1,222 @@
+#include "hostinfo.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* The first line of a file, or NULL when it cannot be read (not every kernel, container or
+ * VM exposes every knob; "null" in the output means exactly that). */
+static char *slurp_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *ok = fgets(buf, (int)n, f);
+    fclose(f);
+    if (!ok)
+        return NULL;
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
+static void add_file_string(cJSON *o, const char *key, const char *path)
+{
+    char buf[512];
+    if (slurp_line(path, buf, sizeof buf))
+        cJSON_AddStringToObject(o, key, buf);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* "always [madvise] never" -> "madvise" */
+static const char *bracketed(char *s)
+{
+    char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+    if (!a || !b)
+        return s;
+    *b = '\0';
+    return a + 1;
+}
+
+static char *cpuinfo_field(const char *key, char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return NULL;
+    char line[8192];
+    char *res = NULL;
+    size_t k = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, k) == 0 && (line[k] == '\t' || line[k] == ' ' || line[k] == ':')) {
+            char *colon = strchr(line, ':');
+            if (!colon)
+                continue;
+            colon++;
+            while (*colon == ' ')
+                colon++;
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(buf, n, "%s", colon);
+            res = buf;
+            break;
+        }
+    }
+    fclose(f);
+    return res;
+}
+
+void mfb_cpu_model(char *buf, size_t n)
+{
+    if (!cpuinfo_field("model name", buf, n) && !cpuinfo_field("CPU part", buf, n))
+        snprintf(buf, n, "unknown");
+}
+
+static void add_flags(cJSON *cpu)
+{
+    static const char *const interesting[] = {"sse2", "ssse3", "avx", "avx2", "avx512f", "avx512bw", "avx512vl",
+                                              "erms", "fsrm", "fzrm", "fsrs", "rdtscp", "constant_tsc",
+                                              "nonstop_tsc", "tsc_known_freq", "hypervisor", "asimd", "sve", NULL};
+    char *flags = malloc(16384);
+    cJSON *arr = cJSON_AddArrayToObject(cpu, "flags");
+    if (!flags)
+        return;
+    if (cpuinfo_field("flags", flags, 16384) || cpuinfo_field("Features", flags, 16384)) {
+        for (int i = 0; interesting[i]; i++) {
+            size_t k = strlen(interesting[i]);
+            for (char *p = strstr(flags, interesting[i]); p; p = strstr(p + 1, interesting[i]))
+                if ((p == flags || p[-1] == ' ') && (p[k] == ' ' || p[k] == '\0')) {
+                    cJSON_AddItemToArray(arr, cJSON_CreateString(interesting[i]));
+                    break;
+                }
+        }
+    }
+    free(flags);
+}
+
+static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
+{
+    char buf[512], path[256];
+    int c = cpu < 0 ? 0 : cpu;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+    if (slurp_line(path, buf, sizeof buf) && strcmp(buf, "performance") != 0)
+        mfb_warn(w, "governor", "CPU %d frequency governor is '%s': frequency follows load. Fix: "
+                 "cpupower frequency-set -g performance (or pyperf system tune)", c, buf);
+    if (slurp_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof buf) && !strcmp(buf, "1"))
+        mfb_warn(w, "boost", "frequency boost is on: clock speed depends on temperature and load. Fix: "
+                 "echo 0 > /sys/devices/system/cpu/cpufreq/boost");
+    if (slurp_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof buf) && !strcmp(buf, "0"))
+        mfb_warn(w, "boost", "Turbo Boost is on. Fix: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+    if (slurp_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf) && !strcmp(buf, "1"))
+        mfb_warn(w, "smt", "SMT is active: a busy sibling thread shares the core's caches and ports. Fix: "
+                 "echo off > /sys/devices/system/cpu/smt/control, or keep the sibling idle");
+    if (cpu >= 0) {
+        int isolated = 0;
+        if (slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf)) {
+            /* A list such as "2-3,6"; a plain membership test is enough here. */
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                int a, b;
+                int k = sscanf(tok, "%d-%d", &a, &b);
+                if ((k == 1 && a == cpu) || (k == 2 && a <= cpu && cpu <= b))
+                    isolated = 1;
+            }
+        }
+        cJSON_AddBoolToObject(host, "cpu_isolated", isolated);
+        if (!isolated)
+            mfb_warn(w, "isolation", "CPU %d is not isolated: the scheduler may run other tasks on it. Fix: "
+                     "boot with isolcpus=%d nohz_full=%d, or use cset shield", cpu, cpu, cpu);
+    }
+    double load[3];
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (getloadavg(load, 3) == 3) {
+        cJSON *l = cJSON_AddArrayToObject(host, "load_average");
+        for (int i = 0; i < 3; i++)
+            cJSON_AddItemToArray(l, cJSON_CreateNumber(load[i]));
+        if (ncpu > 0 && load[0] > 0.5 * (double)ncpu)
+            mfb_warn(w, "load", "machine load is %.2f on %ld CPUs: other work competes for caches and memory "
+                     "bandwidth. Fix: run on an idle machine", load[0], ncpu);
+    }
+    if (slurp_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf) &&
+        !strcmp(bracketed(buf), "always"))
+        mfb_warn(w, "thp", "transparent hugepages are 'always': large buffers may or may not get huge pages "
+                 "from run to run. Fix: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
+}
+
+cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w)
+{
+    cJSON *h = cJSON_CreateObject();
+    char buf[512], path[256];
+    struct utsname u;
+    if (uname(&u) == 0) {
+        cJSON_AddStringToObject(h, "hostname", u.nodename);
+        cJSON_AddStringToObject(h, "kernel", u.release);
+        cJSON_AddStringToObject(h, "kernel_version", u.version);
+        cJSON_AddStringToObject(h, "machine", u.machine);
+    }
+    cJSON *cpuo = cJSON_AddObjectToObject(h, "cpu");
+    mfb_cpu_model(buf, sizeof buf);
+    cJSON_AddStringToObject(cpuo, "model", buf);
+    const char *keys[][2] = {{"vendor_id", "vendor"}, {"cpu family", "family"}, {"model", "model_number"},
+                             {"stepping", "stepping"}, {"microcode", "microcode"}, {"CPU implementer", "implementer"},
+                             {"CPU part", "part"}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (cpuinfo_field(keys[i][0], buf, sizeof buf))
+            cJSON_AddStringToObject(cpuo, keys[i][1], buf);
+    add_flags(cpuo);
+    cJSON_AddNumberToObject(cpuo, "online", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    cJSON_AddNumberToObject(cpuo, "configured", (double)sysconf(_SC_NPROCESSORS_CONF));
+    if (cpu >= 0)
+        cJSON_AddNumberToObject(h, "pinned_cpu", cpu);
+    else
+        cJSON_AddNullToObject(h, "pinned_cpu");
+    cJSON *caches = cJSON_AddObjectToObject(h, "caches");
+    cJSON_AddNumberToObject(caches, "l1d", (double)c->l1d);
+    cJSON_AddNumberToObject(caches, "l2", (double)c->l2);
+    cJSON_AddNumberToObject(caches, "llc", (double)c->llc);
+    cJSON_AddNumberToObject(caches, "line", (double)c->line);
+    cJSON_AddStringToObject(caches, "source", c->source);
+    cJSON *fr = cJSON_AddObjectToObject(h, "frequency");
+    int cc = cpu < 0 ? 0 : cpu;
+    const char *fk[][2] = {{"scaling_governor", "governor"}, {"scaling_driver", "driver"},
+                           {"scaling_min_freq", "min_khz"}, {"scaling_max_freq", "max_khz"},
+                           {"scaling_cur_freq", "cur_khz"}, {"cpuinfo_max_freq", "hw_max_khz"}};
+    for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/%s", cc, fk[i][0]);
+        add_file_string(fr, fk[i][1], path);
+    }
+    add_file_string(fr, "boost", "/sys/devices/system/cpu/cpufreq/boost");
+    add_file_string(fr, "intel_no_turbo", "/sys/devices/system/cpu/intel_pstate/no_turbo");
+    if (cpuinfo_field("cpu MHz", buf, sizeof buf))
+        cJSON_AddNumberToObject(fr, "cpuinfo_mhz", atof(buf));
+    cJSON *smt = cJSON_AddObjectToObject(h, "smt");
+    add_file_string(smt, "active", "/sys/devices/system/cpu/smt/active");
+    add_file_string(smt, "control", "/sys/devices/system/cpu/smt/control");
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cc);
+    add_file_string(smt, "siblings_of_pinned_cpu", path);
+    cJSON *thp = cJSON_AddObjectToObject(h, "transparent_hugepages");
+    if (slurp_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf))
+        cJSON_AddStringToObject(thp, "enabled", bracketed(buf));
+    else
+        cJSON_AddNullToObject(thp, "enabled");
+    if (slurp_line("/sys/kernel/mm/transparent_hugepage/defrag", buf, sizeof buf))
+        cJSON_AddStringToObject(thp, "defrag", bracketed(buf));
+    else
+        cJSON_AddNullToObject(thp, "defrag");
+    if (slurp_line("/proc/sys/kernel/randomize_va_space", buf, sizeof buf))
+        cJSON_AddNumberToObject(h, "aslr", atoi(buf));
+    else
+        cJSON_AddNullToObject(h, "aslr");
+    add_file_string(h, "isolated_cpus", "/sys/devices/system/cpu/isolated");
+    add_file_string(h, "nohz_full", "/sys/devices/system/cpu/nohz_full");
+    if (slurp_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf))
+        cJSON_AddNumberToObject(h, "perf_event_paranoid", atoi(buf));
+    else
+        cJSON_AddNullToObject(h, "perf_event_paranoid");
+    struct sysinfo si;
+    if (sysinfo(&si) == 0)
+        cJSON_AddNumberToObject(h, "memory_bytes", (double)si.totalram * si.mem_unit);
+    check_environment(h, cpu, w);
+    return h;
+}

@@ -1,0 +1,40 @@
+/* Built-in implementations under test and the reference ones they are checked against.
+ * Every built-in is compiled without loop-to-libcall and auto-vectorization rewrites (see
+ * meson.build), so a "byte loop" stays a byte loop and nothing quietly calls libc. */
+#ifndef MFB_IMPL_H
+#define MFB_IMPL_H
+
+#include <stddef.h>
+
+/* Portable (impl_copy.c, impl_set.c, impl_cmp.c). */
+void *mfb_memcpy_bytes(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_sizeclass(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memmove_bytes(void *dst, const void *src, size_t n);
+void *mfb_memmove_sizeclass(void *dst, const void *src, size_t n);
+void *mfb_memset_bytes(void *dst, int c, size_t n);
+void *mfb_memset_sizeclass(void *dst, int c, size_t n);
+int mfb_memcmp_bytes(const void *a, const void *b, size_t n);
+int mfb_memcmp_words(const void *a, const void *b, size_t n);
+int mfb_bcmp_bytes(const void *a, const void *b, size_t n);
+int mfb_bcmp_sizeclass(const void *a, const void *b, size_t n);
+
+/* Harness overhead probes: same signatures, no work. */
+void *mfb_copy_noop(void *dst, const void *src, size_t n);
+void *mfb_set_noop(void *dst, int c, size_t n);
+int mfb_cmp_noop(const void *a, const void *b, size_t n);
+
+#if defined(__x86_64__)
+/* impl_x86.c */
+void *mfb_memcpy_rep_movsb(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_sse2(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_avx2(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memset_rep_stosb(void *dst, int c, size_t n);
+int mfb_cpu_has_avx2(void);
+#endif
+
+/* reference.c: the simplest correct code, the oracle of the correctness check. */
+void *mfb_ref_memmove(void *dst, const void *src, size_t n);
+void *mfb_ref_memset(void *dst, int c, size_t n);
+int mfb_ref_memcmp(const void *a, const void *b, size_t n);
+
+#endif

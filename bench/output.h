@@ -1,0 +1,25 @@
+/* The result file: created (as a temporary beside the target) before the run starts, so a bad
+ * path fails at once; filled and renamed into place only when complete, so a reader never sees
+ * a partial file and an aborted run leaves none. */
+#ifndef MFB_OUTPUT_H
+#define MFB_OUTPUT_H
+
+#include <cJSON.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "runner.h"
+
+struct mfb_output {
+    char *path;     /* final name; "-" for stdout */
+    char *tmp;      /* temporary file name */
+    FILE *f;
+};
+
+int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err);
+/* Writes doc with the run's samples appended as column arrays, then renames into place. */
+int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_run *r, struct mfb_err *err);
+/* Removes the temporary file (safe to call after commit). */
+void mfb_output_abort(struct mfb_output *o);
+
+#endif

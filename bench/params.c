@@ -1,0 +1,151 @@
+#include "params.h"
+
+#include <string.h>
+
+static const char *const mode_names[] = {"exact", "at-least"};
+
+const char *mfb_align_mode_name(enum mfb_align_mode m)
+{
+    return mode_names[m];
+}
+
+int mfb_align_mode_parse(const char *s, enum mfb_align_mode *out)
+{
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(s, mode_names[i])) {
+            *out = (enum mfb_align_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap)
+{
+    if (off % cap == 0)
+        return cap;
+    return off & (~off + 1);
+}
+
+static uint64_t table_cap(const struct mfb_table *t)
+{
+    uint64_t m = 1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].lo > m)
+            m = t->rows[i].lo;
+    return m;
+}
+
+int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const struct mfb_workset *ws,
+                     enum mfb_align_mode mode, uint64_t seed, struct mfb_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->dist = d;
+    s->ws = ws;
+    s->mode = mode;
+    mfb_rng_seed(&s->rng, seed);
+    const struct mfb_table *tabs[5] = {&d->size, &d->src_align, &d->dst_align, &d->overlap, &d->mismatch};
+    struct mfb_alias *al[5] = {&s->size, &s->src_align, &s->dst_align, &s->overlap, &s->mismatch};
+    for (int i = 0; i < 5; i++)
+        if (tabs[i]->n && mfb_alias_build(al[i], tabs[i]) < 0)
+            return mfb_fail(err, "out of memory building the sampler");
+    s->src_cap = table_cap(&d->src_align);
+    s->dst_cap = table_cap(&d->dst_align);
+    return 0;
+}
+
+void mfb_sampler_free(struct mfb_sampler *s)
+{
+    mfb_alias_free(&s->size);
+    mfb_alias_free(&s->src_align);
+    mfb_alias_free(&s->dst_align);
+    mfb_alias_free(&s->overlap);
+    mfb_alias_free(&s->mismatch);
+}
+
+/* A uniform offset in [0, room] that satisfies alignment row A of a table with largest key cap.
+ * exact: the offset's largest power-of-two divisor is A (for A < cap) or at least cap (A == cap).
+ * at-least: the offset is a multiple of A. No table: any offset. */
+static uint64_t pick_offset(struct mfb_sampler *s, const struct mfb_alias *al, const struct mfb_table *t,
+                            uint64_t cap, uint64_t room)
+{
+    uint64_t modulus = 1, residue = 0;
+    if (al->n) {
+        uint64_t a = t->rows[mfb_alias_draw(al, &s->rng)].lo;
+        if (s->mode == MFB_ALIGN_EXACT && a < cap) {
+            modulus = 2 * a;
+            residue = a;
+        } else {
+            modulus = a;
+        }
+    }
+    /* The planner keeps room >= 2 * MFB_MAX_ALIGN, so residue <= room always holds. */
+    return residue + modulus * mfb_rng_below(&s->rng, (room - residue) / modulus + 1);
+}
+
+static uint32_t draw_mismatch(struct mfb_sampler *s, uint32_t size)
+{
+    const struct mfb_row *r = &s->dist->mismatch.rows[mfb_alias_draw(&s->mismatch, &s->rng)];
+    uint64_t pos = UINT64_MAX;
+    switch (r->lo) {
+    case MFB_MIS_UNIFORM:
+        if (size)
+            pos = mfb_rng_below(&s->rng, size);
+        break;
+    case MFB_MIS_AT:
+        if (r->hi < size)
+            pos = r->hi;
+        break;
+    case MFB_MIS_LAST:
+        if (size)
+            pos = size - 1;
+        break;
+    default:
+        break;
+    }
+    uint32_t sign = (mfb_rng_next(&s->rng) >> 63) ? MFB_MIS_SIGN_FLAG : 0;
+    if (pos == UINT64_MAX)
+        return MFB_MIS_EQUAL_FLAG;
+    return sign | (uint32_t)pos;
+}
+
+uint64_t mfb_sampler_fill(struct mfb_sampler *s, struct mfb_call *out, size_t n)
+{
+    const struct mfb_dist *d = s->dist;
+    const struct mfb_workset *ws = s->ws;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct mfb_row *row = &d->size.rows[mfb_alias_draw(&s->size, &s->rng)];
+        uint64_t size = row->lo == row->hi ? row->lo : row->lo + mfb_rng_below(&s->rng, row->hi - row->lo + 1);
+        bool large = ws->placement != MFB_PL_AUTO ? ws->large.used : size > ws->threshold;
+        const struct mfb_window *win = large ? &ws->large : &ws->small;
+        uint64_t span = large ? win->slice : win->size;
+        uint64_t ovl = s->overlap.n ? d->overlap.rows[mfb_alias_draw(&s->overlap, &s->rng)].lo : MFB_OVL_NONE;
+        struct mfb_call *c = &out[i];
+        c->size = (uint32_t)size | (large ? MFB_CALL_LARGE : 0);
+        if (ovl != MFB_OVL_NONE && size >= 2) {
+            /* Overlapping calls live in the first role's window; the destination is the source
+             * moved by d in [1, size-1], so its alignment follows from the source's. */
+            uint64_t delta = 1 + mfb_rng_below(&s->rng, size - 1);
+            uint64_t src = pick_offset(s, &s->src_align, &d->src_align, s->src_cap, span - size - delta);
+            if (ovl == MFB_OVL_BACKWARD)
+                src += delta;
+            uint64_t dst = ovl == MFB_OVL_FORWARD ? src + delta : src - delta;
+            c->src = (uint32_t)(win->off[0] + src);
+            c->dst = (uint32_t)(win->off[0] + dst);
+        } else if (ws->roles == 1) {
+            c->src = 0;
+            c->dst = (uint32_t)(win->off[0] + pick_offset(s, &s->dst_align, &d->dst_align, s->dst_cap, span - size));
+        } else {
+            c->src = (uint32_t)(win->off[0] + pick_offset(s, &s->src_align, &d->src_align, s->src_cap, span - size));
+            c->dst = (uint32_t)(win->off[1] + pick_offset(s, &s->dst_align, &d->dst_align, s->dst_cap, span - size));
+        }
+        if (ws->func == MFB_MEMSET)
+            c->aux = (uint32_t)mfb_rng_below(&s->rng, 256);
+        else if (mfb_func_compares(ws->func))
+            c->aux = draw_mismatch(s, (uint32_t)size);
+        else
+            c->aux = 0;
+        bytes += size;
+    }
+    return bytes;
+}

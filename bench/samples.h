@@ -1,0 +1,28 @@
+/* Raw per-batch samples, stored column by column as they are written to the output. */
+#ifndef MFB_SAMPLES_H
+#define MFB_SAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mfb_sample {
+    uint16_t variant;  /* index into the run's variant list */
+    uint16_t position; /* place of this batch within its round */
+    uint32_t round;
+    uint32_t calls;
+    uint8_t warmup;
+    int16_t cpu;       /* CPU the batch ended on, -1 unknown */
+    uint64_t bytes;
+    uint64_t ticks;
+    uint64_t t_start_ns; /* since the first round began */
+};
+
+struct mfb_samples {
+    struct mfb_sample *s;
+    size_t n, cap;
+};
+
+int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s);
+void mfb_samples_free(struct mfb_samples *v);
+
+#endif

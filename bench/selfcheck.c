@@ -1,0 +1,197 @@
+#include "selfcheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t cap_of(const struct mfb_table *t)
+{
+    uint64_t m = 1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].lo > m)
+            m = t->rows[i].lo;
+    return m;
+}
+
+static int log2u(uint64_t v)
+{
+    return 63 - __builtin_clzll(v);
+}
+
+int mfb_selfcheck_begin(struct mfb_selfcheck_acc *a, const struct mfb_dist *d, enum mfb_align_mode mode,
+                        int roles)
+{
+    memset(a, 0, sizeof *a);
+    a->dist = d;
+    a->mode = mode;
+    a->roles = roles;
+    a->src_cap = cap_of(&d->src_align);
+    a->dst_cap = cap_of(&d->dst_align);
+    a->size_counts = calloc(d->size.n, sizeof *a->size_counts);
+    return a->size_counts ? 0 : -1;
+}
+
+void mfb_selfcheck_add(struct mfb_selfcheck_acc *a, const struct mfb_call *calls, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct mfb_call *c = &calls[i];
+        uint64_t size = c->size & MFB_SIZE_MASK;
+        a->n++;
+        a->sum_size += size;
+        a->sum_sq += (double)size * (double)size;
+        long row = mfb_table_find(&a->dist->size, size);
+        if (row < 0)
+            a->unmatched++;
+        else
+            a->size_counts[row]++;
+        int64_t delta = (int64_t)c->dst - (int64_t)c->src;
+        bool overlapping = a->roles == 2 && size > 0 && delta > -(int64_t)size && delta < (int64_t)size;
+        if (a->dist->overlap.n && size >= 2) {
+            a->ovl_eligible++;
+            a->ovl_counts[!overlapping ? MFB_OVL_NONE : delta > 0 ? MFB_OVL_FORWARD : MFB_OVL_BACKWARD]++;
+        }
+        if (a->roles == 2 && a->dist->src_align.n && !(overlapping && delta < 0))
+            a->src_counts[log2u(mfb_offset_alignment(c->src, a->src_cap))]++;
+        if (a->dist->dst_align.n && !overlapping)
+            a->dst_counts[log2u(mfb_offset_alignment(c->dst, a->dst_cap))]++;
+    }
+}
+
+/* z of an observed count against a binomial expectation. */
+static double zscore(double observed, double n, double p)
+{
+    double var = n * p * (1 - p);
+    if (var <= 0)
+        return observed == n * p ? 0 : INFINITY;
+    return fabs(observed - n * p) / sqrt(var);
+}
+
+/* Expected share of each realized alignment class (log2) for a table under a mode. Under
+ * "at-least A", a uniform multiple of A has largest power-of-two divisor b (A <= b < cap) with
+ * probability A/(2b), and reaches the cap with probability A/cap. */
+static void expected_alignment(const struct mfb_table *t, uint64_t cap, enum mfb_align_mode mode, double e[13])
+{
+    memset(e, 0, 13 * sizeof e[0]);
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t a = t->rows[i].lo;
+        double p = t->rows[i].p;
+        if (mode == MFB_ALIGN_EXACT) {
+            e[log2u(a)] += p;
+            continue;
+        }
+        for (uint64_t b = a; b < cap; b <<= 1)
+            e[log2u(b)] += p * (double)a / (2.0 * (double)b);
+        e[log2u(cap)] += p * (double)a / (double)cap;
+    }
+}
+
+static double align_max_z(const uint64_t counts[13], const struct mfb_table *t, uint64_t cap,
+                          enum mfb_align_mode mode)
+{
+    if (!t->n)
+        return 0;
+    double e[13], total = 0, worst = 0;
+    expected_alignment(t, cap, mode, e);
+    for (int i = 0; i < 13; i++)
+        total += (double)counts[i];
+    for (int i = 0; i < 13; i++) {
+        double z = zscore((double)counts[i], total, e[i]);
+        if (z > worst)
+            worst = z;
+    }
+    return worst;
+}
+
+static int judge(struct mfb_selfcheck_acc *a, struct mfb_selfcheck *out, struct mfb_err *err);
+
+int mfb_selfcheck_finish(struct mfb_selfcheck_acc *a, struct mfb_selfcheck *out, struct mfb_err *err)
+{
+    int rc = judge(a, out, err);
+    free(a->size_counts);
+    a->size_counts = NULL;
+    return rc;
+}
+
+static int judge(struct mfb_selfcheck_acc *a, struct mfb_selfcheck *out, struct mfb_err *err)
+{
+    const struct mfb_table *st = &a->dist->size;
+    memset(out, 0, sizeof *out);
+    double n = (double)a->n;
+    out->draws = a->n;
+    out->mean_expected = mfb_table_mean(st);
+    out->mean_realized = n > 0 ? (double)a->sum_size / n : 0;
+    /* Standard error of the mean from the table's own variance (a uniform range adds its
+     * within-row variance). */
+    double ex2 = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        double lo = (double)st->rows[i].lo, hi = (double)st->rows[i].hi;
+        double m = (lo + hi) / 2, w = hi - lo + 1;
+        ex2 += st->rows[i].p * (m * m + (w * w - 1) / 12);
+    }
+    double var = ex2 - out->mean_expected * out->mean_expected;
+    out->mean_z = var > 0 ? fabs(out->mean_realized - out->mean_expected) / sqrt(var / n)
+                          : (out->mean_realized == out->mean_expected ? 0 : INFINITY);
+    double rare_obs = 0, rare_p = 0;
+    out->size_worst_row = -2;
+    for (size_t i = 0; i < st->n; i++) {
+        double p = st->rows[i].p;
+        if (n * p < 10) {
+            rare_obs += (double)a->size_counts[i];
+            rare_p += p;
+            continue;
+        }
+        double z = zscore((double)a->size_counts[i], n, p);
+        if (z > out->size_max_z) {
+            out->size_max_z = z;
+            out->size_worst_row = (long)i;
+        }
+    }
+    if (rare_p > 0) {
+        double z = zscore(rare_obs, n, rare_p);
+        if (z > out->size_max_z && (rare_obs > 10 || n * rare_p > 10)) {
+            out->size_max_z = z;
+            out->size_worst_row = -1;
+        }
+    }
+    out->size_unmatched = a->unmatched;
+    out->src_align_max_z = align_max_z(a->src_counts, &a->dist->src_align, a->src_cap, a->mode);
+    out->dst_align_max_z = align_max_z(a->dst_counts, &a->dist->dst_align, a->dst_cap, a->mode);
+    if (a->dist->overlap.n && a->ovl_eligible) {
+        double e[3] = {0};
+        for (size_t i = 0; i < a->dist->overlap.n; i++)
+            e[a->dist->overlap.rows[i].lo] += a->dist->overlap.rows[i].p;
+        for (int k = 0; k < 3; k++) {
+            double z = zscore((double)a->ovl_counts[k], (double)a->ovl_eligible, e[k]);
+            if (z > out->overlap_max_z)
+                out->overlap_max_z = z;
+        }
+    }
+    const double lim = MFB_SELFCHECK_Z;
+    out->passed = false;
+    if (out->size_unmatched)
+        return mfb_fail(err, "distribution self-check failed: %llu realized sizes match no row of %s",
+                        (unsigned long long)out->size_unmatched, a->dist->name);
+    if (out->mean_z > lim)
+        return mfb_fail(err, "distribution self-check failed: realized mean size %.2f B, table mean %.2f B "
+                             "(%.1f standard errors apart)",
+                        out->mean_realized, out->mean_expected, out->mean_z);
+    if (out->size_max_z > lim) {
+        if (out->size_worst_row >= 0)
+            return mfb_fail(err, "distribution self-check failed: size row %llu-%llu (line %d) drawn %llu "
+                                 "times, expected %.0f (%.1f standard errors)",
+                            (unsigned long long)st->rows[out->size_worst_row].lo,
+                            (unsigned long long)st->rows[out->size_worst_row].hi, st->rows[out->size_worst_row].line,
+                            (unsigned long long)a->size_counts[out->size_worst_row], n * st->rows[out->size_worst_row].p, out->size_max_z);
+        return mfb_fail(err, "distribution self-check failed: rare size rows %.1f standard errors off", out->size_max_z);
+    }
+    if (out->src_align_max_z > lim || out->dst_align_max_z > lim)
+        return mfb_fail(err, "distribution self-check failed: realized %s alignments %.1f standard errors "
+                             "from the table",
+                        out->src_align_max_z > lim ? "source" : "destination",
+                        out->src_align_max_z > lim ? out->src_align_max_z : out->dst_align_max_z);
+    if (out->overlap_max_z > lim)
+        return mfb_fail(err, "distribution self-check failed: realized overlap %.1f standard errors from the table",
+                        out->overlap_max_z);
+    out->passed = true;
+    return 0;
+}

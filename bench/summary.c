@@ -1,0 +1,101 @@
+#include "summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "hostinfo.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    double f = pos - (double)i;
+    return i + 1 < n ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
+}
+
+struct stats {
+    double median, q1, q3, bpn, paired;
+    size_t n;
+};
+
+/* Median over measured rounds of this variant's batch time over the baseline's in the same
+ * round: the pairing cancels the round-to-round change of the drawn calls and machine drift. */
+static double paired_ratio(const struct mfb_run *r, int vi, double *buf)
+{
+    size_t k = 0, nv = (size_t)r->nvars;
+    for (size_t i = 0; i + nv <= r->samples.n; i += nv) {
+        const struct mfb_sample *row = &r->samples.s[i];
+        if (row->warmup)
+            continue;
+        double t0 = 0, tv = 0;
+        for (size_t j = 0; j < nv; j++) {
+            if (row[j].variant == 0)
+                t0 = (double)row[j].ticks;
+            if (row[j].variant == vi)
+                tv = (double)row[j].ticks;
+        }
+        if (t0 > 0)
+            buf[k++] = tv / t0;
+    }
+    qsort(buf, k, sizeof *buf, cmp_double);
+    return quantile(buf, k, 0.5);
+}
+
+static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, double *bpn)
+{
+    struct stats s = {0};
+    for (size_t i = 0; i < r->samples.n; i++) {
+        const struct mfb_sample *x = &r->samples.s[i];
+        if (x->variant != vi || x->warmup)
+            continue;
+        double t = (double)x->ticks * r->timer->ns_per_tick;
+        ns[s.n] = t / x->calls;
+        bpn[s.n] = t > 0 ? (double)x->bytes / t : 0;
+        s.n++;
+    }
+    qsort(ns, s.n, sizeof *ns, cmp_double);
+    qsort(bpn, s.n, sizeof *bpn, cmp_double);
+    s.median = quantile(ns, s.n, 0.5);
+    s.q1 = quantile(ns, s.n, 0.25);
+    s.q3 = quantile(ns, s.n, 0.75);
+    s.bpn = quantile(bpn, s.n, 0.5);
+    s.paired = paired_ratio(r, vi, ns);
+    return s;
+}
+
+void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
+{
+    double *ns = malloc((r->samples.n + 1) * sizeof *ns), *bpn = malloc((r->samples.n + 1) * sizeof *bpn);
+    if (!ns || !bpn) {
+        free(ns);
+        free(bpn);
+        return;
+    }
+    char model[256];
+    mfb_cpu_model(model, sizeof model);
+    fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", mfb_func_name(r->cfg->func), r->dist->name, model,
+            r->timer->name);
+    fprintf(out, "  %u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean %.1f B/call\n",
+            r->rounds, r->warmup_rounds < r->rounds ? r->warmup_rounds : r->rounds, r->rounds_s, r->stop_reason,
+            r->calls_per_pass, r->passes, r->selfcheck.mean_realized);
+    fprintf(out, "  %-12s %10s %21s %9s %9s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio");
+    for (int v = 0; v < r->nvars; v++) {
+        struct stats s = variant_stats(r, v, ns, bpn);
+        fprintf(out, "  %-12s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
+                s.bpn, s.paired);
+    }
+    fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "
+                 "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: "
+                 "memfbench-analysis summarize %s\n",
+            r->vars[0].v->name, output_path);
+    free(ns);
+    free(bpn);
+}

@@ -1,0 +1,186 @@
+#include "timer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+static bool cpuinfo_has_flag(const char *flag)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return false;
+    char line[8192];
+    bool has = false;
+    size_t n = strlen(flag);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        for (char *p = strstr(line, flag); p; p = strstr(p + 1, flag))
+            if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n'))
+                has = true;
+        break;
+    }
+    fclose(f);
+    return has;
+}
+
+/* Invariant TSC: CPUID 0x80000007 EDX bit 8. Hypervisors often hide the bit but tell the
+ * kernel, which then reports constant_tsc and nonstop_tsc; either source is accepted. */
+static bool tsc_invariant(const char **why)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8))) {
+        *why = "invariant TSC (CPUID 0x80000007 EDX[8])";
+        return true;
+    }
+    if (cpuinfo_has_flag("constant_tsc") && cpuinfo_has_flag("nonstop_tsc")) {
+        *why = "invariant TSC (kernel flags constant_tsc and nonstop_tsc)";
+        return true;
+    }
+    *why = "TSC is not invariant: falling back to CLOCK_MONOTONIC_RAW";
+    return false;
+}
+
+/* Ticks per second against CLOCK_MONOTONIC_RAW over `ms`, bracketing each counter read
+ * between two clock reads and keeping the tightest bracket of several tries. */
+static void counter_point(uint64_t *tick, double *ns)
+{
+    uint64_t best_w = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        uint64_t a = mfb_mono_ns();
+        uint64_t k = mfb_arch_counter_begin();
+        uint64_t b = mfb_mono_ns();
+        if (b - a < best_w) {
+            best_w = b - a;
+            *tick = k;
+            *ns = (double)a + (double)(b - a) / 2;
+        }
+    }
+}
+
+static double calibrate_hz(double *spread_ppm)
+{
+    double hz[5];
+    for (int i = 0; i < 5; i++) {
+        uint64_t k0 = 0, k1 = 0;
+        double n0 = 0, n1 = 0;
+        counter_point(&k0, &n0);
+        uint64_t until = mfb_mono_ns() + 20000000u;
+        while (mfb_mono_ns() < until)
+            ;
+        counter_point(&k1, &n1);
+        hz[i] = (double)(k1 - k0) / ((n1 - n0) * 1e-9);
+    }
+    qsort(hz, 5, sizeof hz[0], cmp_double);
+    *spread_ppm = (hz[4] - hz[0]) / hz[2] * 1e6;
+    return hz[2];
+}
+#elif defined(__aarch64__)
+static double cntfrq(void)
+{
+    uint64_t f;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+    return (double)f;
+}
+#endif
+
+static void measure_overhead(struct mfb_timer *t)
+{
+    enum { N = 4001 };
+    uint64_t d[N];
+    for (int i = 0; i < N; i++) {
+        int cpu;
+        uint64_t a = mfb_timer_begin(t);
+        uint64_t b = mfb_timer_end(t, &cpu);
+        d[i] = b - a;
+    }
+    qsort(d, N, sizeof d[0], cmp_u64);
+    t->overhead_ticks = (double)d[N / 2];
+    t->overhead_min_ticks = (double)d[0];
+    /* Resolution: the smallest non-zero step between consecutive reads. */
+    uint64_t step = UINT64_MAX;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t a = mfb_timer_begin(t), b;
+        do
+            b = mfb_timer_begin(t);
+        while (b == a);
+        if (b - a < step)
+            step = b - a;
+    }
+    t->min_step_ns = (double)step * t->ns_per_tick;
+    t->tick_ns = t->ns_per_tick;
+    if (t->kind == MFB_CLOCK_MONOTONIC) {
+        struct timespec res;
+        clock_getres(CLOCK_MONOTONIC_RAW, &res);
+        t->tick_ns = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+    }
+}
+
+int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err)
+{
+    memset(t, 0, sizeof *t);
+    bool auto_pick = !want || !strcmp(want, "auto");
+    bool want_counter = auto_pick || !strcmp(want, "counter") || !strcmp(want, "tsc") || !strcmp(want, "cntvct");
+    if (!want_counter && strcmp(want, "monotonic") != 0)
+        return mfb_fail(err, "--clock: '%s' is not auto, tsc, cntvct or monotonic", want);
+    t->kind = MFB_CLOCK_MONOTONIC;
+    t->why = auto_pick ? "no cycle counter on this architecture" : "requested with --clock";
+#if defined(__x86_64__)
+    if (want_counter) {
+        if (!auto_pick && strcmp(want, "tsc") && strcmp(want, "counter"))
+            return mfb_fail(err, "--clock: '%s' is not available on x86-64 (use tsc or monotonic)", want);
+        const char *why;
+        bool inv = tsc_invariant(&why);
+        t->why = why;
+        if (inv || !auto_pick) {
+            t->kind = MFB_CLOCK_COUNTER;
+            t->name = "tsc";
+            t->invariant = inv;
+            t->hz = calibrate_hz(&t->hz_spread_ppm);
+            t->hz_source = "calibrated against CLOCK_MONOTONIC_RAW (median of 5 x 20 ms)";
+            if (!auto_pick)
+                t->why = inv ? "requested with --clock; invariant TSC" : "requested with --clock; TSC NOT invariant";
+        }
+    }
+#elif defined(__aarch64__)
+    if (want_counter) {
+        if (!auto_pick && strcmp(want, "cntvct") && strcmp(want, "counter"))
+            return mfb_fail(err, "--clock: '%s' is not available on aarch64 (use cntvct or monotonic)", want);
+        t->kind = MFB_CLOCK_COUNTER;
+        t->name = "cntvct";
+        t->invariant = true;
+        t->hz = cntfrq();
+        t->hz_source = "cntfrq_el0";
+        t->why = auto_pick ? "architected virtual counter (fixed frequency)" : "requested with --clock";
+    }
+#else
+    if (want_counter && !auto_pick)
+        return mfb_fail(err, "--clock: no cycle counter on this architecture (use monotonic)");
+#endif
+    if (t->kind == MFB_CLOCK_MONOTONIC) {
+        t->name = "clock_gettime(CLOCK_MONOTONIC_RAW)";
+        t->hz = 1e9;
+        t->hz_source = "1 tick = 1 ns";
+        t->invariant = true;
+    }
+    t->ns_per_tick = 1e9 / t->hz;
+    measure_overhead(t);
+    return 0;
+}

@@ -1,0 +1,64 @@
+/* The clock a run times batches with: a serialized cycle counter when it is trustworthy
+ * (invariant TSC on x86-64, the virtual counter on aarch64), else CLOCK_MONOTONIC_RAW. */
+#ifndef MFB_TIMER_H
+#define MFB_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "error.h"
+#include "timer_arch.h"
+
+enum mfb_clock { MFB_CLOCK_COUNTER, MFB_CLOCK_MONOTONIC };
+
+struct mfb_timer {
+    enum mfb_clock kind;
+    const char *name;          /* "tsc", "cntvct", "clock_gettime(CLOCK_MONOTONIC_RAW)" */
+    const char *why;           /* why this clock was chosen */
+    double hz;                 /* ticks per second as measured (or architected for cntvct) */
+    double ns_per_tick;
+    double hz_spread_ppm;      /* spread of the calibration repeats */
+    const char *hz_source;     /* "calibrated against CLOCK_MONOTONIC_RAW", "cntfrq_el0", "1 tick = 1 ns" */
+    bool invariant;            /* the counter rate does not follow CPU frequency */
+    double overhead_ticks;     /* median of back-to-back begin/end */
+    double overhead_min_ticks;
+    double tick_ns;            /* nominal resolution: one tick (clock_getres for the fallback) */
+    double min_step_ns;        /* smallest non-zero difference seen between two consecutive
+                                * serialized reads: includes the read's own cost, so it bounds
+                                * what a single interval can resolve */
+};
+
+/* Selects and calibrates. want: NULL/"auto", "tsc"/"cntvct"/"counter", or "monotonic". */
+int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err);
+
+static inline uint64_t mfb_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t mfb_timer_begin(const struct mfb_timer *t)
+{
+#ifdef MFB_ARCH_COUNTER
+    if (t->kind == MFB_CLOCK_COUNTER)
+        return mfb_arch_counter_begin();
+#endif
+    (void)t;
+    return mfb_mono_ns();
+}
+
+/* Returns the end reading and the CPU it was taken on (-1 when the clock cannot tell). */
+static inline uint64_t mfb_timer_end(const struct mfb_timer *t, int *cpu)
+{
+#ifdef MFB_ARCH_COUNTER
+    if (t->kind == MFB_CLOCK_COUNTER)
+        return mfb_arch_counter_end(cpu);
+#endif
+    (void)t;
+    *cpu = -1;
+    return mfb_mono_ns();
+}
+
+#endif

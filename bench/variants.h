@@ -1,0 +1,45 @@
+/* The registry of implementations a run can time: libc, built-ins and the noop probe. */
+#ifndef MFB_VARIANTS_H
+#define MFB_VARIANTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "functions.h"
+
+typedef void *(*mfb_copy_fn)(void *, const void *, size_t);
+typedef void *(*mfb_set_fn)(void *, int, size_t);
+typedef int (*mfb_cmp_fn)(const void *, const void *, size_t);
+
+union mfb_fn {
+    mfb_copy_fn copy; /* memcpy, memmove */
+    mfb_set_fn set;   /* memset */
+    mfb_cmp_fn cmp;   /* memcmp, bcmp */
+};
+
+struct mfb_variant {
+    const char *name;
+    enum mfb_func func;
+    const char *origin;      /* "libc", "builtin", "harness" */
+    const char *description;
+    union mfb_fn fn;
+    bool noop;               /* measures harness overhead; exempt from the result check */
+    int (*available)(void);  /* NULL: always */
+    const char *needs;       /* what an unavailable variant needs */
+};
+
+/* Where the code under test lives, from the dynamic symbol table (dladdr). */
+struct mfb_codeinfo {
+    uintptr_t address;
+    const char *symbol; /* NULL when unknown */
+    const char *object; /* shared object or executable */
+    size_t size;        /* 0 when unknown */
+};
+
+size_t mfb_variants_all(const struct mfb_variant **out);
+const struct mfb_variant *mfb_variant_find(enum mfb_func f, const char *name);
+bool mfb_variant_available(const struct mfb_variant *v);
+void mfb_variant_codeinfo(const struct mfb_variant *v, struct mfb_codeinfo *ci);
+
+#endif

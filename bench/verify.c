@@ -1,0 +1,158 @@
+#include "verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "impl.h"
+
+#define PAGE 4096u
+
+int mfb_verify_init(struct mfb_verify *v, uint64_t max_size, uint64_t seed, struct mfb_err *err)
+{
+    memset(v, 0, sizeof *v);
+    v->cap = (2 * max_size + 4 * PAGE + PAGE - 1) / PAGE * PAGE;
+    unsigned char **bufs[4] = {&v->a, &v->b, &v->ra, &v->rb};
+    for (int i = 0; i < 4; i++) {
+        void *p = mmap(NULL, v->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            mfb_verify_free(v);
+            return mfb_fail(err, "cannot map %zu bytes for the correctness check", v->cap);
+        }
+        *bufs[i] = p;
+    }
+    mfb_rng_seed(&v->rng, seed);
+    return 0;
+}
+
+void mfb_verify_free(struct mfb_verify *v)
+{
+    unsigned char *bufs[4] = {v->a, v->b, v->ra, v->rb};
+    for (int i = 0; i < 4; i++)
+        if (bufs[i])
+            munmap(bufs[i], v->cap);
+    v->a = v->b = v->ra = v->rb = NULL;
+}
+
+static void fill_random(struct mfb_rng *r, unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x = mfb_rng_next(r);
+        memcpy(p + i, &x, n - i < 8 ? n - i : 8);
+    }
+}
+
+static int first_diff(const unsigned char *x, const unsigned char *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return (int)i;
+    return -1;
+}
+
+static int describe(struct mfb_err *err, const struct mfb_variant *var, const struct mfb_vcall *c,
+                    const char *what)
+{
+    return mfb_fail(err,
+                    "variant '%s' of %s gives a wrong result: size %llu, source address %% 4096 = %u, "
+                    "destination %% 4096 = %u, overlap delta %lld, aux 0x%x: %s",
+                    var->name, mfb_func_name(var->func), (unsigned long long)c->n, c->src_mod, c->dst_mod,
+                    (long long)c->delta, c->aux, what);
+}
+
+int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_vcall *c,
+                    struct mfb_err *err)
+{
+    enum mfb_func f = var->func;
+    uint64_t span = (uint64_t)(c->delta < 0 ? -c->delta : c->delta);
+    size_t used = 2 * PAGE + c->n + span + PAGE; /* guard page before and after */
+    if (used > v->cap)
+        return mfb_fail(err, "correctness check: call of %llu bytes exceeds its scratch buffers",
+                        (unsigned long long)c->n);
+    /* Offsets inside one page-aligned buffer (delta != 0) or two. */
+    size_t so, dso;
+    unsigned char *sb, *db, *rsb, *rdb;
+    if (c->delta != 0) {
+        size_t low = PAGE + (c->delta > 0 ? c->src_mod : c->dst_mod);
+        so = c->delta > 0 ? low : low + span;
+        dso = c->delta > 0 ? low + span : low;
+        sb = db = v->a;
+        rsb = rdb = v->ra;
+    } else {
+        so = PAGE + c->src_mod;
+        dso = PAGE + c->dst_mod;
+        sb = v->a;
+        db = v->b;
+        rsb = v->ra;
+        rdb = v->rb;
+    }
+    v->checked++;
+    if (mfb_func_compares(f)) {
+        memset(v->a, MFB_COMPARE_FILL, used);
+        memset(v->b, MFB_COMPARE_FILL, used);
+        unsigned char *p = db + dso + mfb_mis_pos(c->aux);
+        *p ^= mfb_mis_flip(c->aux);
+        int want = mfb_ref_memcmp(sb + so, db + dso, c->n);
+        int got = var->fn.cmp(sb + so, db + dso, c->n);
+        *p ^= mfb_mis_flip(c->aux);
+        if (var->noop)
+            return 0;
+        int ok = f == MFB_BCMP ? ((want != 0) == (got != 0))
+                               : ((want > 0) - (want < 0)) == ((got > 0) - (got < 0));
+        if (!ok) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "returned %d, the reference %d", got, want);
+            return describe(err, var, c, msg);
+        }
+        return 0;
+    }
+    fill_random(&v->rng, v->a, used);
+    fill_random(&v->rng, v->b, used);
+    memcpy(v->ra, v->a, used);
+    memcpy(v->rb, v->b, used);
+    void *ret;
+    if (f == MFB_MEMSET) {
+        mfb_ref_memset(rdb + dso, (int)c->aux, c->n);
+        ret = var->fn.set(db + dso, (int)c->aux, c->n);
+    } else {
+        mfb_ref_memmove(rdb + dso, rsb + so, c->n);
+        ret = var->fn.copy(db + dso, sb + so, c->n);
+    }
+    if (var->noop)
+        return 0;
+    if (ret != db + dso)
+        return describe(err, var, c, "did not return the destination pointer");
+    const unsigned char *bufs[2][2] = {{v->a, v->ra}, {v->b, v->rb}};
+    for (int i = 0; i < 2; i++) {
+        int at = first_diff(bufs[i][0], bufs[i][1], used);
+        if (at < 0)
+            continue;
+        char msg[256];
+        long rel = (long)at - (long)(bufs[i][0] == db ? dso : so);
+        snprintf(msg, sizeof msg, "byte %ld relative to the %s differs (got 0x%02x, want 0x%02x)%s", rel,
+                 bufs[i][0] == db ? "destination" : "source", bufs[i][0][at], bufs[i][1][at],
+                 (rel < 0 || (uint64_t)rel >= c->n) ? ": wrote outside the destination" : "");
+        return describe(err, var, c, msg);
+    }
+    return 0;
+}
+
+int mfb_verify_calls(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *calls,
+                     size_t n, struct mfb_err *err)
+{
+    int big = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct mfb_call *k = &calls[i];
+        struct mfb_vcall c = {.n = k->size & MFB_SIZE_MASK, .src_mod = k->src % PAGE,
+                              .dst_mod = k->dst % PAGE, .delta = 0, .aux = k->aux};
+        int64_t d = (int64_t)k->dst - (int64_t)k->src;
+        if (var->func != MFB_MEMSET && c.n > 0 && d > -(int64_t)c.n && d < (int64_t)c.n)
+            c.delta = d;
+        if (c.n > (1u << 20) && big++ >= 16)
+            continue;
+        if (mfb_verify_call(v, var, &c, err) < 0)
+            return -1;
+    }
+    return 0;
+}
