@@ -61,40 +61,52 @@ static int describe(struct mfb_err *err, const struct mfb_variant *var, const st
                     (long long)c->delta, c->aux, what);
 }
 
+/* Bytes checked on each side of what a call may touch: a write past either end is caught. */
+#define GUARD 64
+
+struct span {
+    size_t lo, hi; /* [lo, hi) of one buffer that is filled and compared */
+};
+
 int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_vcall *c,
                     struct mfb_err *err)
 {
     enum mfb_func f = var->func;
-    uint64_t span = (uint64_t)(c->delta < 0 ? -c->delta : c->delta);
-    size_t used = 2 * PAGE + c->n + span + PAGE; /* guard page before and after */
-    if (used > v->cap)
+    uint64_t dist = (uint64_t)(c->delta < 0 ? -c->delta : c->delta);
+    if (2 * PAGE + c->n + dist + PAGE > v->cap)
         return mfb_fail(err, "correctness check: call of %llu bytes exceeds its scratch buffers",
                         (unsigned long long)c->n);
-    /* Offsets inside one page-aligned buffer (delta != 0) or two. */
+    /* Placement keeps each address's offset within its page, so alignments are the real ones:
+     * both in one buffer when they overlap (delta != 0), else one buffer each. */
     size_t so, dso;
-    unsigned char *sb, *db, *rsb, *rdb;
+    struct span sa, sb;
+    unsigned char *sbuf, *dbuf, *rsbuf, *rdbuf;
     if (c->delta != 0) {
         size_t low = PAGE + (c->delta > 0 ? c->src_mod : c->dst_mod);
-        so = c->delta > 0 ? low : low + span;
-        dso = c->delta > 0 ? low + span : low;
-        sb = db = v->a;
-        rsb = rdb = v->ra;
+        so = c->delta > 0 ? low : low + dist;
+        dso = c->delta > 0 ? low + dist : low;
+        sbuf = dbuf = v->a;
+        rsbuf = rdbuf = v->ra;
+        sa = (struct span){low - GUARD, low + dist + c->n + GUARD};
+        sb = (struct span){0, 0};
     } else {
         so = PAGE + c->src_mod;
         dso = PAGE + c->dst_mod;
-        sb = v->a;
-        db = v->b;
-        rsb = v->ra;
-        rdb = v->rb;
+        sbuf = v->a;
+        dbuf = v->b;
+        rsbuf = v->ra;
+        rdbuf = v->rb;
+        sa = (struct span){so - GUARD, so + c->n + GUARD};
+        sb = (struct span){dso - GUARD, dso + c->n + GUARD};
     }
     v->checked++;
     if (mfb_func_compares(f)) {
-        memset(v->a, MFB_COMPARE_FILL, used);
-        memset(v->b, MFB_COMPARE_FILL, used);
-        unsigned char *p = db + dso + mfb_mis_pos(c->aux);
+        memset(v->a + sa.lo, MFB_COMPARE_FILL, sa.hi - sa.lo);
+        memset(v->b + sb.lo, MFB_COMPARE_FILL, sb.hi - sb.lo);
+        unsigned char *p = dbuf + dso + mfb_mis_pos(c->aux);
         *p ^= mfb_mis_flip(c->aux);
-        int want = mfb_ref_memcmp(sb + so, db + dso, c->n);
-        int got = var->fn.cmp(sb + so, db + dso, c->n);
+        int want = mfb_ref_memcmp(sbuf + so, dbuf + dso, c->n);
+        int got = var->fn.cmp(sbuf + so, dbuf + dso, c->n);
         *p ^= mfb_mis_flip(c->aux);
         if (var->noop)
             return 0;
@@ -107,31 +119,34 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
         }
         return 0;
     }
-    fill_random(&v->rng, v->a, used);
-    fill_random(&v->rng, v->b, used);
-    memcpy(v->ra, v->a, used);
-    memcpy(v->rb, v->b, used);
+    fill_random(&v->rng, v->a + sa.lo, sa.hi - sa.lo);
+    fill_random(&v->rng, v->b + sb.lo, sb.hi - sb.lo);
+    memcpy(v->ra + sa.lo, v->a + sa.lo, sa.hi - sa.lo);
+    memcpy(v->rb + sb.lo, v->b + sb.lo, sb.hi - sb.lo);
     void *ret;
     if (f == MFB_MEMSET) {
-        mfb_ref_memset(rdb + dso, (int)c->aux, c->n);
-        ret = var->fn.set(db + dso, (int)c->aux, c->n);
+        mfb_ref_memset(rdbuf + dso, (int)c->aux, c->n);
+        ret = var->fn.set(dbuf + dso, (int)c->aux, c->n);
     } else {
-        mfb_ref_memmove(rdb + dso, rsb + so, c->n);
-        ret = var->fn.copy(db + dso, sb + so, c->n);
+        mfb_ref_memmove(rdbuf + dso, rsbuf + so, c->n);
+        ret = var->fn.copy(dbuf + dso, sbuf + so, c->n);
     }
     if (var->noop)
         return 0;
-    if (ret != db + dso)
+    if (ret != dbuf + dso)
         return describe(err, var, c, "did not return the destination pointer");
     const unsigned char *bufs[2][2] = {{v->a, v->ra}, {v->b, v->rb}};
+    const struct span spans[2] = {sa, sb};
     for (int i = 0; i < 2; i++) {
-        int at = first_diff(bufs[i][0], bufs[i][1], used);
-        if (at < 0)
+        const unsigned char *x = bufs[i][0] + spans[i].lo, *y = bufs[i][1] + spans[i].lo;
+        size_t len = spans[i].hi - spans[i].lo;
+        if (memcmp(x, y, len) == 0)
             continue;
+        int at = first_diff(x, y, len) + (int)spans[i].lo;
         char msg[256];
-        long rel = (long)at - (long)(bufs[i][0] == db ? dso : so);
+        long rel = (long)at - (long)(bufs[i][0] == dbuf ? dso : so);
         snprintf(msg, sizeof msg, "byte %ld relative to the %s differs (got 0x%02x, want 0x%02x)%s", rel,
-                 bufs[i][0] == db ? "destination" : "source", bufs[i][0][at], bufs[i][1][at],
+                 bufs[i][0] == dbuf ? "destination" : "source", bufs[i][0][at], bufs[i][1][at],
                  (rel < 0 || (uint64_t)rel >= c->n) ? ": wrote outside the destination" : "");
         return describe(err, var, c, msg);
     }

@@ -1,0 +1,124 @@
+/* Correctness of every built-in variant: sizes 0..4096 crossed with every source and every
+ * destination misalignment 0..63, all 64 x 64 pairs for sizes up to 256; memmove in both overlap
+ * directions; compare functions at every mismatch position and sign. The checker is the one
+ * `memfbench run` uses before timing. */
+#include <string.h>
+
+#include "tap.h"
+#include "verify.h"
+
+static int check(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_vcall *c, char *why,
+                 size_t n)
+{
+    struct mfb_err err;
+    if (mfb_verify_call(v, var, c, &err) < 0) {
+        snprintf(why, n, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int sweep_alignments(struct mfb_verify *v, const struct mfb_variant *var, char *why, size_t n)
+{
+    for (uint64_t size = 0; size <= 4096; size++) {
+        int all_pairs = size <= 256;
+        for (uint32_t s = 0; s < 64; s++) {
+            for (uint32_t k = 0; k < (all_pairs ? 64u : 1u); k++) {
+                uint32_t d = all_pairs ? k : (uint32_t)((s * 37 + size) % 64);
+                struct mfb_vcall c = {.n = size, .src_mod = s, .dst_mod = d};
+                if (var->func == MFB_MEMSET)
+                    c.aux = (uint32_t)((size * 7 + s) & 0xff);
+                if (mfb_func_compares(var->func))
+                    c.aux = size == 0 ? MFB_MIS_EQUAL_FLAG : (uint32_t)(((size + s + k) % (size + 1)));
+                if (mfb_func_compares(var->func) && c.aux == size)
+                    c.aux = MFB_MIS_EQUAL_FLAG;
+                if (mfb_func_compares(var->func) && (k & 1) && !(c.aux & MFB_MIS_EQUAL_FLAG))
+                    c.aux |= MFB_MIS_SIGN_FLAG;
+                if (check(v, var, &c, why, n) < 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int sweep_overlap(struct mfb_verify *v, const struct mfb_variant *var, char *why, size_t n)
+{
+    for (uint64_t size = 2; size <= 600; size += (size < 130 ? 1 : 7))
+        for (int64_t d = 1; d < (int64_t)size; d += (d < 40 ? 1 : 13))
+            for (int dir = -1; dir <= 1; dir += 2) {
+                struct mfb_vcall c = {.n = size, .src_mod = (uint32_t)(size % 64), .dst_mod = 0, .delta = dir * d};
+                c.dst_mod = (uint32_t)((int64_t)c.src_mod + c.delta + 4096) % 4096;
+                if (mfb_func_compares(var->func))
+                    c.aux = (uint32_t)(size / 2) | (dir > 0 ? MFB_MIS_SIGN_FLAG : 0);
+                if (check(v, var, &c, why, n) < 0)
+                    return -1;
+            }
+    return 0;
+}
+
+/* A wrong variant must be caught: a memcpy that drops its last byte, and one that writes past. */
+static void *short_copy(void *d, const void *s, size_t n)
+{
+    if (n)
+        memcpy(d, s, n - 1);
+    return d;
+}
+
+static void *long_copy(void *d, const void *s, size_t n)
+{
+    memcpy(d, s, n);
+    ((unsigned char *)d)[n] ^= 1;
+    return d;
+}
+
+static int wrong_sign(const void *a, const void *b, size_t n)
+{
+    return -memcmp(a, b, n);
+}
+
+int main(void)
+{
+    struct tap t = {0};
+    struct mfb_verify v;
+    struct mfb_err err;
+    if (mfb_verify_init(&v, 8192, 12345, &err) < 0) {
+        printf("Bail out! %s\n", err.msg);
+        return 1;
+    }
+    const struct mfb_variant *all;
+    size_t nv = mfb_variants_all(&all);
+    for (size_t i = 0; i < nv; i++) {
+        const struct mfb_variant *var = &all[i];
+        if (var->noop)
+            continue;
+        if (!mfb_variant_available(var)) {
+            printf("ok %d - %s/%s # SKIP needs %s\n", ++t.n, mfb_func_name(var->func), var->name, var->needs);
+            continue;
+        }
+        char why[1024] = "";
+        uint64_t before = v.checked;
+        int rc = sweep_alignments(&v, var, why, sizeof why);
+        TAP_CHECK(&t, rc == 0, "%s/%s: sizes 0..4096 x misalignments 0..63 (%llu calls) %s",
+                  mfb_func_name(var->func), var->name, (unsigned long long)(v.checked - before), why);
+        if (var->func == MFB_MEMMOVE || mfb_func_compares(var->func)) {
+            why[0] = '\0';
+            before = v.checked;
+            rc = sweep_overlap(&v, var, why, sizeof why);
+            TAP_CHECK(&t, rc == 0, "%s/%s: overlapping forward and backward (%llu calls) %s",
+                      mfb_func_name(var->func), var->name, (unsigned long long)(v.checked - before), why);
+        }
+    }
+    struct mfb_variant bad[] = {
+        {"short", MFB_MEMCPY, "test", "", {.copy = short_copy}, false, NULL, NULL},
+        {"long", MFB_MEMCPY, "test", "", {.copy = long_copy}, false, NULL, NULL},
+        {"sign", MFB_MEMCMP, "test", "", {.cmp = wrong_sign}, false, NULL, NULL},
+    };
+    for (int i = 0; i < 3; i++) {
+        char why[1024] = "";
+        int rc = sweep_alignments(&v, &bad[i], why, sizeof why);
+        TAP_CHECK(&t, rc < 0 && strstr(why, bad[i].name), "a wrong '%s' variant is rejected: %s", bad[i].name, why);
+    }
+    mfb_verify_free(&v);
+    return tap_done(&t);
+}
