@@ -118,10 +118,11 @@ static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err 
     char where[600], field[64];
     while ((rc = mfb_csv_next(&c, err)) > 0) {
         if (nline == 3) {
+            mfb_fail(err, "%s:%d: line: a fleetbench file has three lines (size, overlap, alignment); "
+                          "found a fourth",
+                     path, c.line);
             mfb_csv_close(&c);
-            return mfb_fail(err, "%s:%d: line: a fleetbench file has three lines (size, overlap, "
-                                 "alignment); found a fourth",
-                            path, c.line);
+            return -1;
         }
         struct mfb_table *t = order[nline];
         memset(t, 0, sizeof *t);
@@ -134,8 +135,9 @@ static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err 
             char *colon = strchr(pair, ':');
             snprintf(field, sizeof field, "%s pair %d", line_names[nline], i + 1);
             if (!colon) {
+                mfb_fail(err, "%s: %s: '%s' is not key:probability", where, field, pair);
                 mfb_csv_close(&c);
-                return mfb_fail(err, "%s: %s: '%s' is not key:probability", where, field, pair);
+                return -1;
             }
             *colon = '\0';
             uint64_t lo, hi;

@@ -1,0 +1,3 @@
+"""memfbench analysis: load result files, summarize, compare variants, plot, report."""
+
+__all__ = ["schema"]

@@ -1,0 +1,64 @@
+"""Shared fixtures: where the memfbench binary is, and a helper that runs it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Short runs: few rounds, everything else at its default.
+QUICK = ["--rounds", "8", "--warmup-rounds", "2", "-q"]
+
+
+def binary() -> str:
+    env = os.environ.get("MEMFBENCH")
+    if env:
+        return env
+    for cand in (ROOT / "build" / "bench" / "memfbench",):
+        if cand.exists():
+            return str(cand)
+    pytest.skip("memfbench binary not built (set MEMFBENCH or build into ./build)")
+    return ""
+
+
+class Result:
+    def __init__(self, proc: subprocess.CompletedProcess[str], out: Path | None):
+        self.code = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.out = out
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        assert self.out is not None
+        with open(self.out, encoding="utf-8") as f:
+            return json.load(f)
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def memfbench() -> str:
+    return binary()
+
+
+@pytest.fixture
+def run(memfbench: str, tmp_path: Path):
+    def _run(*args: str, out: str | None = "out.json", timeout: float = 120) -> Result:
+        target = tmp_path / out if out else None
+        cmd = [memfbench, "run", *args]
+        if target is not None:
+            cmd += ["-o", str(target)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return Result(proc, target)
+
+    return _run

@@ -1,0 +1,153 @@
+"""End-to-end runs of the memfbench binary: output structure, schema, the study design
+(rounds, balanced order, warm-up flags, one batch size), seeds, interrupts, every function."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from analysis import schema
+from conftest import QUICK
+
+
+def test_default_memcpy_study_structure(run):
+    r = run(*QUICK)
+    assert r.code == 0, r.stderr
+    d = r.doc
+    assert schema.validation_errors(d) == []
+    names = [v["name"] for v in d["variants"]]
+    # Defaults: libc first (the baseline), the built-ins, and the noop overhead probe.
+    assert names[0] == "libc" and "bytes" in names and "sizeclass" in names and names[-1] == "noop"
+    assert d["config"]["distribution"] == "fleetbench/Memcpy_Fleet"
+    s = d["samples"]
+    k = len(names)
+    assert s["count"] == 8 * k
+    assert d["rounds"]["count"] == 8 and d["status"]["stop_reason"] == "rounds"
+    for rnd in range(8):
+        rows = [i for i in range(s["count"]) if s["round"][i] == rnd]
+        # every variant once per round, positions a permutation
+        assert sorted(s["variant"][i] for i in rows) == list(range(k))
+        assert sorted(s["position"][i] for i in rows) == list(range(k))
+        assert all(s["warmup"][i] == (rnd < 2) for i in rows)
+    # balanced order: in each pair of rounds the second is the first reversed
+    for rnd in range(0, 8, 2):
+        a = [s["variant"][i] for i in range(s["count"]) if s["round"][i] == rnd]
+        b = [s["variant"][i] for i in range(s["count"]) if s["round"][i] == rnd + 1]
+        assert b == a[::-1]
+    calls = d["batch"]["calls_per_pass"] * d["batch"]["passes"]
+    assert set(s["calls"]) == {calls}
+    # same parameters for every variant of a round: same bytes
+    for rnd in range(8):
+        assert len({s["bytes"][i] for i in range(s["count"]) if s["round"][i] == rnd}) == 1
+    assert all(t > 0 for t in s["ticks"])
+    ns_per_tick = d["timer"]["ns_per_tick"]
+    assert all(abs(ns - t * ns_per_tick) <= 1e-3 + 1e-9 * ns for ns, t in zip(s["ns"], s["ticks"]))
+    assert s["t_start_ns"] == sorted(s["t_start_ns"])
+    assert all(v["verified_calls"] >= 1 for v in d["variants"])
+    assert d["distribution"]["selfcheck"]["passed"] is True
+    assert len(d["seeds"]["master"]) > 0 and d["seeds"]["source"].startswith("fresh")
+    assert d["host"]["caches"]["l1d"] > 0
+    assert d["timer"]["overhead_ns"] > 0
+
+
+def test_same_seed_same_calls(run):
+    a = run(*QUICK, "--seed", "1234", out="a.json")
+    b = run(*QUICK, "--seed", "1234", out="b.json")
+    c = run(*QUICK, "--seed", "1235", out="c.json")
+    assert a.code == b.code == c.code == 0
+
+    def per_pass(doc):  # the pass count comes from timing calibration; the calls from the seed
+        return [x // doc["batch"]["passes"] for x in doc["samples"]["bytes"]]
+
+    assert per_pass(a.doc) == per_pass(b.doc)
+    assert a.doc["samples"]["variant"] == b.doc["samples"]["variant"]
+    assert a.doc["seeds"] == b.doc["seeds"] and a.doc["seeds"]["source"] == "given"
+    assert per_pass(a.doc) != per_pass(c.doc)
+
+
+@pytest.mark.parametrize("func", ["memmove", "memset", "memcmp", "bcmp"])
+def test_every_function_runs_on_its_fleet_distribution(run, func):
+    r = run("-f", func, *QUICK)
+    assert r.code == 0, r.stderr
+    d = r.doc
+    assert schema.validation_errors(d) == []
+    assert d["config"]["function"] == func
+    assert d["config"]["distribution"].lower() == f"fleetbench/{func}_fleet"
+    if func in ("memcmp", "bcmp"):
+        assert d["distribution"]["tables"]["mismatch"]["origin"] == "default"
+    if func == "memmove":
+        assert d["distribution"]["tables"]["overlap"] is not None
+
+
+@pytest.mark.parametrize("spec,lo,hi", [("fixed:64", 64, 64), ("uniform:0-300", 0, 300), ("pow2:1-4096", 1, 4096)])
+def test_synthetic_distributions(run, spec, lo, hi):
+    r = run("-d", spec, "-v", "libc", "-v", "sizeclass", *QUICK)
+    assert r.code == 0, r.stderr
+    t = r.doc["distribution"]["tables"]["size"]
+    assert min(t["lo"]) == lo and max(t["hi"]) == hi and r.doc["distribution"]["format"] == "synthetic"
+
+
+@pytest.mark.parametrize("placement", ["l1", "l2", "llc", "dram"])
+def test_forced_placements(run, placement):
+    r = run("-d", "uniform:1-1024", "-p", placement, "-v", "libc", *QUICK)
+    assert r.code == 0, r.stderr
+    w = r.doc["workset"]
+    assert w["placement"] == placement
+    assert (w["small_window"] is None) == (placement != "l1")
+
+
+def test_placement_that_cannot_hold_the_distribution_is_refused(run):
+    r = run("-p", "l1", *QUICK)
+    assert r.code == 1 and not r.out.exists()
+    assert "placement l1" in r.stderr and "261126" in r.stderr
+
+
+def test_stdout_output(memfbench):
+    p = subprocess.run([memfbench, "run", "-d", "fixed:8", "-v", "libc", *QUICK, "-o", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0
+    assert schema.validation_errors(json.loads(p.stdout)) == []
+
+
+def test_summary_on_stderr(run):
+    r = run("-d", "fixed:32", "--rounds", "8", "--warmup-rounds", "2")
+    assert r.code == 0
+    assert "ns/call" in r.stderr and "ratio" in r.stderr
+    for name in ("libc", "bytes", "noop"):
+        assert any(line.strip().startswith(name) for line in r.stderr.splitlines())
+
+
+def test_interrupt_writes_a_complete_file(memfbench, tmp_path: Path):
+    out = tmp_path / "int.json"
+    p = subprocess.Popen([memfbench, "run", "-t", "60", "-q", "-o", str(out)], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    # wait until it is past preparation (the temporary file exists from the start)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=max(1, deadline - time.time()))
+    assert p.returncode == 130, err
+    d = json.loads(out.read_text())
+    assert schema.validation_errors(d) == []
+    assert d["status"] == {**d["status"], "complete": False, "stop_reason": "interrupted"}
+    assert d["samples"]["count"] == d["rounds"]["count"] * len(d["variants"]) > 0
+    assert [f.name for f in tmp_path.iterdir()] == ["int.json"]
+
+
+def test_variant_selection_and_order(run):
+    r = run("-v", "sizeclass", "-v", "libc", *QUICK)
+    assert r.code == 0
+    assert r.doc["config"]["variants"] == ["sizeclass", "libc"] and r.doc["config"]["baseline"] == "sizeclass"
+    assert Counter(r.doc["samples"]["variant"]) == {0: 8, 1: 8}
+
+
+def test_list(memfbench):
+    p = subprocess.run([memfbench, "list"], capture_output=True, text=True)
+    assert p.returncode == 0
+    for word in ("memcpy", "memmove", "memset", "memcmp", "bcmp", "rep_movsb", "fleetbench/Memcpy_Fleet",
+                 "spec2017/memcpy", "fixed:N"):
+        assert word in p.stdout
