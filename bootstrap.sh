@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# memfbench set-up and entry point. Installs what is missing (Debian/Ubuntu packages), builds
+# with meson, then either runs the default study or every test.
+#
+#   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins
+#   ./bootstrap.sh test                            meson test (C and Python, notebooks included)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev python3 python3-numpy python3-pandas
+          python3-scipy python3-matplotlib python3-jsonschema python3-pytest python3-nbclient
+          python3-nbconvert python3-nbformat python3-ipykernel)
+PY_MODULES="pandas, scipy, matplotlib, jsonschema, pytest, nbclient, nbformat, ipykernel"
+BUILD=${MEMFBENCH_BUILD:-build}
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+install_missing() {
+  if ! command -v dpkg-query >/dev/null; then
+    say "not a Debian/Ubuntu system: install the equivalents of: ${PACKAGES[*]}"
+    return 0
+  fi
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  say "installing: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+# python3 on PATH may be a separate build without Debian's packages: take the first
+# interpreter that imports the whole analysis stack.
+find_python() {
+  local cand
+  for cand in ${MEMFBENCH_PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null &&
+       "$cand" -c "import ${PY_MODULES}" 2>/dev/null; then
+      command -v "$cand"
+      return 0
+    fi
+  done
+  say "no Python interpreter imports ${PY_MODULES}"
+  return 1
+}
+
+build() {
+  PY=$(find_python)
+  if [ -f "$BUILD/build.ninja" ]; then
+    meson configure "$BUILD" -Dpython="$PY" >/dev/null
+  else
+    meson setup "$BUILD" --buildtype=release -Dpython="$PY" >&2
+  fi
+  meson compile -C "$BUILD" >&2
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  study)
+    install_missing
+    build
+    mkdir -p results
+    "$BUILD/bench/memfbench" run -o results/default.json "$@"
+    ;;
+  test)
+    install_missing
+    build
+    status=0
+    meson test -C "$BUILD" --print-errorlogs --num-processes 1 "$@" || status=$?
+    "$PY" tests/testlog_summary.py "$BUILD" || status=1
+    exit $status
+    ;;
+  *)
+    sed -n '2,7p' "$0" >&2
+    exit 2
+    ;;
+esac
