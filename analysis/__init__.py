@@ -1,3 +1,5 @@
-"""memfbench analysis: load result files, summarize, compare variants, plot, report."""
+"""memfbench analysis: load result files, summarize, compare variants, diagnose, plot, report.
 
-__all__ = ["schema"]
+Modules: schema (validation), load (DataFrames), stats (pure statistics), compare (A/B verdicts),
+diagnostics (drift, autocorrelation, position effects), summary, plots, report, cli.
+"""

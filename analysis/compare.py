@@ -1,0 +1,166 @@
+"""A/B comparisons of variants within a run, paired by round, with verdicts.
+
+The estimand of the verdict is the median over rounds of t_variant / t_baseline (paired per-round
+log ratios, exact sign-test interval, nanobench's method). The ratio of medians with a bootstrap
+interval, a Mann-Whitney p-value and the Hodges-Lehmann shift are reported beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .load import Run, measured
+
+VERDICTS = ("faster", "slower", "equivalent", "inconclusive")
+
+
+@dataclass
+class Comparison:
+    run: str
+    function: str
+    distribution: str
+    variant: str
+    baseline: str
+    rounds: int
+    ratio: float                 # median paired ratio t_variant / t_baseline (below 1: faster)
+    ci_low: float                # per-comparison interval at `level`
+    ci_high: float
+    ci_adj_low: float            # simultaneous interval (Bonferroni over the family)
+    ci_adj_high: float
+    level: float
+    p_sign: float
+    p_adjusted: float
+    ratio_of_medians: float
+    rom_low: float
+    rom_high: float
+    rom_method: str
+    mann_whitney_p: float
+    hodges_lehmann_ratio: float  # exp(HL shift of log per-call times)
+    hl_subsampled: bool
+    tied_rounds: int             # rounds where both batches measured exactly the same ticks
+    mde: float                   # minimum detectable relative change (80 % power)
+    margin: float
+    verdict: str = ""
+    notes: list[str] = field(default_factory=list)
+    log_ratios: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("log_ratios")
+        d["notes"] = "; ".join(self.notes)
+        return d
+
+
+def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
+    """Per (process, round): the two batches' per-call times, measured rounds only."""
+    m = measured(df)
+    keys = ["process", "round"]
+    a = m[m["variant"] == variant].set_index(keys)[["ns_per_call", "ticks"]]
+    b = m[m["variant"] == baseline].set_index(keys)[["ns_per_call", "ticks"]]
+    j = a.join(b, lsuffix="_v", rsuffix="_b", how="inner").reset_index()
+    return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)]
+
+
+def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: float, alpha: float) -> str:
+    """equivalent: the simultaneous interval lies inside [1/(1+m), 1+m]; faster/slower: significant
+    after adjustment and not equivalent; otherwise inconclusive ("not resolved", never "no change")."""
+    if low >= 1 / (1 + margin) and high <= 1 + margin:
+        return "equivalent"
+    if p_adj < alpha and high < 1 and estimate < 1:
+        return "faster"
+    if p_adj < alpha and low > 1 and estimate > 1:
+        return "slower"
+    return "inconclusive"
+
+
+def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
+                level: float = 0.95, margin: float = 0.01, resamples: int = stats.DEFAULT_RESAMPLES,
+                seed: int = stats.DEFAULT_SEED) -> Comparison:
+    pr = paired_rounds(df, variant, baseline)
+    n = len(pr)
+    nan = float("nan")
+    if n < 2:
+        c = Comparison(run, function, distribution, variant, baseline, n, nan, nan, nan, nan, nan, level, 1.0, 1.0,
+                       nan, nan, nan, "", nan, nan, False, 0, float("inf"), margin, "inconclusive",
+                       ["fewer than 2 measured rounds"])
+        return c
+    d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
+    ci = stats.sign_test_ci(d, level)
+    rom, _ = stats.ratio_of_medians_ci(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy(),
+                                       pr["process"].to_numpy(), level, resamples, seed)
+    hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
+                                   seed=seed)
+    c = Comparison(
+        run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
+        ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
+        ci_adj_low=float(np.exp(ci.low)), ci_adj_high=float(np.exp(ci.high)), level=level,
+        p_sign=stats.sign_test_p(d), p_adjusted=stats.sign_test_p(d),
+        ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
+        mann_whitney_p=stats.mann_whitney_p(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()),
+        hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
+        tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
+        mde=stats.minimum_detectable_effect(d, 1 - level), margin=margin, log_ratios=d)
+    if c.tied_rounds > n / 10:
+        c.notes.append(f"{c.tied_rounds} of {n} rounds tied at the clock's resolution")
+    return c
+
+
+def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[str] | None = None,
+                 level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
+                 resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
+                 include_noop: bool = False) -> list[Comparison]:
+    """Every variant against the baseline in every run, then multiplicity adjustment over the whole
+    family (all runs, all variants) and verdicts. Runs of the same function and distribution from
+    several files (hosts, processes) are pooled into one comparison, processes kept apart."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        groups.setdefault((r.function, r.distribution), []).append(r)
+    out: list[Comparison] = []
+    for (function, distribution), rs in groups.items():
+        frames = []
+        for i, r in enumerate(rs):
+            f = r.batches.copy()
+            # different files are different processes for the pairing and the hierarchy
+            f["process"] = f["process"] + 1000 * i
+            f["variant"] = f["variant"].astype("string")
+            frames.append(f)
+        df = pd.concat(frames, ignore_index=True)
+        base = baseline or rs[0].baseline
+        names = variants or [v for v in rs[0].variants if v != base]
+        noop = {v["name"] for r in rs for v in r.doc["variants"] if v["noop"]}
+        run_name = ",".join(sorted({r.path for r in rs}))
+        if base not in set(df["variant"]):
+            raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
+        for v in names:
+            if v == base or (v in noop and not include_noop):
+                continue
+            if v not in set(df["variant"]):
+                raise ValueError(f"variant '{v}' is not in {run_name}")
+            out.append(compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed))
+    return adjust_family(out, level, adjust)
+
+
+def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "holm") -> list[Comparison]:
+    """Adjusted p-values (Holm or Benjamini-Hochberg), simultaneous (Bonferroni) intervals and verdicts."""
+    alpha = 1 - level
+    valid = [c for c in comps if c.rounds >= 2]
+    if not valid:
+        return comps
+    adj = stats.ADJUSTERS[adjust](np.array([c.p_sign for c in valid]))
+    m = len(valid)
+    for c, p in zip(valid, adj):
+        c.p_adjusted = float(p)
+        if m > 1:
+            sim = stats.sign_test_ci(c.log_ratios, 1 - alpha / m)
+            c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
+            c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
+        c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)
+    return comps
+
+
+def comparisons_frame(comps: list[Comparison]) -> pd.DataFrame:
+    return pd.DataFrame([c.as_dict() for c in comps])

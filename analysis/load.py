@@ -1,0 +1,86 @@
+"""Result files into tidy pandas DataFrames: one row per batch, with its run's context attached."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from . import schema
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result file: its document (context) and its batches."""
+
+    path: str
+    doc: dict[str, Any]
+    batches: pd.DataFrame
+
+    @property
+    def variants(self) -> list[str]:
+        return [v["name"] for v in self.doc["variants"]]
+
+    @property
+    def baseline(self) -> str:
+        return str(self.doc["config"]["baseline"])
+
+    @property
+    def function(self) -> str:
+        return str(self.doc["config"]["function"])
+
+    @property
+    def distribution(self) -> str:
+        return str(self.doc["config"]["distribution"])
+
+
+def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
+    """The samples of one validated document as a DataFrame (one row per batch)."""
+    s = doc["samples"]
+    names = [v["name"] for v in doc["variants"]]
+    n = s["count"]
+    df = pd.DataFrame({
+        "run": pd.Series([run_id] * n, dtype="string"),
+        "host": pd.Series([doc["host"].get("hostname", "")] * n, dtype="string"),
+        "process": np.asarray(s.get("process", [0] * n), dtype=np.int64),
+        "function": pd.Series([doc["config"]["function"]] * n, dtype="string"),
+        "distribution": pd.Series([doc["config"]["distribution"]] * n, dtype="string"),
+        "variant": pd.Categorical([names[i] for i in s["variant"]], categories=names),
+        "round": np.asarray(s["round"], dtype=np.int64),
+        "position": np.asarray(s["position"], dtype=np.int64),
+        "calls": np.asarray(s["calls"], dtype=np.int64),
+        "bytes": np.asarray(s["bytes"], dtype=np.int64),
+        "ticks": np.asarray(s["ticks"], dtype=np.int64),
+        "ns": np.asarray(s["ns"], dtype=np.float64),
+        "t_start_s": np.asarray(s["t_start_ns"], dtype=np.float64) / 1e9,
+        "cpu": np.asarray(s["cpu"], dtype=np.int64),
+        "warmup": np.asarray(s["warmup"], dtype=bool),
+    })
+    df["ns_per_call"] = df["ns"] / df["calls"]
+    df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
+    return df
+
+
+def load_run(path: str | Path) -> Run:
+    doc = schema.read(path)
+    return Run(str(path), doc, batches_frame(doc, Path(path).stem))
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    runs = [load_run(p) for p in paths]
+    if not runs:
+        raise schema.ResultFileError("no result files given")
+    return runs
+
+
+def combine(runs: Iterable[Run]) -> pd.DataFrame:
+    """All batches of several runs (hosts, processes, distributions) in one frame."""
+    frames = [r.batches.assign(variant=r.batches["variant"].astype("string")) for r in runs]
+    return pd.concat(frames, ignore_index=True)
+
+
+def measured(df: pd.DataFrame) -> pd.DataFrame:
+    """Batches that count: warm-up batches are kept in the data but excluded from statistics."""
+    return df[~df["warmup"]]

@@ -1,0 +1,114 @@
+"""Matplotlib figures of runs and comparisons. Each function returns a Figure; `save` writes it as
+PNG and SVG."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from .compare import Comparison  # noqa: E402
+from .load import Run, measured  # noqa: E402
+
+
+def save(fig: Figure, stem: Path) -> list[Path]:
+    """Writes stem.png and stem.svg; returns both paths."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fig.savefig(out[0], dpi=120, bbox_inches="tight")
+    fig.savefig(out[1], bbox_inches="tight")
+    plt.close(fig)
+    return out
+
+
+def timeseries(run: Run) -> Figure:
+    """Per-call time of every batch against time, coloured by variant; warm-up batches hollow,
+    severe spikes (beyond Q3 + 3 IQR of their variant) ringed."""
+    df = run.batches
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    for i, v in enumerate(run.variants):
+        g = df[df["variant"] == v]
+        color = f"C{i % 10}"
+        w, m = g[g["warmup"]], g[~g["warmup"]]
+        ax.scatter(m["t_start_s"], m["ns_per_call"], s=3, color=color, label=v, alpha=0.6, linewidths=0)
+        ax.scatter(w["t_start_s"], w["ns_per_call"], s=12, facecolors="none", edgecolors=color, linewidths=0.8)
+        if len(m) >= 4:
+            q1, q3 = np.percentile(m["ns_per_call"], [25, 75])
+            spikes = m[m["ns_per_call"] > q3 + 3 * (q3 - q1)]
+            ax.scatter(spikes["t_start_s"], spikes["ns_per_call"], s=30, facecolors="none", edgecolors="red",
+                       linewidths=0.6)
+    warm = df[df["warmup"]]["t_start_s"]
+    if len(warm):
+        ax.axvspan(0, warm.max(), color="0.9", zorder=0, label="warm-up")
+    ax.set_yscale("log")
+    ax.set_xlabel("time since the first batch (s)")
+    ax.set_ylabel("ns per call (batch)")
+    ax.set_title(f"{run.function} on {run.distribution}: every batch (red rings: spikes > Q3 + 3 IQR)")
+    ax.legend(markerscale=4, fontsize=8, ncol=min(4, len(run.variants) + 1))
+    return fig
+
+
+def distributions(run: Run) -> Figure:
+    """Per-variant distribution of per-call batch times (measured batches)."""
+    m = measured(run.batches)
+    data = [m[m["variant"] == v]["ns_per_call"].to_numpy() for v in run.variants]
+    keep = [(v, d) for v, d in zip(run.variants, data) if len(d)]
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keep)), 4.5))
+    parts = ax.violinplot([d for _, d in keep], showmedians=True, showextrema=False)
+    for i, b in enumerate(parts["bodies"]):
+        b.set_facecolor(f"C{i % 10}")
+    ax.set_xticks(range(1, len(keep) + 1), [v for v, _ in keep], rotation=20)
+    ax.set_yscale("log")
+    ax.set_ylabel("ns per call (batch)")
+    ax.set_title(f"{run.function} on {run.distribution}: per-batch distributions")
+    return fig
+
+
+def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
+    """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals."""
+    comps = [c for c in comps if np.isfinite(c.ratio)]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(comps) + 1.5))
+    colors = {"faster": "tab:green", "slower": "tab:red", "equivalent": "tab:blue", "inconclusive": "0.5"}
+    for i, c in enumerate(comps):
+        y = len(comps) - 1 - i
+        ax.plot([c.ci_adj_low, c.ci_adj_high], [y, y], color=colors[c.verdict], lw=1)
+        ax.plot([c.ci_low, c.ci_high], [y, y], color=colors[c.verdict], lw=4, alpha=0.6)
+        ax.plot([c.ratio], [y], "o", color=colors[c.verdict])
+    m = margin if margin is not None else (comps[0].margin if comps else 0.01)
+    ax.axvspan(1 / (1 + m), 1 + m, color="tab:blue", alpha=0.08, label=f"equivalence margin ±{m:.1%}")
+    ax.axvline(1, color="k", lw=0.8)
+    ax.set_yticks(range(len(comps)), [f"{c.variant} vs {c.baseline} ({c.distribution}) — {c.verdict}"
+                                      for c in reversed(comps)], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
+    ax.legend(fontsize=8, loc="best")
+    ax.set_title("paired ratios: median over rounds, sign-test intervals")
+    return fig
+
+
+def speedup_by_distribution(comps: list[Comparison]) -> Figure:
+    """Speed-up (baseline time / variant time) of each variant on each distribution, with intervals."""
+    df = pd.DataFrame([{"variant": c.variant, "distribution": c.distribution, "speedup": 1 / c.ratio,
+                        "lo": 1 / c.ci_high, "hi": 1 / c.ci_low} for c in comps if np.isfinite(c.ratio)])
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    if df.empty:
+        return fig
+    dists = list(dict.fromkeys(df["distribution"]))
+    variants = list(dict.fromkeys(df["variant"]))
+    width = 0.8 / max(1, len(variants))
+    for i, v in enumerate(variants):
+        g = df[df["variant"] == v].set_index("distribution").reindex(dists)
+        x = np.arange(len(dists)) + i * width
+        ax.bar(x, g["speedup"], width, color=f"C{i % 10}", label=v,
+               yerr=[g["speedup"] - g["lo"], g["hi"] - g["speedup"]], capsize=2)
+    ax.axhline(1, color="k", lw=0.8)
+    ax.set_xticks(np.arange(len(dists)) + 0.4 - width / 2, dists, rotation=20, fontsize=8)
+    ax.set_ylabel(f"speed-up over {comps[0].baseline}")
+    ax.legend(fontsize=8)
+    ax.set_title("speed-up per distribution (above 1: faster than the baseline)")
+    return fig

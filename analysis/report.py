@@ -1,0 +1,131 @@
+"""Markdown and HTML reports of one or many runs, with the plots embedded."""
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+import pandas as pd
+
+from . import plots
+from .compare import Comparison, comparisons_frame
+from .diagnostics import diagnose, diagnostics_frame
+from .load import Run
+from .summary import summarize_run
+
+
+def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            v = row[c]
+            cells.append(format(v, floatfmt) if isinstance(v, float) else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def context_lines(run: Run) -> list[str]:
+    d = run.doc
+    h, t = d["host"], d["timer"]
+    c = h["caches"]
+    return [
+        f"- file: `{run.path}`, created {d['created_utc']}, memfbench {d['tool']['version']} "
+        f"({d['tool']['build']['type']}, {d['tool']['build']['compiler']})",
+        f"- host: {h.get('hostname', '?')}, {h['cpu']['model']}, kernel {h.get('kernel', '?')}, pinned CPU {h['pinned_cpu']}",
+        f"- caches: L1d {c['l1d'] // 1024} KiB, L2 {c['l2'] // 1024} KiB, LLC {c['llc'] // 1024} KiB ({c['source']})",
+        f"- clock: {t['name']} at {t['hz'] / 1e6:.2f} MHz, overhead {t['overhead_ns']:.1f} ns ({t['why']})",
+        f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
+        f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
+        f"- rounds: {d['rounds']['count']} ({d['rounds']['warmup']} warm-up) in {d['rounds']['duration_s']:.1f} s, "
+        f"stop: {d['status']['stop_reason']}; batch {d['batch']['calls']} calls; seed {d['seeds']['master']}",
+    ] + [f"- warning ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
+
+
+def verdict_lines(comps: list[Comparison]) -> list[str]:
+    out = []
+    for c in comps:
+        pct = (c.ratio - 1) * 100
+        out.append(f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
+                   f"({pct:+.2f} %), {c.level:.0%} CI [{c.ci_low:.4f}, {c.ci_high:.4f}], simultaneous "
+                   f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {c.p_adjusted:.3g}, {c.rounds} rounds, "
+                   f"MDE {c.mde:.2%}")
+    return out
+
+
+COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "rounds", "ratio", "ci_low", "ci_high", "ci_adj_low",
+                      "ci_adj_high", "p_adjusted", "verdict", "ratio_of_medians", "rom_low", "rom_high",
+                      "mann_whitney_p", "hodges_lehmann_ratio", "mde"]
+
+
+def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[Path, Path]:
+    """Writes report.md (figures as files beside it) and report.html (figures embedded)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md: list[str] = ["# memfbench report", ""]
+    figures: list[tuple[str, Path]] = []
+    if comps:
+        md += ["## Verdicts", "", *verdict_lines(comps), "",
+               _md_table(comparisons_frame(comps)[COMPARISON_COLUMNS]), ""]
+        fig = plots.save(plots.forest(comps), out_dir / "forest")[0]
+        figures.append(("Paired ratios", fig))
+        md += [f"![forest plot]({fig.name})", ""]
+        if len({c.distribution for c in comps}) > 1:
+            fig = plots.save(plots.speedup_by_distribution(comps), out_dir / "speedup")[0]
+            figures.append(("Speed-up per distribution", fig))
+            md += [f"![speed-up]({fig.name})", ""]
+    for i, run in enumerate(runs):
+        tag = f"run{i}"
+        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run), "",
+               "### Per variant", "", _md_table(summarize_run(run)), "",
+               "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
+        for name, fn in (("timeseries", plots.timeseries), ("distributions", plots.distributions)):
+            fig = plots.save(fn(run), out_dir / f"{tag}_{name}")[0]
+            figures.append((f"{run.distribution}: {name}", fig))
+            md += [f"![{name}]({fig.name})", ""]
+    md_path = out_dir / "report.md"
+    md_path.write_text("\n".join(md), encoding="utf-8")
+    html_path = out_dir / "report.html"
+    html_path.write_text(_html(md, figures), encoding="utf-8")
+    return md_path, html_path
+
+
+def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
+    """A self-contained page: the Markdown text in simple HTML, images inlined as base64 PNG."""
+    inline = {p.name: base64.b64encode(p.read_bytes()).decode() for _, p in figures}
+    body = []
+    in_table = False
+    for line in md:
+        if line.startswith("|"):
+            cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            if set(line) <= set("|-"):
+                continue
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+                body.append("<tr>" + "".join(f"<th>{c}</th>" for c in cells) + "</tr>")
+            else:
+                body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        if line.startswith("!["):
+            name = line[line.index("(") + 1:-1]
+            body.append(f'<p><img alt="{html.escape(name)}" src="data:image/png;base64,{inline[name]}"></p>')
+        elif line.startswith("### "):
+            body.append(f"<h3>{html.escape(line[4:])}</h3>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("- "):
+            text = html.escape(line[2:]).replace("**", "")
+            body.append(f"<li>{text}</li>")
+        elif line:
+            body.append(f"<p>{html.escape(line)}</p>")
+    if in_table:
+        body.append("</table>")
+    style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:85%}"
+             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}")
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>memfbench report</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"

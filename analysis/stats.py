@@ -1,0 +1,265 @@
+"""Statistics on per-batch samples. Pure functions on numpy arrays: robust location and spread,
+confidence intervals, paired and unpaired tests, multiplicity corrections and power."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import stats as sps
+
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_SEED = 20261122
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+def iqr(x: np.ndarray) -> float:
+    q1, q3 = np.percentile(x, [25, 75])
+    return float(q3 - q1)
+
+
+def mad(x: np.ndarray) -> float:
+    """Median absolute deviation (unscaled)."""
+    return float(np.median(np.abs(x - np.median(x))))
+
+
+def robust_sd(x: np.ndarray) -> float:
+    """IQR / 1.349: the standard deviation a normal sample with this IQR would have."""
+    return iqr(x) / 1.349
+
+
+@dataclass(frozen=True)
+class TukeyCounts:
+    low_severe: int
+    low_mild: int
+    high_mild: int
+    high_severe: int
+
+    @property
+    def total(self) -> int:
+        return self.low_severe + self.low_mild + self.high_mild + self.high_severe
+
+
+def tukey_outliers(x: np.ndarray) -> TukeyCounts:
+    """Counts outside Tukey's fences (1.5 and 3 IQR beyond the quartiles). Reported, never dropped."""
+    q1, q3 = np.percentile(x, [25, 75])
+    r = q3 - q1
+    lo3, lo15, hi15, hi3 = q1 - 3 * r, q1 - 1.5 * r, q3 + 1.5 * r, q3 + 3 * r
+    return TukeyCounts(int(np.sum(x < lo3)), int(np.sum((x >= lo3) & (x < lo15))),
+                       int(np.sum((x > hi15) & (x <= hi3))), int(np.sum(x > hi3)))
+
+
+def _chunks(total: int, size: int) -> list[int]:
+    return [min(size, total - i) for i in range(0, total, size)]
+
+
+def bootstrap_median_ci(x: np.ndarray, level: float = 0.95, resamples: int = DEFAULT_RESAMPLES,
+                        seed: int = DEFAULT_SEED) -> Interval:
+    """Percentile bootstrap CI of the median, from the bootstrap distribution's exact law.
+
+    The median of a resample of sorted x is an order statistic x_(J); J has the law
+    P(J <= j) = P(Binomial(n, (j+1)/n) >= q+1) for the middle rank q. `resamples` seeded draws from
+    that law give the same distribution as resampling and taking medians (exactly for odd n; for
+    even n the two middle order statistics are drawn from one uniform), without O(n) work per draw.
+    """
+    xs = np.sort(np.asarray(x, dtype=float))
+    n = len(xs)
+    rng = np.random.default_rng(seed)
+    u = rng.random(resamples)
+    j = np.arange(1, n + 1) / n
+
+    def draw(q: int) -> np.ndarray:
+        cdf = sps.binom.sf(q, n, j)  # P(J <= j-1) for j = 1..n
+        return xs[np.minimum(np.searchsorted(cdf, u, side="left"), n - 1)]
+
+    meds = draw((n - 1) // 2) if n % 2 else (draw(n // 2 - 1) + draw(n // 2)) / 2
+    a = (1 - level) / 2
+    lo, hi = np.quantile(meds, [a, 1 - a])
+    return Interval(float(np.median(xs)), float(lo), float(hi), level,
+                    f"percentile bootstrap, {resamples} draws from the exact law of the resampled median")
+
+
+def _ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted values and each element's rank, in the narrowest integer type (partitions of small
+    integers are several times faster than of gathered doubles)."""
+    order = np.argsort(x, kind="stable")
+    r = np.empty(len(x), dtype=np.int16 if len(x) < 2 ** 15 else np.int32)
+    r[order] = np.arange(len(x))
+    return x[order], r
+
+
+def _resampled_medians(sorted_x: np.ndarray, ranks: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Median of x over each row of resample indices idx, through the ranks."""
+    n = idx.shape[1]
+    rr = ranks[idx]
+    lo, hi = (n - 1) // 2, n // 2
+    part = np.partition(rr, (lo, hi) if hi != lo else lo, axis=1)
+    return (sorted_x[part[:, lo]] + sorted_x[part[:, hi]]) / 2
+
+
+def sign_test_ci(d: np.ndarray, level: float = 0.95) -> Interval:
+    """Distribution-free CI of the median of d from binomial order statistics (exact).
+
+    With d sorted, [d_(k), d_(n-k+1)] covers the median with probability
+    1 - 2 P(Binomial(n, 1/2) < k); k is the largest index keeping that at least `level`.
+    """
+    d = np.sort(np.asarray(d, dtype=float))
+    n = len(d)
+    med = float(np.median(d)) if n else float("nan")
+    alpha = 1 - level
+    # largest k with P(B <= k-1) <= alpha/2
+    k = int(sps.binom.ppf(alpha / 2, n, 0.5))
+    while k > 0 and sps.binom.cdf(k - 1, n, 0.5) > alpha / 2:
+        k -= 1
+    while sps.binom.cdf(k, n, 0.5) <= alpha / 2:
+        k += 1
+    if k < 1:
+        return Interval(med, float("-inf"), float("inf"), level, "sign test (too few pairs for this level)")
+    achieved = 1 - 2 * sps.binom.cdf(k - 1, n, 0.5)
+    return Interval(med, float(d[k - 1]), float(d[n - k]), level, f"exact sign test (coverage {achieved:.4f})")
+
+
+def sign_test_p(d: np.ndarray) -> float:
+    """Two-sided exact sign test of median(d) = 0; zeros (ties) are dropped."""
+    d = np.asarray(d, dtype=float)
+    pos, neg = int(np.sum(d > 0)), int(np.sum(d < 0))
+    if pos + neg == 0:
+        return 1.0
+    return float(sps.binomtest(pos, pos + neg, 0.5).pvalue)
+
+
+def lag1_autocorrelation(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=float)
+    if len(x) < 3 or np.std(x) == 0:
+        return 0.0
+    return float(np.corrcoef(x[:-1], x[1:])[0, 1])
+
+
+def block_length(x: np.ndarray) -> int:
+    """1 when lag-1 autocorrelation is negligible, else n^(1/3) (moving-block bootstrap rule of thumb)."""
+    return 1 if abs(lag1_autocorrelation(x)) < 0.1 else max(2, int(round(len(x) ** (1 / 3))))
+
+
+def _block_indices(rng: np.random.Generator, n: int, block: int, k: int) -> np.ndarray:
+    """k resamples of n indices made of moving blocks of length `block`."""
+    if block <= 1:
+        return rng.integers(0, n, (k, n))
+    nb = -(-n // block)
+    starts = rng.integers(0, n - block + 1, (k, nb))
+    idx = (starts[:, :, None] + np.arange(block)[None, None, :]).reshape(k, nb * block)
+    return idx[:, :n]
+
+
+def ratio_of_medians_ci(a: np.ndarray, b: np.ndarray, groups: np.ndarray | None = None, level: float = 0.95,
+                        resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> tuple[Interval, int]:
+    """median(a) / median(b) with a bootstrap CI; a[i], b[i] are one round (resampled together).
+
+    Rounds are resampled in moving blocks when the paired log ratios are autocorrelated. With
+    `groups` (process ids) holding more than one value, the bootstrap is hierarchical: processes
+    first, then rounds within each chosen process. Returns the interval and the block length.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    rng = np.random.default_rng(seed)
+    est = float(np.median(a) / np.median(b))
+    block = block_length(np.log(a / b))
+    alpha = (1 - level) / 2
+    if groups is not None and len(np.unique(groups)) > 1:
+        ids = np.unique(groups)
+        members = [np.flatnonzero(groups == g) for g in ids]
+        ratios = np.empty(resamples)
+        for r in range(resamples):
+            chosen = rng.integers(0, len(ids), len(ids))
+            idx = np.concatenate([m[rng.integers(0, len(m), len(m))] for m in (members[c] for c in chosen)])
+            ratios[r] = np.median(a[idx]) / np.median(b[idx])
+        method = f"hierarchical bootstrap (processes, then rounds), {resamples} resamples"
+    else:
+        sa, ra = _ranks(a)
+        sb, rb = _ranks(b)
+        parts = []
+        for k in _chunks(resamples, 200):
+            idx = _block_indices(rng, len(a), block, k)
+            parts.append(_resampled_medians(sa, ra, idx) / _resampled_medians(sb, rb, idx))
+        ratios = np.concatenate(parts)
+        method = f"{'block' if block > 1 else 'paired'} bootstrap over rounds (block {block}), {resamples} resamples"
+    lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
+    return Interval(est, float(lo), float(hi), level, method), block
+
+
+def hodges_lehmann(a: np.ndarray, b: np.ndarray, max_n: int = 2000, seed: int = DEFAULT_SEED) -> tuple[float, bool]:
+    """Two-sample Hodges-Lehmann shift: the median of all differences a_i - b_j.
+
+    Above max_n per side a seeded random subsample of max_n is used (the estimate is then
+    approximate); the flag says so.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    sub = len(a) > max_n or len(b) > max_n
+    if sub:
+        rng = np.random.default_rng(seed)
+        a = a[rng.choice(len(a), min(max_n, len(a)), replace=False)]
+        b = b[rng.choice(len(b), min(max_n, len(b)), replace=False)]
+    return float(np.median(np.subtract.outer(a, b))), sub
+
+
+def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
+    if len(a) == 0 or len(b) == 0:
+        return float("nan")
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error)."""
+    p = np.asarray(p, float)
+    m = len(p)
+    order = np.argsort(p)
+    adj = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, (m - rank) * p[i])
+        adj[i] = min(1.0, running)
+    return adj
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (false discovery rate)."""
+    p = np.asarray(p, float)
+    m = len(p)
+    order = np.argsort(p)[::-1]
+    adj = np.empty(m)
+    running = 1.0
+    for rank, i in enumerate(order):
+        running = min(running, p[i] * m / (m - rank))
+        adj[i] = running
+    return adj
+
+
+ADJUSTERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"holm": holm, "bh": benjamini_hochberg,
+                                                            "none": lambda p: np.asarray(p, float)}
+
+# Asymptotic efficiency of the sign test relative to the t-test for normal data (2/pi).
+SIGN_TEST_EFFICIENCY = 2 / np.pi
+
+
+def minimum_detectable_effect(d: np.ndarray, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Smallest relative change (e.g. 0.01 = 1 %) the sign test on these n paired log ratios
+    detects with the given power: (z_{1-a/2} + z_power) * sigma / sqrt(n * efficiency)."""
+    d = np.asarray(d, float)
+    if len(d) < 2:
+        return float("inf")
+    sigma = robust_sd(d)
+    z = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
+    return float(np.expm1(z * sigma / np.sqrt(len(d) * SIGN_TEST_EFFICIENCY)))
+
+
+def rounds_needed(d: np.ndarray, effect: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Rounds for the sign test to detect a relative change `effect` with the given power."""
+    sigma = robust_sd(np.asarray(d, float))
+    z = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
+    return int(np.ceil((z * sigma / np.log1p(effect)) ** 2 / SIGN_TEST_EFFICIENCY))

@@ -1,0 +1,213 @@
+"""Known-answer and simulation tests of the statistics: interval coverage, A/A false positives,
+detection of a known shift, equivalence, multiplicity control, power, diagnostics."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import stats
+from analysis.compare import adjust_family, compare_one, verdict_of
+from analysis.diagnostics import diagnose
+
+
+def test_spread_measures_known_answers():
+    x = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 100])
+    assert stats.iqr(x) == 4.0  # numpy's linear quantiles: Q1 = 3, Q3 = 7
+    assert stats.mad(x) == 2.0
+    assert stats.robust_sd(x) == pytest.approx(4 / 1.349)
+    t = stats.tukey_outliers(x)
+    assert (t.low_severe, t.low_mild, t.high_mild, t.high_severe) == (0, 0, 0, 1)
+    t2 = stats.tukey_outliers(np.array([0, 10, 11, 12, 13, 14, 15, 16, 21.5]))
+    assert t2.low_mild == 1 and t2.high_mild == 1 and t2.total == 2
+
+
+def test_sign_test_ci_known_answer():
+    d = np.arange(1.0, 12.0)  # n = 11: k = 2 (P(B <= 1) = 0.0059, P(B <= 2) = 0.0327 > 0.025)
+    ci = stats.sign_test_ci(d, 0.95)
+    assert (ci.low, ci.estimate, ci.high) == (2.0, 6.0, 10.0)
+    assert "0.9883" in ci.method
+    assert np.isinf(stats.sign_test_ci(np.arange(5.0)).low)  # 5 pairs cannot give 95 %
+
+
+def test_sign_test_ci_coverage_near_nominal():
+    from scipy.stats import gamma
+
+    rng = np.random.default_rng(1)
+    true = np.log(1.02)
+    shift = gamma(2.0, scale=0.01).median()
+    hits = 0
+    sims = 2000
+    for _ in range(sims):
+        d = true + rng.gamma(2.0, 0.01, 51) - shift  # skewed paired log ratios, median exactly `true`
+        ci = stats.sign_test_ci(d)
+        hits += ci.low <= true <= ci.high
+    cov = hits / sims
+    assert 0.935 <= cov <= 0.985, cov  # exact coverage of the order statistics used: 0.9672
+
+
+def test_bootstrap_median_law_matches_resampling():
+    rng = np.random.default_rng(2)
+    x = rng.lognormal(0, 1, 51)
+    law = stats.bootstrap_median_ci(x, resamples=20000, seed=3)
+    idx = rng.integers(0, len(x), (20000, len(x)))
+    brute = np.quantile(np.median(x[idx], axis=1), [0.025, 0.975])
+    assert law.low == pytest.approx(brute[0], rel=0.05) and law.high == pytest.approx(brute[1], rel=0.05)
+
+
+def test_bootstrap_median_ci_coverage_near_nominal():
+    rng = np.random.default_rng(4)
+    hits, sims = 0, 1000
+    for i in range(sims):
+        x = rng.lognormal(0, 0.5, 101)  # population median 1
+        ci = stats.bootstrap_median_ci(x, seed=i)
+        hits += ci.low <= 1.0 <= ci.high
+    assert 0.92 <= hits / sims <= 0.98, hits / sims
+
+
+def test_ratio_of_medians_ci_coverage_near_nominal():
+    rng = np.random.default_rng(5)
+    hits, sims = 0, 300
+    for i in range(sims):
+        b = rng.lognormal(0, 0.3, 101)
+        a = 1.05 * rng.lognormal(0, 0.3, 101)  # median ratio exactly 1.05
+        ci, _ = stats.ratio_of_medians_ci(a, b, resamples=2000, seed=i)
+        hits += ci.low <= 1.05 <= ci.high
+    assert 0.91 <= hits / sims <= 0.985, hits / sims
+
+
+def test_block_bootstrap_chosen_for_autocorrelated_rounds():
+    rng = np.random.default_rng(6)
+    e = np.zeros(1000)
+    for i in range(1, 1000):
+        e[i] = 0.6 * e[i - 1] + rng.normal(0, 0.01)
+    assert stats.lag1_autocorrelation(e) > 0.4
+    assert stats.block_length(e) == 10
+    assert stats.block_length(rng.normal(size=1000)) == 1
+    a = np.exp(e) * 2
+    ci, block = stats.ratio_of_medians_ci(a, np.ones(1000) * 2 * np.exp(rng.normal(0, 1e-9, 1000)), resamples=2000)
+    assert block == 10 and "block" in ci.method
+
+
+def test_hierarchical_bootstrap_with_processes():
+    rng = np.random.default_rng(7)
+    # process-level offsets make the between-process variance dominate
+    groups = np.repeat(np.arange(5), 40)
+    off = rng.normal(0, 0.05, 5)[groups]
+    b = rng.lognormal(0, 0.02, 200)
+    a = b * np.exp(off + 0.01)
+    flat, _ = stats.ratio_of_medians_ci(a, b, resamples=2000)
+    hier, _ = stats.ratio_of_medians_ci(a, b, groups=groups, resamples=2000)
+    assert "hierarchical" in hier.method
+    assert (hier.high - hier.low) > 2 * (flat.high - flat.low)
+
+
+def test_hodges_lehmann_and_mann_whitney():
+    rng = np.random.default_rng(8)
+    b = rng.normal(0, 1, 300)
+    a = b + 2
+    shift, sub = stats.hodges_lehmann(a, b)
+    assert shift == pytest.approx(2.0, abs=0.15) and not sub
+    assert stats.mann_whitney_p(b, b.copy()) == pytest.approx(1.0)
+    assert stats.mann_whitney_p(a, b) < 1e-10
+
+
+def test_holm_and_bh_known_answers():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    assert np.allclose(stats.holm(p), [0.03, 0.06, 0.06, 0.02])
+    assert np.allclose(stats.benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
+
+
+def synthetic_rounds(rng, n: int, ratio: float, sigma: float, variant="B", baseline="A") -> pd.DataFrame:
+    """Two variants over n rounds: a common per-round workload factor (as when every round draws new
+    calls), per-batch noise sigma (log scale), and a true time ratio."""
+    work = rng.lognormal(0, 0.3, n) * 10
+    rows = []
+    for r in range(n):
+        for name, mult in ((baseline, 1.0), (variant, ratio)):
+            t = work[r] * mult * np.exp(rng.normal(0, sigma))
+            rows.append((0, r, name, t, int(t * 1000)))
+    return pd.DataFrame(rows, columns=["process", "round", "variant", "ns_per_call", "ticks"]).assign(warmup=False)
+
+
+def verdict(df, margin=0.01, resamples=1000) -> str:
+    c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", margin=margin, resamples=resamples)
+    adjust_family([c])
+    return c.verdict
+
+
+def test_aa_false_positive_rate_near_alpha():
+    rng = np.random.default_rng(9)
+    sims = 400
+    reported = sum(verdict(synthetic_rounds(rng, 60, 1.0, 0.02)) in ("faster", "slower") for _ in range(sims))
+    rate = reported / sims
+    # nominal 5 %; the exact sign test at n = 60 is conservative (about 2.7 %)
+    assert 0.005 <= rate <= 0.08, rate
+
+
+def test_known_shift_detected_and_covered():
+    rng = np.random.default_rng(10)
+    sims, slower, covered = 100, 0, 0
+    for _ in range(sims):
+        df = synthetic_rounds(rng, 60, 1.03, 0.02)
+        c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000)
+        adjust_family([c])
+        slower += c.verdict == "slower"
+        covered += c.ci_low <= 1.03 <= c.ci_high
+    assert slower >= 95 and covered >= 88
+
+
+def test_equivalence_and_inconclusive():
+    rng = np.random.default_rng(11)
+    eq = sum(verdict(synthetic_rounds(rng, 400, 1.002, 0.005)) == "equivalent" for _ in range(30))
+    assert eq >= 27
+    inc = sum(verdict(synthetic_rounds(rng, 20, 1.015, 0.10)) == "inconclusive" for _ in range(30))
+    assert inc >= 25
+
+
+def test_verdict_rules():
+    assert verdict_of(0.995, 1.005, 0.5, 1.0, 0.01, 0.05) == "equivalent"
+    assert verdict_of(0.90, 0.95, 0.001, 0.92, 0.01, 0.05) == "faster"
+    assert verdict_of(1.05, 1.10, 0.001, 1.07, 0.01, 0.05) == "slower"
+    assert verdict_of(0.95, 1.05, 0.3, 1.0, 0.01, 0.05) == "inconclusive"
+    # significant but the interval is inside the margin: practically equivalent
+    assert verdict_of(1.001, 1.004, 0.001, 1.002, 0.01, 0.05) == "equivalent"
+
+
+def test_multiplicity_controls_familywise_error():
+    rng = np.random.default_rng(12)
+    fams, raw_any, holm_any = 300, 0, 0
+    for _ in range(fams):
+        p = np.array([stats.sign_test_p(rng.normal(0, 1, 40)) for _ in range(10)])
+        raw_any += np.any(p < 0.05)
+        holm_any += np.any(stats.holm(p) < 0.05)
+    assert raw_any / fams > 0.15
+    assert holm_any / fams <= 0.07
+
+
+def test_mde_and_rounds_needed_are_consistent_with_power():
+    rng = np.random.default_rng(13)
+    pilot = rng.normal(0, 0.02, 200)
+    n = stats.rounds_needed(pilot, 0.01)
+    mde = stats.minimum_detectable_effect(pilot[: min(n, 200)] if n <= 200 else np.resize(pilot, n))
+    assert mde == pytest.approx(0.01, rel=0.15)
+    hits = sum(stats.sign_test_p(rng.normal(np.log(1.01), 0.02, n)) < 0.05 for _ in range(300))
+    assert 0.65 <= hits / 300 <= 0.95, (n, hits)
+
+
+def test_diagnostics_find_drift_position_and_autocorrelation():
+    rng = np.random.default_rng(14)
+    rows = []
+    for r in range(400):
+        order = ["A", "B"] if r % 2 == 0 else ["B", "A"]
+        for pos, v in enumerate(order):
+            t = 10 * (1 + 0.002 * r) * (1.05 if pos == 0 else 1.0) * np.exp(rng.normal(0, 0.01))
+            rows.append((0, r, pos, v, t, r * 0.01 + pos * 0.005))
+    df = pd.DataFrame(rows, columns=["process", "round", "position", "variant", "ns_per_call", "t_start_s"])
+    df["warmup"] = False
+    d = {x.variant: x for x in diagnose(df)}
+    assert d["A"].drift_p < 1e-6 and d["A"].drift_rho > 0.5 and d["A"].drift_per_minute > 0.5
+    assert d["A"].position_p < 1e-6 and d["A"].position_effect[0] > 0.01
+    flat = df.assign(ns_per_call=10 * np.exp(rng.normal(0, 0.01, len(df))))
+    d2 = {x.variant: x for x in diagnose(flat)}
+    assert d2["A"].drift_p > 0.001 and d2["A"].position_p > 0.001
