@@ -2,7 +2,8 @@
 # memfbench set-up and entry point. Installs what is missing (Debian/Ubuntu packages), builds
 # with meson, then either runs the default study or every test.
 #
-#   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins
+#   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins, then
+#                                                  the analysis summary and results/report/
 #   ./bootstrap.sh test                            meson test (C and Python, notebooks included)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -65,6 +66,8 @@ case "$cmd" in
     build
     mkdir -p results
     "$BUILD/bench/memfbench" run -o results/default.json "$@"
+    say "analysis (intervals, verdicts, report)"
+    "$PY" -m analysis summarize results/default.json --report results/report
     ;;
   test)
     install_missing

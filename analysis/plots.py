@@ -1,19 +1,22 @@
 """Matplotlib figures of runs and comparisons. Each function returns a Figure; `save` writes it as
-PNG and SVG."""
+PNG and SVG. Figures are made without pyplot, so nothing depends on a GUI backend and a notebook
+shows each returned figure once."""
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from .compare import Comparison
+from .load import Run, measured
 
-from .compare import Comparison  # noqa: E402
-from .load import Run, measured  # noqa: E402
+
+def _figure(w: float, h: float):
+    fig = Figure(figsize=(w, h))
+    return fig, fig.subplots()
 
 
 def save(fig: Figure, stem: Path) -> list[Path]:
@@ -22,7 +25,6 @@ def save(fig: Figure, stem: Path) -> list[Path]:
     out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     fig.savefig(out[0], dpi=120, bbox_inches="tight")
     fig.savefig(out[1], bbox_inches="tight")
-    plt.close(fig)
     return out
 
 
@@ -30,7 +32,7 @@ def timeseries(run: Run) -> Figure:
     """Per-call time of every batch against time, coloured by variant; warm-up batches hollow,
     severe spikes (beyond Q3 + 3 IQR of their variant) ringed."""
     df = run.batches
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = _figure(10, 4.5)
     for i, v in enumerate(run.variants):
         g = df[df["variant"] == v]
         color = f"C{i % 10}"
@@ -58,7 +60,7 @@ def distributions(run: Run) -> Figure:
     m = measured(run.batches)
     data = [m[m["variant"] == v]["ns_per_call"].to_numpy() for v in run.variants]
     keep = [(v, d) for v, d in zip(run.variants, data) if len(d)]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keep)), 4.5))
+    fig, ax = _figure(max(6, 1.2 * len(keep)), 4.5)
     parts = ax.violinplot([d for _, d in keep], showmedians=True, showextrema=False)
     for i, b in enumerate(parts["bodies"]):
         b.set_facecolor(f"C{i % 10}")
@@ -72,7 +74,7 @@ def distributions(run: Run) -> Figure:
 def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals."""
     comps = [c for c in comps if np.isfinite(c.ratio)]
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(comps) + 1.5))
+    fig, ax = _figure(8, 0.45 * len(comps) + 1.5)
     colors = {"faster": "tab:green", "slower": "tab:red", "equivalent": "tab:blue", "inconclusive": "0.5"}
     for i, c in enumerate(comps):
         y = len(comps) - 1 - i
@@ -85,6 +87,10 @@ def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     ax.set_yticks(range(len(comps)), [f"{c.variant} vs {c.baseline} ({c.distribution}) — {c.verdict}"
                                       for c in reversed(comps)], fontsize=8)
     ax.set_xscale("log")
+    plain = FuncFormatter(lambda v, _: f"{v:.3g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
     ax.legend(fontsize=8, loc="best")
     ax.set_title("paired ratios: median over rounds, sign-test intervals")
@@ -95,7 +101,7 @@ def speedup_by_distribution(comps: list[Comparison]) -> Figure:
     """Speed-up (baseline time / variant time) of each variant on each distribution, with intervals."""
     df = pd.DataFrame([{"variant": c.variant, "distribution": c.distribution, "speedup": 1 / c.ratio,
                         "lo": 1 / c.ci_high, "hi": 1 / c.ci_low} for c in comps if np.isfinite(c.ratio)])
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    fig, ax = _figure(9, 4.5)
     if df.empty:
         return fig
     dists = list(dict.fromkeys(df["distribution"]))

@@ -43,13 +43,18 @@ def context_lines(run: Run) -> list[str]:
     ] + [f"- warning ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
 
 
+def fmt_p(p: float) -> str:
+    """p-values below double precision's reach print as a bound, not as 0."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.3g}"
+
+
 def verdict_lines(comps: list[Comparison]) -> list[str]:
     out = []
     for c in comps:
         pct = (c.ratio - 1) * 100
         out.append(f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
                    f"({pct:+.2f} %), {c.level:.0%} CI [{c.ci_low:.4f}, {c.ci_high:.4f}], simultaneous "
-                   f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {c.p_adjusted:.3g}, {c.rounds} rounds, "
+                   f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {fmt_p(c.p_adjusted)}, {c.rounds} rounds, "
                    f"MDE {c.mde:.2%}")
     return out
 

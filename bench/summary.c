@@ -94,7 +94,7 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
     }
     fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "
                  "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: "
-                 "memfbench-analysis summarize %s\n",
+                 "python3 -m analysis summarize %s\n",
             r->vars[0].v->name, output_path);
     free(ns);
     free(bpn);

@@ -1,0 +1,122 @@
+"""The analysis command line and notebooks on real short runs, and its handling of bad files."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHORT = ["--rounds", "40", "--warmup-rounds", "4", "-q"]
+
+
+def analysis(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, memfbench) -> list[Path]:
+    """Fresh short runs of three memcpy variants on three distributions."""
+    d = tmp_path_factory.mktemp("runs")
+    out = []
+    for dist in ("fleetbench/Memcpy_Fleet", "spec2017/memcpy", "fleetbench/Memcpy_3"):
+        p = d / f"ab_{dist.replace('/', '_')}.json"
+        subprocess.run([memfbench, "run", "-d", dist, "-v", "libc", "-v", "sizeclass", "-v", "bytes", *SHORT,
+                        "-o", str(p)], check=True, timeout=120)
+        out.append(p)
+    return out
+
+
+def test_summarize(runs):
+    p = analysis("summarize", str(runs[0]))
+    assert p.returncode == 0, p.stderr
+    assert "median_ns_per_call" in p.stdout and "verdicts" in p.stdout
+    assert "bytes** vs libc" in p.stdout and "slower" in p.stdout  # a byte loop is measurably slower
+
+
+def test_compare_json_and_baseline(runs, tmp_path):
+    out = tmp_path / "cmp.json"
+    p = analysis("compare", *map(str, runs), "--baseline", "sizeclass", "--json", str(out), "--adjust", "bh")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(out.read_text())
+    assert len(rows) == 6 and {r["baseline"] for r in rows} == {"sizeclass"}
+    assert {r["distribution"] for r in rows} == {"fleetbench/Memcpy_Fleet", "spec2017/memcpy", "fleetbench/Memcpy_3"}
+    for r in rows:
+        assert r["verdict"] in ("faster", "slower", "equivalent", "inconclusive")
+        assert r["ci_adj_low"] <= r["ci_low"] <= r["ratio"] <= r["ci_high"] <= r["ci_adj_high"]
+        assert r["rounds"] == 36 and 0 <= r["p_adjusted"] <= 1
+
+
+def test_report(runs, tmp_path):
+    p = analysis("report", *map(str, runs), "-o", str(tmp_path / "rep"))
+    assert p.returncode == 0, p.stderr
+    files = {f.name for f in (tmp_path / "rep").iterdir()}
+    assert {"report.md", "report.html", "forest.png", "forest.svg", "speedup.png", "run0_timeseries.png",
+            "run0_distributions.svg"} <= files
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert html.count("data:image/png;base64,") >= 8 and "Verdicts" in html
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("{not json", ":1: not JSON"),
+    ('{"schema": "memfbench-run"}', "not a valid memfbench result"),
+    ("", "not JSON"),
+])
+def test_bad_files(tmp_path, content, fragment):
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    p = analysis("summarize", str(f))
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(f) in lines[0] and fragment in lines[0]
+
+
+def test_truncated_and_inconsistent_files(runs, tmp_path):
+    text = runs[0].read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2])
+    p = analysis("summarize", str(cut))
+    assert p.returncode == 2 and "not JSON" in p.stderr
+    doc = json.loads(text)
+    doc["samples"]["ns"] = doc["samples"]["ns"][:-1]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doc))
+    p = analysis("summarize", str(short))
+    assert p.returncode == 2 and "samples/ns" in p.stderr
+    doc = json.loads(text)
+    doc["samples"]["ticks"][5] = -1
+    neg = tmp_path / "neg.json"
+    neg.write_text(json.dumps(doc))
+    p = analysis("summarize", str(neg))
+    assert p.returncode == 2 and "samples/ticks" in p.stderr
+
+
+def test_missing_file_and_unknown_baseline(runs, tmp_path):
+    p = analysis("summarize", str(tmp_path / "nope.json"))
+    assert p.returncode == 2 and "nope.json: cannot read" in p.stderr
+    p = analysis("compare", str(runs[0]), "--baseline", "turbo")
+    assert p.returncode == 2 and "baseline 'turbo'" in p.stderr
+
+
+@pytest.mark.skipif(os.environ.get("MEMFBENCH_NOTEBOOKS", "1") == "0", reason="notebook tests disabled")
+@pytest.mark.parametrize("name", ["overview.ipynb", "ab_compare.ipynb"])
+def test_notebooks_execute_headless(runs, name):
+    import nbclient
+    import nbformat
+
+    nb_dir = ROOT / "analysis" / "notebooks"
+    nb = nbformat.read(nb_dir / name, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed with outputs"
+    os.environ["MEMFBENCH_RESULT"] = str(runs[0])
+    os.environ["MEMFBENCH_RESULTS"] = os.pathsep.join(map(str, runs))
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(nb_dir)}})
+    client.execute()
+    text = json.dumps([c.get("outputs", []) for c in nb.cells])
+    assert "image/png" in text
+    assert "slower" in text or "faster" in text or "equivalent" in text
