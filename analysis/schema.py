@@ -11,7 +11,8 @@ import numpy as np
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "memfbench-run.schema.json"
 
-SAMPLE_COLUMNS = ("variant", "round", "position", "calls", "bytes", "ticks", "ns", "t_start_ns", "cpu", "warmup")
+SAMPLE_COLUMNS = ("variant", "round", "position", "calls", "bytes", "ticks", "ns", "t_start_ns", "cpu", "warmup",
+                  "process")
 
 
 class ResultFileError(ValueError):
@@ -30,7 +31,8 @@ def load_schema() -> dict[str, Any]:
 # numbers in Python takes seconds. The schema still sees a short prefix of each column.
 _PREFIX = 16
 _COLUMN_KINDS = {"variant": "uint", "round": "uint", "position": "uint", "calls": "uint", "bytes": "uint",
-                 "ticks": "uint", "t_start_ns": "uint", "ns": "number", "cpu": "int", "warmup": "bool"}
+                 "ticks": "uint", "t_start_ns": "uint", "ns": "number", "cpu": "int", "warmup": "bool",
+                 "process": "uint"}
 
 
 def _column_errors(name: str, values: Any) -> list[str]:

@@ -23,9 +23,15 @@ void mfb_run_usage(FILE *out)
             "                         (default: fleetbench/<Function>_Fleet)\n"
             "  -v, --variant V        variant to time; repeat for more. The first is the baseline of\n"
             "                         the summary (default: libc, the available built-ins, noop)\n"
-            "  -t, --time S           seconds of rounds (default 10; with --rounds alone: no limit)\n"
-            "  -r, --rounds N         stop after N rounds (warm-up rounds included)\n"
-            "      --warmup-rounds N  rounds flagged as warm-up at the start (default 5)\n"
+            "  -t, --time S           seconds of rounds, warm-up included (default 10; with --rounds\n"
+            "                         alone: no limit)\n"
+            "  -r, --rounds N         stop after N measured rounds (after the warm-up)\n"
+            "      --warmup-rounds N  flag the first N rounds as warm-up (default: detected: rounds\n"
+            "                         replay the first calls until their time settles)\n"
+            "      --target-ci P      stop once every variant's 95 %% CI of its ratio to the baseline is\n"
+            "                         within +-P %% (time cap: --time, default 60 s with this option)\n"
+            "      --processes K      run K fresh processes (new address layout, buffers, seeds) and\n"
+            "                         merge their samples with a process index; --time is split\n"
             "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
             "                         or l1, l2, llc, dram for every call\n"
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
@@ -59,7 +65,9 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
     memset(c, 0, sizeof *c);
     c->func = MFB_MEMCPY;
     c->time_s = 10;
-    c->warmup_rounds = 5;
+    c->warmup_rounds = -1;
+    c->processes = 1;
+    c->process_index = -1;
     c->cpu = -1;
     c->placement = MFB_PL_AUTO;
     c->align_mode = MFB_ALIGN_EXACT;
@@ -67,7 +75,7 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
     c->dist_dir = getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR;
     c->argc = argc;
     c->argv = argv;
-    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR };
+    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -76,6 +84,8 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
         {"cpu", required_argument, 0, 'c'},      {"seed", required_argument, 0, 's'},
         {"clock", required_argument, 0, OPT_CLOCK}, {"cache", required_argument, 0, OPT_CACHE},
         {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
+        {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
+        {"process-index", required_argument, 0, OPT_PINDEX},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -162,6 +172,24 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
+        case OPT_TARGET: {
+            char *end;
+            errno = 0;
+            c->target_ci = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !isfinite(c->target_ci) || c->target_ci <= 0 || c->target_ci >= 100)
+                return mfb_fail(err, "memfbench run: --target-ci: '%s' is not a percentage between 0 and 100", optarg);
+            break;
+        }
+        case OPT_PROCS:
+            if (parse_long("--processes", optarg, 1, &c->processes, err) < 0)
+                return -1;
+            if (c->processes > 64)
+                return mfb_fail(err, "memfbench run: --processes: at most 64");
+            break;
+        case OPT_PINDEX:
+            if (parse_long("--process-index", optarg, 0, &c->process_index, err) < 0)
+                return -1;
+            break;
         case 'q':
             c->quiet = true;
             break;
@@ -181,10 +209,11 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
         return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[optind]);
     if (!c->output)
         return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
-    if (c->rounds && !c->time_given)
+    if (c->target_ci > 0 && !c->time_given)
+        c->time_s = 60;
+    else if (c->rounds && !c->time_given)
         c->time_s = 0;
-    if (c->rounds && c->rounds <= c->warmup_rounds)
-        return mfb_fail(err, "memfbench run: --rounds %ld leaves no measured round after %ld warm-up rounds",
-                        c->rounds, c->warmup_rounds);
+    if (c->target_ci > 0 && c->nvariants == 1)
+        return mfb_fail(err, "memfbench run: --target-ci needs a baseline and at least one other variant");
     return 0;
 }

@@ -22,8 +22,11 @@ struct mfb_config {
     int nvariants;                     /* 0: libc, every available built-in, noop */
     double time_s;                     /* budget for the rounds; 0 with rounds: unlimited */
     bool time_given;
-    long rounds;                       /* 0: until the time budget */
-    long warmup_rounds;
+    long rounds;                       /* measured rounds; 0: until the time budget */
+    long warmup_rounds;                /* -1: detected from the data */
+    double target_ci;                  /* percent; 0: off */
+    long processes;                    /* fresh processes whose samples are merged */
+    long process_index;                /* set by the parent for each child; -1 in the parent */
     enum mfb_placement placement;
     int cpu;                           /* -1: do not pin */
     bool cpu_given;

@@ -11,6 +11,7 @@
 #include "document.h"
 #include "hostinfo.h"
 #include "output.h"
+#include "processes.h"
 #include "rng.h"
 #include "runner.h"
 #include "summary.h"
@@ -25,22 +26,39 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mfb_err *err)
+{
+    struct mfb_run_variant *rv = &r->vars[r->nvars];
+    const char *why = "";
+    if (mfb_variant_instantiate(v, &rv->own, &why) < 0)
+        return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
+    rv->v = &rv->own;
+    if (v->copy_of) {
+        struct mfb_variant orig;
+        const char *w;
+        const struct mfb_variant *o = mfb_variant_find(v->func, v->copy_of);
+        if (o && mfb_variant_instantiate(o, &orig, &w) == 0)
+            rv->copy_bytes_compared = mfb_variant_same_code(&rv->own, &orig, &rv->copy_identical);
+    }
+    r->nvars++;
+    return 0;
+}
+
 static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struct mfb_err *err)
 {
+    const struct mfb_variant *all;
+    size_t n = mfb_variants_all(&all);
     if (c->nvariants == 0) {
-        const struct mfb_variant *all;
-        size_t n = mfb_variants_all(&all);
         for (size_t i = 0; i < n; i++)
-            if (all[i].func == c->func && mfb_variant_available(&all[i]))
-                r->vars[r->nvars++].v = &all[i];
+            if (all[i].func == c->func && mfb_variant_default(&all[i]) && mfb_variant_available(&all[i]) &&
+                add_variant(r, &all[i], err) < 0)
+                return -1;
         return 0;
     }
     for (int i = 0; i < c->nvariants; i++) {
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
         if (!v) {
-            char names[512] = "";
-            const struct mfb_variant *all;
-            size_t n = mfb_variants_all(&all);
+            char names[1024] = "";
             for (size_t k = 0; k < n; k++)
                 if (all[k].func == c->func) {
                     strncat(names, " ", sizeof names - strlen(names) - 1);
@@ -49,12 +67,11 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struc
             return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
                             mfb_func_name(c->func), names);
         }
-        if (!mfb_variant_available(v))
-            return mfb_fail(err, "--variant: '%s' needs %s, which this CPU does not have", v->name, v->needs);
         for (int k = 0; k < r->nvars; k++)
-            if (r->vars[k].v == v)
+            if (!strcmp(r->vars[k].v->name, v->name))
                 return mfb_fail(err, "--variant: '%s' is named twice", v->name);
-        r->vars[r->nvars++].v = v;
+        if (add_variant(r, v, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -115,6 +132,12 @@ int mfb_cmd_run(int argc, char **argv)
              "in a release build. Fix: meson setup --buildtype=release");
 #endif
     run.seed = cfg.seed_given ? cfg.seed : mfb_seed_fresh();
+    if (cfg.processes > 1 && cfg.process_index < 0) {
+        status = mfb_run_processes(&cfg, &out, run.seed, &stop_requested, &err);
+        if (status == MFB_EXIT_FAIL)
+            goto fail;
+        goto done;
+    }
     if (resolve_variants(&run, &cfg, &err) < 0 || pin_cpu(&cfg, &err) < 0)
         goto fail;
     mfb_cache_detect(&caches, cfg.cpu);
@@ -146,7 +169,7 @@ int mfb_cmd_run(int argc, char **argv)
         goto fail;
     }
     cJSON *doc = mfb_document(&run, host);
-    rc = mfb_output_commit(&out, doc, &run, &err);
+    rc = mfb_output_commit(&out, doc, &run.samples, &err);
     cJSON_Delete(doc);
     if (rc < 0)
         goto fail;

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include "config.h"
@@ -110,6 +111,15 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON *st = cJSON_AddObjectToObject(d, "status");
     cJSON_AddBoolToObject(st, "complete", strcmp(r->stop_reason, "interrupted") != 0);
     cJSON_AddStringToObject(st, "stop_reason", r->stop_reason);
+    if (c->target_ci > 0) {
+        cJSON *tc = cJSON_AddObjectToObject(st, "target_ci");
+        cJSON_AddNumberToObject(tc, "percent", c->target_ci);
+        cJSON_AddBoolToObject(tc, "reached", r->target_reached);
+        cJSON *hw = cJSON_AddObjectToObject(tc, "half_widths");
+        for (int i = 1; i < r->nvars; i++)
+            if (!r->vars[i].v->noop && isfinite(r->target_widths[i]))
+                cJSON_AddNumberToObject(hw, r->vars[i].v->name, r->target_widths[i]);
+    }
     cJSON *warns = cJSON_AddArrayToObject(st, "warnings");
     for (int i = 0; i < r->warn->n; i++) {
         cJSON *w = cJSON_CreateObject();
@@ -133,7 +143,15 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
         cJSON_AddNumberToObject(cfg, "rounds_limit", (double)c->rounds);
     else
         cJSON_AddNullToObject(cfg, "rounds_limit");
-    cJSON_AddNumberToObject(cfg, "warmup_rounds", (double)r->warmup_rounds);
+    if (c->warmup_rounds >= 0)
+        cJSON_AddNumberToObject(cfg, "warmup_rounds", (double)c->warmup_rounds);
+    else
+        cJSON_AddNullToObject(cfg, "warmup_rounds");
+    if (c->target_ci > 0)
+        cJSON_AddNumberToObject(cfg, "target_ci_percent", c->target_ci);
+    else
+        cJSON_AddNullToObject(cfg, "target_ci_percent");
+    cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
@@ -221,6 +239,12 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddNumberToObject(b, "predicted_fastest_ns", r->fastest_batch_ns);
     cJSON_AddNumberToObject(b, "predicted_slowest_ns", r->slowest_batch_ns);
     cJSON_AddStringToObject(b, "rule", r->batch_rule);
+    cJSON_AddBoolToObject(b, "single_call", r->single_call);
+    cJSON_AddNumberToObject(b, "linearity_tolerance", r->linearity_tolerance);
+    cJSON *h = cJSON_AddObjectToObject(d, "harness");
+    cJSON_AddNumberToObject(h, "overhead_ns_per_call", r->overhead_ns_per_call);
+    cJSON_AddStringToObject(h, "method", "median of 9 batches of the function's noop, with the run's batch "
+                            "size, through the timed loop");
     cJSON_AddStringToObject(b, "order", "random permutation on even rounds, reversed on odd rounds");
     cJSON_AddStringToObject(b, "calls_overlap", "throughput: consecutive calls are independent and may overlap in the core");
 
@@ -244,12 +268,30 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
             cJSON_AddNullToObject(v, "code_size");
         cJSON_AddNumberToObject(v, "verified_calls", (double)rv->verified_calls);
         cJSON_AddNumberToObject(v, "pilot_ns_per_call", rv->pilot_ns_per_call);
+        cJSON_AddNumberToObject(v, "linearity", rv->linearity);
+        if (rv->v->copy_of) {
+            cJSON *cp = cJSON_AddObjectToObject(v, "copy_of");
+            cJSON_AddStringToObject(cp, "variant", rv->v->copy_of);
+            cJSON_AddNumberToObject(cp, "bytes_compared", (double)rv->copy_bytes_compared);
+            cJSON_AddBoolToObject(cp, "identical", rv->copy_identical);
+        }
         cJSON_AddItemToArray(vars, v);
     }
 
     cJSON *rounds = cJSON_AddObjectToObject(d, "rounds");
     cJSON_AddNumberToObject(rounds, "count", r->rounds);
-    cJSON_AddNumberToObject(rounds, "warmup", r->warmup_rounds < r->rounds ? r->warmup_rounds : r->rounds);
+    cJSON_AddNumberToObject(rounds, "warmup", r->warmup_rounds);
+    cJSON_AddNumberToObject(rounds, "measured", r->rounds - r->warmup_rounds);
+    cJSON *wu = cJSON_AddObjectToObject(rounds, "warmup_detail");
+    cJSON_AddStringToObject(wu, "mode", r->warmup_mode);
+    cJSON_AddNumberToObject(wu, "seconds", r->warmup_s);
+    if (!strcmp(r->warmup_mode, "detected")) {
+        cJSON_AddBoolToObject(wu, "settled", r->warmup_settled);
+        cJSON_AddNumberToObject(wu, "last_change", r->warmup_change);
+        cJSON_AddStringToObject(wu, "criterion", "warm-up rounds replay the first calls; settled when the median "
+                                "round time of the last 5 rounds is within 1 % of the 5 before; cap max(0.5 s, "
+                                "time/10) or 2000 rounds");
+    }
     cJSON_AddNumberToObject(rounds, "duration_s", r->rounds_s);
     cJSON_AddNumberToObject(rounds, "prepare_s", r->prepare_s);
     /* Later modes (perf counters, threads, latency probes) add their blocks here. */

@@ -1,6 +1,10 @@
 #include "hostinfo.h"
 
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +100,61 @@ static void add_flags(cJSON *cpu)
     free(flags);
 }
 
+/* Busy share of a CPU over `ms` from /proc/stat (user+nice+system+irq+softirq+steal over all). */
+static double cpu_busy(int cpu, int ms)
+{
+    unsigned long long a[2][8] = {{0}};
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *f = fopen("/proc/stat", "r");
+        if (!f)
+            return -1;
+        char line[512], want[32];
+        snprintf(want, sizeof want, "cpu%d ", cpu);
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, want, strlen(want))) {
+                sscanf(line + strlen(want), "%llu %llu %llu %llu %llu %llu %llu %llu", &a[pass][0], &a[pass][1],
+                       &a[pass][2], &a[pass][3], &a[pass][4], &a[pass][5], &a[pass][6], &a[pass][7]);
+                break;
+            }
+        fclose(f);
+        if (pass == 0) {
+            struct timespec ts = {0, (long)ms * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    unsigned long long total = 0, idle = 0;
+    for (int i = 0; i < 8; i++)
+        total += a[1][i] - a[0][i];
+    idle = (a[1][3] - a[0][3]) + (a[1][4] - a[0][4]);
+    return total ? (double)(total - idle) / (double)total : 0;
+}
+
+/* Whether this process may count cycles with perf_event_open (later perf-counter features). */
+static void check_perf(cJSON *host, struct mfb_warnings *w)
+{
+    struct perf_event_attr pe;
+    memset(&pe, 0, sizeof pe);
+    pe.type = PERF_TYPE_HARDWARE;
+    pe.size = sizeof pe;
+    pe.config = PERF_COUNT_HW_CPU_CYCLES;
+    pe.disabled = 1;
+    pe.exclude_kernel = 1;
+    pe.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
+    cJSON *p = cJSON_AddObjectToObject(host, "perf_counters");
+    cJSON_AddBoolToObject(p, "cycles_available", fd >= 0);
+    if (fd >= 0) {
+        close((int)fd);
+        cJSON_AddNullToObject(p, "error");
+    } else {
+        int e = errno;
+        cJSON_AddStringToObject(p, "error", strerror(e));
+        mfb_warn(w, "perf", "hardware cycle counters are not available (%s): cycle counts cannot be recorded. "
+                 "Fix: sysctl kernel.perf_event_paranoid=1, or run where the PMU is exposed (many VMs hide it)",
+                 strerror(e));
+    }
+}
+
 static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
 {
     char buf[512], path[256];
@@ -112,6 +171,28 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
     if (slurp_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf) && !strcmp(buf, "1"))
         mfb_warn(w, "smt", "SMT is active: a busy sibling thread shares the core's caches and ports. Fix: "
                  "echo off > /sys/devices/system/cpu/smt/control, or keep the sibling idle");
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+    if (slurp_line(path, buf, sizeof buf)) {
+        cJSON *sib = cJSON_AddArrayToObject(host, "smt_sibling_busy");
+        for (char *tok = strtok(buf, ",-"); tok; tok = strtok(NULL, ",-")) {
+            int s = atoi(tok);
+            if (s == c)
+                continue;
+            double busy = cpu_busy(s, 200);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "cpu", s);
+            cJSON_AddNumberToObject(o, "busy", busy);
+            cJSON_AddItemToArray(sib, o);
+            if (busy > 0.1)
+                mfb_warn(w, "smt_busy", "SMT sibling CPU %d of CPU %d was %.0f %% busy: it competes for the core. "
+                         "Fix: keep CPU %d idle or disable SMT", s, c, 100 * busy, s);
+        }
+    }
+    if (slurp_line("/proc/sys/kernel/randomize_va_space", buf, sizeof buf) && atoi(buf) > 0)
+        mfb_warn(w, "aslr", "ASLR is on (randomize_va_space=%s): code and buffer addresses change from process to "
+                 "process, which can shift results by a few percent. Measure across processes with "
+                 "--processes K, or disable it for one run with setarch -R", buf);
+    check_perf(host, w);
     if (cpu >= 0) {
         int isolated = 0;
         if (slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf)) {

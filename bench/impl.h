@@ -32,6 +32,27 @@ void *mfb_memset_rep_stosb(void *dst, int c, size_t n);
 int mfb_cpu_has_avx2(void);
 #endif
 
+/* impl_copies.c: the same built-ins again, at other addresses (A/A). */
+void *mfb_memcpy_bytes_copy(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_sizeclass_copy(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memmove_bytes_copy(void *dst, const void *src, size_t n);
+void *mfb_memmove_sizeclass_copy(void *dst, const void *src, size_t n);
+void *mfb_memset_bytes_copy(void *dst, int c, size_t n);
+void *mfb_memset_sizeclass_copy(void *dst, int c, size_t n);
+int mfb_memcmp_bytes_copy(const void *a, const void *b, size_t n);
+int mfb_memcmp_words_copy(const void *a, const void *b, size_t n);
+int mfb_bcmp_bytes_copy(const void *a, const void *b, size_t n);
+int mfb_bcmp_sizeclass_copy(const void *a, const void *b, size_t n);
+#if defined(__x86_64__)
+void *mfb_memcpy_rep_movsb_copy(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_sse2_copy(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_avx2_copy(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memset_rep_stosb_copy(void *dst, int c, size_t n);
+#endif
+
+/* impl_validation.c: known extra cost. */
+void *mfb_memcpy_slow1pct(void *restrict dst, const void *restrict src, size_t n);
+
 /* reference.c: the simplest correct code, the oracle of the correctness check. */
 void *mfb_ref_memmove(void *dst, const void *src, size_t n);
 void *mfb_ref_memset(void *dst, int c, size_t n);

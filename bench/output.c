@@ -44,17 +44,17 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
 
 /* One samples column: a JSON array of integers, streamed (hundreds of thousands of numbers
  * would cost far more memory as cJSON nodes). */
-#define WRITE_COLUMN(f, name, r, expr, fmt, last)                                                  \
+#define WRITE_COLUMN(f, name, v, expr, fmt, last)                                                  \
     do {                                                                                           \
         fprintf(f, "    \"%s\": [", name);                                                         \
-        for (size_t i_ = 0; i_ < (r)->samples.n; i_++) {                                           \
-            const struct mfb_sample *s_ = &(r)->samples.s[i_];                                     \
+        for (size_t i_ = 0; i_ < (v)->n; i_++) {                                                   \
+            const struct mfb_sample *s_ = &(v)->s[i_];                                             \
             fprintf(f, i_ ? "," fmt : fmt, expr);                                                  \
         }                                                                                          \
         fprintf(f, "]%s\n", (last) ? "" : ",");                                                    \
     } while (0)
 
-int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_run *r, struct mfb_err *err)
+int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *smp, struct mfb_err *err)
 {
     char *text = cJSON_Print(doc);
     if (!text)
@@ -66,18 +66,18 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_run *r,
     FILE *f = o->f;
     fwrite(text, 1, len - 1, f);
     free(text);
-    double nspt = r->timer->ns_per_tick;
-    fprintf(f, ",\n\t\"samples\": {\n    \"count\": %zu,\n", r->samples.n);
-    WRITE_COLUMN(f, "variant", r, (unsigned)s_->variant, "%u", 0);
-    WRITE_COLUMN(f, "round", r, (unsigned)s_->round, "%u", 0);
-    WRITE_COLUMN(f, "position", r, (unsigned)s_->position, "%u", 0);
-    WRITE_COLUMN(f, "calls", r, (unsigned)s_->calls, "%u", 0);
-    WRITE_COLUMN(f, "bytes", r, (unsigned long long)s_->bytes, "%llu", 0);
-    WRITE_COLUMN(f, "ticks", r, (unsigned long long)s_->ticks, "%llu", 0);
-    WRITE_COLUMN(f, "ns", r, (double)s_->ticks * nspt, "%.3f", 0);
-    WRITE_COLUMN(f, "t_start_ns", r, (unsigned long long)s_->t_start_ns, "%llu", 0);
-    WRITE_COLUMN(f, "cpu", r, (int)s_->cpu, "%d", 0);
-    WRITE_COLUMN(f, "warmup", r, s_->warmup ? "true" : "false", "%s", 1);
+    fprintf(f, ",\n\t\"samples\": {\n    \"count\": %zu,\n", smp->n);
+    WRITE_COLUMN(f, "variant", smp, (unsigned)s_->variant, "%u", 0);
+    WRITE_COLUMN(f, "round", smp, (unsigned)s_->round, "%u", 0);
+    WRITE_COLUMN(f, "position", smp, (unsigned)s_->position, "%u", 0);
+    WRITE_COLUMN(f, "calls", smp, (unsigned)s_->calls, "%u", 0);
+    WRITE_COLUMN(f, "bytes", smp, (unsigned long long)s_->bytes, "%llu", 0);
+    WRITE_COLUMN(f, "ticks", smp, (unsigned long long)s_->ticks, "%llu", 0);
+    WRITE_COLUMN(f, "ns", smp, s_->ns, "%.3f", 0);
+    WRITE_COLUMN(f, "t_start_ns", smp, (unsigned long long)s_->t_start_ns, "%llu", 0);
+    WRITE_COLUMN(f, "cpu", smp, (int)s_->cpu, "%d", 0);
+    WRITE_COLUMN(f, "warmup", smp, s_->warmup ? "true" : "false", "%s", 0);
+    WRITE_COLUMN(f, "process", smp, (unsigned)s_->process, "%u", 1);
     fprintf(f, "\t}\n}\n");
     if (o->f == stdout) {
         if (fflush(stdout) != 0)

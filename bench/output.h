@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "runner.h"
+#include "samples.h"
 
 struct mfb_output {
     char *path;     /* final name; "-" for stdout */
@@ -17,8 +17,8 @@ struct mfb_output {
 };
 
 int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err);
-/* Writes doc with the run's samples appended as column arrays, then renames into place. */
-int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_run *r, struct mfb_err *err);
+/* Writes doc with the samples appended as column arrays, then renames into place. */
+int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *samples, struct mfb_err *err);
 /* Removes the temporary file (safe to call after commit). */
 void mfb_output_abort(struct mfb_output *o);
 

@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "params.h"
 #include "rng.h"
+#include "signtest.h"
 #include "verify.h"
 
 /* Sub-streams of the master seed: changing one use of randomness does not move the others. */
@@ -97,6 +98,10 @@ static void calibrate(struct mfb_run *r, const uint64_t *zero_shifts)
         }
         r->passes = passes;
     }
+    r->single_call = r->calls_per_pass == 1 && r->passes == 1;
+    if (r->single_call)
+        mfb_warn(r->warn, "long_calls", "calls are so long that every batch times a single call: samples are "
+                 "single-call times (batch.single_call = true)");
     r->fastest_batch_ns = fast * r->calls_per_pass * r->passes;
     r->slowest_batch_ns = slow * r->calls_per_pass * r->passes;
     if (r->fastest_batch_ns < r->target_batch_ns / 5)
@@ -105,6 +110,55 @@ static void calibrate(struct mfb_run *r, const uint64_t *zero_shifts)
     if (r->slowest_batch_ns > 2 * r->max_batch_ns)
         mfb_warn(r->warn, "batch", "the slowest variant's batch lasts %.1f ms: batches that long collect "
                  "timer interrupts", r->slowest_batch_ns / 1e6);
+}
+
+/* Linearity: a batch of 2N passes must take twice as long as one of N (min of 5 each). A
+ * deviation means fixed per-batch costs (timer, loop set-up) or cache effects that do not scale,
+ * and the per-call figure would depend on the batch size. */
+static void check_linearity(struct mfb_run *r)
+{
+    uint32_t n = r->passes;
+    uint64_t *shifts = calloc(2 * (size_t)n, sizeof *shifts);
+    r->linearity_tolerance = 0.05;
+    for (int i = 0; i < r->nvars; i++) {
+        uint64_t best1 = UINT64_MAX, best2 = UINT64_MAX;
+        for (int k = 0; k < 5; k++) {
+            struct mfb_batch_result a, b;
+            time_batch(r, r->vars[i].v, r->calls_per_pass, n, shifts, &a);
+            time_batch(r, r->vars[i].v, r->calls_per_pass, 2 * (size_t)n, shifts, &b);
+            best1 = a.ticks < best1 ? a.ticks : best1;
+            best2 = b.ticks < best2 ? b.ticks : best2;
+        }
+        double lin = best1 ? (double)best2 / (2.0 * (double)best1) : 0;
+        r->vars[i].linearity = lin;
+        if (fabs(lin - 1) > r->linearity_tolerance)
+            mfb_warn(r->warn, "linearity", "variant '%s': a batch twice as long took %.3f x twice the time "
+                     "(tolerance %.0f %%): per-call times depend on the batch size here", r->vars[i].v->name, lin,
+                     100 * r->linearity_tolerance);
+    }
+    free(shifts);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The harness's own cost per call: the function's noop through the same loop with the run's batch
+ * shape (median of 9), measured even when noop is not a timed variant, so it is always recorded. */
+static void measure_overhead(struct mfb_run *r)
+{
+    const struct mfb_variant *noop = mfb_variant_find(r->cfg->func, "noop");
+    uint64_t *shifts = calloc(r->passes, sizeof *shifts), t[9];
+    for (int k = 0; k < 9; k++) {
+        struct mfb_batch_result res;
+        time_batch(r, noop, r->calls_per_pass, r->passes, shifts, &res);
+        t[k] = res.ticks;
+    }
+    free(shifts);
+    qsort(t, 9, sizeof t[0], cmp_u64);
+    r->overhead_ns_per_call = (double)t[4] * r->timer->ns_per_tick / ((double)r->calls_per_pass * r->passes);
 }
 
 int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
@@ -132,6 +186,8 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
     mfb_verify_free(&ver);
     uint64_t zero = 0;
     calibrate(r, &zero);
+    measure_overhead(r);
+    check_linearity(r);
     r->prepare_s = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
 }
@@ -143,10 +199,96 @@ static void progress(const struct mfb_run *r, double elapsed, bool final)
     if (r->cfg->time_s > 0)
         fprintf(stderr, "\r[%5.1f / %.0f s] round %u", elapsed, r->cfg->time_s, r->rounds);
     else
-        fprintf(stderr, "\r[%5.1f s] round %u / %ld", elapsed, r->rounds, r->cfg->rounds);
+        fprintf(stderr, "\r[%5.1f s] round %u / %ld", elapsed, r->rounds, r->cfg->rounds + (long)r->warmup_rounds);
     if (final)
         fprintf(stderr, "\n");
     fflush(stderr);
+}
+
+/* Warm-up detection: warm-up rounds replay the first parameter array, so their total time is
+ * comparable from round to round; warm-up ends when the median of the last WINDOW totals is within
+ * SETTLE of the median of the WINDOW before (no trend left), or at the cap. */
+enum { WARM_WINDOW = 5, WARM_MAX_ROUNDS = 2000 };
+#define WARM_SETTLE 0.01
+
+static double median_of(const double *x, size_t n, double *tmp)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = x[i];
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) {
+            double t = tmp[j];
+            tmp[j] = tmp[j - 1];
+            tmp[j - 1] = t;
+        }
+    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+static bool warmup_settled(struct mfb_run *r, const double *totals, size_t n)
+{
+    if (n < 2 * WARM_WINDOW)
+        return false;
+    double tmp[WARM_WINDOW];
+    double last = median_of(totals + n - WARM_WINDOW, WARM_WINDOW, tmp);
+    double prev = median_of(totals + n - 2 * WARM_WINDOW, WARM_WINDOW, tmp);
+    r->warmup_change = last / prev - 1;
+    return fabs(r->warmup_change) <= WARM_SETTLE;
+}
+
+/* --target-ci: is every comparison's 95 % sign-test interval of the paired ratio within +-P %?
+ * Reads the measured rounds' samples (each round is nvars consecutive samples). */
+static bool target_reached(struct mfb_run *r, double *d)
+{
+    size_t nv = (size_t)r->nvars;
+    bool all = true;
+    for (int v = 1; v < r->nvars; v++) {
+        if (r->vars[v].v->noop)
+            continue;
+        size_t m = 0;
+        for (size_t i = (size_t)r->warmup_rounds * nv; i + nv <= r->samples.n; i += nv) {
+            double t0 = 0, tv = 0;
+            for (size_t j = 0; j < nv; j++) {
+                const struct mfb_sample *x = &r->samples.s[i + j];
+                if (x->variant == 0)
+                    t0 = (double)x->ticks;
+                else if (x->variant == v)
+                    tv = (double)x->ticks;
+            }
+            if (t0 > 0 && tv > 0)
+                d[m++] = log(tv / t0);
+        }
+        double lo, med, hi;
+        if (mfb_sign_test_interval(d, m, 0.95, &lo, &med, &hi) < 0) {
+            r->target_widths[v] = INFINITY;
+            all = false;
+            continue;
+        }
+        double w = fmax(exp(hi - med) - 1, 1 - exp(lo - med));
+        r->target_widths[v] = w;
+        if (w * 100 > r->cfg->target_ci)
+            all = false;
+    }
+    return all;
+}
+
+static void shuffle_or_reverse(struct mfb_run *r, struct mfb_rng *order_rng, int *order)
+{
+    /* Balanced order: a fresh random permutation on even rounds, its reverse on odd ones, so
+     * over each pair every variant's mean position is the same (ABBA for two variants). */
+    if (r->rounds % 2 == 0) {
+        for (int i = r->nvars - 1; i > 0; i--) {
+            int j = (int)mfb_rng_below(order_rng, (uint64_t)i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    } else {
+        for (int i = 0, j = r->nvars - 1; i < j; i++, j--) {
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
 }
 
 int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_err *err)
@@ -166,34 +308,28 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     mfb_rng_seed(&order_rng, mfb_seed_derive(r->seed, STREAM_ORDER));
     mfb_rng_seed(&shift_rng, mfb_seed_derive(r->seed, STREAM_SHIFT));
     uint64_t *shifts = calloc(r->passes, sizeof *shifts);
+    double *totals = calloc(WARM_MAX_ROUNDS, sizeof *totals);
+    double *scratch = NULL;
+    size_t scratch_cap = 0;
     int order[MFB_MAX_VARIANTS];
     for (int i = 0; i < r->nvars; i++)
         order[i] = i;
     const struct mfb_window *large = &r->ws->large;
     uint64_t shift_slots = large->used ? (large->size - large->slice) / 4096 + 1 : 1;
-    r->warmup_rounds = (uint32_t)r->cfg->warmup_rounds;
-    uint64_t start = mfb_mono_ns(), first_tick = 0, last_progress = start;
+    bool auto_warm = r->cfg->warmup_rounds < 0;
+    bool warming = auto_warm || r->cfg->warmup_rounds > 0;
+    r->warmup_mode = auto_warm ? "detected" : "fixed";
+    r->warmup_rounds = 0;
+    /* The warm-up may take a tenth of the time budget (at least 0.5 s) before it is cut. */
+    double warm_cap_s = r->cfg->time_s > 0 ? fmax(0.5, r->cfg->time_s / 10) : 2.0;
+    uint64_t start = mfb_mono_ns(), first_tick = 0, last_progress = start, last_check = start;
     bool have_first = false;
     double ns_per_tick = r->timer->ns_per_tick;
     for (;;) {
-        if (r->rounds > 0)
+        if (r->rounds > 0 && !warming)
             pass_bytes = mfb_sampler_fill(&s, params, r->calls_per_pass);
-        /* Balanced order: a fresh random permutation on even rounds, its reverse on odd ones, so
-         * over each pair every variant's mean position is the same (ABBA for two variants). */
-        if (r->rounds % 2 == 0) {
-            for (int i = r->nvars - 1; i > 0; i--) {
-                int j = (int)mfb_rng_below(&order_rng, (uint64_t)i + 1);
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-        } else {
-            for (int i = 0, j = r->nvars - 1; i < j; i++, j--) {
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-        }
+        shuffle_or_reverse(r, &order_rng, order);
+        double total = 0;
         for (int pos = 0; pos < r->nvars; pos++) {
             for (uint32_t p = 0; p < r->passes; p++)
                 shifts[p] = large->used ? 4096 * mfb_rng_below(&shift_rng, shift_slots) : 0;
@@ -203,14 +339,18 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
                 first_tick = res.begin;
                 have_first = true;
             }
+            total += (double)res.ticks;
             struct mfb_sample smp = {.variant = (uint16_t)order[pos], .position = (uint16_t)pos, .round = r->rounds,
-                                     .calls = r->calls_per_pass * r->passes, .warmup = r->rounds < r->warmup_rounds,
+                                     .calls = r->calls_per_pass * r->passes, .warmup = warming,
                                      .cpu = (int16_t)res.cpu, .bytes = pass_bytes * r->passes, .ticks = res.ticks,
+                                     .ns = (double)res.ticks * ns_per_tick,
                                      .t_start_ns = (uint64_t)((double)(res.begin - first_tick) * ns_per_tick)};
             if (res.cpu < 0)
                 smp.cpu = (int16_t)sched_getcpu();
             if (mfb_samples_push(&r->samples, &smp) < 0) {
                 free(shifts);
+                free(totals);
+                free(scratch);
                 mfb_sampler_free(&s);
                 return mfb_fail(err, "out of memory storing samples");
             }
@@ -218,10 +358,41 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
         r->rounds++;
         uint64_t now = mfb_mono_ns();
         double elapsed = (double)(now - start) / 1e9;
-        bool enough = r->rounds >= r->warmup_rounds + 2;
+        if (warming) {
+            totals[r->rounds - 1] = total;
+            bool done;
+            if (auto_warm) {
+                r->warmup_settled = warmup_settled(r, totals, r->rounds);
+                done = r->warmup_settled || r->rounds >= WARM_MAX_ROUNDS || elapsed >= warm_cap_s;
+                if (done && !r->warmup_settled)
+                    mfb_warn(r->warn, "warmup", "round times had not settled after %u warm-up rounds (%.1f s; last "
+                             "change %+.2f %%): the machine may be drifting", r->rounds, elapsed,
+                             100 * r->warmup_change);
+            } else {
+                done = r->rounds >= (uint32_t)r->cfg->warmup_rounds;
+            }
+            if (done) {
+                warming = false;
+                r->warmup_rounds = r->rounds;
+                r->warmup_s = elapsed;
+            }
+        }
+        uint32_t measured = r->rounds - r->warmup_rounds;
+        if (!warming && r->cfg->target_ci > 0 && measured >= 6 && (now - last_check > 250000000u || *stop)) {
+            last_check = now;
+            if (scratch_cap < measured) {
+                scratch_cap = 2 * (size_t)measured;
+                free(scratch);
+                scratch = malloc(scratch_cap * sizeof *scratch);
+            }
+            r->target_reached = target_reached(r, scratch);
+        }
+        bool enough = !warming && measured >= 2;
         if (*stop) {
             r->stop_reason = "interrupted";
-        } else if (r->cfg->rounds && r->rounds >= (uint32_t)r->cfg->rounds) {
+        } else if (r->target_reached) {
+            r->stop_reason = "target_ci";
+        } else if (r->cfg->rounds && !warming && measured >= (uint32_t)r->cfg->rounds) {
             r->stop_reason = "rounds";
         } else if (r->cfg->time_s > 0 && elapsed >= r->cfg->time_s && enough) {
             r->stop_reason = "time";
@@ -231,12 +402,27 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
             last_progress = now;
         }
         if (r->stop_reason) {
+            if (warming) { /* interrupted during the warm-up */
+                r->warmup_rounds = r->rounds;
+                r->warmup_s = elapsed;
+            }
+            if (r->cfg->target_ci > 0 && !r->target_reached && measured >= 6) {
+                if (scratch_cap < measured) {
+                    free(scratch);
+                    scratch = malloc((size_t)measured * sizeof *scratch);
+                }
+                target_reached(r, scratch);
+                mfb_warn(r->warn, "target_ci", "stopped by %s before every interval reached +-%.2f %%",
+                         r->stop_reason, r->cfg->target_ci);
+            }
             r->rounds_s = elapsed;
             progress(r, elapsed, true);
             break;
         }
     }
     free(shifts);
+    free(totals);
+    free(scratch);
     mfb_sampler_free(&s);
     return 0;
 }

@@ -17,10 +17,14 @@
 #include "workset.h"
 
 struct mfb_run_variant {
-    const struct mfb_variant *v;
+    const struct mfb_variant *v; /* points at own */
+    struct mfb_variant own;      /* the registry entry with run-time code resolved */
+    size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
+    bool copy_identical;
     struct mfb_codeinfo code;
     uint64_t verified_calls;
     double pilot_ns_per_call;
+    double linearity;        /* min time of 2N passes / (2 x min time of N passes) at calibration */
 };
 
 struct mfb_run {
@@ -38,12 +42,21 @@ struct mfb_run {
     double target_batch_ns, max_batch_ns;
     double fastest_batch_ns, slowest_batch_ns; /* predicted from the pilot */
     const char *batch_rule;
+    bool single_call;            /* calls so long that each batch times one call */
+    double linearity_tolerance;  /* |linearity - 1| above this warns */
+    double overhead_ns_per_call; /* the function's noop through the same loop, always measured */
     struct mfb_selfcheck selfcheck;
     double prepare_s;
     /* results */
     struct mfb_samples samples;
     uint32_t rounds, warmup_rounds;
-    const char *stop_reason; /* "time", "rounds", "interrupted" */
+    const char *warmup_mode;     /* "detected" or "fixed" */
+    bool warmup_settled;         /* detected: the criterion was met (else the cap ended it) */
+    double warmup_change;        /* last relative change between the two windows */
+    double warmup_s;
+    double target_widths[MFB_MAX_VARIANTS]; /* --target-ci: half-width reached per variant */
+    bool target_reached;
+    const char *stop_reason; /* "time", "rounds", "target_ci", "interrupted" */
     double rounds_s;
 };
 

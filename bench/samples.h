@@ -14,6 +14,8 @@ struct mfb_sample {
     int16_t cpu;       /* CPU the batch ended on, -1 unknown */
     uint64_t bytes;
     uint64_t ticks;
+    double ns;           /* ticks on the clock of the process that measured it */
+    uint16_t process;    /* --processes: index of the process */
     uint64_t t_start_ns; /* since the first round began */
 };
 

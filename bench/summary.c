@@ -84,12 +84,12 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
     fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", mfb_func_name(r->cfg->func), r->dist->name, model,
             r->timer->name);
     fprintf(out, "  %u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean %.1f B/call\n",
-            r->rounds, r->warmup_rounds < r->rounds ? r->warmup_rounds : r->rounds, r->rounds_s, r->stop_reason,
+            r->rounds, r->warmup_rounds, r->rounds_s, r->stop_reason,
             r->calls_per_pass, r->passes, r->selfcheck.mean_realized);
-    fprintf(out, "  %-12s %10s %21s %9s %9s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio");
+    fprintf(out, "  %-15s %10s %21s %9s %9s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio");
     for (int v = 0; v < r->nvars; v++) {
         struct stats s = variant_stats(r, v, ns, bpn);
-        fprintf(out, "  %-12s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
+        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
                 s.bpn, s.paired);
     }
     fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "

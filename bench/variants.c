@@ -14,41 +14,90 @@ static int has_avx2(void)
 }
 #endif
 
+/* A second, independent copy of the C library in its own link namespace (dlmopen): the same
+ * machine code at another address, for A/A comparisons against `libc`. */
+static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why)
+{
+    static const char *const syms[] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
+    Dl_info info;
+    void *self = (void *)memcpy;
+    const char *path = dladdr(self, &info) && info.dli_fname ? info.dli_fname : "libc.so.6";
+    void *h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        *why = "dlmopen of a second libc failed";
+        return -1;
+    }
+    void *p = dlsym(h, syms[f]);
+    if (!p) {
+        *why = "the second libc has no such symbol";
+        return -1;
+    }
+    memcpy(fn, &p, sizeof p);
+    return 0;
+}
+
+#define COPY(fname, func, fld, impl, of) {fname, func, "copy", "A/A: byte-identical second copy of '" of "' at another address", {.fld = impl}, false, NULL, NULL, NULL, of}
+#define LIBC_COPY(func) {"libc-copy", func, "copy", "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, NULL, NULL, resolve_libc_copy, "libc"}
+
 /* libc functions are stored as data and reached only through this table at run time, so the
  * timed loop cannot inline them or specialise them on a size. */
 static const struct mfb_variant table[] = {
-    {"libc", MFB_MEMCPY, "libc", "the C library's memcpy (resolved through its IFUNC)", {.copy = memcpy}, false, NULL, NULL},
-    {"bytes", MFB_MEMCPY, "builtin", "byte-at-a-time loop", {.copy = mfb_memcpy_bytes}, false, NULL, NULL},
+    {"libc", MFB_MEMCPY, "libc", "the C library's memcpy (resolved through its IFUNC)", {.copy = memcpy}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMCPY, "builtin", "byte-at-a-time loop", {.copy = mfb_memcpy_bytes}, false, NULL, NULL, NULL, NULL},
 #if defined(__x86_64__)
-    {"rep_movsb", MFB_MEMCPY, "builtin", "rep movsb (ERMS/FSRM microcode)", {.copy = mfb_memcpy_rep_movsb}, false, NULL, NULL},
-    {"sse2", MFB_MEMCPY, "builtin", "16-byte unaligned SSE2 loop, overlapping tail", {.copy = mfb_memcpy_sse2}, false, NULL, NULL},
-    {"avx2", MFB_MEMCPY, "builtin", "32-byte unaligned AVX2 loop, overlapping tail", {.copy = mfb_memcpy_avx2}, false, has_avx2, "AVX2"},
+    {"rep_movsb", MFB_MEMCPY, "builtin", "rep movsb (ERMS/FSRM microcode)", {.copy = mfb_memcpy_rep_movsb}, false, NULL, NULL, NULL, NULL},
+    {"sse2", MFB_MEMCPY, "builtin", "16-byte unaligned SSE2 loop, overlapping tail", {.copy = mfb_memcpy_sse2}, false, NULL, NULL, NULL, NULL},
+    {"avx2", MFB_MEMCPY, "builtin", "32-byte unaligned AVX2 loop, overlapping tail", {.copy = mfb_memcpy_avx2}, false, has_avx2, "AVX2", NULL, NULL},
 #endif
-    {"sizeclass", MFB_MEMCPY, "builtin", "size classes with overlapping head/tail, 32-byte blocks", {.copy = mfb_memcpy_sizeclass}, false, NULL, NULL},
-    {"noop", MFB_MEMCPY, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL},
-
-    {"libc", MFB_MEMMOVE, "libc", "the C library's memmove", {.copy = memmove}, false, NULL, NULL},
-    {"bytes", MFB_MEMMOVE, "builtin", "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL},
-    {"sizeclass", MFB_MEMMOVE, "builtin", "loads-before-stores head/tail classes, directional 32-byte blocks", {.copy = mfb_memmove_sizeclass}, false, NULL, NULL},
-    {"noop", MFB_MEMMOVE, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL},
-
-    {"libc", MFB_MEMSET, "libc", "the C library's memset", {.set = memset}, false, NULL, NULL},
-    {"bytes", MFB_MEMSET, "builtin", "byte-at-a-time loop", {.set = mfb_memset_bytes}, false, NULL, NULL},
+    {"sizeclass", MFB_MEMCPY, "builtin", "size classes with overlapping head/tail, 32-byte blocks", {.copy = mfb_memcpy_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMCPY, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
+    LIBC_COPY(MFB_MEMCPY),
+    COPY("bytes-copy", MFB_MEMCPY, copy, mfb_memcpy_bytes_copy, "bytes"),
 #if defined(__x86_64__)
-    {"rep_stosb", MFB_MEMSET, "builtin", "rep stosb (ERMS/FSRM microcode)", {.set = mfb_memset_rep_stosb}, false, NULL, NULL},
+    COPY("rep_movsb-copy", MFB_MEMCPY, copy, mfb_memcpy_rep_movsb_copy, "rep_movsb"),
+    COPY("sse2-copy", MFB_MEMCPY, copy, mfb_memcpy_sse2_copy, "sse2"),
+    {"avx2-copy", MFB_MEMCPY, "copy", "A/A: byte-identical second copy of 'avx2' at another address", {.copy = mfb_memcpy_avx2_copy}, false, has_avx2, "AVX2", NULL, "avx2"},
 #endif
-    {"sizeclass", MFB_MEMSET, "builtin", "broadcast value, overlapping head/tail, 32-byte blocks", {.set = mfb_memset_sizeclass}, false, NULL, NULL},
-    {"noop", MFB_MEMSET, "harness", "returns at once: harness overhead per call", {.set = mfb_set_noop}, true, NULL, NULL},
+    COPY("sizeclass-copy", MFB_MEMCPY, copy, mfb_memcpy_sizeclass_copy, "sizeclass"),
+    {"libc-slow1pct", MFB_MEMCPY, "validation", "libc memcpy that copies a second time on every 100th call (known extra cost)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
 
-    {"libc", MFB_MEMCMP, "libc", "the C library's memcmp", {.cmp = memcmp}, false, NULL, NULL},
-    {"bytes", MFB_MEMCMP, "builtin", "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL},
-    {"words", MFB_MEMCMP, "builtin", "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL},
-    {"noop", MFB_MEMCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL},
+    {"libc", MFB_MEMMOVE, "libc", "the C library's memmove", {.copy = memmove}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMMOVE, "builtin", "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_MEMMOVE, "builtin", "loads-before-stores head/tail classes, directional 32-byte blocks", {.copy = mfb_memmove_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMMOVE, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
+    LIBC_COPY(MFB_MEMMOVE),
+    COPY("bytes-copy", MFB_MEMMOVE, copy, mfb_memmove_bytes_copy, "bytes"),
+    COPY("sizeclass-copy", MFB_MEMMOVE, copy, mfb_memmove_sizeclass_copy, "sizeclass"),
 
-    {"libc", MFB_BCMP, "libc", "the C library's bcmp", {.cmp = bcmp}, false, NULL, NULL},
-    {"bytes", MFB_BCMP, "builtin", "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL},
-    {"sizeclass", MFB_BCMP, "builtin", "OR of XORs of overlapping head/tail words, 16-byte blocks", {.cmp = mfb_bcmp_sizeclass}, false, NULL, NULL},
-    {"noop", MFB_BCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL},
+    {"libc", MFB_MEMSET, "libc", "the C library's memset", {.set = memset}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMSET, "builtin", "byte-at-a-time loop", {.set = mfb_memset_bytes}, false, NULL, NULL, NULL, NULL},
+#if defined(__x86_64__)
+    {"rep_stosb", MFB_MEMSET, "builtin", "rep stosb (ERMS/FSRM microcode)", {.set = mfb_memset_rep_stosb}, false, NULL, NULL, NULL, NULL},
+#endif
+    {"sizeclass", MFB_MEMSET, "builtin", "broadcast value, overlapping head/tail, 32-byte blocks", {.set = mfb_memset_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMSET, "harness", "returns at once: harness overhead per call", {.set = mfb_set_noop}, true, NULL, NULL, NULL, NULL},
+    LIBC_COPY(MFB_MEMSET),
+    COPY("bytes-copy", MFB_MEMSET, set, mfb_memset_bytes_copy, "bytes"),
+#if defined(__x86_64__)
+    COPY("rep_stosb-copy", MFB_MEMSET, set, mfb_memset_rep_stosb_copy, "rep_stosb"),
+#endif
+    COPY("sizeclass-copy", MFB_MEMSET, set, mfb_memset_sizeclass_copy, "sizeclass"),
+
+    {"libc", MFB_MEMCMP, "libc", "the C library's memcmp", {.cmp = memcmp}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMCMP, "builtin", "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL, NULL, NULL},
+    {"words", MFB_MEMCMP, "builtin", "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+    LIBC_COPY(MFB_MEMCMP),
+    COPY("bytes-copy", MFB_MEMCMP, cmp, mfb_memcmp_bytes_copy, "bytes"),
+    COPY("words-copy", MFB_MEMCMP, cmp, mfb_memcmp_words_copy, "words"),
+
+    {"libc", MFB_BCMP, "libc", "the C library's bcmp", {.cmp = bcmp}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_BCMP, "builtin", "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_BCMP, "builtin", "OR of XORs of overlapping head/tail words, 16-byte blocks", {.cmp = mfb_bcmp_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_BCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+    LIBC_COPY(MFB_BCMP),
+    COPY("bytes-copy", MFB_BCMP, cmp, mfb_bcmp_bytes_copy, "bytes"),
+    COPY("sizeclass-copy", MFB_BCMP, cmp, mfb_bcmp_sizeclass_copy, "sizeclass"),
 };
 
 size_t mfb_variants_all(const struct mfb_variant **out)
@@ -68,6 +117,35 @@ const struct mfb_variant *mfb_variant_find(enum mfb_func f, const char *name)
 bool mfb_variant_available(const struct mfb_variant *v)
 {
     return !v->available || v->available();
+}
+
+bool mfb_variant_default(const struct mfb_variant *v)
+{
+    return !strcmp(v->origin, "libc") || !strcmp(v->origin, "builtin") || !strcmp(v->origin, "harness");
+}
+
+int mfb_variant_instantiate(const struct mfb_variant *v, struct mfb_variant *out, const char **why)
+{
+    *out = *v;
+    if (!mfb_variant_available(v)) {
+        *why = v->needs;
+        return -1;
+    }
+    return v->resolve ? v->resolve(v->func, &out->fn, why) : 0;
+}
+
+size_t mfb_variant_same_code(const struct mfb_variant *a, const struct mfb_variant *b, bool *identical)
+{
+    struct mfb_codeinfo x, y;
+    mfb_variant_codeinfo(a, &x);
+    mfb_variant_codeinfo(b, &y);
+    size_t n = x.size && x.size == y.size ? x.size : 256;
+    if (x.size && y.size && x.size != y.size) {
+        *identical = false;
+        return 0;
+    }
+    *identical = memcmp((const void *)x.address, (const void *)y.address, n) == 0;
+    return n;
 }
 
 void mfb_variant_codeinfo(const struct mfb_variant *v, struct mfb_codeinfo *ci)

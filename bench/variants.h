@@ -27,6 +27,9 @@ struct mfb_variant {
     bool noop;               /* measures harness overhead; exempt from the result check */
     int (*available)(void);  /* NULL: always */
     const char *needs;       /* what an unavailable variant needs */
+    /* Variants whose code is only found at run time (a second libc) fill fn here; NULL: fn is set. */
+    int (*resolve)(enum mfb_func f, union mfb_fn *fn, const char **why);
+    const char *copy_of;     /* A/A copies: the variant whose code this duplicates */
 };
 
 /* Where the code under test lives, from the dynamic symbol table (dladdr). */
@@ -40,6 +43,12 @@ struct mfb_codeinfo {
 size_t mfb_variants_all(const struct mfb_variant **out);
 const struct mfb_variant *mfb_variant_find(enum mfb_func f, const char *name);
 bool mfb_variant_available(const struct mfb_variant *v);
+/* Whether a variant belongs in the default set (libc, built-ins, noop; not copies or validation). */
+bool mfb_variant_default(const struct mfb_variant *v);
+/* A usable copy of v in *out, with run-time code resolved; -1 and why when it cannot be had. */
+int mfb_variant_instantiate(const struct mfb_variant *v, struct mfb_variant *out, const char **why);
+/* Compares the code bytes of a copy with its original (symbol sizes, else the first 256 bytes). */
+size_t mfb_variant_same_code(const struct mfb_variant *a, const struct mfb_variant *b, bool *identical);
 void mfb_variant_codeinfo(const struct mfb_variant *v, struct mfb_codeinfo *ci);
 
 #endif

@@ -48,7 +48,7 @@ def test_compare_json_and_baseline(runs, tmp_path):
     for r in rows:
         assert r["verdict"] in ("faster", "slower", "equivalent", "inconclusive")
         assert r["ci_adj_low"] <= r["ci_low"] <= r["ratio"] <= r["ci_high"] <= r["ci_adj_high"]
-        assert r["rounds"] == 36 and 0 <= r["p_adjusted"] <= 1
+        assert r["rounds"] == 40 and 0 <= r["p_adjusted"] <= 1
 
 
 def test_report(runs, tmp_path):

@@ -26,24 +26,29 @@ def test_default_memcpy_study_structure(run):
     assert d["config"]["distribution"] == "fleetbench/Memcpy_Fleet"
     s = d["samples"]
     k = len(names)
-    assert s["count"] == 8 * k
-    assert d["rounds"]["count"] == 8 and d["status"]["stop_reason"] == "rounds"
-    for rnd in range(8):
+    # --rounds counts measured rounds; the 2 warm-up rounds come on top
+    assert s["count"] == 10 * k
+    assert d["rounds"]["count"] == 10 and d["rounds"]["measured"] == 8 and d["rounds"]["warmup"] == 2
+    assert d["status"]["stop_reason"] == "rounds" and d["rounds"]["warmup_detail"]["mode"] == "fixed"
+    for rnd in range(10):
         rows = [i for i in range(s["count"]) if s["round"][i] == rnd]
         # every variant once per round, positions a permutation
         assert sorted(s["variant"][i] for i in rows) == list(range(k))
         assert sorted(s["position"][i] for i in rows) == list(range(k))
         assert all(s["warmup"][i] == (rnd < 2) for i in rows)
     # balanced order: in each pair of rounds the second is the first reversed
-    for rnd in range(0, 8, 2):
+    for rnd in range(0, 10, 2):
         a = [s["variant"][i] for i in range(s["count"]) if s["round"][i] == rnd]
         b = [s["variant"][i] for i in range(s["count"]) if s["round"][i] == rnd + 1]
         assert b == a[::-1]
     calls = d["batch"]["calls_per_pass"] * d["batch"]["passes"]
     assert set(s["calls"]) == {calls}
     # same parameters for every variant of a round: same bytes
-    for rnd in range(8):
+    for rnd in range(10):
         assert len({s["bytes"][i] for i in range(s["count"]) if s["round"][i] == rnd}) == 1
+    assert set(s["process"]) == {0}
+    assert d["harness"]["overhead_ns_per_call"] > 0
+    assert all(v["linearity"] > 0 for v in d["variants"]) and d["batch"]["single_call"] is False
     assert all(t > 0 for t in s["ticks"])
     ns_per_tick = d["timer"]["ns_per_tick"]
     assert all(abs(ns - t * ns_per_tick) <= 1e-3 + 1e-9 * ns for ns, t in zip(s["ns"], s["ticks"]))
@@ -142,7 +147,7 @@ def test_variant_selection_and_order(run):
     r = run("-v", "sizeclass", "-v", "libc", *QUICK)
     assert r.code == 0
     assert r.doc["config"]["variants"] == ["sizeclass", "libc"] and r.doc["config"]["baseline"] == "sizeclass"
-    assert Counter(r.doc["samples"]["variant"]) == {0: 8, 1: 8}
+    assert Counter(r.doc["samples"]["variant"]) == {0: 10, 1: 10}  # 2 warm-up + 8 measured rounds
 
 
 def test_list(memfbench):
@@ -151,3 +156,62 @@ def test_list(memfbench):
     for word in ("memcpy", "memmove", "memset", "memcmp", "bcmp", "rep_movsb", "fleetbench/Memcpy_Fleet",
                  "spec2017/memcpy", "fixed:N"):
         assert word in p.stdout
+
+
+def test_warmup_detected_by_default(run):
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "--rounds", "20", "-q")
+    assert r.code == 0, r.stderr
+    d = r.doc
+    w = d["rounds"]["warmup"]
+    assert d["config"]["warmup_rounds"] is None and d["rounds"]["warmup_detail"]["mode"] == "detected"
+    assert w >= 10 and d["rounds"]["measured"] == 20 and d["rounds"]["count"] == w + 20
+    s = d["samples"]
+    assert all(s["warmup"][i] == (s["round"][i] < w) for i in range(s["count"]))
+    detail = d["rounds"]["warmup_detail"]
+    if detail["settled"]:
+        assert abs(detail["last_change"]) <= 0.01
+
+
+def test_target_ci_stops_when_reached(run):
+    r = run("-v", "libc", "-v", "sizeclass", "-v", "noop", "--target-ci", "2", "-t", "20", "-q")
+    assert r.code == 0, r.stderr
+    st = r.doc["status"]
+    assert st["stop_reason"] in ("target_ci", "time")
+    tc = st["target_ci"]
+    assert tc["percent"] == 2 and set(tc["half_widths"]) == {"sizeclass"}
+    if st["stop_reason"] == "target_ci":
+        assert tc["reached"] and tc["half_widths"]["sizeclass"] <= 0.02
+        # the analysis computes the same interval from the samples
+        from analysis import compare, load
+        import tempfile, json as _json
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            _json.dump(r.doc, f)
+        c = compare.compare_runs([load.load_run(f.name)])[0]
+        assert max(c.ci_high / c.ratio - 1, 1 - c.ci_low / c.ratio) <= 0.02 + 1e-9
+
+
+def test_processes_are_merged(run, tmp_path):
+    r = run("-d", "fixed:128", "-v", "libc", "-v", "sizeclass", "--processes", "3", "--rounds", "12",
+            "--warmup-rounds", "2", "-q")
+    assert r.code == 0, r.stderr
+    d = r.doc
+    assert schema.validation_errors(d) == []
+    s = d["samples"]
+    assert sorted(set(s["process"])) == [0, 1, 2] and s["count"] == 3 * 14 * 2
+    assert d["config"]["processes"] == 3 and len(d["processes"]) == 3
+    seeds = {p["seeds"]["master"] for p in d["processes"]}
+    assert len(seeds) == 3
+    assert [f.name for f in tmp_path.iterdir()] == ["out.json"]  # children's files removed
+
+
+def test_aa_copies_are_identical_code_elsewhere(run):
+    r = run("-v", "libc", "-v", "libc-copy", "-v", "sizeclass", "-v", "sizeclass-copy", *QUICK)
+    assert r.code == 0, r.stderr
+    v = {x["name"]: x for x in r.doc["variants"]}
+    for copy, orig in (("libc-copy", "libc"), ("sizeclass-copy", "sizeclass")):
+        assert v[copy]["copy_of"]["variant"] == orig and v[copy]["copy_of"]["identical"] is True
+        assert v[copy]["address"] != v[orig]["address"]
+    assert v["sizeclass-copy"]["copy_of"]["bytes_compared"] == v["sizeclass"]["code_size"]
+    # copies are not in the default set
+    d = run(*QUICK, out="default.json").doc
+    assert not any(x["origin"] in ("copy", "validation") for x in d["variants"])

@@ -1,0 +1,17 @@
+/* --processes K: the same study in K fresh processes (new address-space layout, buffers, seeds),
+ * run one after another on the same CPU, their samples merged into one file with a process index
+ * so within- and between-process variance can be separated. */
+#ifndef MFB_PROCESSES_H
+#define MFB_PROCESSES_H
+
+#include <signal.h>
+
+#include "cli.h"
+#include "error.h"
+#include "output.h"
+
+/* Runs the children and writes the merged document through out. Returns the exit status. */
+int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint64_t master_seed,
+                      volatile sig_atomic_t *stop, struct mfb_err *err);
+
+#endif
