@@ -89,11 +89,13 @@ int main(void)
     const struct mfb_variant *all;
     size_t nv = mfb_variants_all(&all);
     for (size_t i = 0; i < nv; i++) {
-        const struct mfb_variant *var = &all[i];
-        if (var->noop)
+        struct mfb_variant inst;
+        const struct mfb_variant *var = &inst;
+        const char *missing = "";
+        if (all[i].noop)
             continue;
-        if (!mfb_variant_available(var)) {
-            printf("ok %d - %s/%s # SKIP needs %s\n", ++t.n, mfb_func_name(var->func), var->name, var->needs);
+        if (mfb_variant_instantiate(&all[i], &inst, &missing) < 0) {
+            printf("ok %d - %s/%s # SKIP needs %s\n", ++t.n, mfb_func_name(all[i].func), all[i].name, missing);
             continue;
         }
         char why[1024] = "";
@@ -110,9 +112,9 @@ int main(void)
         }
     }
     struct mfb_variant bad[] = {
-        {"short", MFB_MEMCPY, "test", "", {.copy = short_copy}, false, NULL, NULL},
-        {"long", MFB_MEMCPY, "test", "", {.copy = long_copy}, false, NULL, NULL},
-        {"sign", MFB_MEMCMP, "test", "", {.cmp = wrong_sign}, false, NULL, NULL},
+        {"short", MFB_MEMCPY, "test", "", {.copy = short_copy}, false, NULL, NULL, NULL, NULL},
+        {"long", MFB_MEMCPY, "test", "", {.copy = long_copy}, false, NULL, NULL, NULL, NULL},
+        {"sign", MFB_MEMCMP, "test", "", {.cmp = wrong_sign}, false, NULL, NULL, NULL, NULL},
     };
     for (int i = 0; i < 3; i++) {
         char why[1024] = "";
