@@ -5,6 +5,7 @@
 #   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins, then
 #                                                  the analysis summary and results/report/
 #   ./bootstrap.sh test                            meson test (C and Python, notebooks included)
+#   ./bootstrap.sh validate                        regenerate docs/validation.md (several minutes)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -77,8 +78,14 @@ case "$cmd" in
     "$PY" tests/testlog_summary.py "$BUILD" || status=1
     exit $status
     ;;
+  validate)
+    PACKAGES+=(g++ libbenchmark-dev)
+    install_missing
+    build
+    "$PY" -m analysis.validation --build "$BUILD" -o docs/validation.md "$@"
+    ;;
   *)
-    sed -n '2,7p' "$0" >&2
+    sed -n '2,8p' "$0" >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,4 @@
-"""Command line: python3 -m analysis {summarize,compare,report} FILE..."""
+"""Command line: python3 -m analysis {summarize,compare,report,gate,export} FILE..."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,9 @@ import numpy as np
 
 from . import stats
 from .compare import comparisons_frame, compare_runs
-from .load import load_runs
+from .export import to_csv, to_gbench
+from .gate import default_verdict_path, verdict_document, write_atomic
+from .load import load_run, load_runs
 from .report import COMPARISON_COLUMNS, context_lines, verdict_lines, write_report
 from .schema import ResultFileError
 from .summary import summarize_run
@@ -45,7 +47,21 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report", help="Markdown and HTML report with plots")
     _common(r)
     r.add_argument("-o", "--output", required=True, help="folder for report.md, report.html and figures")
+    g = sub.add_parser("gate", help="regression gate: exit 1 when a variant is slower than the baseline by "
+                                    "more than P %% (multiplicity-adjusted)")
+    _common(g)
+    g.add_argument("--fail-if-slower", type=float, required=True, metavar="P", help="threshold in percent")
+    g.add_argument("--json", dest="json_out", help="verdict file (default: FIRST_FILE.verdict.json beside it)")
+    e = sub.add_parser("export", help="export one result file")
+    e.add_argument("file")
+    e.add_argument("--format", choices=["gbench", "csv"], required=True,
+                   help="gbench: Google Benchmark JSON (for its compare.py); csv: raw samples")
+    e.add_argument("-o", "--output", required=True)
     args = ap.parse_args(argv)
+    if args.cmd == "export":
+        return _export(args)
+    if args.cmd == "gate" and args.fail_if_slower < 0:
+        ap.error("--fail-if-slower must be a non-negative percentage")
     if args.resamples < 1000:
         ap.error("--resamples must be at least 1000")
     if not 0.5 <= args.level < 1:
@@ -76,9 +92,33 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(verdict_lines(comps)))
         if args.json_out:
             Path(args.json_out).write_text(json.dumps([x.as_dict() for x in comps], indent=1) + "\n")
+    elif args.cmd == "gate":
+        doc = verdict_document(comps, args.files, args.baseline, args.fail_if_slower / 100, args.level, args.adjust)
+        path = Path(args.json_out) if args.json_out else default_verdict_path(args.files[0])
+        write_atomic(path, doc)
+        for row in doc["comparisons"]:
+            print(f"{row['gate']:>24}: {row['variant']} vs {row['baseline']} on {row['distribution']}: ratio "
+                  f"{row['ratio']:.4f}, simultaneous CI [{row['ci_adj_low']:.4f}, {row['ci_adj_high']:.4f}]")
+        print(f"gate {'FAILED' if doc['failed'] else 'passed'} (fail if slower by more than {args.fail_if_slower:g} %); "
+              f"verdict: {path}")
+        return 1 if doc["failed"] else 0
     else:
         md, html = write_report(runs, comps, Path(args.output))
         print(f"wrote {md} and {html}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    try:
+        run = load_run(args.file)
+    except ResultFileError as e:
+        print(f"analysis: {e}", file=sys.stderr)
+        return 2
+    if args.format == "gbench":
+        Path(args.output).write_text(json.dumps(to_gbench(run), indent=1) + "\n")
+    else:
+        to_csv(run, args.output)
+    print(f"wrote {args.output}")
     return 0
 
 

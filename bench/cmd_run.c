@@ -11,6 +11,7 @@
 #include "document.h"
 #include "hostinfo.h"
 #include "output.h"
+#include "plugin.h"
 #include "processes.h"
 #include "rng.h"
 #include "runner.h"
@@ -56,6 +57,18 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struc
         return 0;
     }
     for (int i = 0; i < c->nvariants; i++) {
+        if (mfb_plugin_spec(c->variants[i])) {
+            struct mfb_run_variant *rv = &r->vars[r->nvars];
+            if (mfb_plugin_load(c->variants[i], c->func, &rv->own, err) < 0)
+                return -1;
+            for (int k = 0; k < r->nvars; k++)
+                if (!strcmp(r->vars[k].v->name, rv->own.name))
+                    return mfb_fail(err, "--variant: '%s' is named twice (rename a plugin with =NAME)",
+                                    rv->own.name);
+            rv->v = &rv->own;
+            r->nvars++;
+            continue;
+        }
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
         if (!v) {
             char names[1024] = "";

@@ -165,8 +165,8 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON *seeds = cJSON_AddObjectToObject(d, "seeds");
     add_u64_string(seeds, "master", r->seed);
     cJSON_AddStringToObject(seeds, "source", c->seed_given ? "given" : "fresh (getrandom)");
-    const char *names[] = {"params", "order", "shift", "verify", "selfcheck"};
-    for (int i = 0; i < 5; i++)
+    const char *names[] = {"params", "order", "shift", "verify", "selfcheck", "calibrate"};
+    for (int i = 0; i < 6; i++)
         add_u64_string(seeds, names[i], mfb_seed_derive(r->seed, (uint64_t)i + 1));
 
     cJSON_AddItemToObject(d, "host", host);
@@ -240,6 +240,8 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddNumberToObject(b, "predicted_slowest_ns", r->slowest_batch_ns);
     cJSON_AddStringToObject(b, "rule", r->batch_rule);
     cJSON_AddBoolToObject(b, "single_call", r->single_call);
+    cJSON_AddStringToObject(b, "pass_order", "every pass visits the call array in its own random order "
+                            "(odd stride and offset modulo the power-of-two array length)");
     cJSON_AddNumberToObject(b, "linearity_tolerance", r->linearity_tolerance);
     cJSON *h = cJSON_AddObjectToObject(d, "harness");
     cJSON_AddNumberToObject(h, "overhead_ns_per_call", r->overhead_ns_per_call);

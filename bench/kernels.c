@@ -23,9 +23,10 @@ static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->shifts[r];
-        for (size_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[i];
+        uint64_t shift = b->passes[r].shift;
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
+        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             sink ^= (uintptr_t)fn(base + c->dst + o, base + c->src + o, c->size & MFB_SIZE_MASK);
         }
@@ -44,9 +45,10 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->shifts[r];
-        for (size_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[i];
+        uint64_t shift = b->passes[r].shift;
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
+        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             sink ^= (uintptr_t)fn(base + c->dst + o, (int)c->aux, c->size & MFB_SIZE_MASK);
         }
@@ -68,9 +70,10 @@ static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->shifts[r];
-        for (size_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[i];
+        uint64_t shift = b->passes[r].shift;
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
+        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             unsigned char *rhs = base + c->dst + o;
             unsigned char flip = mfb_mis_flip(c->aux);

@@ -14,7 +14,7 @@
 #include "verify.h"
 
 /* Sub-streams of the master seed: changing one use of randomness does not move the others. */
-enum { STREAM_PARAMS = 1, STREAM_ORDER, STREAM_SHIFT, STREAM_VERIFY, STREAM_SELFCHECK };
+enum { STREAM_PARAMS = 1, STREAM_ORDER, STREAM_SHIFT, STREAM_VERIFY, STREAM_SELFCHECK, STREAM_CALIBRATE };
 
 #define SELFCHECK_DRAWS (1u << 20)
 
@@ -42,26 +42,58 @@ static int selfcheck(struct mfb_run *r, struct mfb_err *err)
     return mfb_selfcheck_finish(&acc, &r->selfcheck, err);
 }
 
-static void time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t n, size_t passes,
-                       const uint64_t *shifts, struct mfb_batch_result *res)
+static void time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t n, size_t npasses,
+                       const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
-    struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = params_of(r), .n = n,
-                          .shifts = shifts, .reps = passes, .timer = r->timer};
+    uint32_t mask = (n & (n - 1)) == 0 ? (uint32_t)n - 1 : ~0u;
+    struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = params_of(r), .n = n, .mask = mask,
+                          .passes = passes, .reps = npasses, .timer = r->timer};
     mfb_run_batch(&b, res);
+}
+
+/* Each pass: a random page shift for large calls and a random visiting order (odd stride, offset). */
+static void draw_passes(const struct mfb_run *r, struct mfb_rng *rng, struct mfb_pass *p, size_t n)
+{
+    const struct mfb_window *large = &r->ws->large;
+    uint64_t slots = large->used ? (large->size - large->slice) / 4096 + 1 : 1;
+    for (size_t i = 0; i < n; i++) {
+        p[i].shift = large->used ? 4096 * mfb_rng_below(rng, slots) : 0;
+        uint64_t x = mfb_rng_next(rng);
+        p[i].stride = (uint32_t)x | 1u;
+        p[i].offset = (uint32_t)(x >> 32);
+    }
+}
+
+static struct mfb_pass *new_passes(const struct mfb_run *r, struct mfb_rng *rng, size_t n)
+{
+    struct mfb_pass *p = malloc(n * sizeof *p);
+    if (p)
+        draw_passes(r, rng, p, n);
+    return p;
 }
 
 /* One batch size for every variant (nanobench's rule for paired comparisons): passes over the
  * parameter array until the fastest variant's batch lasts >= 1000 timer overheads (and >= 20 us),
  * unless that pushes the slowest variant past 1 ms; calls too long for that get shorter arrays. */
-static void calibrate(struct mfb_run *r, const uint64_t *zero_shifts)
+static uint32_t pow2_floor(uint32_t v)
 {
+    uint32_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+static void calibrate(struct mfb_run *r, struct mfb_rng *rng)
+{
+    struct mfb_pass pass;
     uint32_t P = r->ws->params_cap;
     double fast = INFINITY, slow = 0;
     for (int i = 0; i < r->nvars; i++) {
         uint64_t best = UINT64_MAX;
         for (int k = 0; k < 5; k++) {
             struct mfb_batch_result res;
-            time_batch(r, r->vars[i].v, P, 1, zero_shifts, &res);
+            draw_passes(r, rng, &pass, 1);
+            time_batch(r, r->vars[i].v, P, 1, &pass, &res);
             if (res.ticks < best)
                 best = res.ticks;
         }
@@ -79,7 +111,8 @@ static void calibrate(struct mfb_run *r, const uint64_t *zero_shifts)
     r->calls_per_pass = P;
     r->passes = 1;
     if (P * slow > r->max_batch_ns) {
-        uint32_t n = (uint32_t)fmax(1, floor(r->max_batch_ns / slow));
+        /* a power of two keeps the per-pass permutation */
+        uint32_t n = pow2_floor((uint32_t)fmax(1, floor(r->max_batch_ns / slow)));
         r->calls_per_pass = n < P ? n : P;
         r->batch_rule = "long calls: the slowest variant's pass over the parameter array exceeds 1 ms, so "
                         "batches hold fewer calls";
@@ -115,17 +148,17 @@ static void calibrate(struct mfb_run *r, const uint64_t *zero_shifts)
 /* Linearity: a batch of 2N passes must take twice as long as one of N (min of 5 each). A
  * deviation means fixed per-batch costs (timer, loop set-up) or cache effects that do not scale,
  * and the per-call figure would depend on the batch size. */
-static void check_linearity(struct mfb_run *r)
+static void check_linearity(struct mfb_run *r, struct mfb_rng *rng)
 {
     uint32_t n = r->passes;
-    uint64_t *shifts = calloc(2 * (size_t)n, sizeof *shifts);
+    struct mfb_pass *passes = new_passes(r, rng, 2 * (size_t)n);
     r->linearity_tolerance = 0.05;
     for (int i = 0; i < r->nvars; i++) {
         uint64_t best1 = UINT64_MAX, best2 = UINT64_MAX;
         for (int k = 0; k < 5; k++) {
             struct mfb_batch_result a, b;
-            time_batch(r, r->vars[i].v, r->calls_per_pass, n, shifts, &a);
-            time_batch(r, r->vars[i].v, r->calls_per_pass, 2 * (size_t)n, shifts, &b);
+            time_batch(r, r->vars[i].v, r->calls_per_pass, n, passes, &a);
+            time_batch(r, r->vars[i].v, r->calls_per_pass, 2 * (size_t)n, passes, &b);
             best1 = a.ticks < best1 ? a.ticks : best1;
             best2 = b.ticks < best2 ? b.ticks : best2;
         }
@@ -136,7 +169,7 @@ static void check_linearity(struct mfb_run *r)
                      "(tolerance %.0f %%): per-call times depend on the batch size here", r->vars[i].v->name, lin,
                      100 * r->linearity_tolerance);
     }
-    free(shifts);
+    free(passes);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -147,16 +180,17 @@ static int cmp_u64(const void *a, const void *b)
 
 /* The harness's own cost per call: the function's noop through the same loop with the run's batch
  * shape (median of 9), measured even when noop is not a timed variant, so it is always recorded. */
-static void measure_overhead(struct mfb_run *r)
+static void measure_overhead(struct mfb_run *r, struct mfb_rng *rng)
 {
     const struct mfb_variant *noop = mfb_variant_find(r->cfg->func, "noop");
-    uint64_t *shifts = calloc(r->passes, sizeof *shifts), t[9];
+    struct mfb_pass *passes = new_passes(r, rng, r->passes);
+    uint64_t t[9];
     for (int k = 0; k < 9; k++) {
         struct mfb_batch_result res;
-        time_batch(r, noop, r->calls_per_pass, r->passes, shifts, &res);
+        time_batch(r, noop, r->calls_per_pass, r->passes, passes, &res);
         t[k] = res.ticks;
     }
-    free(shifts);
+    free(passes);
     qsort(t, 9, sizeof t[0], cmp_u64);
     r->overhead_ns_per_call = (double)t[4] * r->timer->ns_per_tick / ((double)r->calls_per_pass * r->passes);
 }
@@ -184,10 +218,10 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
         mfb_variant_codeinfo(r->vars[i].v, &r->vars[i].code);
     }
     mfb_verify_free(&ver);
-    uint64_t zero = 0;
-    calibrate(r, &zero);
-    measure_overhead(r);
-    check_linearity(r);
+    struct mfb_rng rng;
+    mfb_rng_seed(&rng, mfb_seed_derive(r->seed, STREAM_CALIBRATE));
+    calibrate(r, &rng);
+    check_linearity(r, &rng);
     r->prepare_s = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
 }
@@ -307,15 +341,13 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     struct mfb_rng order_rng, shift_rng;
     mfb_rng_seed(&order_rng, mfb_seed_derive(r->seed, STREAM_ORDER));
     mfb_rng_seed(&shift_rng, mfb_seed_derive(r->seed, STREAM_SHIFT));
-    uint64_t *shifts = calloc(r->passes, sizeof *shifts);
+    struct mfb_pass *passes = calloc(r->passes, sizeof *passes);
     double *totals = calloc(WARM_MAX_ROUNDS, sizeof *totals);
     double *scratch = NULL;
     size_t scratch_cap = 0;
     int order[MFB_MAX_VARIANTS];
     for (int i = 0; i < r->nvars; i++)
         order[i] = i;
-    const struct mfb_window *large = &r->ws->large;
-    uint64_t shift_slots = large->used ? (large->size - large->slice) / 4096 + 1 : 1;
     bool auto_warm = r->cfg->warmup_rounds < 0;
     bool warming = auto_warm || r->cfg->warmup_rounds > 0;
     r->warmup_mode = auto_warm ? "detected" : "fixed";
@@ -331,10 +363,9 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
         shuffle_or_reverse(r, &order_rng, order);
         double total = 0;
         for (int pos = 0; pos < r->nvars; pos++) {
-            for (uint32_t p = 0; p < r->passes; p++)
-                shifts[p] = large->used ? 4096 * mfb_rng_below(&shift_rng, shift_slots) : 0;
+            draw_passes(r, &shift_rng, passes, r->passes);
             struct mfb_batch_result res;
-            time_batch(r, r->vars[order[pos]].v, r->calls_per_pass, r->passes, shifts, &res);
+            time_batch(r, r->vars[order[pos]].v, r->calls_per_pass, r->passes, passes, &res);
             if (!have_first) {
                 first_tick = res.begin;
                 have_first = true;
@@ -348,7 +379,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
             if (res.cpu < 0)
                 smp.cpu = (int16_t)sched_getcpu();
             if (mfb_samples_push(&r->samples, &smp) < 0) {
-                free(shifts);
+                free(passes);
                 free(totals);
                 free(scratch);
                 mfb_sampler_free(&s);
@@ -417,10 +448,14 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
             }
             r->rounds_s = elapsed;
             progress(r, elapsed, true);
+            /* Measured after the rounds, in the state the rounds ran in (warm caches and clocks). */
+            struct mfb_rng rng;
+            mfb_rng_seed(&rng, mfb_seed_derive(r->seed, STREAM_CALIBRATE) + 1);
+            measure_overhead(r, &rng);
             break;
         }
     }
-    free(shifts);
+    free(passes);
     free(totals);
     free(scratch);
     mfb_sampler_free(&s);

@@ -59,7 +59,8 @@ static const struct mfb_variant table[] = {
     {"avx2-copy", MFB_MEMCPY, "copy", "A/A: byte-identical second copy of 'avx2' at another address", {.copy = mfb_memcpy_avx2_copy}, false, has_avx2, "AVX2", NULL, "avx2"},
 #endif
     COPY("sizeclass-copy", MFB_MEMCPY, copy, mfb_memcpy_sizeclass_copy, "sizeclass"),
-    {"libc-slow1pct", MFB_MEMCPY, "validation", "libc memcpy that copies a second time on every 100th call (known extra cost)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
+    {"libc-slow1pct", MFB_MEMCPY, "validation", "wrapped libc memcpy that copies a second time on every 100th call (known extra cost)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
+    {"libc-wrapped", MFB_MEMCPY, "validation", "libc memcpy in the same counting wrapper as libc-slow1pct, without the extra copy (its control)", {.copy = mfb_memcpy_wrapped}, false, NULL, NULL, NULL, NULL},
 
     {"libc", MFB_MEMMOVE, "libc", "the C library's memmove", {.copy = memmove}, false, NULL, NULL, NULL, NULL},
     {"bytes", MFB_MEMMOVE, "builtin", "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL, NULL, NULL},

@@ -48,8 +48,11 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
      * A quarter of L1d holds the parameter array, the remainder the buffers. */
     w->l1_budget = c->l1d * 3 / 4;
-    uint64_t cap = c->l1d / 4 / sizeof(struct mfb_call);
-    w->params_cap = (uint32_t)(cap < 64 ? 64 : cap > 4096 ? 4096 : cap);
+    /* A power of two, so every pass can visit the array in its own permuted order (kernels.h). */
+    uint64_t cap = 64;
+    while (cap * 2 * sizeof(struct mfb_call) <= c->l1d / 4 && cap < 4096)
+        cap *= 2;
+    w->params_cap = (uint32_t)cap;
     uint64_t params_bytes = round_up((uint64_t)w->params_cap * sizeof(struct mfb_call), PAGE);
     uint64_t small_size = round_down((w->l1_budget - (uint64_t)w->params_cap * sizeof(struct mfb_call)) /
                                          (uint64_t)w->roles, 64);

@@ -1,0 +1,96 @@
+"""Exports for tools people already have: Google Benchmark's JSON format (so its compare.py and
+similar tools read memfbench results) and a flat CSV of the raw samples."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .load import Run, measured
+
+GBENCH_REPETITIONS = 20
+
+
+def _gbench_context(run: Run) -> dict[str, Any]:
+    d = run.doc
+    h = d["host"]
+    caches = h["caches"]
+    mhz = d["host"]["frequency"].get("cpuinfo_mhz") or d["timer"]["hz"] / 1e6
+    scaling = h["frequency"].get("governor")
+    return {
+        "date": d["created_utc"],
+        "host_name": h.get("hostname", ""),
+        "executable": d["command_line"][0],
+        "num_cpus": int(h["cpu"]["online"]),
+        "mhz_per_cpu": int(round(mhz)),
+        "cpu_scaling_enabled": bool(scaling and scaling != "performance"),
+        "aslr_enabled": bool(h.get("aslr")),
+        "caches": [
+            {"type": "Data", "level": 1, "size": int(caches["l1d"]), "num_sharing": 1},
+            {"type": "Unified", "level": 2, "size": int(caches["l2"]), "num_sharing": 1},
+            {"type": "Unified", "level": 3, "size": int(caches["llc"]), "num_sharing": int(h["cpu"]["online"])},
+        ],
+        "load_avg": [float(x) for x in h.get("load_average", [])],
+        "library_version": f"memfbench {d['tool']['version']}",
+        "library_build_type": "release" if d["tool"]["build"]["optimized"] else "debug",
+        "json_schema_version": 1,
+        "memfbench_function": d["config"]["function"],
+        "memfbench_distribution": d["config"]["distribution"],
+        "memfbench_clock": d["timer"]["name"],
+    }
+
+
+def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]:
+    """One benchmark per variant ("<function>/<distribution>/<variant>"); its measured rounds are
+    split into `repetitions` consecutive groups, each a repetition row with the group's calls as
+    iterations and its mean time per call (ns) as real_time and cpu_time; then Google Benchmark's
+    aggregate rows (mean, median, stddev, cv) over the repetitions."""
+    m = measured(run.batches)
+    benches: list[dict[str, Any]] = []
+    for family, v in enumerate(run.variants):
+        g = m[m["variant"] == v].sort_values(["process", "round"])
+        if g.empty:
+            continue
+        name = f"{run.function}/{run.distribution}/{v}"
+        groups = [x for x in np.array_split(np.arange(len(g)), min(repetitions, len(g))) if len(x)]
+        reps = []
+        for i, idx in enumerate(groups):
+            part = g.iloc[idx]
+            calls = int(part["calls"].sum())
+            ns = float(part["ns"].sum())
+            row = {
+                "name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
+                "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
+                "iterations": calls, "real_time": ns / calls, "cpu_time": ns / calls, "time_unit": "ns",
+                "bytes_per_second": float(part["bytes"].sum()) / (ns * 1e-9) if ns > 0 else 0.0,
+                "items_per_second": calls / (ns * 1e-9) if ns > 0 else 0.0,
+                "label": f"memfbench batches {int(part['round'].min())}..{int(part['round'].max())}",
+            }
+            reps.append(row)
+            benches.append(row)
+        times = np.array([r["real_time"] for r in reps])
+        aggs = {"mean": float(times.mean()), "median": float(np.median(times)),
+                "stddev": float(times.std(ddof=1)) if len(times) > 1 else 0.0}
+        aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
+        for agg, val in aggs.items():
+            benches.append({
+                "name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
+                "run_type": "aggregate", "repetitions": len(groups), "threads": 1, "aggregate_name": agg,
+                "aggregate_unit": "percentage" if agg == "cv" else "time",
+                "iterations": len(groups), "real_time": val, "cpu_time": val, "time_unit": "ns",
+            })
+    for b in benches:
+        for k, x in b.items():
+            if isinstance(x, float) and not math.isfinite(x):
+                b[k] = 0.0
+    return {"context": _gbench_context(run), "benchmarks": benches}
+
+
+def to_csv(run: Run, path: str | Path) -> None:
+    """Every batch, warm-up included (flagged), one row each, with the variant's name."""
+    df: pd.DataFrame = run.batches.copy()
+    df["variant"] = df["variant"].astype(str)
+    df.to_csv(path, index=False)

@@ -1,0 +1,60 @@
+"""Regression gate: fail only when a variant is slower than the baseline by more than P %, with
+multiplicity-adjusted significance. Writes a JSON verdict beside the raw samples."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .compare import Comparison
+
+
+def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
+    """regression: significant after adjustment and the whole simultaneous interval above 1 + P;
+    slower-within-threshold: significant but the interval reaches below 1 + P; otherwise the
+    comparison's own verdict (faster, equivalent, inconclusive)."""
+    if c.rounds < 2:
+        return "inconclusive"
+    if c.p_adjusted < alpha and c.ci_adj_low > 1 + fail_if_slower:
+        return "regression"
+    if c.p_adjusted < alpha and c.ci_adj_low > 1:
+        return "slower-within-threshold"
+    return c.verdict if c.verdict != "slower" else "slower-within-threshold"
+
+
+def verdict_document(comps: list[Comparison], files: list[str], baseline: str | None, fail_if_slower: float,
+                     level: float, adjust: str) -> dict[str, Any]:
+    alpha = 1 - level
+    rows = []
+    for c in comps:
+        d = c.as_dict()
+        d["gate"] = gate_status(c, fail_if_slower, alpha)
+        rows.append(d)
+    return {
+        "schema": "memfbench-gate", "schema_version": 1,
+        "files": files, "baseline": baseline or (comps[0].baseline if comps else None),
+        "fail_if_slower_percent": 100 * fail_if_slower, "level": level, "adjust": adjust,
+        "rule": "fail when adjusted p < 1 - level and the simultaneous interval of time(variant)/time(baseline) "
+                "lies entirely above 1 + fail_if_slower",
+        "failed": any(r["gate"] == "regression" for r in rows),
+        "comparisons": rows,
+    }
+
+
+def write_atomic(path: Path, doc: dict[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1, allow_nan=False, default=str)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def default_verdict_path(first_file: str) -> Path:
+    p = Path(first_file)
+    return p.with_name(p.stem + ".verdict.json")
