@@ -45,12 +45,15 @@ class Comparison:
     mde: float                   # minimum detectable relative change (80 % power)
     margin: float
     verdict: str = ""
+    estimand: str = "median over rounds of ln(t_variant / t_baseline); exact sign-test interval"
     notes: list[str] = field(default_factory=list)
-    log_ratios: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    # what the interval is computed from: per-round log ratios, or per-process medians of them
+    units: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    across_processes: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.pop("log_ratios")
+        d.pop("units")
         d["notes"] = "; ".join(self.notes)
         return d
 
@@ -77,6 +80,14 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
     return "inconclusive"
 
 
+def interval(units: np.ndarray, across_processes: bool, level: float) -> stats.Interval:
+    return stats.t_interval(units, level) if across_processes else stats.sign_test_ci(units, level)
+
+
+def p_value(units: np.ndarray, across_processes: bool) -> float:
+    return stats.t_test_p(units) if across_processes else stats.sign_test_p(units)
+
+
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = stats.DEFAULT_RESAMPLES,
                 seed: int = stats.DEFAULT_SEED) -> Comparison:
@@ -89,7 +100,13 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
                        ["fewer than 2 measured rounds"])
         return c
     d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
-    ci = stats.sign_test_ci(d, level)
+    procs = pr["process"].to_numpy()
+    # Several processes: code placement and address layout differ between them and stay fixed
+    # within one, so rounds of one process are not independent evidence. The interval is then
+    # over per-process medians (t interval), which carries the between-process variance.
+    across = len(np.unique(procs)) > 1
+    units = np.array([np.median(d[procs == g]) for g in np.unique(procs)]) if across else d
+    ci = interval(units, across, level)
     rom, _ = stats.ratio_of_medians_ci(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy(),
                                        pr["process"].to_numpy(), level, resamples, seed)
     hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
@@ -98,13 +115,16 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
         ci_adj_low=float(np.exp(ci.low)), ci_adj_high=float(np.exp(ci.high)), level=level,
-        p_sign=stats.sign_test_p(d), p_adjusted=stats.sign_test_p(d),
+        p_sign=p_value(units, across), p_adjusted=p_value(units, across),
         ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
         mann_whitney_p=stats.mann_whitney_p(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()),
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
         tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
-        mde=stats.minimum_detectable_effect(d, 1 - level), margin=margin, log_ratios=d)
-    if c.tied_rounds > n / 10:
+        mde=stats.minimum_detectable_effect(d, 1 - level), margin=margin, units=units, across_processes=across)
+    if across:
+        c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline); "
+                      "t interval")
+    if c.tied_rounds > n / 10 and not across:
         c.notes.append(f"{c.tied_rounds} of {n} rounds tied at the clock's resolution")
     return c
 
@@ -155,7 +175,7 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
     for c, p in zip(valid, adj):
         c.p_adjusted = float(p)
         if m > 1:
-            sim = stats.sign_test_ci(c.log_ratios, 1 - alpha / m)
+            sim = interval(c.units, c.across_processes, 1 - alpha / m)
             c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
             c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
         c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)

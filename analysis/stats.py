@@ -172,13 +172,22 @@ def ratio_of_medians_ci(a: np.ndarray, b: np.ndarray, groups: np.ndarray | None 
     block = block_length(np.log(a / b))
     alpha = (1 - level) / 2
     if groups is not None and len(np.unique(groups)) > 1:
+        # Processes first, then rounds within each chosen process; every chosen process
+        # contributes as many rounds as the median process has (runs share one time budget).
         ids = np.unique(groups)
-        members = [np.flatnonzero(groups == g) for g in ids]
-        ratios = np.empty(resamples)
-        for r in range(resamples):
-            chosen = rng.integers(0, len(ids), len(ids))
-            idx = np.concatenate([m[rng.integers(0, len(m), len(m))] for m in (members[c] for c in chosen)])
-            ratios[r] = np.median(a[idx]) / np.median(b[idx])
+        order = np.argsort(groups, kind="stable")
+        lengths = np.array([np.sum(groups == g) for g in ids])
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        per = int(np.median(lengths))
+        sa, ra = _ranks(a[order])
+        sb, rb = _ranks(b[order])
+        parts = []
+        for k in _chunks(resamples, 100):
+            chosen = rng.integers(0, len(ids), (k, len(ids)))
+            u = rng.random((k, len(ids), per))
+            idx = (starts[chosen][..., None] + (u * lengths[chosen][..., None]).astype(np.int64)).reshape(k, -1)
+            parts.append(_resampled_medians(sa, ra, idx) / _resampled_medians(sb, rb, idx))
+        ratios = np.concatenate(parts)
         method = f"hierarchical bootstrap (processes, then rounds), {resamples} resamples"
     else:
         sa, ra = _ranks(a)
@@ -263,3 +272,21 @@ def rounds_needed(d: np.ndarray, effect: float, alpha: float = 0.05, power: floa
     sigma = robust_sd(np.asarray(d, float))
     z = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
     return int(np.ceil((z * sigma / np.log1p(effect)) ** 2 / SIGN_TEST_EFFICIENCY))
+
+
+def t_interval(x: np.ndarray, level: float = 0.95) -> Interval:
+    """Student t interval of the mean (used across processes, where each value is one process)."""
+    x = np.asarray(x, float)
+    n = len(x)
+    m = float(np.mean(x))
+    if n < 2:
+        return Interval(m, float("-inf"), float("inf"), level, "t interval (one value)")
+    half = float(sps.t.ppf(1 - (1 - level) / 2, n - 1) * np.std(x, ddof=1) / np.sqrt(n))
+    return Interval(m, m - half, m + half, level, f"t interval over {n} values")
+
+
+def t_test_p(x: np.ndarray) -> float:
+    x = np.asarray(x, float)
+    if len(x) < 2 or np.std(x) == 0:
+        return 1.0 if len(x) < 2 or np.mean(x) == 0 else 0.0
+    return float(sps.ttest_1samp(x, 0.0).pvalue)

@@ -211,3 +211,26 @@ def test_diagnostics_find_drift_position_and_autocorrelation():
     flat = df.assign(ns_per_call=10 * np.exp(rng.normal(0, 0.01, len(df))))
     d2 = {x.variant: x for x in diagnose(flat)}
     assert d2["A"].drift_p > 0.001 and d2["A"].position_p > 0.001
+
+
+def test_processes_carry_their_own_offsets_into_the_verdict():
+    """Identical variants whose relative speed differs per process (code placement): pooling all
+    rounds would call most pairs different; the per-process interval keeps A/A near alpha."""
+    rng = np.random.default_rng(15)
+    pooled_fp, proc_fp, sims = 0, 0, 50
+    for _ in range(sims):
+        frames = []
+        for p in range(6):
+            off = rng.normal(0, 0.01)  # a 1 % placement effect, fixed within the process
+            df = synthetic_rounds(rng, 100, float(np.exp(off)), 0.005)
+            frames.append(df.assign(process=p))
+        df = pd.concat(frames, ignore_index=True)
+        c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000, margin=0.0)
+        adjust_family([c])
+        proc_fp += c.verdict in ("faster", "slower")
+        flat = compare_one(df.assign(process=0), "sim", "memcpy", "synthetic", "B", "A", resamples=1000, margin=0.0)
+        adjust_family([flat])
+        pooled_fp += flat.verdict in ("faster", "slower")
+        assert c.across_processes and "processes" in c.estimand
+    assert pooled_fp / sims > 0.5
+    assert proc_fp / sims <= 0.12
