@@ -52,7 +52,8 @@ find_python() {
 build() {
   PY=$(find_python)
   if [ -f "$BUILD/build.ninja" ]; then
-    meson configure "$BUILD" -Dpython="$PY" >/dev/null
+    # --reconfigure also picks up compilers and libraries installed since (g++, libbenchmark-dev)
+    meson setup --reconfigure "$BUILD" -Dpython="$PY" >/dev/null
   else
     meson setup "$BUILD" --buildtype=release -Dpython="$PY" >&2
   fi

@@ -196,6 +196,7 @@ def test_meson_benchmark_suite_lists_and_runs():
                  "gate-memcpy-aa", "quick-memcpy"):
         assert name in p.stdout
     p = subprocess.run(["meson", "test", "-C", build, "--benchmark", "--suite", "quick", "--no-rebuild",
+                        "--logbase", "benchlog-from-tests",
                         "--print-errorlogs"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     out = Path(build) / "bench-results" / "quick-memcpy.json"

@@ -15,8 +15,11 @@ def main(build: Path) -> int:
     if not log.exists():
         print("0 passed, 1 failed: no meson test log")
         return 1
-    for line in log.read_text().splitlines():
-        t = json.loads(line)
+    for line in log.read_text(errors="replace").splitlines():
+        try:
+            t = json.loads(line)
+        except json.JSONDecodeError:
+            continue
         name, result = t.get("name", ""), t.get("result", "")
         if name.endswith("pytest"):
             junit = build / "pytest-junit.xml"
