@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernels.h"
+#include "order.h"
 #include "params.h"
 #include "rng.h"
 #include "signtest.h"
@@ -172,12 +173,6 @@ static void check_linearity(struct mfb_run *r, struct mfb_rng *rng)
     free(passes);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The harness's own cost per call: the function's noop through the same loop with the run's batch
  * shape (median of 9), measured even when noop is not a timed variant, so it is always recorded. */
 static void measure_overhead(struct mfb_run *r, struct mfb_rng *rng)
@@ -191,7 +186,7 @@ static void measure_overhead(struct mfb_run *r, struct mfb_rng *rng)
         t[k] = res.ticks;
     }
     free(passes);
-    qsort(t, 9, sizeof t[0], cmp_u64);
+    mfb_sort_u64(t, 9);
     r->overhead_ns_per_call = (double)t[4] * r->timer->ns_per_tick / ((double)r->calls_per_pass * r->passes);
 }
 
@@ -245,26 +240,16 @@ static void progress(const struct mfb_run *r, double elapsed, bool final)
 enum { WARM_WINDOW = 5, WARM_MAX_ROUNDS = 2000 };
 #define WARM_SETTLE 0.01
 
-static double median_of(const double *x, size_t n, double *tmp)
-{
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = x[i];
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) {
-            double t = tmp[j];
-            tmp[j] = tmp[j - 1];
-            tmp[j - 1] = t;
-        }
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
-
 static bool warmup_settled(struct mfb_run *r, const double *totals, size_t n)
 {
     if (n < 2 * WARM_WINDOW)
         return false;
-    double tmp[WARM_WINDOW];
-    double last = median_of(totals + n - WARM_WINDOW, WARM_WINDOW, tmp);
-    double prev = median_of(totals + n - 2 * WARM_WINDOW, WARM_WINDOW, tmp);
+    double last_w[WARM_WINDOW], prev_w[WARM_WINDOW];
+    for (int i = 0; i < WARM_WINDOW; i++) {
+        last_w[i] = totals[n - WARM_WINDOW + i];
+        prev_w[i] = totals[n - 2 * WARM_WINDOW + i];
+    }
+    double last = mfb_median(last_w, WARM_WINDOW), prev = mfb_median(prev_w, WARM_WINDOW);
     r->warmup_change = last / prev - 1;
     return fabs(r->warmup_change) <= WARM_SETTLE;
 }

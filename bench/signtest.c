@@ -1,13 +1,8 @@
 #include "signtest.h"
 
 #include <math.h>
-#include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "order.h"
 
 /* z with P(Z > z) = p for a standard normal Z, by Newton's method on erfc (C has no inverse). */
 static double upper_normal_quantile(double p)
@@ -52,9 +47,8 @@ int mfb_sign_test_interval(double *x, size_t n, double level, double *lo, double
     size_t k = mfb_sign_test_rank(n, level);
     if (k == 0)
         return -1;
-    qsort(x, n, sizeof *x, cmp_double);
+    *median = mfb_median(x, n);
     *lo = x[k - 1];
     *hi = x[n - k];
-    *median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
     return 0;
 }

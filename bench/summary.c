@@ -4,22 +4,7 @@
 #include <stdlib.h>
 
 #include "hostinfo.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *sorted, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    double f = pos - (double)i;
-    return i + 1 < n ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
-}
+#include "order.h"
 
 struct stats {
     double median, q1, q3, bpn, paired;
@@ -45,8 +30,7 @@ static double paired_ratio(const struct mfb_run *r, int vi, double *buf)
         if (t0 > 0)
             buf[k++] = tv / t0;
     }
-    qsort(buf, k, sizeof *buf, cmp_double);
-    return quantile(buf, k, 0.5);
+    return mfb_median(buf, k);
 }
 
 static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, double *bpn)
@@ -61,12 +45,11 @@ static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, d
         bpn[s.n] = t > 0 ? (double)x->bytes / t : 0;
         s.n++;
     }
-    qsort(ns, s.n, sizeof *ns, cmp_double);
-    qsort(bpn, s.n, sizeof *bpn, cmp_double);
-    s.median = quantile(ns, s.n, 0.5);
-    s.q1 = quantile(ns, s.n, 0.25);
-    s.q3 = quantile(ns, s.n, 0.75);
-    s.bpn = quantile(bpn, s.n, 0.5);
+    mfb_sort_doubles(ns, s.n);
+    s.median = mfb_quantile_sorted(ns, s.n, 0.5);
+    s.q1 = mfb_quantile_sorted(ns, s.n, 0.25);
+    s.q3 = mfb_quantile_sorted(ns, s.n, 0.75);
+    s.bpn = mfb_median(bpn, s.n);
     s.paired = paired_ratio(r, vi, ns);
     return s;
 }

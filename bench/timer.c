@@ -1,5 +1,7 @@
 #include "timer.h"
 
+#include "order.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,18 +9,6 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 #if defined(__x86_64__)
 static bool cpuinfo_has_flag(const char *flag)
@@ -88,7 +78,7 @@ static double calibrate_hz(double *spread_ppm)
         counter_point(&k1, &n1);
         hz[i] = (double)(k1 - k0) / ((n1 - n0) * 1e-9);
     }
-    qsort(hz, 5, sizeof hz[0], cmp_double);
+    mfb_sort_doubles(hz, 5);
     *spread_ppm = (hz[4] - hz[0]) / hz[2] * 1e6;
     return hz[2];
 }
@@ -111,7 +101,7 @@ static void measure_overhead(struct mfb_timer *t)
         uint64_t b = mfb_timer_end(t, &cpu);
         d[i] = b - a;
     }
-    qsort(d, N, sizeof d[0], cmp_u64);
+    mfb_sort_u64(d, N);
     t->overhead_ticks = (double)d[N / 2];
     t->overhead_min_ticks = (double)d[0];
     /* Resolution: the smallest non-zero step between consecutive reads. */
