@@ -109,29 +109,31 @@ static cJSON *read_doc(const char *path)
     return doc;
 }
 
-static double num_at(const cJSON *arr, int i)
-{
-    return cJSON_GetArrayItem(arr, i)->valuedouble;
-}
-
-/* Appends a child's sample columns to the merged samples with its process index. */
+/* Appends a child's sample columns to the merged samples with its process index. cJSON arrays
+ * are linked lists, so the columns are walked together rather than indexed. */
 static int append_samples(struct mfb_samples *all, const cJSON *doc, int proc)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "samples");
-    int n = cJSON_GetObjectItemCaseSensitive(s, "count")->valueint;
     const char *names[] = {"variant", "round", "position", "calls", "bytes", "ticks", "ns", "t_start_ns", "cpu", "warmup"};
-    const cJSON *col[10];
-    for (int k = 0; k < 10; k++)
-        col[k] = cJSON_GetObjectItemCaseSensitive(s, names[k]);
-    for (int i = 0; i < n; i++) {
+    const cJSON *it[10];
+    for (int k = 0; k < 10; k++) {
+        const cJSON *col = cJSON_GetObjectItemCaseSensitive(s, names[k]);
+        it[k] = col ? col->child : NULL;
+    }
+    while (it[0]) {
+        for (int k = 0; k < 10; k++)
+            if (!it[k])
+                return -1;
         struct mfb_sample x = {
-            .variant = (uint16_t)num_at(col[0], i), .round = (uint32_t)num_at(col[1], i),
-            .position = (uint16_t)num_at(col[2], i), .calls = (uint32_t)num_at(col[3], i),
-            .bytes = (uint64_t)num_at(col[4], i), .ticks = (uint64_t)num_at(col[5], i), .ns = num_at(col[6], i),
-            .t_start_ns = (uint64_t)num_at(col[7], i), .cpu = (int16_t)num_at(col[8], i),
-            .warmup = cJSON_IsTrue(cJSON_GetArrayItem(col[9], i)), .process = (uint16_t)proc};
+            .variant = (uint16_t)it[0]->valuedouble, .round = (uint32_t)it[1]->valuedouble,
+            .position = (uint16_t)it[2]->valuedouble, .calls = (uint32_t)it[3]->valuedouble,
+            .bytes = (uint64_t)it[4]->valuedouble, .ticks = (uint64_t)it[5]->valuedouble, .ns = it[6]->valuedouble,
+            .t_start_ns = (uint64_t)it[7]->valuedouble, .cpu = (int16_t)it[8]->valuedouble,
+            .warmup = cJSON_IsTrue(it[9]), .process = (uint16_t)proc};
         if (mfb_samples_push(all, &x) < 0)
             return -1;
+        for (int k = 0; k < 10; k++)
+            it[k] = it[k]->next;
     }
     return 0;
 }
@@ -178,7 +180,7 @@ int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint
             goto cleanup;
         }
         if (append_samples(&all, docs[i], i) < 0) {
-            mfb_fail(err, "out of memory merging samples");
+            mfb_fail(err, "process %d of %d: its samples could not be merged", i + 1, k);
             goto cleanup;
         }
         done++;
