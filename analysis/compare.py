@@ -108,7 +108,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     units = np.array([np.median(d[procs == g]) for g in np.unique(procs)]) if across else d
     ci = interval(units, across, level)
     rom, _ = stats.ratio_of_medians_ci(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy(),
-                                       pr["process"].to_numpy(), level, resamples, seed)
+                                       pr["process"].to_numpy(), level, min(resamples, stats.ROM_RESAMPLES), seed)
     hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
                                    seed=seed)
     c = Comparison(

@@ -51,7 +51,7 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
         y = g["ns_per_call"].to_numpy()
         if len(g) >= 3 and np.ptp(t) > 0:
             rho, p = sps.spearmanr(t, y)
-            slope = sps.theilslopes(np.log(y), t / 60.0)[0] if len(g) <= 3000 else _theil_subsample(t, y)
+            slope = sps.theilslopes(np.log(y), t / 60.0)[0] if len(g) <= 1000 else _theil_subsample(t, y)
         else:
             rho, p, slope = float("nan"), float("nan"), float("nan")
         by_pos = [grp["rel"].to_numpy() for _, grp in g.groupby("position")]
@@ -67,7 +67,7 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
     return out
 
 
-def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 3000) -> float:
+def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 1000) -> float:
     """Theil-Sen is quadratic; on long runs estimate it from an evenly spaced subsample."""
     idx = np.linspace(0, len(t) - 1, n).astype(int)
     return float(sps.theilslopes(np.log(y[idx]), t[idx] / 60.0)[0])

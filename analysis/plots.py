@@ -37,8 +37,11 @@ def timeseries(run: Run) -> Figure:
         g = df[df["variant"] == v]
         color = f"C{i % 10}"
         w, m = g[g["warmup"]], g[~g["warmup"]]
-        ax.scatter(m["t_start_s"], m["ns_per_call"], s=3, color=color, label=v, alpha=0.6, linewidths=0)
-        ax.scatter(w["t_start_s"], w["ns_per_call"], s=12, facecolors="none", edgecolors=color, linewidths=0.8)
+        # rasterized: an SVG of 100 000 vector dots is megabytes and slow; the axes stay vectors
+        ax.scatter(m["t_start_s"], m["ns_per_call"], s=3, color=color, label=v, alpha=0.6, linewidths=0,
+                   rasterized=True)
+        ax.scatter(w["t_start_s"], w["ns_per_call"], s=12, facecolors="none", edgecolors=color, linewidths=0.8,
+                   rasterized=True)
         if len(m) >= 4:
             q1, q3 = np.percentile(m["ns_per_call"], [25, 75])
             spikes = m[m["ns_per_call"] > q3 + 3 * (q3 - q1)]

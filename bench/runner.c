@@ -146,24 +146,26 @@ static void calibrate(struct mfb_run *r, struct mfb_rng *rng)
                  "timer interrupts", r->slowest_batch_ns / 1e6);
 }
 
-/* Linearity: a batch of 2N passes must take twice as long as one of N (min of 5 each). A
- * deviation means fixed per-batch costs (timer, loop set-up) or cache effects that do not scale,
- * and the per-call figure would depend on the batch size. */
+/* Linearity: a batch of 2N passes must take as long as its two halves timed as batches of N
+ * passes each (the same passes, so the drawn calls and shifts cancel); the median ratio of 9 tries
+ * is recorded. A deviation means fixed per-batch costs (timer, loop set-up) or cache effects that
+ * do not scale, and the per-call figure would depend on the batch size. */
 static void check_linearity(struct mfb_run *r, struct mfb_rng *rng)
 {
+    enum { TRIES = 9 };
     uint32_t n = r->passes;
     struct mfb_pass *passes = new_passes(r, rng, 2 * (size_t)n);
     r->linearity_tolerance = 0.05;
     for (int i = 0; i < r->nvars; i++) {
-        uint64_t best1 = UINT64_MAX, best2 = UINT64_MAX;
-        for (int k = 0; k < 5; k++) {
-            struct mfb_batch_result a, b;
+        double ratio[TRIES];
+        for (int k = 0; k < TRIES; k++) {
+            struct mfb_batch_result a, b, both;
             time_batch(r, r->vars[i].v, r->calls_per_pass, n, passes, &a);
-            time_batch(r, r->vars[i].v, r->calls_per_pass, 2 * (size_t)n, passes, &b);
-            best1 = a.ticks < best1 ? a.ticks : best1;
-            best2 = b.ticks < best2 ? b.ticks : best2;
+            time_batch(r, r->vars[i].v, r->calls_per_pass, n, passes + n, &b);
+            time_batch(r, r->vars[i].v, r->calls_per_pass, 2 * (size_t)n, passes, &both);
+            ratio[k] = (double)both.ticks / (double)(a.ticks + b.ticks);
         }
-        double lin = best1 ? (double)best2 / (2.0 * (double)best1) : 0;
+        double lin = mfb_median(ratio, TRIES);
         r->vars[i].linearity = lin;
         if (fabs(lin - 1) > r->linearity_tolerance)
             mfb_warn(r->warn, "linearity", "variant '%s': a batch twice as long took %.3f x twice the time "
