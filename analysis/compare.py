@@ -43,6 +43,7 @@ class Comparison:
     hl_subsampled: bool
     tied_rounds: int             # rounds where both batches measured exactly the same ticks
     mde: float                   # minimum detectable relative change (80 % power)
+    rounds_for_margin: int       # rounds the sign test needs to detect a change equal to the margin (1 % if 0)
     margin: float
     verdict: str = ""
     estimand: str = "median over rounds of ln(t_variant / t_baseline); exact sign-test interval"
@@ -96,8 +97,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     nan = float("nan")
     if n < 2:
         c = Comparison(run, function, distribution, variant, baseline, n, nan, nan, nan, nan, nan, level, 1.0, 1.0,
-                       nan, nan, nan, "", nan, nan, False, 0, float("inf"), margin, "inconclusive",
-                       ["fewer than 2 measured rounds"])
+                       nan, nan, nan, "", nan, nan, False, 0, float("inf"), 0, margin, "inconclusive",
+                       notes=["fewer than 2 measured rounds"])
         return c
     d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
     procs = pr["process"].to_numpy()
@@ -120,7 +121,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         mann_whitney_p=stats.mann_whitney_p(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()),
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
         tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
-        mde=stats.minimum_detectable_effect(d, 1 - level), margin=margin, units=units, across_processes=across)
+        mde=stats.minimum_detectable_effect(d, 1 - level), rounds_for_margin=stats.rounds_needed(d, margin or 0.01),
+        margin=margin, units=units, across_processes=across)
     if across:
         c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline); "
                       "t interval")

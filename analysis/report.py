@@ -55,13 +55,13 @@ def verdict_lines(comps: list[Comparison]) -> list[str]:
         out.append(f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
                    f"({pct:+.2f} %), {c.level:.0%} CI [{c.ci_low:.4f}, {c.ci_high:.4f}], simultaneous "
                    f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {fmt_p(c.p_adjusted)}, {c.rounds} rounds, "
-                   f"MDE {c.mde:.2%}")
+                   f"MDE {c.mde:.2%} ({c.rounds_for_margin} rounds would resolve ±{(c.margin or 0.01):.1%})")
     return out
 
 
 COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "rounds", "ratio", "ci_low", "ci_high", "ci_adj_low",
                       "ci_adj_high", "p_adjusted", "verdict", "ratio_of_medians", "rom_low", "rom_high",
-                      "mann_whitney_p", "hodges_lehmann_ratio", "mde"]
+                      "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin"]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[Path, Path]:
