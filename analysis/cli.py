@@ -6,8 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from . import stats
 from .compare import comparisons_frame, compare_runs
 from .export import to_csv, to_gbench
@@ -31,8 +29,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _fmt_table(df) -> str:
-    with np.printoptions(precision=4):
-        return df.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    return df.to_string(index=False, float_format=lambda v: f"{v:.4g}")
 
 
 def main(argv: list[str] | None = None) -> int:
