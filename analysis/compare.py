@@ -13,10 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .load import Run, measured
-
-VERDICTS = ("faster", "slower", "equivalent", "inconclusive")
-
+from .load import Run, combine, measured
 
 @dataclass
 class Comparison:
@@ -108,6 +105,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     across = len(np.unique(procs)) > 1
     units = np.array([np.median(d[procs == g]) for g in np.unique(procs)]) if across else d
     ci = interval(units, across, level)
+    p = p_value(units, across)
     rom, _ = stats.ratio_of_medians_ci(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy(),
                                        pr["process"].to_numpy(), level, min(resamples, stats.ROM_RESAMPLES), seed)
     hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
@@ -116,7 +114,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
         ci_adj_low=float(np.exp(ci.low)), ci_adj_high=float(np.exp(ci.high)), level=level,
-        p_sign=p_value(units, across), p_adjusted=p_value(units, across),
+        p_sign=p, p_adjusted=p,
         ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
         mann_whitney_p=stats.mann_whitney_p(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()),
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
@@ -143,14 +141,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         groups.setdefault((r.function, r.distribution), []).append(r)
     out: list[Comparison] = []
     for (function, distribution), rs in groups.items():
-        frames = []
-        for i, r in enumerate(rs):
-            f = r.batches.copy()
-            # different files are different processes for the pairing and the hierarchy
-            f["process"] = f["process"] + 1000 * i
-            f["variant"] = f["variant"].astype("string")
-            frames.append(f)
-        df = pd.concat(frames, ignore_index=True)
+        df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
         noop = {v["name"] for r in rs for v in r.doc["variants"] if v["noop"]}

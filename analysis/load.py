@@ -76,8 +76,12 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
 
 
 def combine(runs: Iterable[Run]) -> pd.DataFrame:
-    """All batches of several runs (hosts, processes, distributions) in one frame."""
-    frames = [r.batches.assign(variant=r.batches["variant"].astype("string")) for r in runs]
+    """All batches of several runs (hosts, processes, distributions) in one frame. Each file is
+    its own set of processes (process ids offset by 1000 per file), so rounds pair within a file's
+    process and never across files."""
+    frames = [r.batches.assign(variant=r.batches["variant"].astype("string"),
+                               process=r.batches["process"] + 1000 * i)
+              for i, r in enumerate(runs)]
     return pd.concat(frames, ignore_index=True)
 
 

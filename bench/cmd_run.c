@@ -45,6 +45,14 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     return 0;
 }
 
+static int unique_name(const struct mfb_run *r, const char *name, struct mfb_err *err)
+{
+    for (int k = 0; k < r->nvars; k++)
+        if (!strcmp(r->vars[k].v->name, name))
+            return mfb_fail(err, "--variant: '%s' is named twice (a plugin can be renamed with =NAME)", name);
+    return 0;
+}
+
 static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struct mfb_err *err)
 {
     const struct mfb_variant *all;
@@ -59,12 +67,8 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struc
     for (int i = 0; i < c->nvariants; i++) {
         if (mfb_plugin_spec(c->variants[i])) {
             struct mfb_run_variant *rv = &r->vars[r->nvars];
-            if (mfb_plugin_load(c->variants[i], c->func, &rv->own, err) < 0)
+            if (mfb_plugin_load(c->variants[i], c->func, &rv->own, err) < 0 || unique_name(r, rv->own.name, err) < 0)
                 return -1;
-            for (int k = 0; k < r->nvars; k++)
-                if (!strcmp(r->vars[k].v->name, rv->own.name))
-                    return mfb_fail(err, "--variant: '%s' is named twice (rename a plugin with =NAME)",
-                                    rv->own.name);
             rv->v = &rv->own;
             r->nvars++;
             continue;
@@ -80,10 +84,7 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struc
             return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
                             mfb_func_name(c->func), names);
         }
-        for (int k = 0; k < r->nvars; k++)
-            if (!strcmp(r->vars[k].v->name, v->name))
-                return mfb_fail(err, "--variant: '%s' is named twice", v->name);
-        if (add_variant(r, v, err) < 0)
+        if (unique_name(r, v->name, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }
     return 0;

@@ -26,15 +26,6 @@ uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap)
     return off & (~off + 1);
 }
 
-static uint64_t table_cap(const struct mfb_table *t)
-{
-    uint64_t m = 1;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].lo > m)
-            m = t->rows[i].lo;
-    return m;
-}
-
 int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const struct mfb_workset *ws,
                      enum mfb_align_mode mode, uint64_t seed, struct mfb_err *err)
 {
@@ -48,8 +39,8 @@ int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const stru
     for (int i = 0; i < 5; i++)
         if (tabs[i]->n && mfb_alias_build(al[i], tabs[i]) < 0)
             return mfb_fail(err, "out of memory building the sampler");
-    s->src_cap = table_cap(&d->src_align);
-    s->dst_cap = table_cap(&d->dst_align);
+    s->src_cap = mfb_table_largest_key(&d->src_align);
+    s->dst_cap = mfb_table_largest_key(&d->dst_align);
     return 0;
 }
 

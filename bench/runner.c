@@ -319,12 +319,10 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     if (mfb_sampler_init(&s, r->dist, r->ws, r->cfg->align_mode, mfb_seed_derive(r->seed, STREAM_PARAMS), err) < 0)
         return -1;
     struct mfb_call *params = params_of(r);
-    uint64_t pass_bytes = mfb_sampler_fill(&s, params, r->ws->params_cap);
-    if (r->calls_per_pass < r->ws->params_cap) {
-        pass_bytes = 0;
-        for (uint32_t i = 0; i < r->calls_per_pass; i++)
-            pass_bytes += params[i].size & MFB_SIZE_MASK;
-    }
+    mfb_sampler_fill(&s, params, r->ws->params_cap);
+    uint64_t pass_bytes = 0; /* a pass may use only the first calls_per_pass records */
+    for (uint32_t i = 0; i < r->calls_per_pass; i++)
+        pass_bytes += params[i].size & MFB_SIZE_MASK;
     struct mfb_rng order_rng, shift_rng;
     mfb_rng_seed(&order_rng, mfb_seed_derive(r->seed, STREAM_ORDER));
     mfb_rng_seed(&shift_rng, mfb_seed_derive(r->seed, STREAM_SHIFT));

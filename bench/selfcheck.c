@@ -4,15 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t cap_of(const struct mfb_table *t)
-{
-    uint64_t m = 1;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].lo > m)
-            m = t->rows[i].lo;
-    return m;
-}
-
 static int log2u(uint64_t v)
 {
     return 63 - __builtin_clzll(v);
@@ -25,8 +16,8 @@ int mfb_selfcheck_begin(struct mfb_selfcheck_acc *a, const struct mfb_dist *d, e
     a->dist = d;
     a->mode = mode;
     a->roles = roles;
-    a->src_cap = cap_of(&d->src_align);
-    a->dst_cap = cap_of(&d->dst_align);
+    a->src_cap = mfb_table_largest_key(&d->src_align);
+    a->dst_cap = mfb_table_largest_key(&d->dst_align);
     a->size_counts = calloc(d->size.n, sizeof *a->size_counts);
     return a->size_counts ? 0 : -1;
 }

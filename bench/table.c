@@ -299,6 +299,15 @@ uint64_t mfb_table_max(const struct mfb_table *t)
     return m;
 }
 
+uint64_t mfb_table_largest_key(const struct mfb_table *t)
+{
+    uint64_t m = 1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].lo > m)
+            m = t->rows[i].lo;
+    return m;
+}
+
 double mfb_table_mean(const struct mfb_table *t)
 {
     double m = 0;

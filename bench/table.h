@@ -54,6 +54,8 @@ void mfb_table_free(struct mfb_table *t);
 int mfb_table_copy(struct mfb_table *dst, const struct mfb_table *src);
 /* Largest value a row can produce (max hi), and the probability-weighted mean value. */
 uint64_t mfb_table_max(const struct mfb_table *t);
+/* Largest key listed (any weight, at least 1): the cap K of "exact" alignment semantics. */
+uint64_t mfb_table_largest_key(const struct mfb_table *t);
 double mfb_table_mean(const struct mfb_table *t);
 /* Index of the row containing value v (sizes, alignments), or -1. Rows are sorted by lo. */
 long mfb_table_find(const struct mfb_table *t, uint64_t v);
