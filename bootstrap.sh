@@ -76,14 +76,14 @@ case "$cmd" in
     build
     status=0
     meson test -C "$BUILD" --print-errorlogs --num-processes 1 "$@" || status=$?
-    "$PY" tests/testlog_summary.py "$BUILD" || status=1
+    "$PY" -m tools.testlog_summary "$BUILD" || status=1
     exit $status
     ;;
   validate)
     PACKAGES+=(g++ libbenchmark-dev)
     install_missing
     build
-    "$PY" -m analysis.validation --build "$BUILD" -o docs/validation.md "$@"
+    "$PY" -m tools.validation --build "$BUILD" -o docs/validation.md "$@"
     ;;
   *)
     sed -n '2,8p' "$0" >&2

@@ -3,12 +3,11 @@ multiplicity-adjusted significance. Writes a JSON verdict beside the raw samples
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
+from .files import write_text_atomic
 
 
 def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
@@ -44,15 +43,7 @@ def verdict_document(comps: list[Comparison], files: list[str], baseline: str | 
 
 
 def write_atomic(path: Path, doc: dict[str, Any]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, allow_nan=False, default=str)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
 
 
 def default_verdict_path(first_file: str) -> Path:

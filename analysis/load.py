@@ -36,28 +36,35 @@ class Run:
         return str(self.doc["config"]["distribution"])
 
 
+# numpy type of each kind of sample column (schema.COLUMN_KINDS)
+KIND_DTYPES: dict[str, type] = {"uint": np.int64, "int": np.int64, "number": np.float64, "bool": bool}
+# sample columns the frame holds under another name (and unit)
+FRAME_NAMES: dict[str, str] = {"t_start_ns": "t_start_s"}
+
+
+def sample_arrays(samples: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Every sample column of the schema as a numpy array of its kind's type."""
+    return {c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.COLUMN_KINDS[c]]) for c in schema.SAMPLE_COLUMNS}
+
+
 def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
-    """The samples of one validated document as a DataFrame (one row per batch)."""
-    s = doc["samples"]
+    """The samples of one validated document as a DataFrame (one row per batch): the run's context,
+    then the schema's sample columns, with `variant` as the variant's name and `t_start_ns` as
+    `t_start_s` (seconds)."""
+    n = doc["samples"]["count"]
     names = [v["name"] for v in doc["variants"]]
-    n = s["count"]
+    cols = sample_arrays(doc["samples"])
     df = pd.DataFrame({
         "run": pd.Series([run_id] * n, dtype="string"),
         "host": pd.Series([doc["host"].get("hostname", "")] * n, dtype="string"),
-        "process": np.asarray(s.get("process", [0] * n), dtype=np.int64),
+        "process": cols.pop("process"),
         "function": pd.Series([doc["config"]["function"]] * n, dtype="string"),
         "distribution": pd.Series([doc["config"]["distribution"]] * n, dtype="string"),
-        "variant": pd.Categorical([names[i] for i in s["variant"]], categories=names),
-        "round": np.asarray(s["round"], dtype=np.int64),
-        "position": np.asarray(s["position"], dtype=np.int64),
-        "calls": np.asarray(s["calls"], dtype=np.int64),
-        "bytes": np.asarray(s["bytes"], dtype=np.int64),
-        "ticks": np.asarray(s["ticks"], dtype=np.int64),
-        "ns": np.asarray(s["ns"], dtype=np.float64),
-        "t_start_s": np.asarray(s["t_start_ns"], dtype=np.float64) / 1e9,
-        "cpu": np.asarray(s["cpu"], dtype=np.int64),
-        "warmup": np.asarray(s["warmup"], dtype=bool),
+        "variant": pd.Categorical([names[i] for i in cols.pop("variant")], categories=names),
+        **cols,
     })
+    df["t_start_ns"] = df["t_start_ns"].astype(np.float64) / 1e9
+    df = df.rename(columns=FRAME_NAMES)
     df["ns_per_call"] = df["ns"] / df["calls"]
     df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
     return df

@@ -1,4 +1,8 @@
-"""The JSON Schema of memfbench result files and validation against it."""
+"""The JSON Schema of memfbench result files, validation against it, and the names it defines.
+
+The schema file (docs/schema/memfbench-run.schema.json) is the one source of truth: the sample
+columns and their kinds, and the closed sets of names (stop reasons, warm-up modes, table
+origins), are read from it here rather than listed again in Python."""
 from __future__ import annotations
 
 import json
@@ -10,10 +14,6 @@ import jsonschema
 import numpy as np
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "memfbench-run.schema.json"
-
-SAMPLE_COLUMNS = ("variant", "round", "position", "calls", "bytes", "ticks", "ns", "t_start_ns", "cpu", "warmup",
-                  "process")
-
 
 class ResultFileError(ValueError):
     """A result file that cannot be used; the message names the file and what is wrong."""
@@ -27,12 +27,72 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
+def resolve(node: dict[str, Any], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The subschema a local `$ref` ("#/$defs/NAME") points to; any other node as it is."""
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    if not ref.startswith("#/"):
+        raise ValueError(f"schema: only local references are supported, not {ref!r}")
+    target: Any = schema if schema is not None else load_schema()
+    for key in ref[2:].split("/"):
+        target = target[key]
+    return resolve(target, schema)
+
+
+def subschema(*path: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The schema of the property at `path` (names of nested properties from the document's top),
+    with references resolved: subschema("status", "stop_reason")."""
+    node = schema if schema is not None else load_schema()
+    for key in path:
+        node = resolve(node, schema)["properties"][key]
+    return resolve(node, schema)
+
+
+def schema_enum(*path: str, schema: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The allowed values of the enumerated property at `path`, in the schema's order."""
+    node = subschema(*path, schema=schema)
+    if "enum" not in node:
+        raise ValueError(f"schema: {'/'.join(path)} is not an enum")
+    return tuple(node["enum"])
+
+
+def column_kind(spec: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
+    """The kind of one sample column from its schema: "uint" (integers >= 0), "int" (integers >= -1),
+    "number" (numbers) or "bool" (booleans)."""
+    node = resolve(spec, schema)
+    items = resolve(node.get("items", {}), schema)
+    if node.get("type") != "array":
+        raise ValueError(f"schema: a sample column is not an array: {spec}")
+    kind = items.get("type")
+    if kind == "boolean":
+        return "bool"
+    if kind == "number":
+        return "number"
+    if kind == "integer" and items.get("minimum") == 0:
+        return "uint"
+    if kind == "integer" and items.get("minimum") == -1:
+        return "int"
+    raise ValueError(f"schema: a sample column of unknown kind: {spec}")
+
+
+def sample_column_kinds(schema: dict[str, Any] | None = None) -> dict[str, str]:
+    """Every sample column (the required names of `samples` but "count"), in the schema's order,
+    with its kind."""
+    samples = subschema("samples", schema=schema)
+    return {name: column_kind(samples["properties"][name], schema)
+            for name in samples["required"] if name != "count"}
+
+
+COLUMN_KINDS: dict[str, str] = sample_column_kinds()
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(COLUMN_KINDS)
+STOP_REASONS: tuple[str, ...] = schema_enum("status", "stop_reason")
+WARMUP_MODES: tuple[str, ...] = schema_enum("rounds", "warmup_detail", "mode")
+TABLE_ORIGINS: tuple[str, ...] = schema_enum("distribution", "tables", "size", "origin")
+
 # Sample columns are checked with numpy: per-item schema validation of hundreds of thousands of
 # numbers in Python takes seconds. The schema still sees a short prefix of each column.
 _PREFIX = 16
-_COLUMN_KINDS = {"variant": "uint", "round": "uint", "position": "uint", "calls": "uint", "bytes": "uint",
-                 "ticks": "uint", "t_start_ns": "uint", "ns": "number", "cpu": "int", "warmup": "bool",
-                 "process": "uint"}
 
 
 def _column_errors(name: str, values: Any) -> list[str]:
@@ -40,7 +100,7 @@ def _column_errors(name: str, values: Any) -> list[str]:
         return []  # the schema reports the type
     if not values:
         return []
-    kind = _COLUMN_KINDS.get(name)
+    kind = COLUMN_KINDS.get(name)
     if kind == "bool":
         ok = all(v is True or v is False for v in values)
         return [] if ok else [f"samples/{name}: entries must be true or false"]

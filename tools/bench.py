@@ -1,7 +1,7 @@
 """The body of memfbench's `meson test --benchmark` entries: one memfbench run into the build
 folder, its analysis summary, and optionally the regression gate.
 
-    python3 -m analysis.bench --memfbench PATH --out DIR --name NAME [--fail-if-slower P] -- RUN ARGS
+    python3 -m tools.bench --memfbench PATH --out DIR --name NAME [--fail-if-slower P] -- RUN ARGS
 """
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import cli
+from analysis import cli
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python3 -m analysis.bench")
+    ap = argparse.ArgumentParser(prog="python3 -m tools.bench")
     ap.add_argument("--memfbench", required=True)
     ap.add_argument("--out", required=True, help="folder for the result files")
     ap.add_argument("--name", required=True)

@@ -12,13 +12,13 @@
 #include <vector>
 
 extern "C" {
-#include "distribution.h"
-#include "kernels.h"
-#include "params.h"
-#include "rng.h"
-#include "timer.h"
-#include "variants.h"
-#include "workset.h"
+#include "base/rng.h"
+#include "impl/variants.h"
+#include "measure/kernels.h"
+#include "measure/timer.h"
+#include "measure/workset.h"
+#include "workload/distribution.h"
+#include "workload/sampler.h"
 }
 
 namespace {
@@ -49,17 +49,17 @@ Workload *setup(const char *dist_dir) {
         std::exit(1);
     }
     mfb_sampler s{};
-    if (mfb_sampler_init(&s, &w->dist, &w->ws, MFB_ALIGN_EXACT, mfb_seed_fresh(), &err) < 0) {
+    if (mfb_sampler_init(&s, &w->dist, &w->ws.space, MFB_ALIGN_EXACT, mfb_seed_fresh(), &err) < 0) {
         std::fprintf(stderr, "gbench_replay: %s\n", err.msg);
         std::exit(1);
     }
-    w->per_array = w->ws.params_cap;
+    w->per_array = mfb_workset_params(&w->ws);
     w->calls.resize(static_cast<size_t>(kArrays) * w->per_array);
     mfb_sampler_fill(&s, w->calls.data(), w->calls.size());
     mfb_sampler_free(&s);
     mfb_rng r;
     mfb_rng_seed(&r, 7);
-    const mfb_window &lw = w->ws.large;
+    const mfb_window &lw = w->ws.space.large;
     uint64_t slots = lw.used ? (lw.size - lw.slice) / 4096 + 1 : 1;
     w->passes.resize(4096);
     for (auto &p : w->passes) {
@@ -85,9 +85,10 @@ void BM_replay(benchmark::State &state, const char *variant) {
     size_t it = 0;
     for (auto _ : state) {
         // One pass over one parameter array through memfbench's own timed loop; its two clock
-        // reads per pass (about 20 ns over ~768 calls) are part of what GB measures here.
-        mfb_batch b{&inst, w.ws.arena, w.calls.data() + (it % kArrays) * w.per_array, w.per_array,
-                    w.per_array - 1, &w.passes[it % w.passes.size()], 1, &w.timer};
+        // reads per pass (about 20 ns over the array's calls_per_iteration calls, 512 with a
+        // 48 KiB L1d) are part of what GB measures here.
+        mfb_batch b{&inst, w.ws.arena, w.calls.data() + (it % kArrays) * w.per_array, w.ws.params_log2,
+                    &w.passes[it % w.passes.size()], 1, &w.timer};
         mfb_batch_result res;
         mfb_run_batch(&b, &res);
         benchmark::DoNotOptimize(res.ticks);

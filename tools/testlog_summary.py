@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Prints one closing line for a `meson test` run: individual checks passed and failed, counting
-TAP subtests of the C tests and pytest cases (from its JUnit file), not just meson's targets."""
+TAP subtests of the C tests and pytest cases (from its JUnit file), not just meson's targets.
+
+    python3 -m tools.testlog_summary [BUILD]   (default build)
+"""
 from __future__ import annotations
 
 import json

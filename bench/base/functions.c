@@ -1,4 +1,4 @@
-#include "functions.h"
+#include "base/functions.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "order.h"
+#include "base/quantile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,17 +15,17 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void mfb_sort_doubles(double *x, size_t n)
+void mfb_quantile_sort(double *x, size_t n)
 {
     qsort(x, n, sizeof *x, cmp_double);
 }
 
-void mfb_sort_u64(uint64_t *x, size_t n)
+void mfb_quantile_sort_u64(uint64_t *x, size_t n)
 {
     qsort(x, n, sizeof *x, cmp_u64);
 }
 
-double mfb_quantile_sorted(const double *sorted, size_t n, double q)
+double mfb_quantile_of_sorted(const double *sorted, size_t n, double q)
 {
     if (n == 0)
         return NAN;
@@ -35,8 +35,8 @@ double mfb_quantile_sorted(const double *sorted, size_t n, double q)
     return i + 1 < n ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
 }
 
-double mfb_median(double *x, size_t n)
+double mfb_quantile_median(double *x, size_t n)
 {
-    mfb_sort_doubles(x, n);
-    return mfb_quantile_sorted(x, n, 0.5);
+    mfb_quantile_sort(x, n);
+    return mfb_quantile_of_sorted(x, n, 0.5);
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 /* The 1-based rank k such that [x_(k), x_(n-k+1)] covers the median with probability >= level;
- * 0 when n is too small for that level. Exact for n <= 2000, normal approximation above. */
+ * 0 when n is too small for that level. Exact for every n. */
 size_t mfb_sign_test_rank(size_t n, double level);
 /* Sorts x in place and returns the interval's ends and the median; -1 when n is too small. */
 int mfb_sign_test_interval(double *x, size_t n, double level, double *lo, double *median, double *hi);

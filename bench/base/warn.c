@@ -1,4 +1,4 @@
-#include "warn.h"
+#include "base/warn.h"
 
 #include <stdarg.h>
 #include <stdio.h>

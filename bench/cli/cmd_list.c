@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "base/functions.h"
+#include "cli/commands.h"
 #include "config.h"
-#include "distribution.h"
-#include "functions.h"
-#include "variants.h"
+#include "impl/variants.h"
+#include "workload/distribution.h"
 
 static void print_name(const char *name, void *ctx)
 {
@@ -41,7 +41,7 @@ int mfb_cmd_list(int argc, char **argv)
             if (v[i].func != (enum mfb_func)f)
                 continue;
             bool ok = mfb_variant_available(&v[i]);
-            printf("    %c %-10s %-8s %s%s%s\n", ok ? ' ' : '*', v[i].name, v[i].origin, v[i].description,
+            printf("    %c %-10s %-8s %s%s%s\n", ok ? ' ' : '*', v[i].name, mfb_origin_name(v[i].origin), v[i].description,
                    ok ? "" : " -- needs ", ok ? "" : v[i].needs);
         }
     }

@@ -6,16 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "document.h"
-#include "hostinfo.h"
-#include "output.h"
-#include "plugin.h"
-#include "processes.h"
-#include "rng.h"
-#include "runner.h"
-#include "summary.h"
+#include "base/rng.h"
+#include "base/seeds.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/processes.h"
+#include "impl/plugin.h"
+#include "measure/run.h"
+#include "report/document.h"
+#include "report/hostinfo.h"
+#include "report/output.h"
+#include "report/summary.h"
 
 /* Set by SIGINT/SIGTERM. A signal handler can only reach static storage, so this one flag is
  * file-scope; everything else is passed explicitly. */
@@ -53,7 +54,7 @@ static int unique_name(const struct mfb_run *r, const char *name, struct mfb_err
     return 0;
 }
 
-static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struct mfb_err *err)
+static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
 {
     const struct mfb_variant *all;
     size_t n = mfb_variants_all(&all);
@@ -91,7 +92,7 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_config *c, struc
 }
 
 /* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts). */
-static int pin_cpu(struct mfb_config *c, struct mfb_err *err)
+static int pin_cpu(struct mfb_study *c, struct mfb_err *err)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -116,9 +117,9 @@ static int pin_cpu(struct mfb_config *c, struct mfb_err *err)
 
 int mfb_cmd_run(int argc, char **argv)
 {
-    struct mfb_config cfg;
+    struct mfb_study cfg;
     struct mfb_err err = {{0}};
-    int rc = mfb_cli_parse_run(argc, argv, &cfg, &err);
+    int rc = mfb_options_parse(argc, argv, &cfg, &err);
     if (rc == 1)
         return MFB_EXIT_OK;
     if (rc < 0) {
@@ -131,7 +132,7 @@ int mfb_cmd_run(int argc, char **argv)
     struct mfb_workset ws = {0};
     struct mfb_timer timer;
     struct mfb_caches caches;
-    struct mfb_run run = {.cfg = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn};
+    struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn};
     int status = MFB_EXIT_FAIL;
     if (mfb_output_open(&out, cfg.output, &err) < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
@@ -159,8 +160,8 @@ int mfb_cmd_run(int argc, char **argv)
         caches.l1d = cfg.l1d;
         caches.l2 = cfg.l2;
         caches.llc = cfg.llc;
-        caches.source = "user (--cache)";
-    } else if (strcmp(caches.source, "sysfs") && strcmp(caches.source, "sysconf")) {
+        caches.source = MFB_CACHE_USER;
+    } else if (caches.source == MFB_CACHE_DEFAULT) {
         mfb_warn(&warn, "caches", "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu. Fix: --cache",
                  caches.l1d, caches.l2, caches.llc);
     }
@@ -175,7 +176,7 @@ int mfb_cmd_run(int argc, char **argv)
         mfb_warn(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
     if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), &err) < 0 ||
-        mfb_workset_alloc(&ws, mfb_seed_derive(run.seed, 99), &err) < 0)
+        mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
     if (mfb_run_prepare(&run, &err) < 0 || mfb_run_rounds(&run, &stop_requested, &err) < 0) {
@@ -183,7 +184,7 @@ int mfb_cmd_run(int argc, char **argv)
         goto fail;
     }
     cJSON *doc = mfb_document(&run, host);
-    rc = mfb_output_commit(&out, doc, &run.samples, &err);
+    rc = mfb_output_commit(&out, doc, &run.res.samples, &err);
     cJSON_Delete(doc);
     if (rc < 0)
         goto fail;
@@ -192,7 +193,7 @@ int mfb_cmd_run(int argc, char **argv)
     status = stop_requested ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
     if (stop_requested)
         fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
-                        "= false)\n", run.rounds, cfg.output);
+                        "= false)\n", run.res.rounds, cfg.output);
     goto done;
 fail:
     fprintf(stderr, "memfbench: %s\n", err.msg);

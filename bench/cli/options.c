@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "cli/options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "base/parse.h"
 #include "config.h"
 
-void mfb_run_usage(FILE *out)
+void mfb_options_usage(FILE *out)
 {
     fprintf(out,
             "usage: memfbench run [options] -o FILE\n"
@@ -37,7 +37,8 @@ void mfb_run_usage(FILE *out)
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
             "                         power-of-two divisor is A) or at-least (a multiple of A)\n"
             "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
-            "  -s, --seed S           64-bit seed of every random choice (default: fresh, recorded)\n"
+            "  -s, --seed S           64-bit seed of every random choice, decimal or 0x hex\n"
+            "                         (default: fresh, recorded)\n"
             "      --clock C          auto (default), tsc, cntvct or monotonic\n"
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
@@ -60,19 +61,9 @@ static int parse_long(const char *opt, const char *s, long lo, long *out, struct
     return 0;
 }
 
-int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_err *err)
+int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err *err)
 {
-    memset(c, 0, sizeof *c);
-    c->func = MFB_MEMCPY;
-    c->time_s = 10;
-    c->warmup_rounds = -1;
-    c->processes = 1;
-    c->process_index = -1;
-    c->cpu = -1;
-    c->placement = MFB_PL_AUTO;
-    c->align_mode = MFB_ALIGN_EXACT;
-    c->clock = "auto";
-    c->dist_dir = getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR;
+    mfb_study_defaults(c, getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR);
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX };
@@ -142,17 +133,12 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
                 return -1;
             c->cpu = (int)v;
             break;
-        case 's': {
-            char *end;
-            errno = 0;
-            if (optarg[0] == '-')
-                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number", optarg);
-            c->seed = strtoull(optarg, &end, 0);
-            if (end == optarg || *end || errno)
-                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number", optarg);
+        case 's':
+            if (mfb_parse_seed(optarg, &c->seed) < 0)
+                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number (decimal, or hex "
+                                     "with 0x)", optarg);
             c->seed_given = true;
             break;
-        }
         case OPT_CLOCK:
             c->clock = optarg;
             break;
@@ -183,8 +169,8 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
         case OPT_PROCS:
             if (parse_long("--processes", optarg, 1, &c->processes, err) < 0)
                 return -1;
-            if (c->processes > 64)
-                return mfb_fail(err, "memfbench run: --processes: at most 64");
+            if (c->processes > MFB_MAX_PROCESSES)
+                return mfb_fail(err, "memfbench run: --processes: at most %d", MFB_MAX_PROCESSES);
             break;
         case OPT_PINDEX:
             if (parse_long("--process-index", optarg, 0, &c->process_index, err) < 0)
@@ -197,7 +183,7 @@ int mfb_cli_parse_run(int argc, char **argv, struct mfb_config *c, struct mfb_er
             c->output = optarg;
             break;
         case 'h':
-            mfb_run_usage(stdout);
+            mfb_options_usage(stdout);
             return 1;
         case ':':
             return mfb_fail(err, "memfbench run: %s needs a value", argv[optind - 1]);

@@ -1,4 +1,4 @@
-#include "processes.h"
+#include "cli/processes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "rng.h"
-#include "samples.h"
+#include "base/seeds.h"
+#include "cli/commands.h"
+#include "measure/samples.h"
+#include "report/columns.h"
+#include "report/summary.h"
 
 /* Options the parent sets itself for each child (with a value each). */
 static bool replaced_option(const char *a, bool *takes_value)
@@ -33,6 +35,8 @@ static char *child_tmp(const char *target, int i)
 {
     size_t n = strlen(target) + 64;
     char *p = malloc(n);
+    if (!p)
+        return NULL;
     const char *slash = strrchr(target, '/');
     if (slash)
         snprintf(p, n, "%.*s/.%s.proc%d.XXXXXX", (int)(slash - target), target, slash + 1, i);
@@ -47,9 +51,12 @@ static char *child_tmp(const char *target, int i)
     return p;
 }
 
-static int spawn(const struct mfb_config *cfg, int i, uint64_t seed, double time_s, const char *tmp)
+static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, const char *tmp)
 {
+    /* The parent's arguments, less those it replaces, plus at most 11 of its own and the NULL. */
     char **argv = calloc((size_t)cfg->argc + 16, sizeof *argv);
+    if (!argv)
+        return -1;
     char seedbuf[32], idx[16], tbuf[32];
     int n = 0;
     argv[n++] = "memfbench";
@@ -92,50 +99,31 @@ static int spawn(const struct mfb_config *cfg, int i, uint64_t seed, double time
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static cJSON *read_doc(const char *path)
+/* Reads a child's result file whole; NULL (with the reason in err) when it cannot. */
+static cJSON *read_doc(const char *path, int i, int k, struct mfb_err *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        mfb_fail(err, "process %d of %d wrote no readable result", i + 1, k);
         return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
+    }
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)n + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
     fclose(f);
+    if (!buf || got != (size_t)n) {
+        free(buf);
+        mfb_fail(err, "process %d of %d: cannot read its result (%s)", i + 1, k, n < 0 ? "no size" : "out of memory");
+        return NULL;
+    }
     buf[got] = '\0';
     cJSON *doc = cJSON_Parse(buf);
     free(buf);
+    if (!doc)
+        mfb_fail(err, "process %d of %d: its result is not JSON", i + 1, k);
     return doc;
-}
-
-/* Appends a child's sample columns to the merged samples with its process index. cJSON arrays
- * are linked lists, so the columns are walked together rather than indexed. */
-static int append_samples(struct mfb_samples *all, const cJSON *doc, int proc)
-{
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "samples");
-    const char *names[] = {"variant", "round", "position", "calls", "bytes", "ticks", "ns", "t_start_ns", "cpu", "warmup"};
-    const cJSON *it[10];
-    for (int k = 0; k < 10; k++) {
-        const cJSON *col = cJSON_GetObjectItemCaseSensitive(s, names[k]);
-        it[k] = col ? col->child : NULL;
-    }
-    while (it[0]) {
-        for (int k = 0; k < 10; k++)
-            if (!it[k])
-                return -1;
-        struct mfb_sample x = {
-            .variant = (uint16_t)it[0]->valuedouble, .round = (uint32_t)it[1]->valuedouble,
-            .position = (uint16_t)it[2]->valuedouble, .calls = (uint32_t)it[3]->valuedouble,
-            .bytes = (uint64_t)it[4]->valuedouble, .ticks = (uint64_t)it[5]->valuedouble, .ns = it[6]->valuedouble,
-            .t_start_ns = (uint64_t)it[7]->valuedouble, .cpu = (int16_t)it[8]->valuedouble,
-            .warmup = cJSON_IsTrue(it[9]), .process = (uint16_t)proc};
-        if (mfb_samples_push(all, &x) < 0)
-            return -1;
-        for (int k = 0; k < 10; k++)
-            it[k] = it[k]->next;
-    }
-    return 0;
 }
 
 /* What differs between processes: seeds, clock calibration, code addresses, batch, rounds. */
@@ -153,12 +141,13 @@ static cJSON *process_entry(const cJSON *doc, int i)
     return e;
 }
 
-int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint64_t master_seed,
+int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
                       volatile sig_atomic_t *stop, struct mfb_err *err)
 {
     int k = (int)cfg->processes;
-    char *tmp[64] = {0};
-    cJSON *docs[64] = {0};
+    /* k <= MFB_MAX_PROCESSES: the option parser refuses more. */
+    char *tmp[MFB_MAX_PROCESSES] = {0};
+    cJSON *docs[MFB_MAX_PROCESSES] = {0};
     struct mfb_samples all = {0};
     int status = MFB_EXIT_FAIL, done = 0;
     double each = cfg->time_s > 0 ? cfg->time_s / k : 0;
@@ -170,19 +159,17 @@ int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint
         }
         if (!cfg->quiet)
             fprintf(stderr, "memfbench: process %d of %d\n", i + 1, k);
-        int rc = spawn(cfg, i, mfb_seed_derive(master_seed, 1000 + (uint64_t)i), each, tmp[i]);
+        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, tmp[i]);
         if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
             mfb_fail(err, "process %d of %d failed (exit status %d)", i + 1, k, rc);
             goto cleanup;
         }
-        if (!(docs[i] = read_doc(tmp[i]))) {
-            mfb_fail(err, "process %d of %d wrote no readable result", i + 1, k);
+        if (!(docs[i] = read_doc(tmp[i], i, k, err)))
             goto cleanup;
-        }
-        if (append_samples(&all, docs[i], i) < 0) {
-            mfb_fail(err, "process %d of %d: its samples could not be merged", i + 1, k);
+        char where[64];
+        snprintf(where, sizeof where, "process %d of %d", i + 1, k);
+        if (mfb_columns_read(cJSON_GetObjectItemCaseSensitive(docs[i], "samples"), &all, i, where, err) < 0)
             goto cleanup;
-        }
         done++;
         if (rc == MFB_EXIT_INTERRUPTED)
             break;
@@ -232,8 +219,11 @@ int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint
     if (rc == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet)
-            fprintf(stderr, "memfbench: merged %d process%s into %s; analysis: python3 -m analysis summarize %s\n", done,
-                    done == 1 ? "" : "es", cfg->output, cfg->output);
+        {
+            fprintf(stderr, "memfbench: merged %d process%s into %s; analysis: ", done, done == 1 ? "" : "es",
+                    cfg->output);
+            mfb_summary_analysis_command(stderr, cfg->output);
+        }
     }
 cleanup:
     for (int i = 0; i < k; i++) {

@@ -6,12 +6,12 @@
 
 #include <signal.h>
 
-#include "cli.h"
-#include "error.h"
-#include "output.h"
+#include "base/error.h"
+#include "measure/study.h"
+#include "report/output.h"
 
 /* Runs the children and writes the merged document through out. Returns the exit status. */
-int mfb_run_processes(const struct mfb_config *cfg, struct mfb_output *out, uint64_t master_seed,
+int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
                       volatile sig_atomic_t *stop, struct mfb_err *err);
 
 #endif

@@ -3,7 +3,7 @@
  * bcmp "sizeclass" only needs equal/unequal: OR of XORs of head and tail words, no ordering. */
 #include <stdint.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 static inline uint64_t load64(const unsigned char *p)
 {
@@ -81,12 +81,4 @@ int mfb_bcmp_sizeclass(const void *a, const void *b, size_t n)
     }
     diff |= (load64(x + n - 16) ^ load64(y + n - 16)) | (load64(x + n - 8) ^ load64(y + n - 8));
     return diff != 0;
-}
-
-int mfb_cmp_noop(const void *a, const void *b, size_t n)
-{
-    (void)a;
-    (void)b;
-    (void)n;
-    return 0;
 }

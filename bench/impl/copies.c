@@ -12,16 +12,12 @@
 #define mfb_memcmp_words mfb_memcmp_words_copy
 #define mfb_bcmp_bytes mfb_bcmp_bytes_copy
 #define mfb_bcmp_sizeclass mfb_bcmp_sizeclass_copy
-#define mfb_copy_noop mfb_copy_noop_copy
-#define mfb_set_noop mfb_set_noop_copy
-#define mfb_cmp_noop mfb_cmp_noop_copy
 #define mfb_memcpy_rep_movsb mfb_memcpy_rep_movsb_copy
 #define mfb_memcpy_sse2 mfb_memcpy_sse2_copy
 #define mfb_memcpy_avx2 mfb_memcpy_avx2_copy
 #define mfb_memset_rep_stosb mfb_memset_rep_stosb_copy
-#define mfb_cpu_has_avx2 mfb_cpu_has_avx2_copy
 
-#include "impl_cmp.c"
-#include "impl_copy.c"
-#include "impl_set.c"
-#include "impl_x86.c"
+#include "compare.c"
+#include "copy.c"
+#include "set.c"
+#include "x86.c"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 void *mfb_memcpy_bytes(void *restrict dst, const void *restrict src, size_t n)
 {
@@ -121,12 +121,5 @@ void *mfb_memmove_sizeclass(void *dst, const void *src, size_t n)
         }
         __builtin_memcpy(d, &head, BLOCK);
     }
-    return dst;
-}
-
-void *mfb_copy_noop(void *dst, const void *src, size_t n)
-{
-    (void)src;
-    (void)n;
     return dst;
 }

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-/* Portable (impl_copy.c, impl_set.c, impl_cmp.c). */
+/* Portable (copy.c, set.c, compare.c). */
 void *mfb_memcpy_bytes(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_sizeclass(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memmove_bytes(void *dst, const void *src, size_t n);
@@ -18,13 +18,13 @@ int mfb_memcmp_words(const void *a, const void *b, size_t n);
 int mfb_bcmp_bytes(const void *a, const void *b, size_t n);
 int mfb_bcmp_sizeclass(const void *a, const void *b, size_t n);
 
-/* Harness overhead probes: same signatures, no work. */
+/* noop.c: harness-overhead probes, same signatures, no work. */
 void *mfb_copy_noop(void *dst, const void *src, size_t n);
 void *mfb_set_noop(void *dst, int c, size_t n);
 int mfb_cmp_noop(const void *a, const void *b, size_t n);
 
 #if defined(__x86_64__)
-/* impl_x86.c */
+/* x86.c, and cpu.c for the CPU probe */
 void *mfb_memcpy_rep_movsb(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_sse2(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_avx2(void *restrict dst, const void *restrict src, size_t n);
@@ -32,7 +32,7 @@ void *mfb_memset_rep_stosb(void *dst, int c, size_t n);
 int mfb_cpu_has_avx2(void);
 #endif
 
-/* impl_copies.c: the same built-ins again, at other addresses (A/A). */
+/* copies.c: the same built-ins again, at other addresses (A/A). */
 void *mfb_memcpy_bytes_copy(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_sizeclass_copy(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memmove_bytes_copy(void *dst, const void *src, size_t n);
@@ -50,7 +50,7 @@ void *mfb_memcpy_avx2_copy(void *restrict dst, const void *restrict src, size_t 
 void *mfb_memset_rep_stosb_copy(void *dst, int c, size_t n);
 #endif
 
-/* impl_validation.c: known extra cost. */
+/* known_cost.c: known extra cost. */
 void *mfb_memcpy_slow1pct(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_wrapped(void *restrict dst, const void *restrict src, size_t n);
 

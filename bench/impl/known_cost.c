@@ -4,7 +4,7 @@
  * copy work); comparing either with plain `libc` would mostly measure the extra call layer. */
 #include <string.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 /* Per-thread call counters: the only state a stateless signature allows for "every 100th call".
  * A run is single-threaded, so the pattern is exact. */

@@ -1,4 +1,4 @@
-#include "plugin.h"
+#include "impl/plugin.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, 
                 memset(out, 0, sizeof *out);
                 out->name = strdup(name ? name : sym);
                 out->func = f;
-                out->origin = "plugin";
+                out->origin = MFB_ORIGIN_PLUGIN;
                 char desc[4200];
                 snprintf(desc, sizeof desc, "plugin %s:%s", path, sym);
                 out->description = strdup(desc);

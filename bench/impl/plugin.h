@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "functions.h"
-#include "variants.h"
+#include "base/error.h"
+#include "base/functions.h"
+#include "impl/variants.h"
 
 /* Whether a --variant value names a plugin (a path with ':symbol') rather than a built-in. */
 bool mfb_plugin_spec(const char *spec);

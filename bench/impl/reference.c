@@ -1,6 +1,6 @@
 /* Reference implementations: one obvious loop each. memmove's also serves memcpy (it is
  * correct for every non-overlapping call). */
-#include "impl.h"
+#include "impl/impl.h"
 
 void *mfb_ref_memmove(void *dst, const void *src, size_t n)
 {

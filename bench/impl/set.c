@@ -1,8 +1,8 @@
 /* Portable memset built-ins. sizeclass: head/tail stores of a broadcast value, then 32-byte
- * blocks with an overlapping tail, as in impl_copy.c. */
+ * blocks with an overlapping tail, as in copy.c. */
 #include <stdint.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 void *mfb_memset_bytes(void *dst, int c, size_t n)
 {
@@ -54,12 +54,5 @@ void *mfb_memset_sizeclass(void *dst, int c, size_t n)
     STORE(uint64_t, d + n - 24, v);
     STORE(uint64_t, d + n - 16, v);
     STORE(uint64_t, d + n - 8, v);
-    return dst;
-}
-
-void *mfb_set_noop(void *dst, int c, size_t n)
-{
-    (void)c;
-    (void)n;
     return dst;
 }

@@ -1,11 +1,11 @@
-#include "variants.h"
+#include "impl/variants.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
 #include <strings.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 #if defined(__x86_64__)
 static int has_avx2(void)
@@ -36,47 +36,47 @@ static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why
     return 0;
 }
 
-#define COPY(fname, func, fld, impl, of) {fname, func, "copy", "A/A: byte-identical second copy of '" of "' at another address", {.fld = impl}, false, NULL, NULL, NULL, of}
-#define LIBC_COPY(func) {"libc-copy", func, "copy", "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, NULL, NULL, resolve_libc_copy, "libc"}
+#define COPY(fname, func, fld, impl, of) {fname, func, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of '" of "' at another address", {.fld = impl}, false, NULL, NULL, NULL, of}
+#define LIBC_COPY(func) {"libc-copy", func, MFB_ORIGIN_COPY, "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, NULL, NULL, resolve_libc_copy, "libc"}
 
 /* libc functions are stored as data and reached only through this table at run time, so the
  * timed loop cannot inline them or specialise them on a size. */
 static const struct mfb_variant table[] = {
-    {"libc", MFB_MEMCPY, "libc", "the C library's memcpy (resolved through its IFUNC)", {.copy = memcpy}, false, NULL, NULL, NULL, NULL},
-    {"bytes", MFB_MEMCPY, "builtin", "byte-at-a-time loop", {.copy = mfb_memcpy_bytes}, false, NULL, NULL, NULL, NULL},
+    {"libc", MFB_MEMCPY, MFB_ORIGIN_LIBC, "the C library's memcpy (resolved through its IFUNC)", {.copy = memcpy}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.copy = mfb_memcpy_bytes}, false, NULL, NULL, NULL, NULL},
 #if defined(__x86_64__)
-    {"rep_movsb", MFB_MEMCPY, "builtin", "rep movsb (ERMS/FSRM microcode)", {.copy = mfb_memcpy_rep_movsb}, false, NULL, NULL, NULL, NULL},
-    {"sse2", MFB_MEMCPY, "builtin", "16-byte unaligned SSE2 loop, overlapping tail", {.copy = mfb_memcpy_sse2}, false, NULL, NULL, NULL, NULL},
-    {"avx2", MFB_MEMCPY, "builtin", "32-byte unaligned AVX2 loop, overlapping tail", {.copy = mfb_memcpy_avx2}, false, has_avx2, "AVX2", NULL, NULL},
+    {"rep_movsb", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "rep movsb (ERMS/FSRM microcode)", {.copy = mfb_memcpy_rep_movsb}, false, NULL, NULL, NULL, NULL},
+    {"sse2", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "16-byte unaligned SSE2 loop, overlapping tail", {.copy = mfb_memcpy_sse2}, false, NULL, NULL, NULL, NULL},
+    {"avx2", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "32-byte unaligned AVX2 loop, overlapping tail", {.copy = mfb_memcpy_avx2}, false, has_avx2, "AVX2", NULL, NULL},
 #endif
-    {"sizeclass", MFB_MEMCPY, "builtin", "size classes with overlapping head/tail, 32-byte blocks", {.copy = mfb_memcpy_sizeclass}, false, NULL, NULL, NULL, NULL},
-    {"noop", MFB_MEMCPY, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "size classes with overlapping head/tail, 32-byte blocks", {.copy = mfb_memcpy_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMCPY, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMCPY),
     COPY("bytes-copy", MFB_MEMCPY, copy, mfb_memcpy_bytes_copy, "bytes"),
 #if defined(__x86_64__)
     COPY("rep_movsb-copy", MFB_MEMCPY, copy, mfb_memcpy_rep_movsb_copy, "rep_movsb"),
     COPY("sse2-copy", MFB_MEMCPY, copy, mfb_memcpy_sse2_copy, "sse2"),
-    {"avx2-copy", MFB_MEMCPY, "copy", "A/A: byte-identical second copy of 'avx2' at another address", {.copy = mfb_memcpy_avx2_copy}, false, has_avx2, "AVX2", NULL, "avx2"},
+    {"avx2-copy", MFB_MEMCPY, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of 'avx2' at another address", {.copy = mfb_memcpy_avx2_copy}, false, has_avx2, "AVX2", NULL, "avx2"},
 #endif
     COPY("sizeclass-copy", MFB_MEMCPY, copy, mfb_memcpy_sizeclass_copy, "sizeclass"),
-    {"libc-slow1pct", MFB_MEMCPY, "validation", "wrapped libc memcpy that copies a second time on every 100th call (known extra cost)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
-    {"libc-wrapped", MFB_MEMCPY, "validation", "libc memcpy in the same counting wrapper as libc-slow1pct, without the extra copy (its control)", {.copy = mfb_memcpy_wrapped}, false, NULL, NULL, NULL, NULL},
+    {"libc-slow1pct", MFB_MEMCPY, MFB_ORIGIN_VALIDATION, "wrapped libc memcpy that copies a second time on every 100th call (known extra cost)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
+    {"libc-wrapped", MFB_MEMCPY, MFB_ORIGIN_VALIDATION, "libc memcpy in the same counting wrapper as libc-slow1pct, without the extra copy (its control)", {.copy = mfb_memcpy_wrapped}, false, NULL, NULL, NULL, NULL},
 
-    {"libc", MFB_MEMMOVE, "libc", "the C library's memmove", {.copy = memmove}, false, NULL, NULL, NULL, NULL},
-    {"bytes", MFB_MEMMOVE, "builtin", "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL, NULL, NULL},
-    {"sizeclass", MFB_MEMMOVE, "builtin", "loads-before-stores head/tail classes, directional 32-byte blocks", {.copy = mfb_memmove_sizeclass}, false, NULL, NULL, NULL, NULL},
-    {"noop", MFB_MEMMOVE, "harness", "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
+    {"libc", MFB_MEMMOVE, MFB_ORIGIN_LIBC, "the C library's memmove", {.copy = memmove}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMMOVE, MFB_ORIGIN_BUILTIN, "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_MEMMOVE, MFB_ORIGIN_BUILTIN, "loads-before-stores head/tail classes, directional 32-byte blocks", {.copy = mfb_memmove_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMMOVE, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMMOVE),
     COPY("bytes-copy", MFB_MEMMOVE, copy, mfb_memmove_bytes_copy, "bytes"),
     COPY("sizeclass-copy", MFB_MEMMOVE, copy, mfb_memmove_sizeclass_copy, "sizeclass"),
 
-    {"libc", MFB_MEMSET, "libc", "the C library's memset", {.set = memset}, false, NULL, NULL, NULL, NULL},
-    {"bytes", MFB_MEMSET, "builtin", "byte-at-a-time loop", {.set = mfb_memset_bytes}, false, NULL, NULL, NULL, NULL},
+    {"libc", MFB_MEMSET, MFB_ORIGIN_LIBC, "the C library's memset", {.set = memset}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.set = mfb_memset_bytes}, false, NULL, NULL, NULL, NULL},
 #if defined(__x86_64__)
-    {"rep_stosb", MFB_MEMSET, "builtin", "rep stosb (ERMS/FSRM microcode)", {.set = mfb_memset_rep_stosb}, false, NULL, NULL, NULL, NULL},
+    {"rep_stosb", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "rep stosb (ERMS/FSRM microcode)", {.set = mfb_memset_rep_stosb}, false, NULL, NULL, NULL, NULL},
 #endif
-    {"sizeclass", MFB_MEMSET, "builtin", "broadcast value, overlapping head/tail, 32-byte blocks", {.set = mfb_memset_sizeclass}, false, NULL, NULL, NULL, NULL},
-    {"noop", MFB_MEMSET, "harness", "returns at once: harness overhead per call", {.set = mfb_set_noop}, true, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "broadcast value, overlapping head/tail, 32-byte blocks", {.set = mfb_memset_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMSET, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.set = mfb_set_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMSET),
     COPY("bytes-copy", MFB_MEMSET, set, mfb_memset_bytes_copy, "bytes"),
 #if defined(__x86_64__)
@@ -84,22 +84,30 @@ static const struct mfb_variant table[] = {
 #endif
     COPY("sizeclass-copy", MFB_MEMSET, set, mfb_memset_sizeclass_copy, "sizeclass"),
 
-    {"libc", MFB_MEMCMP, "libc", "the C library's memcmp", {.cmp = memcmp}, false, NULL, NULL, NULL, NULL},
-    {"bytes", MFB_MEMCMP, "builtin", "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL, NULL, NULL},
-    {"words", MFB_MEMCMP, "builtin", "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL, NULL, NULL},
-    {"noop", MFB_MEMCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+    {"libc", MFB_MEMCMP, MFB_ORIGIN_LIBC, "the C library's memcmp", {.cmp = memcmp}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL, NULL, NULL},
+    {"words", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_MEMCMP, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMCMP),
     COPY("bytes-copy", MFB_MEMCMP, cmp, mfb_memcmp_bytes_copy, "bytes"),
     COPY("words-copy", MFB_MEMCMP, cmp, mfb_memcmp_words_copy, "words"),
 
-    {"libc", MFB_BCMP, "libc", "the C library's bcmp", {.cmp = bcmp}, false, NULL, NULL, NULL, NULL},
-    {"bytes", MFB_BCMP, "builtin", "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL, NULL, NULL},
-    {"sizeclass", MFB_BCMP, "builtin", "OR of XORs of overlapping head/tail words, 16-byte blocks", {.cmp = mfb_bcmp_sizeclass}, false, NULL, NULL, NULL, NULL},
-    {"noop", MFB_BCMP, "harness", "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+    {"libc", MFB_BCMP, MFB_ORIGIN_LIBC, "the C library's bcmp", {.cmp = bcmp}, false, NULL, NULL, NULL, NULL},
+    {"bytes", MFB_BCMP, MFB_ORIGIN_BUILTIN, "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL, NULL, NULL},
+    {"sizeclass", MFB_BCMP, MFB_ORIGIN_BUILTIN, "OR of XORs of overlapping head/tail words, 16-byte blocks", {.cmp = mfb_bcmp_sizeclass}, false, NULL, NULL, NULL, NULL},
+    {"noop", MFB_BCMP, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_BCMP),
     COPY("bytes-copy", MFB_BCMP, cmp, mfb_bcmp_bytes_copy, "bytes"),
     COPY("sizeclass-copy", MFB_BCMP, cmp, mfb_bcmp_sizeclass_copy, "sizeclass"),
 };
+
+const char *mfb_origin_name(enum mfb_origin o)
+{
+    static const char *const names[] = {
+        [MFB_ORIGIN_LIBC] = "libc",   [MFB_ORIGIN_BUILTIN] = "builtin",       [MFB_ORIGIN_HARNESS] = "harness",
+        [MFB_ORIGIN_COPY] = "copy",   [MFB_ORIGIN_VALIDATION] = "validation", [MFB_ORIGIN_PLUGIN] = "plugin"};
+    return names[o];
+}
 
 size_t mfb_variants_all(const struct mfb_variant **out)
 {
@@ -122,7 +130,7 @@ bool mfb_variant_available(const struct mfb_variant *v)
 
 bool mfb_variant_default(const struct mfb_variant *v)
 {
-    return !strcmp(v->origin, "libc") || !strcmp(v->origin, "builtin") || !strcmp(v->origin, "harness");
+    return v->origin == MFB_ORIGIN_LIBC || v->origin == MFB_ORIGIN_BUILTIN || v->origin == MFB_ORIGIN_HARNESS;
 }
 
 int mfb_variant_instantiate(const struct mfb_variant *v, struct mfb_variant *out, const char **why)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "functions.h"
+#include "base/functions.h"
 
 typedef void *(*mfb_copy_fn)(void *, const void *, size_t);
 typedef void *(*mfb_set_fn)(void *, int, size_t);
@@ -18,10 +18,23 @@ union mfb_fn {
     mfb_cmp_fn cmp;   /* memcmp, bcmp */
 };
 
+/* Where a variant's code comes from. */
+enum mfb_origin {
+    MFB_ORIGIN_LIBC,       /* the C library the binary runs with */
+    MFB_ORIGIN_BUILTIN,    /* memfbench's own implementations (impl/) */
+    MFB_ORIGIN_HARNESS,    /* noop: the harness's own cost */
+    MFB_ORIGIN_COPY,       /* A/A: the same code again at another address */
+    MFB_ORIGIN_VALIDATION, /* known extra cost, for checking the statistics */
+    MFB_ORIGIN_PLUGIN      /* --variant PATH:SYMBOL */
+};
+
+/* The origin's name in the result file and `memfbench list`. */
+const char *mfb_origin_name(enum mfb_origin o);
+
 struct mfb_variant {
     const char *name;
     enum mfb_func func;
-    const char *origin;      /* "libc", "builtin", "harness" */
+    enum mfb_origin origin;
     const char *description;
     union mfb_fn fn;
     bool noop;               /* measures harness overhead; exempt from the result check */

@@ -1,11 +1,11 @@
-#include "verify.h"
+#include "impl/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 #define PAGE 4096u
 

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "params.h"
-#include "rng.h"
-#include "variants.h"
+#include "base/error.h"
+#include "base/rng.h"
+#include "impl/variants.h"
+#include "workload/sampler.h"
 
 /* One call, independent of any arena: buffers are page aligned, so *_mod are alignments. */
 struct mfb_vcall {

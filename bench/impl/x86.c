@@ -5,7 +5,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "impl.h"
+#include "impl/impl.h"
 
 void *mfb_memcpy_rep_movsb(void *restrict dst, const void *restrict src, size_t n)
 {
@@ -82,11 +82,5 @@ __attribute__((target("avx2"))) void *mfb_memcpy_avx2(void *restrict dst, const 
         _mm256_storeu_si256((__m256i *)(d + i), _mm256_loadu_si256((const __m256i *)(s + i)));
     _mm256_storeu_si256((__m256i *)(d + n - 32), tail);
     return dst;
-}
-
-int mfb_cpu_has_avx2(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
 }
 #endif

@@ -1,30 +1,18 @@
-#include "cache.h"
+#include "measure/cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int mfb_parse_bytes(const char *s, size_t *out)
+#include "base/parse.h"
+
+const char *mfb_cache_source_name(enum mfb_cache_source s)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        v <<= 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        v <<= 30, end++;
-    if (*end == 'i' && end[1] == 'B')
-        end += 2;
-    else if (*end == 'B')
-        end++;
-    if (*end != '\0' && *end != '\n')
-        return -1;
-    *out = (size_t)v;
-    return 0;
+    static const char *const names[] = {
+        [MFB_CACHE_SYSFS] = "sysfs", [MFB_CACHE_SYSCONF] = "sysconf",
+        [MFB_CACHE_DEFAULT] = "default", [MFB_CACHE_USER] = "user (--cache)"};
+    return names[s];
 }
 
 static int read_line(const char *path, char *buf, size_t n)
@@ -75,7 +63,7 @@ void mfb_cache_detect(struct mfb_caches *c, int cpu)
     memset(c, 0, sizeof *c);
     c->line = 64;
     if (from_sysfs(c, cpu < 0 ? 0 : cpu) == 0) {
-        c->source = "sysfs";
+        c->source = MFB_CACHE_SYSFS;
     } else {
         long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -83,9 +71,9 @@ void mfb_cache_detect(struct mfb_caches *c, int cpu)
             c->l1d = (size_t)l1;
             c->l2 = l2 > 0 ? (size_t)l2 : 0;
             c->llc = l3 > 0 ? (size_t)l3 : 0;
-            c->source = "sysconf";
+            c->source = MFB_CACHE_SYSCONF;
         } else {
-            c->source = "default";
+            c->source = MFB_CACHE_DEFAULT;
         }
     }
     /* A cache level the system does not report is assumed like a common server core; the

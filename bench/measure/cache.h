@@ -4,13 +4,16 @@
 
 #include <stddef.h>
 
+/* Where the sizes came from; "default" means assumed, and the run warns. */
+enum mfb_cache_source { MFB_CACHE_SYSFS, MFB_CACHE_SYSCONF, MFB_CACHE_DEFAULT, MFB_CACHE_USER };
+
 struct mfb_caches {
     size_t l1d, l2, llc, line;
-    const char *source; /* "sysfs", "sysconf", "default", "user" */
+    enum mfb_cache_source source;
 };
 
+/* The source's name in the result file. */
+const char *mfb_cache_source_name(enum mfb_cache_source s);
 void mfb_cache_detect(struct mfb_caches *c, int cpu);
-/* Parses "48K", "1M", "32768" (bytes) as sysfs and the command line write them. */
-int mfb_parse_bytes(const char *s, size_t *out);
 
 #endif

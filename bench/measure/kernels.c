@@ -1,4 +1,4 @@
-#include "kernels.h"
+#include "measure/kernels.h"
 
 /* The class bit of a call selects whether the pass shift applies, without a branch:
  * all-ones for large calls, zero for small ones. The loop cost this adds is the same for every
@@ -19,13 +19,14 @@ static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
     mfb_copy_fn fn = b->variant->fn.copy;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    size_t n = b->n, reps = b->reps;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1;
+    size_t reps = b->reps;
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
         uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
-        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        for (uint32_t i = 0; i < n; i++) {
             const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             sink ^= (uintptr_t)fn(base + c->dst + o, base + c->src + o, c->size & MFB_SIZE_MASK);
@@ -41,13 +42,14 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
     mfb_set_fn fn = b->variant->fn.set;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    size_t n = b->n, reps = b->reps;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1;
+    size_t reps = b->reps;
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
         uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
-        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        for (uint32_t i = 0; i < n; i++) {
             const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             sink ^= (uintptr_t)fn(base + c->dst + o, (int)c->aux, c->size & MFB_SIZE_MASK);
@@ -66,13 +68,14 @@ static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
     mfb_cmp_fn fn = b->variant->fn.cmp;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    size_t n = b->n, reps = b->reps;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1;
+    size_t reps = b->reps;
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
         uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset, mask = b->mask;
-        for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        for (uint32_t i = 0; i < n; i++) {
             const struct mfb_call *c = &calls[(i * stride + offset) & mask];
             uint64_t o = shift_of(c->size, shift);
             unsigned char *rhs = base + c->dst + o;

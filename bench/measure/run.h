@@ -1,20 +1,26 @@
-/* A study: self-check the sampler, verify every variant, calibrate one batch size for all,
- * then run interleaved rounds until a stop rule fires, keeping every batch. */
-#ifndef MFB_RUNNER_H
-#define MFB_RUNNER_H
+/* A run: one study measured in this process. Its parts are named after the step that fills them,
+ * and each has its own serializer in report/document.c:
+ *   mfb_run_prepare  self-check of the sampler, the calls, verification of every variant,
+ *                    calibration of one batch shape for all (measure/prepare.c, calibrate.c);
+ *   mfb_run_rounds   interleaved rounds, warm-up detection and the stop rules, every batch kept,
+ *                    then the harness overhead (measure/rounds.c, warmup.c, stoprule.c). */
+#ifndef MFB_RUN_H
+#define MFB_RUN_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "cli.h"
-#include "distribution.h"
-#include "error.h"
-#include "samples.h"
-#include "selfcheck.h"
-#include "timer.h"
-#include "variants.h"
-#include "warn.h"
-#include "workset.h"
+#include "base/error.h"
+#include "base/warn.h"
+#include "impl/variants.h"
+#include "measure/kernels.h"
+#include "measure/samples.h"
+#include "measure/study.h"
+#include "measure/timer.h"
+#include "measure/workset.h"
+#include "workload/distribution.h"
+#include "workload/selfcheck.h"
 
 struct mfb_run_variant {
     const struct mfb_variant *v; /* points at own */
@@ -24,45 +30,90 @@ struct mfb_run_variant {
     struct mfb_codeinfo code;
     uint64_t verified_calls;
     double pilot_ns_per_call;
-    double linearity;        /* min time of 2N passes / (2 x min time of N passes) at calibration */
+    double linearity;            /* time of 2N passes / (time of N + time of the other N) */
+};
+
+/* Which rule set the batch shape (measure/calibrate.c). */
+enum mfb_batch_rule { MFB_BATCH_TARGET, MFB_BATCH_CAPPED, MFB_BATCH_FASTEST_WINS, MFB_BATCH_LONG_CALLS };
+
+const char *mfb_batch_rule_text(enum mfb_batch_rule r);
+
+/* One batch shape for every variant, chosen before the rounds. */
+struct mfb_calibration {
+    uint8_t calls_log2;          /* calls per pass: 1 << calls_log2, a power of two by construction */
+    uint32_t passes;
+    double target_batch_ns, max_batch_ns;
+    double fastest_batch_ns, slowest_batch_ns; /* predicted from the pilot */
+    enum mfb_batch_rule rule;
+    bool single_call;            /* calls so long that each batch times one call */
+    double linearity_tolerance;  /* |linearity - 1| above this warns */
+};
+
+static inline uint32_t mfb_calls_per_pass(const struct mfb_calibration *c)
+{
+    return 1u << c->calls_log2;
+}
+
+enum mfb_warmup_mode { MFB_WARMUP_DETECTED, MFB_WARMUP_FIXED };
+
+const char *mfb_warmup_mode_name(enum mfb_warmup_mode m);
+
+struct mfb_warmup {
+    enum mfb_warmup_mode mode;
+    uint32_t rounds;
+    bool settled;                /* detected: the criterion was met (else the cap ended it) */
+    double change;               /* last relative change between the two windows */
+    double seconds;
+};
+
+/* NONE while the rounds go on. */
+enum mfb_stop_reason { MFB_STOP_NONE, MFB_STOP_TIME, MFB_STOP_ROUNDS, MFB_STOP_TARGET_CI, MFB_STOP_INTERRUPTED };
+
+const char *mfb_stop_reason_name(enum mfb_stop_reason r);
+
+struct mfb_stop {
+    enum mfb_stop_reason reason;
+    bool target_reached;                    /* --target-ci */
+    double target_widths[MFB_MAX_VARIANTS]; /* --target-ci: half-width reached per variant */
+};
+
+struct mfb_harness {
+    double overhead_ns_per_call; /* the function's noop through the same loop, always measured */
+};
+
+struct mfb_results {
+    struct mfb_samples samples;
+    uint32_t rounds;             /* warm-up included */
+    double prepare_s, rounds_s;
 };
 
 struct mfb_run {
-    const struct mfb_config *cfg;
+    const struct mfb_study *study;
     const struct mfb_dist *dist;
     struct mfb_workset *ws;
     const struct mfb_timer *timer;
     struct mfb_warnings *warn;
     struct mfb_run_variant vars[MFB_MAX_VARIANTS];
     int nvars;
-    uint64_t seed; /* master seed; sub-streams derive from it */
-    /* calibration, as used */
-    uint32_t calls_per_pass;
-    uint32_t passes;
-    double target_batch_ns, max_batch_ns;
-    double fastest_batch_ns, slowest_batch_ns; /* predicted from the pilot */
-    const char *batch_rule;
-    bool single_call;            /* calls so long that each batch times one call */
-    double linearity_tolerance;  /* |linearity - 1| above this warns */
-    double overhead_ns_per_call; /* the function's noop through the same loop, always measured */
+    uint64_t seed;               /* master seed; every stream derives from it (base/seeds.h) */
     struct mfb_selfcheck selfcheck;
-    double prepare_s;
-    /* results */
-    struct mfb_samples samples;
-    uint32_t rounds, warmup_rounds;
-    const char *warmup_mode;     /* "detected" or "fixed" */
-    bool warmup_settled;         /* detected: the criterion was met (else the cap ended it) */
-    double warmup_change;        /* last relative change between the two windows */
-    double warmup_s;
-    double target_widths[MFB_MAX_VARIANTS]; /* --target-ci: half-width reached per variant */
-    bool target_reached;
-    const char *stop_reason; /* "time", "rounds", "target_ci", "interrupted" */
-    double rounds_s;
+    struct mfb_calibration cal;
+    struct mfb_warmup warmup;
+    struct mfb_stop stop;
+    struct mfb_harness harness;
+    struct mfb_results res;
 };
 
 int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err);
-/* stop is set asynchronously (SIGINT/SIGTERM); the loop checks it between batches. */
+/* stop is set asynchronously (SIGINT/SIGTERM); the rounds read it after every round, so an
+ * interrupted run ends with whole rounds. */
 int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_err *err);
 void mfb_run_free(struct mfb_run *r);
+
+/* The run's parameter array (in the arena). */
+struct mfb_call *mfb_run_params(const struct mfb_run *r);
+/* Times one batch of v: the run's calls per pass, npasses passes. */
+void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
+                        const struct mfb_pass *passes, struct mfb_batch_result *res);
 
 #endif

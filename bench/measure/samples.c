@@ -1,4 +1,4 @@
-#include "samples.h"
+#include "measure/samples.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
-#include "timer.h"
+#include "measure/timer.h"
 
-#include "order.h"
+#include "base/quantile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +78,7 @@ static double calibrate_hz(double *spread_ppm)
         counter_point(&k1, &n1);
         hz[i] = (double)(k1 - k0) / ((n1 - n0) * 1e-9);
     }
-    mfb_sort_doubles(hz, 5);
+    mfb_quantile_sort(hz, 5);
     *spread_ppm = (hz[4] - hz[0]) / hz[2] * 1e6;
     return hz[2];
 }
@@ -101,7 +101,7 @@ static void measure_overhead(struct mfb_timer *t)
         uint64_t b = mfb_timer_end(t, &cpu);
         d[i] = b - a;
     }
-    mfb_sort_u64(d, N);
+    mfb_quantile_sort_u64(d, N);
     t->overhead_ticks = (double)d[N / 2];
     t->overhead_min_ticks = (double)d[0];
     /* Resolution: the smallest non-zero step between consecutive reads. */

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "error.h"
-#include "timer_arch.h"
+#include "base/error.h"
+#include "measure/timer_arch.h"
 
 enum mfb_clock { MFB_CLOCK_COUNTER, MFB_CLOCK_MONOTONIC };
 

@@ -1,13 +1,13 @@
-#include "workset.h"
+#include "measure/workset.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
-#include "params.h"
-#include "rng.h"
-#include "table.h"
+#include "base/rng.h"
+#include "workload/call.h"
+#include "workload/table.h"
 
 #define PAGE 4096u
 
@@ -42,20 +42,21 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
                      const struct mfb_caches *c, uint64_t max_size, struct mfb_err *err)
 {
     memset(w, 0, sizeof *w);
-    w->func = f;
+    struct mfb_space *sp = &w->space;
+    sp->func = f;
+    sp->roles = mfb_func_roles(f);
+    sp->by_size = pl == MFB_PL_AUTO;
     w->placement = pl;
-    w->roles = mfb_func_roles(f);
     /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
      * A quarter of L1d holds the parameter array, the remainder the buffers. */
     w->l1_budget = c->l1d * 3 / 4;
-    /* A power of two, so every pass can visit the array in its own permuted order (kernels.h). */
-    uint64_t cap = 64;
-    while (cap * 2 * sizeof(struct mfb_call) <= c->l1d / 4 && cap < 4096)
-        cap *= 2;
-    w->params_cap = (uint32_t)cap;
-    uint64_t params_bytes = round_up((uint64_t)w->params_cap * sizeof(struct mfb_call), PAGE);
-    uint64_t small_size = round_down((w->l1_budget - (uint64_t)w->params_cap * sizeof(struct mfb_call)) /
-                                         (uint64_t)w->roles, 64);
+    /* Between 64 and 4096 records, as many as fit a quarter of L1d. */
+    w->params_log2 = 6;
+    while (((uint64_t)2 << w->params_log2) * sizeof(struct mfb_call) <= c->l1d / 4 && w->params_log2 < 12)
+        w->params_log2++;
+    uint64_t params_raw = (uint64_t)mfb_workset_params(w) * sizeof(struct mfb_call);
+    uint64_t params_bytes = round_up(params_raw, PAGE);
+    uint64_t small_size = round_down((w->l1_budget - params_raw) / (uint64_t)sp->roles, 64);
     /* A large call needs room for itself twice over in its slice so its offset stays random. */
     uint64_t slice = round_up(2 * max_size + 2 * MFB_MAX_ALIGN, PAGE);
     if (slice < (64u << 10))
@@ -63,33 +64,33 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     uint64_t large_size = 0;
     switch (pl) {
     case MFB_PL_AUTO:
-        w->threshold = round_down(small_size / 4, 64);
-        w->small.used = true;
-        w->small.size = small_size;
-        if (max_size > w->threshold) {
-            w->large.used = true;
+        sp->threshold = round_down(small_size / 4, 64);
+        sp->small.used = true;
+        sp->small.size = small_size;
+        if (max_size > sp->threshold) {
+            sp->large.used = true;
             /* Four times the LLC per role: a random page shift lands on lines still cached
              * with probability at most about LLC / window. */
             large_size = 4 * (uint64_t)c->llc;
         }
         break;
     case MFB_PL_L1:
-        w->small.used = true;
-        w->small.size = small_size;
-        w->threshold = small_size / 2;
-        if (max_size > w->threshold)
+        sp->small.used = true;
+        sp->small.size = small_size;
+        sp->threshold = small_size / 2;
+        if (max_size > sp->threshold)
             return mfb_fail(err, "placement l1: the distribution's largest size %llu does not fit "
                                  "the L1 window (%llu bytes per buffer, sizes up to %llu); use auto",
                             (unsigned long long)max_size, (unsigned long long)small_size,
-                            (unsigned long long)w->threshold);
+                            (unsigned long long)sp->threshold);
         break;
     case MFB_PL_L2:
     case MFB_PL_LLC:
     case MFB_PL_DRAM: {
         uint64_t total = pl == MFB_PL_L2 ? c->l2 / 2 : pl == MFB_PL_LLC ? c->llc / 2 : 8 * (uint64_t)c->llc;
-        large_size = round_down(total / (uint64_t)w->roles, PAGE);
-        w->large.used = true;
-        w->threshold = 0;
+        large_size = round_down(total / (uint64_t)sp->roles, PAGE);
+        sp->large.used = true;
+        sp->threshold = 0;
         if (large_size < 2 * slice)
             return mfb_fail(err, "placement %s: the distribution's largest size %llu needs %llu bytes "
                                  "per buffer, more than the %s window of %llu",
@@ -101,21 +102,21 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     uint64_t at = 0;
     w->params_off = at;
     at += params_bytes;
-    if (w->small.used)
-        for (int r = 0; r < w->roles; r++) {
-            w->small.off[r] = at;
-            at += round_up(w->small.size, PAGE);
+    if (sp->small.used)
+        for (int r = 0; r < sp->roles; r++) {
+            sp->small.off[r] = at;
+            at += round_up(sp->small.size, PAGE);
         }
-    if (w->large.used) {
+    if (sp->large.used) {
         if (large_size < 2 * slice)
             large_size = 2 * slice;
         if (large_size > (1ull << 30))
             large_size = 1ull << 30;
-        w->large.size = round_down(large_size, PAGE);
-        w->large.slice = slice;
-        for (int r = 0; r < w->roles; r++) {
-            w->large.off[r] = at;
-            at += w->large.size;
+        sp->large.size = round_down(large_size, PAGE);
+        sp->large.slice = slice;
+        for (int r = 0; r < sp->roles; r++) {
+            sp->large.off[r] = at;
+            at += sp->large.size;
         }
     }
     /* Parameters store arena offsets in 32 bits. */
@@ -138,7 +139,7 @@ int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err)
     /* Writing every byte both pre-faults the pages (no zero page, no first-touch faults in
      * timed loops) and sets the content. Compare functions need equal bytes everywhere so that
      * any two offsets compare equal until the injected mismatch. */
-    if (mfb_func_compares(w->func)) {
+    if (mfb_func_compares(w->space.func)) {
         memset(p, MFB_COMPARE_FILL, w->arena_size);
         w->fill = "constant 0x5A (compare functions: equal until the injected mismatch)";
     } else {

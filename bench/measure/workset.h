@@ -11,36 +11,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
-#include "error.h"
-#include "functions.h"
+#include "base/error.h"
+#include "base/functions.h"
+#include "measure/cache.h"
+#include "workload/space.h"
 
 enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM };
 
 const char *mfb_placement_name(enum mfb_placement p);
 int mfb_placement_parse(const char *s, enum mfb_placement *out);
 
-struct mfb_window {
-    bool used;
-    uint64_t off[2]; /* arena offset of each role's window (page aligned) */
-    uint64_t size;   /* bytes per role */
-    uint64_t slice;  /* large windows: bytes a pass addresses before its shift */
-};
-
 struct mfb_workset {
-    enum mfb_func func;
     enum mfb_placement placement;
-    int roles;
+    struct mfb_space space; /* what the sampler draws calls into */
     uint64_t params_off;    /* arena offset of the parameter array */
-    uint32_t params_cap;    /* records per array (its length in the L1 budget) */
-    struct mfb_window small, large;
-    uint64_t threshold;     /* auto: sizes <= threshold are small calls */
+    uint8_t params_log2;    /* the array holds 1 << params_log2 records: a power of two by
+                             * construction, so every pass can visit it in its own permuted
+                             * order (measure/kernels.h) */
     uint64_t l1_budget;     /* bytes of L1d the small window plus parameters may use */
     uint64_t arena_size;
     uint8_t *arena;
     double prefault_ms;
     const char *fill;       /* what the buffers hold */
 };
+
+/* Records in the parameter array. */
+static inline uint32_t mfb_workset_params(const struct mfb_workset *w)
+{
+    return 1u << w->params_log2;
+}
 
 /* Decides the layout for a function, placement, caches and the largest size to replay. */
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,

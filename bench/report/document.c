@@ -1,12 +1,13 @@
-#include "document.h"
+#include "report/document.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
+#include "base/seeds.h"
 #include "config.h"
-#include "rng.h"
 
 static void add_u64_string(cJSON *o, const char *key, uint64_t v)
 {
@@ -29,7 +30,7 @@ static cJSON *table_json(const struct mfb_table *t)
     if (!t->n)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "origin", t->origin ? t->origin : "file");
+    cJSON_AddStringToObject(o, "origin", mfb_table_origin_name(t->origin));
     add_or_null(o, "path", t->path);
     cJSON_AddNumberToObject(o, "rows", (double)t->n);
     cJSON_AddNumberToObject(o, "total_weight", t->total_weight);
@@ -89,36 +90,45 @@ static cJSON *build_json(void)
     return b;
 }
 
-cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
+static void add_number_or_null(cJSON *o, const char *key, bool present, double v)
 {
-    const struct mfb_config *c = r->cfg;
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "schema", "memfbench-run");
-    cJSON_AddNumberToObject(d, "schema_version", MFB_SCHEMA_VERSION);
-    cJSON_AddStringToObject(d, "mode", "replay");
-    cJSON *tool = cJSON_AddObjectToObject(d, "tool");
+    if (present)
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *tool_json(void)
+{
+    cJSON *tool = cJSON_CreateObject();
     cJSON_AddStringToObject(tool, "name", "memfbench");
     cJSON_AddStringToObject(tool, "version", MFB_VERSION);
     cJSON_AddItemToObject(tool, "build", build_json());
-    char ts[64];
-    time_t now = time(NULL);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(d, "created_utc", ts);
-    cJSON *argv = cJSON_AddArrayToObject(d, "command_line");
-    for (int i = 0; i < c->argc; i++)
-        cJSON_AddItemToArray(argv, cJSON_CreateString(c->argv[i]));
+    return tool;
+}
 
-    cJSON *st = cJSON_AddObjectToObject(d, "status");
-    cJSON_AddBoolToObject(st, "complete", strcmp(r->stop_reason, "interrupted") != 0);
-    cJSON_AddStringToObject(st, "stop_reason", r->stop_reason);
-    if (c->target_ci > 0) {
+static cJSON *command_line_json(const struct mfb_study *s)
+{
+    cJSON *argv = cJSON_CreateArray();
+    for (int i = 0; i < s->argc; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(s->argv[i]));
+    return argv;
+}
+
+static cJSON *status_json(const struct mfb_run *r)
+{
+    const struct mfb_stop *stop = &r->stop;
+    cJSON *st = cJSON_CreateObject();
+    cJSON_AddBoolToObject(st, "complete", stop->reason != MFB_STOP_INTERRUPTED);
+    cJSON_AddStringToObject(st, "stop_reason", mfb_stop_reason_name(stop->reason));
+    if (r->study->target_ci > 0) {
         cJSON *tc = cJSON_AddObjectToObject(st, "target_ci");
-        cJSON_AddNumberToObject(tc, "percent", c->target_ci);
-        cJSON_AddBoolToObject(tc, "reached", r->target_reached);
+        cJSON_AddNumberToObject(tc, "percent", r->study->target_ci);
+        cJSON_AddBoolToObject(tc, "reached", stop->target_reached);
         cJSON *hw = cJSON_AddObjectToObject(tc, "half_widths");
         for (int i = 1; i < r->nvars; i++)
-            if (!r->vars[i].v->noop && isfinite(r->target_widths[i]))
-                cJSON_AddNumberToObject(hw, r->vars[i].v->name, r->target_widths[i]);
+            if (!r->vars[i].v->noop && isfinite(stop->target_widths[i]))
+                cJSON_AddNumberToObject(hw, r->vars[i].v->name, stop->target_widths[i]);
     }
     cJSON *warns = cJSON_AddArrayToObject(st, "warnings");
     for (int i = 0; i < r->warn->n; i++) {
@@ -127,52 +137,48 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
         cJSON_AddStringToObject(w, "message", r->warn->msg[i]);
         cJSON_AddItemToArray(warns, w);
     }
+    return st;
+}
 
-    cJSON *cfg = cJSON_AddObjectToObject(d, "config");
+/* The study as resolved: what was asked for, with the defaults the run filled in. */
+static cJSON *config_json(const struct mfb_run *r)
+{
+    const struct mfb_study *c = r->study;
+    cJSON *cfg = cJSON_CreateObject();
     cJSON_AddStringToObject(cfg, "function", mfb_func_name(c->func));
     cJSON_AddStringToObject(cfg, "distribution", r->dist->name);
     cJSON *vn = cJSON_AddArrayToObject(cfg, "variants");
     for (int i = 0; i < r->nvars; i++)
         cJSON_AddItemToArray(vn, cJSON_CreateString(r->vars[i].v->name));
     cJSON_AddStringToObject(cfg, "baseline", r->vars[0].v->name);
-    if (c->time_s > 0)
-        cJSON_AddNumberToObject(cfg, "time_budget_s", c->time_s);
-    else
-        cJSON_AddNullToObject(cfg, "time_budget_s");
-    if (c->rounds)
-        cJSON_AddNumberToObject(cfg, "rounds_limit", (double)c->rounds);
-    else
-        cJSON_AddNullToObject(cfg, "rounds_limit");
-    if (c->warmup_rounds >= 0)
-        cJSON_AddNumberToObject(cfg, "warmup_rounds", (double)c->warmup_rounds);
-    else
-        cJSON_AddNullToObject(cfg, "warmup_rounds");
-    if (c->target_ci > 0)
-        cJSON_AddNumberToObject(cfg, "target_ci_percent", c->target_ci);
-    else
-        cJSON_AddNullToObject(cfg, "target_ci_percent");
+    add_number_or_null(cfg, "time_budget_s", c->time_s > 0, c->time_s);
+    add_number_or_null(cfg, "rounds_limit", c->rounds != 0, (double)c->rounds);
+    add_number_or_null(cfg, "warmup_rounds", c->warmup_rounds >= 0, (double)c->warmup_rounds);
+    add_number_or_null(cfg, "target_ci_percent", c->target_ci > 0, c->target_ci);
     cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
-    if (c->cpu >= 0)
-        cJSON_AddNumberToObject(cfg, "cpu", c->cpu);
-    else
-        cJSON_AddNullToObject(cfg, "cpu");
+    add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
     cJSON_AddStringToObject(cfg, "cpu_source", c->cpu_given ? "given" : "default: last allowed CPU");
     cJSON_AddStringToObject(cfg, "distribution_dir", c->dist_dir);
+    return cfg;
+}
 
-    cJSON *seeds = cJSON_AddObjectToObject(d, "seeds");
+/* The master seed and every stream derived from it (base/seeds.h). */
+static cJSON *seeds_json(const struct mfb_run *r)
+{
+    cJSON *seeds = cJSON_CreateObject();
     add_u64_string(seeds, "master", r->seed);
-    cJSON_AddStringToObject(seeds, "source", c->seed_given ? "given" : "fresh (getrandom)");
-    const char *names[] = {"params", "order", "shift", "verify", "selfcheck", "calibrate"};
-    for (int i = 0; i < 6; i++)
-        add_u64_string(seeds, names[i], mfb_seed_derive(r->seed, (uint64_t)i + 1));
+    cJSON_AddStringToObject(seeds, "source", r->study->seed_given ? "given" : "fresh (getrandom)");
+    for (int i = 0; i < MFB_STREAM_COUNT; i++)
+        add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->seed, (enum mfb_stream)i));
+    return seeds;
+}
 
-    cJSON_AddItemToObject(d, "host", host);
-
-    const struct mfb_timer *t = r->timer;
-    cJSON *tm = cJSON_AddObjectToObject(d, "timer");
+static cJSON *timer_json(const struct mfb_timer *t)
+{
+    cJSON *tm = cJSON_CreateObject();
     cJSON_AddStringToObject(tm, "name", t->name);
     cJSON_AddStringToObject(tm, "why", t->why);
     cJSON_AddNumberToObject(tm, "hz", t->hz);
@@ -185,117 +191,174 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddNumberToObject(tm, "overhead_min_ticks", t->overhead_min_ticks);
     cJSON_AddNumberToObject(tm, "tick_ns", t->tick_ns);
     cJSON_AddNumberToObject(tm, "min_step_ns", t->min_step_ns);
+    return tm;
+}
 
-    cJSON *dist = cJSON_AddObjectToObject(d, "distribution");
-    cJSON_AddStringToObject(dist, "name", r->dist->name);
-    cJSON_AddStringToObject(dist, "format", r->dist->format);
+static cJSON *selfcheck_json(const struct mfb_selfcheck *sc)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "draws", (double)sc->draws);
+    cJSON_AddNumberToObject(o, "mean_size_expected", sc->mean_expected);
+    cJSON_AddNumberToObject(o, "mean_size_realized", sc->mean_realized);
+    cJSON_AddNumberToObject(o, "mean_size_z", sc->mean_z);
+    cJSON_AddNumberToObject(o, "size_max_z", sc->size_max_z);
+    cJSON_AddNumberToObject(o, "src_alignment_max_z", sc->src_align_max_z);
+    cJSON_AddNumberToObject(o, "dst_alignment_max_z", sc->dst_align_max_z);
+    cJSON_AddNumberToObject(o, "overlap_max_z", sc->overlap_max_z);
+    cJSON_AddNumberToObject(o, "limit_z", MFB_SELFCHECK_Z);
+    cJSON_AddBoolToObject(o, "passed", sc->passed);
+    return o;
+}
+
+static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc)
+{
+    cJSON *dist = cJSON_CreateObject();
+    cJSON_AddStringToObject(dist, "name", dd->name);
+    cJSON_AddStringToObject(dist, "format", mfb_dist_format_name(dd->format));
     cJSON *files = cJSON_AddArrayToObject(dist, "files");
-    for (int i = 0; i < r->dist->nfiles; i++) {
+    for (int i = 0; i < dd->nfiles; i++) {
         cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "role", r->dist->files[i].role);
-        cJSON_AddStringToObject(f, "path", r->dist->files[i].path);
-        cJSON_AddStringToObject(f, "sha256", r->dist->files[i].sha256);
+        cJSON_AddStringToObject(f, "role", dd->files[i].role);
+        cJSON_AddStringToObject(f, "path", dd->files[i].path);
+        cJSON_AddStringToObject(f, "sha256", dd->files[i].sha256);
         cJSON_AddItemToArray(files, f);
     }
     cJSON *tabs = cJSON_AddObjectToObject(dist, "tables");
-    cJSON_AddItemToObject(tabs, "size", table_json(&r->dist->size));
-    cJSON_AddItemToObject(tabs, "src_alignment", table_json(&r->dist->src_align));
-    cJSON_AddItemToObject(tabs, "dst_alignment", table_json(&r->dist->dst_align));
-    cJSON_AddItemToObject(tabs, "overlap", table_json(&r->dist->overlap));
-    cJSON_AddItemToObject(tabs, "mismatch", table_json(&r->dist->mismatch));
-    cJSON_AddBoolToObject(dist, "overlap_ignored", r->dist->overlap_ignored);
-    const struct mfb_selfcheck *sc = &r->selfcheck;
-    cJSON *scj = cJSON_AddObjectToObject(dist, "selfcheck");
-    cJSON_AddNumberToObject(scj, "draws", (double)sc->draws);
-    cJSON_AddNumberToObject(scj, "mean_size_expected", sc->mean_expected);
-    cJSON_AddNumberToObject(scj, "mean_size_realized", sc->mean_realized);
-    cJSON_AddNumberToObject(scj, "mean_size_z", sc->mean_z);
-    cJSON_AddNumberToObject(scj, "size_max_z", sc->size_max_z);
-    cJSON_AddNumberToObject(scj, "src_alignment_max_z", sc->src_align_max_z);
-    cJSON_AddNumberToObject(scj, "dst_alignment_max_z", sc->dst_align_max_z);
-    cJSON_AddNumberToObject(scj, "overlap_max_z", sc->overlap_max_z);
-    cJSON_AddNumberToObject(scj, "limit_z", MFB_SELFCHECK_Z);
-    cJSON_AddBoolToObject(scj, "passed", sc->passed);
+    cJSON_AddItemToObject(tabs, "size", table_json(&dd->size));
+    cJSON_AddItemToObject(tabs, "src_alignment", table_json(&dd->src_align));
+    cJSON_AddItemToObject(tabs, "dst_alignment", table_json(&dd->dst_align));
+    cJSON_AddItemToObject(tabs, "overlap", table_json(&dd->overlap));
+    cJSON_AddItemToObject(tabs, "mismatch", table_json(&dd->mismatch));
+    cJSON_AddBoolToObject(dist, "overlap_ignored", dd->overlap_ignored);
+    cJSON_AddItemToObject(dist, "selfcheck", selfcheck_json(sc));
+    return dist;
+}
 
-    const struct mfb_workset *ws = r->ws;
-    cJSON *w = cJSON_AddObjectToObject(d, "workset");
+static cJSON *workset_json(const struct mfb_workset *ws)
+{
+    cJSON *w = cJSON_CreateObject();
     cJSON_AddStringToObject(w, "placement", mfb_placement_name(ws->placement));
-    cJSON_AddNumberToObject(w, "buffers", ws->roles);
-    cJSON_AddNumberToObject(w, "params_per_array", ws->params_cap);
+    cJSON_AddNumberToObject(w, "buffers", ws->space.roles);
+    cJSON_AddNumberToObject(w, "params_per_array", mfb_workset_params(ws));
     cJSON_AddNumberToObject(w, "param_record_bytes", (double)sizeof(struct mfb_call));
     cJSON_AddNumberToObject(w, "l1_budget_bytes", (double)ws->l1_budget);
-    cJSON_AddItemToObject(w, "small_window", window_json(&ws->small, ws->threshold, true));
-    cJSON_AddItemToObject(w, "large_window", window_json(&ws->large, ws->threshold, false));
+    cJSON_AddItemToObject(w, "small_window", window_json(&ws->space.small, ws->space.threshold, true));
+    cJSON_AddItemToObject(w, "large_window", window_json(&ws->space.large, ws->space.threshold, false));
     cJSON_AddNumberToObject(w, "arena_bytes", (double)ws->arena_size);
     cJSON_AddNumberToObject(w, "prefault_ms", ws->prefault_ms);
     cJSON_AddStringToObject(w, "fill", ws->fill);
+    return w;
+}
 
-    cJSON *b = cJSON_AddObjectToObject(d, "batch");
-    cJSON_AddNumberToObject(b, "calls_per_pass", r->calls_per_pass);
-    cJSON_AddNumberToObject(b, "passes", r->passes);
-    cJSON_AddNumberToObject(b, "calls", (double)r->calls_per_pass * r->passes);
-    cJSON_AddNumberToObject(b, "target_ns", r->target_batch_ns);
-    cJSON_AddNumberToObject(b, "max_ns", r->max_batch_ns);
-    cJSON_AddNumberToObject(b, "predicted_fastest_ns", r->fastest_batch_ns);
-    cJSON_AddNumberToObject(b, "predicted_slowest_ns", r->slowest_batch_ns);
-    cJSON_AddStringToObject(b, "rule", r->batch_rule);
-    cJSON_AddBoolToObject(b, "single_call", r->single_call);
+/* The batch shape (calibration) and how batches are ordered and replayed. */
+static cJSON *calibration_json(const struct mfb_calibration *c)
+{
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddNumberToObject(b, "calls_per_pass", mfb_calls_per_pass(c));
+    cJSON_AddNumberToObject(b, "passes", c->passes);
+    cJSON_AddNumberToObject(b, "calls", (double)mfb_calls_per_pass(c) * c->passes);
+    cJSON_AddNumberToObject(b, "target_ns", c->target_batch_ns);
+    cJSON_AddNumberToObject(b, "max_ns", c->max_batch_ns);
+    cJSON_AddNumberToObject(b, "predicted_fastest_ns", c->fastest_batch_ns);
+    cJSON_AddNumberToObject(b, "predicted_slowest_ns", c->slowest_batch_ns);
+    cJSON_AddStringToObject(b, "rule", mfb_batch_rule_text(c->rule));
+    cJSON_AddBoolToObject(b, "single_call", c->single_call);
     cJSON_AddStringToObject(b, "pass_order", "every pass visits the call array in its own random order "
                             "(odd stride and offset modulo the power-of-two array length)");
-    cJSON_AddNumberToObject(b, "linearity_tolerance", r->linearity_tolerance);
-    cJSON *h = cJSON_AddObjectToObject(d, "harness");
-    cJSON_AddNumberToObject(h, "overhead_ns_per_call", r->overhead_ns_per_call);
-    cJSON_AddStringToObject(h, "method", "median of 9 batches of the function's noop, with the run's batch "
-                            "size, through the timed loop");
+    cJSON_AddNumberToObject(b, "linearity_tolerance", c->linearity_tolerance);
     cJSON_AddStringToObject(b, "order", "random permutation on even rounds, reversed on odd rounds");
-    cJSON_AddStringToObject(b, "calls_overlap", "throughput: consecutive calls are independent and may overlap in the core");
+    cJSON_AddStringToObject(b, "calls_overlap", "throughput: consecutive calls are independent and may overlap "
+                            "in the core");
+    return b;
+}
 
-    cJSON *vars = cJSON_AddArrayToObject(d, "variants");
-    for (int i = 0; i < r->nvars; i++) {
-        const struct mfb_run_variant *rv = &r->vars[i];
-        cJSON *v = cJSON_CreateObject();
-        cJSON_AddNumberToObject(v, "index", i);
-        cJSON_AddStringToObject(v, "name", rv->v->name);
-        cJSON_AddStringToObject(v, "origin", rv->v->origin);
-        cJSON_AddStringToObject(v, "description", rv->v->description);
-        cJSON_AddBoolToObject(v, "noop", rv->v->noop);
-        char addr[32];
-        snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)rv->code.address);
-        cJSON_AddStringToObject(v, "address", addr);
-        add_or_null(v, "symbol", rv->code.symbol);
-        add_or_null(v, "object", rv->code.object);
-        if (rv->code.size)
-            cJSON_AddNumberToObject(v, "code_size", (double)rv->code.size);
-        else
-            cJSON_AddNullToObject(v, "code_size");
-        cJSON_AddNumberToObject(v, "verified_calls", (double)rv->verified_calls);
-        cJSON_AddNumberToObject(v, "pilot_ns_per_call", rv->pilot_ns_per_call);
-        cJSON_AddNumberToObject(v, "linearity", rv->linearity);
-        if (rv->v->copy_of) {
-            cJSON *cp = cJSON_AddObjectToObject(v, "copy_of");
-            cJSON_AddStringToObject(cp, "variant", rv->v->copy_of);
-            cJSON_AddNumberToObject(cp, "bytes_compared", (double)rv->copy_bytes_compared);
-            cJSON_AddBoolToObject(cp, "identical", rv->copy_identical);
-        }
-        cJSON_AddItemToArray(vars, v);
+static cJSON *harness_json(const struct mfb_harness *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "overhead_ns_per_call", h->overhead_ns_per_call);
+    cJSON_AddStringToObject(o, "method", "median of 9 batches of the function's noop, with the run's batch "
+                            "size, through the timed loop");
+    return o;
+}
+
+static cJSON *variant_json(const struct mfb_run_variant *rv, int index)
+{
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddNumberToObject(v, "index", index);
+    cJSON_AddStringToObject(v, "name", rv->v->name);
+    cJSON_AddStringToObject(v, "origin", mfb_origin_name(rv->v->origin));
+    cJSON_AddStringToObject(v, "description", rv->v->description);
+    cJSON_AddBoolToObject(v, "noop", rv->v->noop);
+    char addr[32];
+    snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)rv->code.address);
+    cJSON_AddStringToObject(v, "address", addr);
+    add_or_null(v, "symbol", rv->code.symbol);
+    add_or_null(v, "object", rv->code.object);
+    add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
+    cJSON_AddNumberToObject(v, "verified_calls", (double)rv->verified_calls);
+    cJSON_AddNumberToObject(v, "pilot_ns_per_call", rv->pilot_ns_per_call);
+    cJSON_AddNumberToObject(v, "linearity", rv->linearity);
+    if (rv->v->copy_of) {
+        cJSON *cp = cJSON_AddObjectToObject(v, "copy_of");
+        cJSON_AddStringToObject(cp, "variant", rv->v->copy_of);
+        cJSON_AddNumberToObject(cp, "bytes_compared", (double)rv->copy_bytes_compared);
+        cJSON_AddBoolToObject(cp, "identical", rv->copy_identical);
     }
+    return v;
+}
 
-    cJSON *rounds = cJSON_AddObjectToObject(d, "rounds");
-    cJSON_AddNumberToObject(rounds, "count", r->rounds);
-    cJSON_AddNumberToObject(rounds, "warmup", r->warmup_rounds);
-    cJSON_AddNumberToObject(rounds, "measured", r->rounds - r->warmup_rounds);
-    cJSON *wu = cJSON_AddObjectToObject(rounds, "warmup_detail");
-    cJSON_AddStringToObject(wu, "mode", r->warmup_mode);
-    cJSON_AddNumberToObject(wu, "seconds", r->warmup_s);
-    if (!strcmp(r->warmup_mode, "detected")) {
-        cJSON_AddBoolToObject(wu, "settled", r->warmup_settled);
-        cJSON_AddNumberToObject(wu, "last_change", r->warmup_change);
-        cJSON_AddStringToObject(wu, "criterion", "warm-up rounds replay the first calls; settled when the median "
+static cJSON *warmup_json(const struct mfb_warmup *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "mode", mfb_warmup_mode_name(w->mode));
+    cJSON_AddNumberToObject(o, "seconds", w->seconds);
+    if (w->mode == MFB_WARMUP_DETECTED) {
+        cJSON_AddBoolToObject(o, "settled", w->settled);
+        cJSON_AddNumberToObject(o, "last_change", w->change);
+        cJSON_AddStringToObject(o, "criterion", "warm-up rounds replay the first calls; settled when the median "
                                 "round time of the last 5 rounds is within 1 % of the 5 before; cap max(0.5 s, "
                                 "time/10) or 2000 rounds");
     }
-    cJSON_AddNumberToObject(rounds, "duration_s", r->rounds_s);
-    cJSON_AddNumberToObject(rounds, "prepare_s", r->prepare_s);
+    return o;
+}
+
+static cJSON *rounds_json(const struct mfb_results *res, const struct mfb_warmup *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "count", res->rounds);
+    cJSON_AddNumberToObject(o, "warmup", w->rounds);
+    cJSON_AddNumberToObject(o, "measured", res->rounds - w->rounds);
+    cJSON_AddItemToObject(o, "warmup_detail", warmup_json(w));
+    cJSON_AddNumberToObject(o, "duration_s", res->rounds_s);
+    cJSON_AddNumberToObject(o, "prepare_s", res->prepare_s);
+    return o;
+}
+
+cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", "memfbench-run");
+    cJSON_AddNumberToObject(d, "schema_version", MFB_SCHEMA_VERSION);
+    cJSON_AddStringToObject(d, "mode", "replay");
+    cJSON_AddItemToObject(d, "tool", tool_json());
+    char ts[64];
+    time_t now = time(NULL);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(d, "created_utc", ts);
+    cJSON_AddItemToObject(d, "command_line", command_line_json(r->study));
+    cJSON_AddItemToObject(d, "status", status_json(r));
+    cJSON_AddItemToObject(d, "config", config_json(r));
+    cJSON_AddItemToObject(d, "seeds", seeds_json(r));
+    cJSON_AddItemToObject(d, "host", host);
+    cJSON_AddItemToObject(d, "timer", timer_json(r->timer));
+    cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
+    cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
+    cJSON_AddItemToObject(d, "batch", calibration_json(&r->cal));
+    cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));
+    cJSON *vars = cJSON_AddArrayToObject(d, "variants");
+    for (int i = 0; i < r->nvars; i++)
+        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i));
+    cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
     /* Later modes (perf counters, threads, latency probes) add their blocks here. */
     cJSON_AddObjectToObject(d, "extensions");
     return d;

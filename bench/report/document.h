@@ -1,4 +1,4 @@
-/* The result document (everything but the samples, which output.c streams): configuration as
+/* The result document (everything but the samples, which report/columns.c streams): configuration as
  * resolved, seeds, host, timer, distribution with checksums and self-check, working set,
  * calibration, variants with their code addresses, and the run's status. */
 #ifndef MFB_DOCUMENT_H
@@ -6,7 +6,7 @@
 
 #include <cJSON.h>
 
-#include "runner.h"
+#include "measure/run.h"
 
 #define MFB_SCHEMA_VERSION 1
 

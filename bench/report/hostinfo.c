@@ -1,4 +1,4 @@
-#include "hostinfo.h"
+#include "report/hostinfo.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <stdbool.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include "base/parse.h"
 
 /* The first line of a file, or NULL when it cannot be read (not every kernel, container or
  * VM exposes every knob; "null" in the output means exactly that). */
@@ -129,8 +132,9 @@ static double cpu_busy(int cpu, int ms)
     return total ? (double)(total - idle) / (double)total : 0;
 }
 
-/* Whether this process may count cycles with perf_event_open (later perf-counter features). */
-static void check_perf(cJSON *host, struct mfb_warnings *w)
+/* Whether this process may count cycles with perf_event_open: recorded for the reader. No run
+ * uses counters yet, so their absence is not a warning. */
+static void check_perf(cJSON *host)
 {
     struct perf_event_attr pe;
     memset(&pe, 0, sizeof pe);
@@ -147,13 +151,12 @@ static void check_perf(cJSON *host, struct mfb_warnings *w)
         close((int)fd);
         cJSON_AddNullToObject(p, "error");
     } else {
-        int e = errno;
-        cJSON_AddStringToObject(p, "error", strerror(e));
-        mfb_warn(w, "perf", "hardware cycle counters are not available (%s): cycle counts cannot be recorded. "
-                 "Fix: sysctl kernel.perf_event_paranoid=1, or run where the PMU is exposed (many VMs hide it)",
-                 strerror(e));
+        cJSON_AddStringToObject(p, "error", strerror(errno));
     }
 }
+
+/* CPU numbers the topology lists are read up to (the kernel's default CPU_SETSIZE). */
+#define MAX_CPUS 1024
 
 static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
 {
@@ -174,9 +177,11 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
     if (slurp_line(path, buf, sizeof buf)) {
         cJSON *sib = cJSON_AddArrayToObject(host, "smt_sibling_busy");
-        for (char *tok = strtok(buf, ",-"); tok; tok = strtok(NULL, ",-")) {
-            int s = atoi(tok);
-            if (s == c)
+        bool listed[MAX_CPUS] = {0};
+        if (mfb_parse_cpu_list(buf, listed, MAX_CPUS) < 0)
+            mfb_warn(w, "smt", "%s: cannot read the CPU list '%s'", path, buf);
+        for (int s = 0; s < MAX_CPUS; s++) {
+            if (!listed[s] || s == c)
                 continue;
             double busy = cpu_busy(s, 200);
             cJSON *o = cJSON_CreateObject();
@@ -192,18 +197,12 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         mfb_warn(w, "aslr", "ASLR is on (randomize_va_space=%s): code and buffer addresses change from process to "
                  "process, which can shift results by a few percent. Measure across processes with "
                  "--processes K, or disable it for one run with setarch -R", buf);
-    check_perf(host, w);
+    check_perf(host);
     if (cpu >= 0) {
-        int isolated = 0;
-        if (slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf)) {
-            /* A list such as "2-3,6"; a plain membership test is enough here. */
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                int a, b;
-                int k = sscanf(tok, "%d-%d", &a, &b);
-                if ((k == 1 && a == cpu) || (k == 2 && a <= cpu && cpu <= b))
-                    isolated = 1;
-            }
-        }
+        bool listed[MAX_CPUS] = {0};
+        /* An empty file means no CPU is isolated. */
+        bool isolated = slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf) && buf[0] &&
+                        mfb_parse_cpu_list(buf, listed, MAX_CPUS) == 0 && cpu < MAX_CPUS && listed[cpu];
         cJSON_AddBoolToObject(host, "cpu_isolated", isolated);
         if (!isolated)
             mfb_warn(w, "isolation", "CPU %d is not isolated: the scheduler may run other tasks on it. Fix: "
@@ -257,7 +256,7 @@ cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w
     cJSON_AddNumberToObject(caches, "l2", (double)c->l2);
     cJSON_AddNumberToObject(caches, "llc", (double)c->llc);
     cJSON_AddNumberToObject(caches, "line", (double)c->line);
-    cJSON_AddStringToObject(caches, "source", c->source);
+    cJSON_AddStringToObject(caches, "source", mfb_cache_source_name(c->source));
     cJSON *fr = cJSON_AddObjectToObject(h, "frequency");
     int cc = cpu < 0 ? 0 : cpu;
     const char *fk[][2] = {{"scaling_governor", "governor"}, {"scaling_driver", "driver"},

@@ -5,8 +5,8 @@
 
 #include <cJSON.h>
 
-#include "cache.h"
-#include "warn.h"
+#include "base/warn.h"
+#include "measure/cache.h"
 
 /* cpu: the CPU the run is pinned to (-1: not pinned). */
 cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w);

@@ -1,4 +1,4 @@
-#include "output.h"
+#include "report/output.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,13 +9,17 @@
 int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
 {
     memset(o, 0, sizeof *o);
-    o->path = strdup(path);
+    if (!(o->path = strdup(path)))
+        return mfb_fail(err, "%s: out of memory", path);
     if (!strcmp(path, "-")) {
         o->f = stdout;
         return 0;
     }
     size_t n = strlen(path) + 32;
-    o->tmp = malloc(n);
+    if (!(o->tmp = malloc(n))) {
+        mfb_output_abort(o);
+        return mfb_fail(err, "%s: out of memory", path);
+    }
     const char *slash = strrchr(path, '/');
     /* A hidden temporary in the target's folder, so the final rename stays on one filesystem. */
     if (slash)
@@ -27,6 +31,7 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
         int e = errno;
         free(o->tmp);
         o->tmp = NULL;
+        mfb_output_abort(o);
         return mfb_fail(err, "%s: cannot create the output file: %s", path, strerror(e));
     }
     /* mkstemp creates the file 0600; a result file is an ordinary file (0666 less umask). */
@@ -42,18 +47,6 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
     return 0;
 }
 
-/* One samples column: a JSON array of integers, streamed (hundreds of thousands of numbers
- * would cost far more memory as cJSON nodes). */
-#define WRITE_COLUMN(f, name, v, expr, fmt, last)                                                  \
-    do {                                                                                           \
-        fprintf(f, "    \"%s\": [", name);                                                         \
-        for (size_t i_ = 0; i_ < (v)->n; i_++) {                                                   \
-            const struct mfb_sample *s_ = &(v)->s[i_];                                             \
-            fprintf(f, i_ ? "," fmt : fmt, expr);                                                  \
-        }                                                                                          \
-        fprintf(f, "]%s\n", (last) ? "" : ",");                                                    \
-    } while (0)
-
 int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *smp, struct mfb_err *err)
 {
     char *text = cJSON_Print(doc);
@@ -66,19 +59,10 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
     FILE *f = o->f;
     fwrite(text, 1, len - 1, f);
     free(text);
-    fprintf(f, ",\n\t\"samples\": {\n    \"count\": %zu,\n", smp->n);
-    WRITE_COLUMN(f, "variant", smp, (unsigned)s_->variant, "%u", 0);
-    WRITE_COLUMN(f, "round", smp, (unsigned)s_->round, "%u", 0);
-    WRITE_COLUMN(f, "position", smp, (unsigned)s_->position, "%u", 0);
-    WRITE_COLUMN(f, "calls", smp, (unsigned)s_->calls, "%u", 0);
-    WRITE_COLUMN(f, "bytes", smp, (unsigned long long)s_->bytes, "%llu", 0);
-    WRITE_COLUMN(f, "ticks", smp, (unsigned long long)s_->ticks, "%llu", 0);
-    WRITE_COLUMN(f, "ns", smp, s_->ns, "%.3f", 0);
-    WRITE_COLUMN(f, "t_start_ns", smp, (unsigned long long)s_->t_start_ns, "%llu", 0);
-    WRITE_COLUMN(f, "cpu", smp, (int)s_->cpu, "%d", 0);
-    WRITE_COLUMN(f, "warmup", smp, s_->warmup ? "true" : "false", "%s", 0);
-    WRITE_COLUMN(f, "process", smp, (unsigned)s_->process, "%u", 1);
-    fprintf(f, "\t}\n}\n");
+    fputs(",\n", f);
+    if (mfb_columns_write(f, smp) < 0)
+        return mfb_fail(err, "%s: write error", o->path);
+    fputs("\n}\n", f);
     if (o->f == stdout) {
         if (fflush(stdout) != 0)
             return mfb_fail(err, "stdout: write error: %s", strerror(errno));

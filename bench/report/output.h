@@ -7,8 +7,9 @@
 #include <cJSON.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "samples.h"
+#include "base/error.h"
+#include "measure/samples.h"
+#include "report/columns.h"
 
 struct mfb_output {
     char *path;     /* final name; "-" for stdout */

@@ -5,8 +5,10 @@
 
 #include <stdio.h>
 
-#include "runner.h"
+#include "measure/run.h"
 
+/* The command that analyses a result file, as one line. */
+void mfb_summary_analysis_command(FILE *out, const char *result_path);
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path);
 
 #endif

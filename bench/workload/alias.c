@@ -1,4 +1,4 @@
-#include "alias.h"
+#include "workload/alias.h"
 
 #include <stdlib.h>
 

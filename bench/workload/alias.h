@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rng.h"
-#include "table.h"
+#include "base/rng.h"
+#include "workload/table.h"
 
 struct mfb_alias {
     size_t n;

@@ -1,4 +1,4 @@
-#include "csv.h"
+#include "workload/csv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct mfb_csv {
     FILE *f;

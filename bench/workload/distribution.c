@@ -1,4 +1,4 @@
-#include "distribution.h"
+#include "workload/distribution.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -6,8 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "csv.h"
-#include "sha256.h"
+#include "base/parse.h"
+#include "base/sha256.h"
+#include "workload/csv.h"
 
 static bool is_file(const char *p)
 {
@@ -48,7 +49,7 @@ static int load_sibling(struct mfb_dist *d, struct mfb_table *t, enum mfb_table_
 /* prefix_size.csv plus the optional siblings that share its prefix. */
 static int load_csv_set(struct mfb_dist *d, const char *prefix, struct mfb_err *err)
 {
-    d->format = "csv";
+    d->format = MFB_FORMAT_CSV;
     int r;
     if ((r = load_sibling(d, &d->size, MFB_T_SIZE, prefix, "size", err)) <= 0)
         return r < 0 ? -1 : mfb_fail(err, "%s_size.csv: no such file", prefix);
@@ -107,7 +108,7 @@ static int looks_like_fleetbench(const char *path)
 
 static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err *err)
 {
-    d->format = "fleetbench";
+    d->format = MFB_FORMAT_FLEETBENCH;
     struct mfb_table *order[3] = {&d->size, &d->overlap, &d->src_align};
     enum mfb_table_kind kinds[3] = {MFB_T_SIZE, MFB_T_OVERLAP, MFB_T_ALIGN};
     const char *line_names[3] = {"size", "overlap", "alignment"};
@@ -127,7 +128,7 @@ static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err 
         struct mfb_table *t = order[nline];
         memset(t, 0, sizeof *t);
         t->kind = kinds[nline];
-        t->origin = "fleetbench";
+        t->origin = MFB_TABLE_FROM_FLEETBENCH;
         t->path = strdup(path);
         snprintf(where, sizeof where, "%s:%d", path, c.line);
         for (int i = 0; i < c.nfields; i++) {
@@ -142,8 +143,8 @@ static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err 
             *colon = '\0';
             uint64_t lo, hi;
             double w;
-            if (mfb_parse_key(kinds[nline], pair, &lo, &hi, where, field, err) < 0 ||
-                mfb_parse_weight(colon + 1, &w, where, field, err) < 0) {
+            if (mfb_table_parse_key(kinds[nline], pair, &lo, &hi, where, field, err) < 0 ||
+                mfb_table_parse_weight(colon + 1, &w, where, field, err) < 0) {
                 mfb_csv_close(&c);
                 return -1;
             }
@@ -180,10 +181,10 @@ static int synth_add(struct mfb_table *t, uint64_t lo, uint64_t hi, const char *
 /* fixed:N, uniform:LO-HI, pow2:LO-HI (every power of two in [LO, HI], equally likely). */
 static int load_synthetic(struct mfb_dist *d, const char *spec, struct mfb_err *err)
 {
-    d->format = "synthetic";
+    d->format = MFB_FORMAT_SYNTHETIC;
     struct mfb_table *t = &d->size;
     t->kind = MFB_T_SIZE;
-    t->origin = "synthetic";
+    t->origin = MFB_TABLE_FROM_SYNTHETIC;
     const char *arg = strchr(spec, ':') + 1;
     char buf[128];
     snprintf(buf, sizeof buf, "%s", arg);
@@ -251,6 +252,13 @@ static int find_shipped(const char *dist_dir, const char *name, char *prefix, si
     return found;
 }
 
+const char *mfb_dist_format_name(enum mfb_dist_format f)
+{
+    static const char *const names[] = {[MFB_FORMAT_CSV] = "csv", [MFB_FORMAT_FLEETBENCH] = "fleetbench",
+                                        [MFB_FORMAT_SYNTHETIC] = "synthetic"};
+    return names[f];
+}
+
 int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, const char *dist_dir,
                      struct mfb_err *err)
 {
@@ -267,7 +275,7 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
         } else if (looks_like_fleetbench(spec)) {
             rc = load_fleetbench(d, spec, err);
         } else {
-            d->format = "csv";
+            d->format = MFB_FORMAT_CSV;
             rc = mfb_table_load_csv(&d->size, MFB_T_SIZE, spec, err);
             if (rc == 0)
                 rc = add_file(d, spec, "size", err);
@@ -299,7 +307,7 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
         /* No recorded mismatch data exists; use fleetbench's model: 40 % equal, otherwise the
          * first difference uniform within the call. Recorded as origin "default". */
         d->mismatch.kind = MFB_T_MISMATCH;
-        d->mismatch.origin = "default";
+        d->mismatch.origin = MFB_TABLE_FROM_DEFAULT;
         mfb_table_add(&d->mismatch, MFB_MIS_EQUAL, 0, 0.4, 0);
         mfb_table_add(&d->mismatch, MFB_MIS_UNIFORM, 0, 0.6, 0);
         if (mfb_table_finish(&d->mismatch, "default mismatch model", err) < 0)

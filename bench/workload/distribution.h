@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "functions.h"
-#include "table.h"
+#include "base/error.h"
+#include "base/functions.h"
+#include "workload/table.h"
 
 struct mfb_dist_file {
     char *path;
@@ -15,9 +15,13 @@ struct mfb_dist_file {
     char role[32]; /* "size", "alignment", "src_alignment", ..., or "all" for fleetbench */
 };
 
+enum mfb_dist_format { MFB_FORMAT_CSV, MFB_FORMAT_FLEETBENCH, MFB_FORMAT_SYNTHETIC };
+
+const char *mfb_dist_format_name(enum mfb_dist_format f);
+
 struct mfb_dist {
     char *name;         /* shipped name ("fleetbench/Memcpy_Fleet"), path, or synthetic spec */
-    const char *format; /* "csv", "fleetbench", "synthetic" */
+    enum mfb_dist_format format;
     struct mfb_table size;
     struct mfb_table src_align; /* n == 0: offsets unconstrained */
     struct mfb_table dst_align;

@@ -1,4 +1,6 @@
-#include "params.h"
+#include "workload/sampler.h"
+
+#include <stdbool.h>
 
 #include <string.h>
 
@@ -26,12 +28,12 @@ uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap)
     return off & (~off + 1);
 }
 
-int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const struct mfb_workset *ws,
+int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const struct mfb_space *space,
                      enum mfb_align_mode mode, uint64_t seed, struct mfb_err *err)
 {
     memset(s, 0, sizeof *s);
     s->dist = d;
-    s->ws = ws;
+    s->space = space;
     s->mode = mode;
     mfb_rng_seed(&s->rng, seed);
     const struct mfb_table *tabs[5] = {&d->size, &d->src_align, &d->dst_align, &d->overlap, &d->mismatch};
@@ -102,13 +104,13 @@ static uint32_t draw_mismatch(struct mfb_sampler *s, uint32_t size)
 uint64_t mfb_sampler_fill(struct mfb_sampler *s, struct mfb_call *out, size_t n)
 {
     const struct mfb_dist *d = s->dist;
-    const struct mfb_workset *ws = s->ws;
+    const struct mfb_space *sp = s->space;
     uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
         const struct mfb_row *row = &d->size.rows[mfb_alias_draw(&s->size, &s->rng)];
         uint64_t size = row->lo == row->hi ? row->lo : row->lo + mfb_rng_below(&s->rng, row->hi - row->lo + 1);
-        bool large = ws->placement != MFB_PL_AUTO ? ws->large.used : size > ws->threshold;
-        const struct mfb_window *win = large ? &ws->large : &ws->small;
+        bool large = mfb_space_is_large(sp, size);
+        const struct mfb_window *win = large ? &sp->large : &sp->small;
         uint64_t span = large ? win->slice : win->size;
         uint64_t ovl = s->overlap.n ? d->overlap.rows[mfb_alias_draw(&s->overlap, &s->rng)].lo : MFB_OVL_NONE;
         struct mfb_call *c = &out[i];
@@ -123,16 +125,16 @@ uint64_t mfb_sampler_fill(struct mfb_sampler *s, struct mfb_call *out, size_t n)
             uint64_t dst = ovl == MFB_OVL_FORWARD ? src + delta : src - delta;
             c->src = (uint32_t)(win->off[0] + src);
             c->dst = (uint32_t)(win->off[0] + dst);
-        } else if (ws->roles == 1) {
+        } else if (sp->roles == 1) {
             c->src = 0;
             c->dst = (uint32_t)(win->off[0] + pick_offset(s, &s->dst_align, &d->dst_align, s->dst_cap, span - size));
         } else {
             c->src = (uint32_t)(win->off[0] + pick_offset(s, &s->src_align, &d->src_align, s->src_cap, span - size));
             c->dst = (uint32_t)(win->off[1] + pick_offset(s, &s->dst_align, &d->dst_align, s->dst_cap, span - size));
         }
-        if (ws->func == MFB_MEMSET)
+        if (sp->func == MFB_MEMSET)
             c->aux = (uint32_t)mfb_rng_below(&s->rng, 256);
-        else if (mfb_func_compares(ws->func))
+        else if (mfb_func_compares(sp->func))
             c->aux = draw_mismatch(s, (uint32_t)size);
         else
             c->aux = 0;

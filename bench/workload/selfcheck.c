@@ -1,4 +1,4 @@
-#include "selfcheck.h"
+#include "workload/selfcheck.h"
 
 #include <math.h>
 #include <stdlib.h>

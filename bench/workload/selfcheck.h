@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "distribution.h"
-#include "error.h"
-#include "params.h"
+#include "base/error.h"
+#include "workload/distribution.h"
+#include "workload/sampler.h"
 
 /* Deviations beyond this many standard errors fail the check: with a few hundred tests per run,
  * a false alarm at 6 sigma happens about once in a million runs. */

@@ -1,4 +1,4 @@
-#include "table.h"
+#include "workload/table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,31 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "base/parse.h"
+#include "workload/csv.h"
 
 static const char *const kind_names[] = {"size", "alignment", "overlap", "mismatch"};
+
+const char *mfb_table_origin_name(enum mfb_table_origin o)
+{
+    static const char *const names[] = {[MFB_TABLE_FROM_FILE] = "file", [MFB_TABLE_FROM_FLEETBENCH] = "fleetbench",
+                                        [MFB_TABLE_FROM_SYNTHETIC] = "synthetic", [MFB_TABLE_FROM_DEFAULT] = "default"};
+    return names[o];
+}
 
 const char *mfb_table_kind_name(enum mfb_table_kind k)
 {
     return kind_names[k];
 }
 
-int mfb_parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return -1;
-    for (const char *p = s; *p; p++)
-        if (!isdigit((unsigned char)*p))
-            return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int mfb_parse_weight(const char *s, double *out, const char *where, const char *field,
+int mfb_table_parse_weight(const char *s, double *out, const char *where, const char *field,
                      struct mfb_err *err)
 {
     if (!*s)
@@ -65,7 +58,7 @@ static int parse_size(const char *s, uint64_t *v, const char *where, const char 
     return 0;
 }
 
-int mfb_parse_key(enum mfb_table_kind kind, const char *s, uint64_t *lo, uint64_t *hi,
+int mfb_table_parse_key(enum mfb_table_kind kind, const char *s, uint64_t *lo, uint64_t *hi,
                   const char *where, const char *field, struct mfb_err *err)
 {
     switch (kind) {
@@ -204,7 +197,7 @@ int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char
 {
     memset(t, 0, sizeof *t);
     t->kind = kind;
-    t->origin = "file";
+    t->origin = MFB_TABLE_FROM_FILE;
     t->path = strdup(path);
     struct mfb_csv c;
     if (mfb_csv_open(&c, path, err) < 0)
@@ -244,12 +237,12 @@ int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char
         uint64_t lo, hi, hi2;
         double w;
         const char *keyname = ranged ? "size_lo" : mfb_table_kind_name(kind);
-        if (mfb_parse_key(kind, c.fields[0], &lo, &hi, where, keyname, err) < 0) {
+        if (mfb_table_parse_key(kind, c.fields[0], &lo, &hi, where, keyname, err) < 0) {
             rc = -1;
             break;
         }
         if (ranged) {
-            if (mfb_parse_key(kind, c.fields[1], &hi2, &hi, where, "size_hi", err) < 0) {
+            if (mfb_table_parse_key(kind, c.fields[1], &hi2, &hi, where, "size_hi", err) < 0) {
                 rc = -1;
                 break;
             }
@@ -260,7 +253,7 @@ int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char
             }
             hi = hi2;
         }
-        if (mfb_parse_weight(c.fields[ncols - 1], &w, where, "weight", err) < 0 ||
+        if (mfb_table_parse_weight(c.fields[ncols - 1], &w, where, "weight", err) < 0 ||
             mfb_table_add(t, lo, hi, w, c.line) < 0) {
             rc = -1;
             break;

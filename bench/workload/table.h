@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* Largest call size a distribution may ask for. Parameters store sizes and arena offsets in
  * 32 bits and the large-call buffer is sized from it, so it is a hard limit, checked on load. */
@@ -32,10 +32,16 @@ struct mfb_row {
     int line;      /* source line (0 for generated rows) */
 };
 
+/* Where a table's rows came from: a CSV file (the zero value), a fleetbench key:prob file, a
+ * synthetic spec, or the built-in default mismatch model. */
+enum mfb_table_origin { MFB_TABLE_FROM_FILE, MFB_TABLE_FROM_FLEETBENCH, MFB_TABLE_FROM_SYNTHETIC, MFB_TABLE_FROM_DEFAULT };
+
+const char *mfb_table_origin_name(enum mfb_table_origin o);
+
 struct mfb_table {
     enum mfb_table_kind kind;
     char *path;      /* file it came from; NULL when generated */
-    const char *origin; /* "file", "fleetbench", "synthetic", "default" */
+    enum mfb_table_origin origin;
     size_t n;
     struct mfb_row *rows;
     double total_weight;
@@ -61,11 +67,9 @@ double mfb_table_mean(const struct mfb_table *t);
 long mfb_table_find(const struct mfb_table *t, uint64_t v);
 
 /* Field parsers shared by the CSV and fleetbench readers; messages name the field. */
-int mfb_parse_weight(const char *s, double *out, const char *where, const char *field,
+int mfb_table_parse_weight(const char *s, double *out, const char *where, const char *field,
                      struct mfb_err *err);
-int mfb_parse_key(enum mfb_table_kind kind, const char *s, uint64_t *lo, uint64_t *hi,
+int mfb_table_parse_key(enum mfb_table_kind kind, const char *s, uint64_t *lo, uint64_t *hi,
                   const char *where, const char *field, struct mfb_err *err);
-/* Decimal unsigned integer, whole string, no sign. */
-int mfb_parse_u64(const char *s, uint64_t *out);
 
 #endif

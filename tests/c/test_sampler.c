@@ -5,19 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
-#include "selfcheck.h"
+#include "measure/workset.h"
 #include "tap.h"
+#include "workload/sampler.h"
+#include "workload/selfcheck.h"
 
 #define N (1u << 20)
 
-static struct mfb_caches caches = {.l1d = 48 << 10, .l2 = 1 << 20, .llc = 32 << 20, .line = 64, .source = "test"};
+static struct mfb_caches caches = {.l1d = 48 << 10, .l2 = 1 << 20, .llc = 32 << 20, .line = 64, .source = MFB_CACHE_USER};
 
 static void add_rows(struct mfb_table *t, enum mfb_table_kind kind, const uint64_t (*rows)[3], int n)
 {
     memset(t, 0, sizeof *t);
     t->kind = kind;
-    t->origin = "synthetic";
+    t->origin = MFB_TABLE_FROM_SYNTHETIC;
     for (int i = 0; i < n; i++)
         mfb_table_add(t, rows[i][0], rows[i][1], (double)rows[i][2], i + 1);
     struct mfb_err err;
@@ -34,7 +35,7 @@ static int draw(struct mfb_dist *d, enum mfb_func f, enum mfb_placement pl, enum
         return -1;
     }
     struct mfb_sampler s;
-    if (mfb_sampler_init(&s, d, ws, mode, seed, &err) < 0)
+    if (mfb_sampler_init(&s, d, &ws->space, mode, seed, &err) < 0)
         return -1;
     mfb_sampler_fill(&s, out, n);
     mfb_sampler_free(&s);
@@ -147,15 +148,15 @@ int main(void)
         for (size_t i = 0; i < 100000; i++) {
             uint32_t s = calls[i].size & MFB_SIZE_MASK;
             int large = (calls[i].size & MFB_CALL_LARGE) != 0;
-            const struct mfb_window *w = large ? &ws.large : &ws.small;
+            const struct mfb_window *w = large ? &ws.space.large : &ws.space.small;
             uint64_t span = large ? w->slice : w->size;
-            ok &= large == (s > ws.threshold);
+            ok &= large == (s > ws.space.threshold);
             ok &= calls[i].src >= w->off[0] && calls[i].src + s <= w->off[0] + span;
             ok &= calls[i].dst >= w->off[1] && calls[i].dst + s <= w->off[1] + span;
         }
-        TAP_CHECK(&t, ok && ws.small.size * 2 + ws.params_cap * sizeof(struct mfb_call) <= caches.l1d,
+        TAP_CHECK(&t, ok && ws.space.small.size * 2 + mfb_workset_params(&ws) * sizeof(struct mfb_call) <= caches.l1d,
                   "auto placement: calls <= %llu B stay in the %llu B L1 windows, larger ones in their slices",
-                  (unsigned long long)ws.threshold, (unsigned long long)ws.small.size);
+                  (unsigned long long)ws.space.threshold, (unsigned long long)ws.space.small.size);
         TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, 100000, &err) < 0 &&
                           strstr(err.msg, "placement l1"),
                   "placement l1 refuses sizes that do not fit: %s", err.msg);

@@ -4,8 +4,8 @@
  * `memfbench run` uses before timing. */
 #include <string.h>
 
+#include "impl/verify.h"
 #include "tap.h"
-#include "verify.h"
 
 static int check(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_vcall *c, char *why,
                  size_t n)
@@ -112,9 +112,9 @@ int main(void)
         }
     }
     struct mfb_variant bad[] = {
-        {"short", MFB_MEMCPY, "test", "", {.copy = short_copy}, false, NULL, NULL, NULL, NULL},
-        {"long", MFB_MEMCPY, "test", "", {.copy = long_copy}, false, NULL, NULL, NULL, NULL},
-        {"sign", MFB_MEMCMP, "test", "", {.cmp = wrong_sign}, false, NULL, NULL, NULL, NULL},
+        {"short", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = short_copy}, false, NULL, NULL, NULL, NULL},
+        {"long", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = long_copy}, false, NULL, NULL, NULL, NULL},
+        {"sign", MFB_MEMCMP, MFB_ORIGIN_PLUGIN, "", {.cmp = wrong_sign}, false, NULL, NULL, NULL, NULL},
     };
     for (int i = 0; i < 3; i++) {
         char why[1024] = "";

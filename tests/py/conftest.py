@@ -1,4 +1,4 @@
-"""Shared fixtures: where the memfbench binary is, and a helper that runs it."""
+"""Shared fixtures: the repository root, where the memfbench binary is, and a helper that runs it."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # tests/py/conftest.py
 sys.path.insert(0, str(ROOT))
 
 # Short runs: few rounds, everything else at its default.

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+
 SHORT = ["--rounds", "40", "--warmup-rounds", "4", "-q"]
 
 

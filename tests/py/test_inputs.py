@@ -2,14 +2,11 @@
 output file; the quirks of real CSV files are accepted."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from conftest import QUICK
-
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import QUICK, ROOT
 
 
 def write(dir_: Path, name: str, text: str | bytes) -> Path:

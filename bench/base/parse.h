@@ -1,0 +1,20 @@
+/* Parsers of the numbers users and the system write: whole strings only, no sign, no silent
+ * wrap-around. Each returns 0, or -1 and leaves *out untouched. */
+#ifndef MFB_PARSE_H
+#define MFB_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decimal unsigned integer ("010" is ten). */
+int mfb_parse_u64(const char *s, uint64_t *out);
+/* A seed: decimal, or hexadecimal with a 0x/0X prefix. Never octal: "010" is ten, "08" is eight. */
+int mfb_parse_seed(const char *s, uint64_t *out);
+/* A size as sysfs and the command line write it: "48K", "1M", "2G", "32768", "48KiB", "1MB". */
+int mfb_parse_bytes(const char *s, size_t *out);
+/* A Linux CPU list such as "0-3,8,10-11" (sysfs thread_siblings_list, isolated): sets
+ * out[cpu] for each listed CPU below n. Rejects malformed lists and descending ranges. */
+int mfb_parse_cpu_list(const char *s, bool *out, size_t n);
+
+#endif

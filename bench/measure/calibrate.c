@@ -1,0 +1,150 @@
+#include "measure/calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/quantile.h"
+#include "measure/passes.h"
+
+/* A batch should last at least this many timer overheads, so the timer's own cost and jitter
+ * are under 0.1 % of it, and at least 20 us; and at most 1 ms, since longer batches collect timer
+ * interrupts (a 250 Hz tick every 4 ms). */
+#define TARGET_OVERHEADS 1000
+#define TARGET_MIN_NS 20000.0
+#define MAX_BATCH_NS 1e6
+/* Pilot: the best of this many single passes per variant (the minimum rejects interrupts). */
+#define PILOT_TRIES 5
+/* Linearity and overhead: medians of this many tries. */
+#define MEDIAN_TRIES 9
+/* |linearity - 1| above this warns: per-call times would depend on the batch size. */
+#define LINEARITY_TOLERANCE 0.05
+
+/* log2 of the largest power of two <= v (v >= 1): the long-call rule shortens the array to a
+ * power of two so that every pass still visits it in a permuted order. */
+static uint8_t log2_floor(double v)
+{
+    uint8_t k = 0;
+    while (k < 31 && (double)(2u << k) <= v)
+        k++;
+    return k;
+}
+
+static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, struct mfb_rng *rng)
+{
+    struct mfb_pass pass;
+    uint64_t best = UINT64_MAX;
+    for (int k = 0; k < PILOT_TRIES; k++) {
+        struct mfb_batch_result res;
+        mfb_passes_draw(r->ws, rng, &pass, 1);
+        mfb_run_time_batch(r, v, 1, &pass, &res);
+        if (res.ticks < best)
+            best = res.ticks;
+    }
+    return (double)best * r->timer->ns_per_tick / mfb_calls_per_pass(&r->cal);
+}
+
+/* One batch shape for every variant (nanobench's rule for paired comparisons): passes over the
+ * parameter array until the fastest variant's batch lasts >= TARGET_OVERHEADS timer overheads
+ * (and >= 20 us), unless that pushes the slowest variant past 1 ms; calls too long for that get
+ * shorter arrays. The noop variant does not count as the fastest unless it is alone. */
+void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
+{
+    struct mfb_calibration *c = &r->cal;
+    c->calls_log2 = r->ws->params_log2;
+    c->passes = 1;
+    double fast = INFINITY, slow = 0;
+    for (int i = 0; i < r->nvars; i++) {
+        double ns = pilot_ns_per_call(r, r->vars[i].v, rng);
+        r->vars[i].pilot_ns_per_call = ns;
+        if (!r->vars[i].v->noop || r->nvars == 1)
+            fast = fmin(fast, ns);
+        slow = fmax(slow, ns);
+    }
+    if (!isfinite(fast))
+        fast = slow;
+    double overhead_ns = r->timer->overhead_ticks * r->timer->ns_per_tick;
+    double P = mfb_calls_per_pass(c);
+    c->target_batch_ns = fmax(TARGET_OVERHEADS * overhead_ns, TARGET_MIN_NS);
+    c->max_batch_ns = MAX_BATCH_NS;
+    if (P * slow > c->max_batch_ns) {
+        uint8_t k = log2_floor(fmax(1, floor(c->max_batch_ns / slow)));
+        c->calls_log2 = k < c->calls_log2 ? k : c->calls_log2;
+        c->rule = MFB_BATCH_LONG_CALLS;
+    } else {
+        uint32_t passes = (uint32_t)fmax(1, ceil(c->target_batch_ns / (P * fast)));
+        uint32_t cap = (uint32_t)fmax(1, floor(c->max_batch_ns / (P * slow)));
+        c->rule = MFB_BATCH_TARGET;
+        if (passes > cap && cap * P * fast >= c->target_batch_ns / 5) {
+            passes = cap;
+            c->rule = MFB_BATCH_CAPPED;
+        } else if (passes > cap) {
+            c->rule = MFB_BATCH_FASTEST_WINS;
+        }
+        c->passes = passes;
+    }
+    double calls = (double)mfb_calls_per_pass(c) * c->passes;
+    c->single_call = calls == 1;
+    c->fastest_batch_ns = fast * calls;
+    c->slowest_batch_ns = slow * calls;
+    if (c->single_call)
+        mfb_warn(r->warn, "long_calls", "calls are so long that every batch times a single call: samples are "
+                 "single-call times (batch.single_call = true)");
+    if (c->fastest_batch_ns < c->target_batch_ns / 5)
+        mfb_warn(r->warn, "batch", "the fastest variant's batch lasts %.1f us, under %.0f timer overheads",
+                 c->fastest_batch_ns / 1e3, c->fastest_batch_ns / overhead_ns);
+    if (c->slowest_batch_ns > 2 * c->max_batch_ns)
+        mfb_warn(r->warn, "batch", "the slowest variant's batch lasts %.1f ms: batches that long collect "
+                 "timer interrupts", c->slowest_batch_ns / 1e6);
+}
+
+/* Linearity: a batch of 2N passes must take as long as its two halves timed as batches of N
+ * passes each (the same passes, so the drawn calls and shifts cancel); the median ratio of
+ * MEDIAN_TRIES tries is recorded. A deviation means fixed per-batch costs (timer, loop set-up) or
+ * cache effects that do not scale, and the per-call figure would depend on the batch size. */
+int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
+{
+    uint32_t n = r->cal.passes;
+    struct mfb_pass *passes = mfb_passes_new(r->ws, rng, 2 * (size_t)n);
+    if (!passes)
+        return mfb_fail(err, "out of memory drawing %u passes for the linearity check", 2 * n);
+    r->cal.linearity_tolerance = LINEARITY_TOLERANCE;
+    for (int i = 0; i < r->nvars; i++) {
+        double ratio[MEDIAN_TRIES];
+        for (int k = 0; k < MEDIAN_TRIES; k++) {
+            struct mfb_batch_result a, b, both;
+            mfb_run_time_batch(r, r->vars[i].v, n, passes, &a);
+            mfb_run_time_batch(r, r->vars[i].v, n, passes + n, &b);
+            mfb_run_time_batch(r, r->vars[i].v, 2 * (size_t)n, passes, &both);
+            ratio[k] = (double)both.ticks / (double)(a.ticks + b.ticks);
+        }
+        double lin = mfb_quantile_median(ratio, MEDIAN_TRIES);
+        r->vars[i].linearity = lin;
+        if (fabs(lin - 1) > LINEARITY_TOLERANCE)
+            mfb_warn(r->warn, "linearity", "variant '%s': a batch twice as long took %.3f x twice the time "
+                     "(tolerance %.0f %%): per-call times depend on the batch size here", r->vars[i].v->name, lin,
+                     100 * LINEARITY_TOLERANCE);
+    }
+    free(passes);
+    return 0;
+}
+
+/* The harness's own cost per call: the function's noop through the same loop with the run's batch
+ * shape (median of MEDIAN_TRIES), measured even when noop is not a timed variant, so it is always
+ * recorded. */
+int mfb_calibrate_overhead(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
+{
+    const struct mfb_variant *noop = mfb_variant_find(r->study->func, "noop");
+    struct mfb_pass *passes = mfb_passes_new(r->ws, rng, r->cal.passes);
+    if (!passes)
+        return mfb_fail(err, "out of memory drawing %u passes for the overhead measurement", r->cal.passes);
+    double t[MEDIAN_TRIES];
+    for (int k = 0; k < MEDIAN_TRIES; k++) {
+        struct mfb_batch_result res;
+        mfb_run_time_batch(r, noop, r->cal.passes, passes, &res);
+        t[k] = (double)res.ticks;
+    }
+    free(passes);
+    r->harness.overhead_ns_per_call = mfb_quantile_median(t, MEDIAN_TRIES) * r->timer->ns_per_tick /
+                                      ((double)mfb_calls_per_pass(&r->cal) * r->cal.passes);
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* mfb_run_prepare: everything before the rounds, in the order that fails fastest: the sampler
+ * self-check, the calls, the correctness check of every variant on those calls, then the batch
+ * shape and its linearity. */
+#include <stdlib.h>
+
+#include "base/seeds.h"
+#include "impl/verify.h"
+#include "measure/calibrate.h"
+#include "measure/run.h"
+#include "workload/sampler.h"
+
+/* Draws of the self-check: enough that a table row of probability 1e-3 expects 1000 calls. */
+#define SELFCHECK_DRAWS (1u << 20)
+#define SELFCHECK_CHUNK 4096u
+
+static int selfcheck(struct mfb_run *r, struct mfb_err *err)
+{
+    struct mfb_sampler s;
+    struct mfb_selfcheck_acc acc;
+    struct mfb_call *buf = malloc(SELFCHECK_CHUNK * sizeof *buf);
+    if (!buf)
+        return mfb_fail(err, "out of memory for the sampler self-check");
+    if (mfb_sampler_init(&s, r->dist, &r->ws->space, r->study->align_mode,
+                         mfb_stream_seed(r->seed, MFB_STREAM_SELFCHECK), err) < 0) {
+        free(buf);
+        return -1;
+    }
+    if (mfb_selfcheck_begin(&acc, r->dist, r->study->align_mode, r->ws->space.roles) < 0) {
+        free(buf);
+        mfb_sampler_free(&s);
+        return mfb_fail(err, "out of memory for the sampler self-check");
+    }
+    for (uint32_t done = 0; done < SELFCHECK_DRAWS; done += SELFCHECK_CHUNK) {
+        mfb_sampler_fill(&s, buf, SELFCHECK_CHUNK);
+        mfb_selfcheck_add(&acc, buf, SELFCHECK_CHUNK);
+    }
+    free(buf);
+    mfb_sampler_free(&s);
+    return mfb_selfcheck_finish(&acc, &r->selfcheck, err);
+}
+
+/* The first parameter array: the calls every variant is verified on, and round 0 replays. */
+static int draw_params(struct mfb_run *r, struct mfb_err *err)
+{
+    struct mfb_sampler s;
+    if (mfb_sampler_init(&s, r->dist, &r->ws->space, r->study->align_mode,
+                         mfb_stream_seed(r->seed, MFB_STREAM_PARAMS), err) < 0)
+        return -1;
+    mfb_sampler_fill(&s, mfb_run_params(r), mfb_workset_params(r->ws));
+    mfb_sampler_free(&s);
+    return 0;
+}
+
+static int verify_variants(struct mfb_run *r, struct mfb_err *err)
+{
+    struct mfb_verify ver;
+    if (mfb_verify_init(&ver, mfb_table_max(&r->dist->size), mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) < 0)
+        return -1;
+    for (int i = 0; i < r->nvars; i++) {
+        uint64_t before = ver.checked;
+        if (mfb_verify_calls(&ver, r->vars[i].v, mfb_run_params(r), mfb_workset_params(r->ws), err) < 0) {
+            mfb_verify_free(&ver);
+            return -1;
+        }
+        r->vars[i].verified_calls = ver.checked - before;
+        mfb_variant_codeinfo(r->vars[i].v, &r->vars[i].code);
+    }
+    mfb_verify_free(&ver);
+    return 0;
+}
+
+int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
+{
+    uint64_t t0 = mfb_mono_ns();
+    if (selfcheck(r, err) < 0 || draw_params(r, err) < 0 || verify_variants(r, err) < 0)
+        return -1;
+    struct mfb_rng rng;
+    mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_CALIBRATE));
+    mfb_calibrate_batch(r, &rng);
+    if (mfb_calibrate_linearity(r, &rng, err) < 0)
+        return -1;
+    r->res.prepare_s = (double)(mfb_mono_ns() - t0) / 1e9;
+    return 0;
+}

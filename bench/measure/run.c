@@ -1,0 +1,48 @@
+/* The run's shared pieces: the names of its closed sets as the result file writes them, timing
+ * one batch of the run's shape, and freeing what the rounds kept. */
+#include "measure/run.h"
+
+const char *mfb_batch_rule_text(enum mfb_batch_rule r)
+{
+    static const char *const text[] = {
+        [MFB_BATCH_TARGET] = "fastest variant's batch >= max(1000 x timer overhead, 20 us); slowest under 1 ms",
+        [MFB_BATCH_CAPPED] = "capped so the slowest variant's batch stays under 1 ms; the fastest variant's batch "
+                             "is below its target",
+        [MFB_BATCH_FASTEST_WINS] = "the fastest variant's target wins: the slowest variant's batch exceeds 1 ms",
+        [MFB_BATCH_LONG_CALLS] = "long calls: the slowest variant's pass over the parameter array exceeds 1 ms, "
+                                 "so batches hold fewer calls",
+    };
+    return text[r];
+}
+
+const char *mfb_warmup_mode_name(enum mfb_warmup_mode m)
+{
+    static const char *const names[] = {[MFB_WARMUP_DETECTED] = "detected", [MFB_WARMUP_FIXED] = "fixed"};
+    return names[m];
+}
+
+const char *mfb_stop_reason_name(enum mfb_stop_reason r)
+{
+    static const char *const names[] = {[MFB_STOP_NONE] = "none",           [MFB_STOP_TIME] = "time",
+                                        [MFB_STOP_ROUNDS] = "rounds",       [MFB_STOP_TARGET_CI] = "target_ci",
+                                        [MFB_STOP_INTERRUPTED] = "interrupted"};
+    return names[r];
+}
+
+struct mfb_call *mfb_run_params(const struct mfb_run *r)
+{
+    return (struct mfb_call *)(r->ws->arena + r->ws->params_off);
+}
+
+void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
+                        const struct mfb_pass *passes, struct mfb_batch_result *res)
+{
+    struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
+                          .calls_log2 = r->cal.calls_log2, .passes = passes, .reps = npasses, .timer = r->timer};
+    mfb_run_batch(&b, res);
+}
+
+void mfb_run_free(struct mfb_run *r)
+{
+    mfb_samples_free(&r->res.samples);
+}

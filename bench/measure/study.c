@@ -1,0 +1,18 @@
+#include "measure/study.h"
+
+#include <string.h>
+
+void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
+{
+    memset(s, 0, sizeof *s);
+    s->func = MFB_MEMCPY;
+    s->time_s = 10;
+    s->warmup_rounds = -1;
+    s->processes = 1;
+    s->process_index = -1;
+    s->cpu = -1;
+    s->placement = MFB_PL_AUTO;
+    s->align_mode = MFB_ALIGN_EXACT;
+    s->clock = "auto";
+    s->dist_dir = dist_dir;
+}

@@ -1,0 +1,51 @@
+/* The study description: what to measure and how, as the user asked for it. The command line
+ * (cli/options.c) fills it; the run resolves what is left open (0, NULL, -1) and records both. */
+#ifndef MFB_STUDY_H
+#define MFB_STUDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/functions.h"
+#include "measure/workset.h"
+#include "workload/sampler.h"
+
+/* Variants one study can time: the variant index is stored in 16 bits per sample, and every
+ * variant costs a batch per round, so more would only dilute the rounds. */
+#define MFB_MAX_VARIANTS 32
+/* Fresh processes one study may run (--processes): each gets a share of the time budget. */
+#define MFB_MAX_PROCESSES 64
+
+struct mfb_study {
+    enum mfb_func func;
+    const char *distribution;          /* NULL: the function's fleet table */
+    const char *variants[MFB_MAX_VARIANTS];
+    int nvariants;                     /* 0: libc, every available built-in, noop */
+    double time_s;                     /* budget for the rounds; 0 with rounds: unlimited */
+    bool time_given;
+    long rounds;                       /* measured rounds; 0: until the time budget */
+    long warmup_rounds;                /* -1: detected from the data */
+    double target_ci;                  /* percent; 0: off */
+    long processes;                    /* fresh processes whose samples are merged */
+    long process_index;                /* set by the parent for each child; -1 in the parent */
+    enum mfb_placement placement;
+    int cpu;                           /* -1: do not pin */
+    bool cpu_given;
+    uint64_t seed;
+    bool seed_given;
+    const char *output;
+    enum mfb_align_mode align_mode;
+    const char *clock;
+    size_t l1d, l2, llc;               /* cache overrides; 0: detect */
+    const char *dist_dir;
+    bool quiet;
+    int argc;                          /* the command line, recorded as given */
+    char **argv;
+};
+
+/* Every field at its default: memcpy, 10 s, detected warm-up, auto placement, exact alignment,
+ * one process, no pinning decided yet, shipped distributions in dist_dir. */
+void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
+
+#endif

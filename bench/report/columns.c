@@ -1,0 +1,167 @@
+#include "report/columns.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMN(name, kind, field) \
+    {name, MFB_COLUMN_##kind, offsetof(struct mfb_sample, field), sizeof(((struct mfb_sample *)0)->field)}
+
+static const struct mfb_column table[] = {
+    COLUMN("variant", UINT, variant),     /* index into the document's variants */
+    COLUMN("round", UINT, round),
+    COLUMN("position", UINT, position),   /* place of the batch within its round */
+    COLUMN("calls", UINT, calls),
+    COLUMN("bytes", UINT, bytes),
+    COLUMN("ticks", UINT, ticks),
+    COLUMN("ns", REAL, ns),
+    COLUMN("t_start_ns", UINT, t_start_ns),
+    COLUMN("cpu", INT, cpu),              /* -1: unknown */
+    COLUMN("warmup", BOOL, warmup),
+    COLUMN("process", UINT, process),     /* --processes: index of the process; 0 otherwise */
+};
+
+size_t mfb_columns(const struct mfb_column **out)
+{
+    *out = table;
+    return sizeof table / sizeof table[0];
+}
+
+/* Field access by size: the table states each field's width, so one pair of functions serves
+ * every integer column. */
+static uint64_t get_bits(const struct mfb_sample *s, const struct mfb_column *c)
+{
+    const unsigned char *p = (const unsigned char *)s + c->offset;
+    switch (c->size) {
+    case 1: { uint8_t v; memcpy(&v, p, 1); return v; }
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static void set_bits(struct mfb_sample *s, const struct mfb_column *c, uint64_t v)
+{
+    unsigned char *p = (unsigned char *)s + c->offset;
+    switch (c->size) {
+    case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+    case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* Sign-extends the stored bits of a signed field. */
+static int64_t get_signed(const struct mfb_sample *s, const struct mfb_column *c)
+{
+    uint64_t v = get_bits(s, c);
+    unsigned bits = 8 * (unsigned)c->size;
+    if (bits < 64 && (v >> (bits - 1)) & 1)
+        v |= ~0ull << bits;
+    return (int64_t)v;
+}
+
+static void write_value(FILE *f, const struct mfb_column *c, const struct mfb_sample *s)
+{
+    switch (c->kind) {
+    case MFB_COLUMN_UINT:
+        fprintf(f, "%" PRIu64, get_bits(s, c));
+        break;
+    case MFB_COLUMN_INT:
+        fprintf(f, "%" PRId64, get_signed(s, c));
+        break;
+    case MFB_COLUMN_REAL: {
+        double d;
+        memcpy(&d, (const unsigned char *)s + c->offset, sizeof d);
+        fprintf(f, "%.3f", d);
+        break;
+    }
+    case MFB_COLUMN_BOOL:
+        fputs(get_bits(s, c) ? "true" : "false", f);
+        break;
+    }
+}
+
+int mfb_columns_write(FILE *f, const struct mfb_samples *s)
+{
+    size_t n = sizeof table / sizeof table[0];
+    fprintf(f, "\t\"samples\": {\n    \"count\": %zu", s->n);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, ",\n    \"%s\": [", table[k].name);
+        for (size_t i = 0; i < s->n; i++) {
+            if (i)
+                fputc(',', f);
+            write_value(f, &table[k], &s->s[i]);
+        }
+        fputc(']', f);
+    }
+    fprintf(f, "\n\t}");
+    return ferror(f) ? -1 : 0;
+}
+
+/* The largest value a field of this size and kind holds. */
+static double field_max(const struct mfb_column *c)
+{
+    if (c->kind == MFB_COLUMN_INT)
+        return ldexp(1, 8 * (int)c->size - 1) - 1;
+    return c->size >= 8 ? 18446744073709551615.0 : ldexp(1, 8 * (int)c->size) - 1;
+}
+
+static int read_value(const struct mfb_column *c, const cJSON *item, struct mfb_sample *s)
+{
+    if (c->kind == MFB_COLUMN_BOOL) {
+        if (!cJSON_IsBool(item))
+            return -1;
+        set_bits(s, c, cJSON_IsTrue(item) ? 1 : 0);
+        return 0;
+    }
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return -1;
+    double v = item->valuedouble;
+    if (c->kind == MFB_COLUMN_REAL) {
+        if (v < 0)
+            return -1;
+        memcpy((unsigned char *)s + c->offset, &v, sizeof v);
+        return 0;
+    }
+    double lo = c->kind == MFB_COLUMN_INT ? -1 : 0;
+    if (v != floor(v) || v < lo || v > field_max(c))
+        return -1;
+    set_bits(s, c, c->kind == MFB_COLUMN_INT ? (uint64_t)(int64_t)v : (uint64_t)v);
+    return 0;
+}
+
+int mfb_columns_read(const cJSON *samples, struct mfb_samples *out, int process, const char *where,
+                     struct mfb_err *err)
+{
+    enum { NCOLUMNS = sizeof table / sizeof table[0] };
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(samples, "count");
+    if (!cJSON_IsNumber(count) || count->valuedouble < 0 || count->valuedouble != floor(count->valuedouble))
+        return mfb_fail(err, "%s: samples/count is missing or not a whole number", where);
+    size_t n = (size_t)count->valuedouble;
+    /* cJSON arrays are linked lists: the columns are walked together rather than indexed. */
+    const cJSON *it[NCOLUMNS];
+    for (size_t k = 0; k < NCOLUMNS; k++) {
+        const cJSON *col = cJSON_GetObjectItemCaseSensitive(samples, table[k].name);
+        if (!cJSON_IsArray(col) || (size_t)cJSON_GetArraySize(col) != n)
+            return mfb_fail(err, "%s: samples/%s is missing or does not hold count = %zu entries", where,
+                            table[k].name, n);
+        it[k] = col->child;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct mfb_sample x = {0};
+        for (size_t k = 0; k < NCOLUMNS; k++) {
+            if (read_value(&table[k], it[k], &x) < 0)
+                return mfb_fail(err, "%s: samples/%s[%zu] is not a valid value for this column", where,
+                                table[k].name, i);
+            it[k] = it[k]->next;
+        }
+        if (process >= 0)
+            x.process = (uint16_t)process;
+        if (mfb_samples_push(out, &x) < 0)
+            return mfb_fail(err, "%s: out of memory merging samples", where);
+    }
+    return 0;
+}

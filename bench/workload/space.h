@@ -1,0 +1,35 @@
+/* The address space a study's calls are drawn into: per role (source, destination) a small window
+ * and a large one, and the rule that sends a call to one of them. The working set
+ * (measure/workset.h) plans it from the machine's caches and maps it; the sampler only reads it,
+ * so drawing calls does not depend on how or where the memory is obtained. */
+#ifndef MFB_SPACE_H
+#define MFB_SPACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/functions.h"
+
+struct mfb_window {
+    bool used;
+    uint64_t off[2]; /* arena offset of each role's window (page aligned) */
+    uint64_t size;   /* bytes per role */
+    uint64_t slice;  /* large windows: bytes a pass addresses before its shift */
+};
+
+struct mfb_space {
+    enum mfb_func func;
+    int roles;          /* buffers a call touches: 2, or 1 for memset */
+    bool by_size;       /* sizes <= threshold go to the small window, larger ones to the large one;
+                         * false: every call goes to the one window in use (forced placement) */
+    uint64_t threshold;
+    struct mfb_window small, large;
+};
+
+/* Whether a call of this size is a large call (its offsets move with every pass). */
+static inline bool mfb_space_is_large(const struct mfb_space *s, uint64_t size)
+{
+    return s->by_size ? size > s->threshold : s->large.used;
+}
+
+#endif

@@ -1,0 +1,159 @@
+/* One source of truth for the sample columns: the C table (report/columns.c) must list exactly
+ * the columns of the JSON Schema, in its order and with its types, and the golden result file
+ * tests/data/golden-run.json must come back identical through the merger's reader and the
+ * writer. Usage: test_columns SCHEMA GOLDEN */
+#include <cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/columns.h"
+#include "tap.h"
+
+static cJSON *read_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 65536 > cap) {
+            char *b = realloc(buf, cap = 2 * cap + 65536);
+            if (!b)
+                break;
+            buf = b;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    if (!buf)
+        return NULL;
+    buf[n] = '\0';
+    cJSON *doc = cJSON_Parse(buf);
+    free(buf);
+    return doc;
+}
+
+/* The kind the schema gives a column. */
+static int schema_kind(const cJSON *prop)
+{
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(prop, "$ref");
+    if (cJSON_IsString(ref) && !strcmp(ref->valuestring, "#/$defs/uints"))
+        return MFB_COLUMN_UINT;
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(prop, "items");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(items, "type");
+    if (!cJSON_IsString(type))
+        return -1;
+    if (!strcmp(type->valuestring, "integer"))
+        return MFB_COLUMN_INT;
+    if (!strcmp(type->valuestring, "number"))
+        return MFB_COLUMN_REAL;
+    if (!strcmp(type->valuestring, "boolean"))
+        return MFB_COLUMN_BOOL;
+    return -1;
+}
+
+static void check_against_schema(struct tap *t, const cJSON *schema)
+{
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(schema, "properties"), "samples");
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(samples, "required");
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(samples, "properties");
+    const struct mfb_column *cols;
+    size_t n = mfb_columns(&cols), k = 0;
+    bool names = true, kinds = true;
+    const cJSON *name;
+    cJSON_ArrayForEach(name, req)
+    {
+        if (!strcmp(name->valuestring, "count"))
+            continue;
+        if (k >= n || strcmp(cols[k].name, name->valuestring)) {
+            names = false;
+            printf("# schema column %zu is '%s', the C table has '%s'\n", k, name->valuestring,
+                   k < n ? cols[k].name : "(none)");
+        } else if (schema_kind(cJSON_GetObjectItemCaseSensitive(props, name->valuestring)) != (int)cols[k].kind) {
+            kinds = false;
+            printf("# column '%s': the schema's type differs from the C table's kind\n", cols[k].name);
+        }
+        k++;
+    }
+    TAP_CHECK(t, names && k == n, "the C table lists the schema's %zu sample columns in its order", k);
+    TAP_CHECK(t, kinds, "each column's kind matches its schema type");
+}
+
+/* Reads golden's samples through the merger's reader, writes them with the writer, and
+ * compares the two "samples" objects. */
+static void check_round_trip(struct tap *t, const cJSON *golden)
+{
+    struct mfb_samples s = {0};
+    struct mfb_err err = {{0}};
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(golden, "samples");
+    int rc = mfb_columns_read(in, &s, -1, "golden", &err);
+    TAP_CHECK(t, rc == 0 && s.n > 0, "the golden file's %zu samples read back (%s)", s.n, rc ? err.msg : "ok");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fputs("{\n", f);
+    mfb_columns_write(f, &s);
+    fputs("\n}\n", f);
+    fclose(f);
+    cJSON *out = cJSON_Parse(text);
+    TAP_CHECK(t, out && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(out, "samples"), in, true),
+              "written again, the samples equal the golden file's");
+    cJSON_Delete(out);
+    free(text);
+    mfb_samples_free(&s);
+}
+
+/* A broken samples object must be refused with a message naming the column. */
+static void check_refusals(struct tap *t, const cJSON *golden)
+{
+    static const struct {
+        const char *what, *column;
+    } cases[] = {
+        {"a missing column", "ticks"},
+        {"a column shorter than count", "round"},
+        {"a cpu below -1", "cpu"},
+        {"a string in a number column", "bytes"},
+        {"a value too large for its field", "position"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *s = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(golden, "samples"), true);
+        cJSON *col = cJSON_GetObjectItemCaseSensitive(s, cases[i].column);
+        switch (i) {
+        case 0: cJSON_DeleteItemFromObjectCaseSensitive(s, cases[i].column); break;
+        case 1: cJSON_DeleteItemFromArray(col, 0); break;
+        case 2: cJSON_ReplaceItemInArray(col, 0, cJSON_CreateNumber(-2)); break;
+        case 3: cJSON_ReplaceItemInArray(col, 0, cJSON_CreateString("12")); break;
+        default: cJSON_ReplaceItemInArray(col, 0, cJSON_CreateNumber(70000)); break;
+        }
+        struct mfb_samples out = {0};
+        struct mfb_err err = {{0}};
+        int rc = mfb_columns_read(s, &out, 0, "golden", &err);
+        TAP_CHECK(t, rc < 0 && strstr(err.msg, cases[i].column), "%s is refused: %s", cases[i].what, err.msg);
+        mfb_samples_free(&out);
+        cJSON_Delete(s);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct tap t = {0};
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_columns SCHEMA GOLDEN\n");
+        return 2;
+    }
+    cJSON *schema = read_json(argv[1]), *golden = read_json(argv[2]);
+    TAP_CHECK(&t, schema && golden, "read %s and %s", argv[1], argv[2]);
+    if (schema && golden) {
+        check_against_schema(&t, schema);
+        check_round_trip(&t, golden);
+        check_refusals(&t, golden);
+    }
+    cJSON_Delete(schema);
+    cJSON_Delete(golden);
+    return tap_done(&t);
+}

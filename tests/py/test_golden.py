@@ -1,0 +1,37 @@
+"""The golden result file (tests/data/golden-run.json, a 2-process run written by memfbench) is
+what both sides read: tests/c/test_columns.c reads and rewrites its samples with the C column
+table; here the analysis package validates and loads it with columns derived from the schema."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analysis import load, schema
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-run.json"
+
+
+def test_golden_file_validates_against_the_schema() -> None:
+    doc = schema.read(GOLDEN)
+    assert doc["schema"] == "memfbench-run"
+
+
+def test_python_columns_are_the_golden_files_columns() -> None:
+    doc = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert list(schema.SAMPLE_COLUMNS) == [k for k in doc["samples"] if k != "count"]
+
+
+def test_golden_file_loads_into_one_row_per_batch() -> None:
+    run = load.load_run(GOLDEN)
+    doc = run.doc
+    n = doc["samples"]["count"]
+    df = run.batches
+    assert len(df) == n == 16
+    assert sorted(df["process"].unique()) == [0, 1]
+    assert list(df["variant"].cat.categories) == doc["config"]["variants"] == ["libc", "bytes"]
+    # Every round of every process holds each variant once, at distinct positions.
+    for _, g in df.groupby(["process", "round"]):
+        assert sorted(g["variant"].astype(str)) == ["bytes", "libc"]
+        assert sorted(g["position"]) == [0, 1]
+    assert (df["ns_per_call"] > 0).all()
+    assert df["warmup"].sum() == 4  # one warm-up round of 2 variants in each of 2 processes

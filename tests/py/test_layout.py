@@ -1,0 +1,109 @@
+"""The layout shows the design: bench/ is one folder per stage of the data path, in the order
+bench/meson.build builds them, and no stage includes a header of a later one. The sample column
+names appear as string literals in exactly one C file (the column table)."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def stage_order() -> list[str]:
+    """The stages as bench/meson.build lists them: its subdir() order is the dependency order."""
+    text = (BENCH / "meson.build").read_text(encoding="utf-8")
+    return re.findall(r"^subdir\('([a-z_]+)'\)", text, re.M)
+
+
+def c_files() -> list[Path]:
+    return sorted(p for p in BENCH.rglob("*") if p.suffix in (".c", ".h"))
+
+
+def test_every_stage_is_a_folder_with_its_own_build() -> None:
+    stages = stage_order()
+    assert stages[0] == "base" and stages[-1] == "cli", stages
+    folders = sorted(p.name for p in BENCH.iterdir() if p.is_dir())
+    assert folders == sorted(stages), "every folder of bench/ is a stage and every stage a folder"
+    for s in stages:
+        assert (BENCH / s / "meson.build").is_file(), f"bench/{s} has no meson.build"
+    assert not [p.name for p in BENCH.iterdir() if p.suffix in (".c", ".h")], "no sources left at the top of bench/"
+
+
+def wrong_way_includes() -> list[str]:
+    rank = {s: i for i, s in enumerate(stage_order())}
+    bad = []
+    for path in c_files():
+        own = path.relative_to(BENCH).parts[0]
+        for header in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            parts = header.split("/")
+            if len(parts) == 1:
+                # Only the configure-time header and same-folder .c includes (impl/copies.c) may
+                # go without a folder.
+                assert header == "config.h" or (path.parent / header).exists(), f"{path}: #include \"{header}\""
+                continue
+            if parts[0] in rank and rank[parts[0]] > rank[own]:
+                bad.append(f"{path.relative_to(BENCH.parent)} includes {header}")
+    return bad
+
+
+def test_no_stage_includes_a_later_stage() -> None:
+    assert wrong_way_includes() == []
+
+
+def test_the_include_check_catches_a_wrong_way_include(tmp_path: Path, monkeypatch) -> None:
+    """The check above is only worth something if it fails on a wrong-way include."""
+    fake = tmp_path / "bench"
+    for p in [*c_files(), BENCH / "meson.build"]:
+        dst = fake / p.relative_to(BENCH)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (fake / "workload" / "call.h").write_text('#include "measure/run.h"\n', encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "BENCH", fake)
+    assert any("workload/call.h includes measure/run.h" in b for b in wrong_way_includes())
+
+
+def sample_columns() -> list[str]:
+    schema = json.loads((ROOT / "docs" / "schema" / "memfbench-run.schema.json").read_text(encoding="utf-8"))
+    return [c for c in schema["properties"]["samples"]["required"] if c != "count"]
+
+
+def other_document_keys() -> set[str]:
+    """Every property name the schema uses outside the samples block."""
+    schema = json.loads((ROOT / "docs" / "schema" / "memfbench-run.schema.json").read_text(encoding="utf-8"))
+    keys: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for k in ("properties",):
+                if isinstance(node.get(k), dict):
+                    keys.update(node[k])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    top = dict(schema["properties"])
+    top.pop("samples")
+    walk({"properties": top, "$defs": schema.get("$defs", {})})
+    return keys
+
+
+def test_sample_columns_are_named_in_one_c_file() -> None:
+    """The column list lives in bench/report/columns.c. Some names are also ordinary words of
+    the tool (a batch's "calls", the "bytes" variant, the --variant option), so other files may
+    hold a few of them; a file holding more than half of them would be another column list."""
+    columns = sample_columns()
+    counts = {p.relative_to(ROOT).as_posix(): sum(f'"{c}"' in p.read_text(encoding="utf-8") for c in columns)
+              for p in c_files()}
+    assert [p for p, k in counts.items() if k == len(columns)] == ["bench/report/columns.c"]
+    others = {p: k for p, k in counts.items() if p != "bench/report/columns.c" and k > len(columns) // 2}
+    assert others == {}, f"files that list sample columns: {others}"
+    # Columns that are no other key of the document appear nowhere else.
+    for name in ("t_start_ns", "ticks", "position"):
+        assert name not in other_document_keys()
+        assert [p for p in c_files() if f'"{name}"' in p.read_text(encoding="utf-8")] == [BENCH / "report" / "columns.c"]

@@ -1,0 +1,43 @@
+"""The sign-test interval exists twice: in C (the --target-ci stop rule, bench/base/signtest.c)
+and in Python (the verdicts, analysis.stats.sign_test_ci). Fed the same data, they must give the
+same interval, endpoint for endpoint."""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from analysis import stats
+
+
+def helper() -> str:
+    path = os.environ.get("MEMFBENCH_SIGNTEST_HELPER")
+    if not path:
+        pytest.skip("MEMFBENCH_SIGNTEST_HELPER not set (run under meson test)")
+    return path
+
+
+def c_interval(x: np.ndarray, level: float) -> tuple[float, float, float] | None:
+    text = f"{level!r}\n" + "\n".join(repr(float(v)) for v in x) + "\n"
+    out = subprocess.run([helper()], input=text, capture_output=True, text=True, check=True).stdout.split()
+    if out == ["none"]:
+        return None
+    return float(out[1]), float(out[2]), float(out[3])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 7, 8, 9, 10, 17, 50, 101, 1000, 2000, 2001, 5000, 20001])
+@pytest.mark.parametrize("level", [0.95, 0.99])
+def test_c_and_python_sign_test_intervals_agree(n: int, level: float) -> None:
+    rng = np.random.default_rng(n * 1000 + int(level * 100))
+    x = rng.normal(0.0, 0.01, n) + rng.standard_t(3, n) * 1e-3
+    py = stats.sign_test_ci(x, level)
+    c = c_interval(x, level)
+    if c is None:
+        assert math.isinf(py.low) and math.isinf(py.high), f"C finds n = {n} too small, Python does not"
+        return
+    lo, med, hi = c
+    assert (lo, hi) == (py.low, py.high)
+    assert med == pytest.approx(py.estimate, rel=1e-12, abs=1e-15)

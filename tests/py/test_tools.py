@@ -1,0 +1,166 @@
+"""The drivers in tools/: they run as `python3 -m tools.NAME` from the repository root; the
+validation report stops on a failed build or command with one error line and leaves its output
+file alone, and says about the machine only what the result files' host block says."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import QUICK, ROOT
+from tools import validation
+
+
+def tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", f"tools.{name}", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env={**os.environ, "MPLBACKEND": "Agg"})
+
+
+@pytest.mark.parametrize("name", ["validation", "bench"])
+def test_help(name):
+    p = tool(name, "--help")
+    assert p.returncode == 0, p.stderr
+    assert f"python3 -m tools.{name}" in p.stdout
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_validation_failed_build(tmp_path, existing):
+    out = tmp_path / "validation.md"
+    if existing:
+        out.write_text("previous report\n")
+    p = tool("validation", "--build", "/nonexistent", "-o", str(out))
+    assert p.returncode != 0
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "tools.validation: error:" in lines[0] and "/nonexistent" in lines[0]
+    assert out.read_text() == "previous report\n" if existing else not out.exists()
+    assert [f.name for f in tmp_path.iterdir()] == (["validation.md"] if existing else [])
+
+
+def test_validation_missing_output_folder(tmp_path):
+    p = tool("validation", "--build", "/nonexistent", "-o", str(tmp_path / "no" / "v.md"))
+    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "no such folder" in p.stderr
+
+
+def script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def fake_build(tmp_path: Path, memfbench_body: str) -> Path:
+    build = tmp_path / "build"
+    script(build / validation.MEMFBENCH_TARGET, memfbench_body)
+    return build
+
+
+def run_validation(monkeypatch, capsys, build: Path, out: Path, gbench: Path | None,
+                   *extra: str) -> tuple[int, list[str]]:
+    monkeypatch.setattr(validation, "build_tools", lambda _build: gbench)
+    code = validation.main(["--build", str(build), "-o", str(out), "--quick", *extra])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    return code, err
+
+
+def test_validation_failed_memfbench(tmp_path, monkeypatch, capsys):
+    build = fake_build(tmp_path, "echo 'memfbench: --cpu: CPU 99 is not available' >&2\nexit 1\n")
+    out = tmp_path / "v.md"
+    out.write_text("previous report\n")
+    code, err = run_validation(monkeypatch, capsys, build, out, None)
+    assert code == 1 and len(err) == 1, err
+    assert "failed (exit 1): memfbench: --cpu: CPU 99 is not available" in err[0]
+    assert out.read_text() == "previous report\n"
+
+
+def test_validation_passes_cpu_to_memfbench(tmp_path, monkeypatch, capsys):
+    build = fake_build(tmp_path, 'echo "memfbench: got $*" >&2\nexit 2\n')
+    code, err = run_validation(monkeypatch, capsys, build, tmp_path / "v.md", None, "--cpu", "0")
+    assert code == 1 and len(err) == 1 and "--cpu 0 -q -o" in err[0], err
+
+
+def test_verdict_rows():
+    v = ["equivalent", "faster", "inconclusive", "slower"]
+    assert validation.differ_row(v) == "| reported faster or slower (margin ±1 %) | 2 of 4 (50.0 %) |"
+    assert validation.verdicts_row(v) == "| verdicts | equivalent: 1, inconclusive: 1, faster: 1, slower: 1 |"
+
+
+@pytest.fixture
+def template(run) -> Path:
+    """A real short run of libc and avx2 (what the report's first section compares)."""
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "avx2", *QUICK)
+    if r.code != 0:
+        pytest.skip(f"no avx2 variant here: {r.stderr.strip()}")
+    return r.out
+
+
+def test_validation_failed_gbench_is_pinned_like_memfbench(tmp_path, monkeypatch, capsys, template):
+    # a memfbench that writes the template wherever -o points
+    build = fake_build(tmp_path, f'while [ $# -gt 1 ]; do [ "$1" = -o ] && cp "{template}" "$2"; shift; done\n'
+                                 "exit 0\n")
+    gbench = script(tmp_path / "gbench_replay", "echo 'gbench_replay: no distributions' >&2\nexit 3\n")
+    out = tmp_path / "v.md"
+    code, err = run_validation(monkeypatch, capsys, build, out, gbench)
+    assert code == 1 and len(err) == 1, err
+    assert "failed (exit 3): gbench_replay: no distributions" in err[0]
+    cpu = json.loads(template.read_text())["config"]["cpu"]
+    if cpu is not None and shutil.which("taskset"):
+        assert f"`taskset -c {cpu} {gbench}" in err[0]
+    assert not out.exists()
+
+
+def test_gbench_output_parsing():
+    rows = [{"run_name": "memcpy/libc", "aggregate_name": "median", "real_time": 5120.0},
+            {"run_name": "memcpy/avx2", "aggregate_name": "median", "real_time": 1000.0, "calls_per_iteration": 100},
+            {"run_name": "memcpy/avx2", "aggregate_name": "mean", "real_time": 9.0}]
+    assert validation.gbench_medians(json.dumps({"benchmarks": rows})) == {"libc": 10.0, "avx2": 10.0}
+    with pytest.raises(validation.ToolError, match="unexpected Google Benchmark output"):
+        validation.gbench_medians("not json")
+
+
+def test_failure_line_prefers_ninja_failed_line():
+    p = subprocess.CompletedProcess(["ninja"], 1, "[1/2] cc x.c\nFAILED: bench/x.o\nx.c:1: error\n",
+                                    "ninja: build stopped: subcommand failed.\n")
+    assert validation.failure_line(p) == "FAILED: bench/x.o"
+    p = subprocess.CompletedProcess(["m"], 1, "", "first\nlast line\n\n")
+    assert validation.failure_line(p) == "last line"
+    assert validation.failure_line(subprocess.CompletedProcess(["m"], 1, "", "")) == "no output"
+
+
+def test_pinning_follows_the_cpu_used():
+    assert validation.pinning(5) == ["taskset", "-c", "5"] and validation.pinning(None) == []
+
+
+@pytest.mark.parametrize("virtual", [True, False])
+def test_report_describes_the_measured_host(virtual):
+    flags = ["avx2", "hypervisor"] if virtual else ["avx2"]
+    host = {"kernel": "6.1", "cpu": {"model": "Test CPU", "flags": flags, "online": 12}, "pinned_cpu": 7,
+            "caches": {"l1d": 32768, "l2": 1 << 20, "llc": 1 << 25}, "frequency": {"governor": "performance"},
+            "smt": {"active": "0"}, "isolated_cpus": "7", "perf_counters": {"cycles_available": True}}
+    r = validation.Results(["memfbench run -v libc"], host, ["| a | b |"], {}, None, [], [], [], [])
+    md = validation.render(r, "python3 -m tools.validation --quick", 1.0)
+    assert "Generated by `python3 -m tools.validation --quick`" in md
+    assert "12 CPUs online" in md and "pinned to CPU 7, which is isolated" in md
+    assert ("virtual machine" in md) is virtual
+    assert "2-CPU" not in md and "taskset -c 1" not in md
+    assert "ninja target `tools/gbench_replay`" in md  # no harness: says so
+
+
+def test_testlog_summary(tmp_path):
+    logs = tmp_path / "meson-logs"
+    logs.mkdir()
+    entries = [{"name": "variants-correctness", "result": "OK", "stdout": "ok 1 a\nok 2 b # SKIP no avx\nnot ok 3 c\n"},
+               {"name": "sampler", "result": "OK", "stdout": ""},
+               {"name": "pytest", "result": "OK", "stdout": ""}]
+    (logs / "testlog.json").write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    (tmp_path / "pytest-junit.xml").write_text(
+        '<testsuites><testsuite tests="10" failures="1" errors="0" skipped="2"></testsuite></testsuites>')
+    p = tool("testlog_summary", str(tmp_path))
+    assert p.stdout.strip() == "9 passed, 2 failed, 3 skipped" and p.returncode == 1
+    p = tool("testlog_summary", str(tmp_path / "none"))
+    assert p.returncode == 1 and "no meson test log" in p.stdout
