@@ -14,11 +14,18 @@ void mfb_warn(struct mfb_warnings *w, const char *code, const char *fmt, ...)
     va_end(ap);
     if (!w->quiet)
         fprintf(stderr, "memfbench: warning: %s\n", buf);
-    if (w->n < MFB_MAX_WARNINGS) {
-        w->msg[w->n] = strdup(buf);
-        w->code[w->n] = strdup(code);
-        w->n++;
+    if (w->n == MFB_MAX_WARNINGS)
+        return;
+    /* Out of memory, the warning is still printed; only the file misses it. */
+    char *msg = strdup(buf), *key = strdup(code);
+    if (!msg || !key) {
+        free(msg);
+        free(key);
+        return;
     }
+    w->msg[w->n] = msg;
+    w->code[w->n] = key;
+    w->n++;
 }
 
 void mfb_warnings_free(struct mfb_warnings *w)

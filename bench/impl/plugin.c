@@ -15,6 +15,8 @@ bool mfb_plugin_spec(const char *spec)
 int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, struct mfb_err *err)
 {
     char *copy = strdup(spec);
+    if (!copy)
+        return mfb_fail(err, "--variant %s: out of memory", spec);
     char *colon = strrchr(copy, ':');
     *colon = '\0';
     char *sym = colon + 1, *name = strchr(sym, '=');
@@ -51,7 +53,7 @@ int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, 
                 snprintf(desc, sizeof desc, "plugin %s:%s", path, sym);
                 out->description = strdup(desc);
                 memcpy(&out->fn, &fn, sizeof fn);
-                rc = 0;
+                rc = out->name && out->description ? 0 : mfb_fail(err, "--variant %s: out of memory", spec);
             }
         }
     }

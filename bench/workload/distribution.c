@@ -27,7 +27,8 @@ static int add_file(struct mfb_dist *d, const char *path, const char *role, stru
     if (d->nfiles == (int)(sizeof d->files / sizeof d->files[0]))
         return mfb_fail(err, "%s: too many files in one distribution", path);
     struct mfb_dist_file *f = &d->files[d->nfiles++];
-    f->path = strdup(path);
+    if (!(f->path = strdup(path)))
+        return mfb_fail(err, "%s: out of memory", path);
     snprintf(f->role, sizeof f->role, "%s", role);
     if (mfb_sha256_file(path, f->sha256) < 0)
         return mfb_fail(err, "%s: cannot read for its checksum", path);
@@ -129,7 +130,10 @@ static int load_fleetbench(struct mfb_dist *d, const char *path, struct mfb_err 
         memset(t, 0, sizeof *t);
         t->kind = kinds[nline];
         t->origin = MFB_TABLE_FROM_FLEETBENCH;
-        t->path = strdup(path);
+        if (!(t->path = strdup(path))) {
+            mfb_csv_close(&c);
+            return mfb_fail(err, "%s: out of memory", path);
+        }
         snprintf(where, sizeof where, "%s:%d", path, c.line);
         for (int i = 0; i < c.nfields; i++) {
             char *pair = c.fields[i];
@@ -263,7 +267,8 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
                      struct mfb_err *err)
 {
     memset(d, 0, sizeof *d);
-    d->name = strdup(spec);
+    if (!(d->name = strdup(spec)))
+        return mfb_fail(err, "%s: out of memory", spec);
     int rc;
     char prefix[4096];
     if (!strncmp(spec, "fixed:", 6) || !strncmp(spec, "uniform:", 8) || !strncmp(spec, "pow2:", 5)) {
@@ -349,8 +354,9 @@ int mfb_dist_list(const char *dist_dir, void (*fn)(const char *name, void *ctx),
         return -1;
     char **names = NULL;
     size_t n = 0;
+    bool ok = true;
     struct dirent *g;
-    while ((g = readdir(top))) {
+    while (ok && (g = readdir(top))) {
         if (g->d_name[0] == '.')
             continue;
         char sub[4096];
@@ -364,12 +370,24 @@ int mfb_dist_list(const char *dist_dir, void (*fn)(const char *name, void *ctx),
                 continue;
             char name[600];
             snprintf(name, sizeof name, "%s/%.*s", g->d_name, (int)(strlen(e->d_name) - 9), e->d_name);
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(name);
+            char **more = realloc(names, (n + 1) * sizeof *names);
+            if (!more || !(more[n] = strdup(name))) {
+                names = more ? more : names;
+                ok = false;
+                break;
+            }
+            names = more;
+            n++;
         }
         closedir(dir);
     }
     closedir(top);
+    if (!ok) {
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        return -1;
+    }
     qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         fn(names[i], ctx);

@@ -198,7 +198,8 @@ int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char
     memset(t, 0, sizeof *t);
     t->kind = kind;
     t->origin = MFB_TABLE_FROM_FILE;
-    t->path = strdup(path);
+    if (!(t->path = strdup(path)))
+        return mfb_fail(err, "%s: out of memory", path);
     struct mfb_csv c;
     if (mfb_csv_open(&c, path, err) < 0)
         return -1;
