@@ -26,6 +26,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES,
                    help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES}, at least 1000)")
     p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="bootstrap seed")
+    p.add_argument("--allow-single-process", action="store_true",
+                   help="give faster/slower verdicts from one process (its interval covers that process only)")
 
 
 def _fmt_table(df) -> str:
@@ -66,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         runs = load_runs(args.files)
         comps = compare_runs(runs, args.baseline, level=args.level, margin=args.margin / 100, adjust=args.adjust,
-                             resamples=args.resamples, seed=args.seed)
+                             resamples=args.resamples, seed=args.seed,
+                             allow_single_process=args.allow_single_process)
     except (ResultFileError, ValueError) as e:
         print(f"analysis: {e}", file=sys.stderr)
         return 2
@@ -76,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(context_lines(run)))
             print()
             print(_fmt_table(summarize_run(run, args.resamples, args.seed, args.level)))
-        print("\n== verdicts (ratio = median over rounds of variant time / baseline time; below 1: faster)")
+        print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
+              "over processes, their mean in log space; below 1: faster)")
         print("\n".join(verdict_lines(comps)) or "(no comparisons)")
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")

@@ -1,8 +1,14 @@
 """A/B comparisons of variants within a run, paired by round, with verdicts.
 
-The estimand of the verdict is the median over rounds of t_variant / t_baseline (paired per-round
-log ratios, exact sign-test interval, nanobench's method). The ratio of medians with a bootstrap
-interval, a Mann-Whitney p-value and the Hodges-Lehmann shift are reported beside it.
+The unit of a verdict is the process: code and data layout change from one exec to the next and
+stay fixed within one, so rounds of one process are not independent evidence about the
+implementation. With several processes the estimand is the mean over processes of each
+process's median log ratio ln(t_variant / t_baseline), with a t interval; beside it stand the
+between-process spread ("layout noise"), a prediction interval for a re-run with as many
+processes, and the within-process interval (exact sign test over all rounds), labelled as such.
+One process gives only the within-process interval and no faster/slower verdict unless the run
+or the caller allows it. The ratio of medians with a bootstrap interval, a Mann-Whitney p-value
+and the Hodges-Lehmann shift are reported beside it.
 """
 from __future__ import annotations
 
@@ -48,6 +54,14 @@ class Comparison:
     # what the interval is computed from: per-round log ratios, or per-process medians of them
     units: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     across_processes: bool = False
+    processes: int = 1
+    between_process_sd: float = float("nan")  # sd of per-process log ratios (relative, ~ fraction)
+    pi_low: float = float("nan")              # prediction interval of a re-run's ratio (same processes)
+    pi_high: float = float("nan")
+    within_low: float = float("nan")          # within-process interval (sign test over all rounds)
+    within_high: float = float("nan")
+    processes_for_margin: int = 0             # processes a t test needs to resolve the margin
+    single_process_allowed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -88,7 +102,7 @@ def p_value(units: np.ndarray, across_processes: bool) -> float:
 
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = stats.DEFAULT_RESAMPLES,
-                seed: int = stats.DEFAULT_SEED) -> Comparison:
+                seed: int = stats.DEFAULT_SEED, allow_single_process: bool = False) -> Comparison:
     pr = paired_rounds(df, variant, baseline)
     n = len(pr)
     nan = float("nan")
@@ -110,6 +124,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
                                        pr["process"].to_numpy(), level, min(resamples, stats.ROM_RESAMPLES), seed)
     hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
                                    seed=seed)
+    within = stats.sign_test_ci(d, level)
     c = Comparison(
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
@@ -120,10 +135,18 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
         tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
         mde=stats.minimum_detectable_effect(d, 1 - level), rounds_for_margin=stats.rounds_needed(d, margin or 0.01),
-        margin=margin, units=units, across_processes=across)
+        margin=margin, units=units, across_processes=across, processes=len(np.unique(procs)),
+        within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
+        single_process_allowed=allow_single_process)
     if across:
         c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline); "
                       "t interval")
+        pi = stats.prediction_interval(units, level)
+        c.pi_low, c.pi_high = float(np.exp(pi.low)), float(np.exp(pi.high))
+        c.between_process_sd = float(np.std(units, ddof=1))
+        c.processes_for_margin = stats.processes_needed(units, margin or 0.01, 1 - level)
+    else:
+        c.notes.append("one process: the interval covers this process's code and data layout only, not a re-run")
     if c.tied_rounds > n / 10 and not across:
         c.notes.append(f"{c.tied_rounds} of {n} rounds tied at the clock's resolution")
     return c
@@ -132,10 +155,12 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
 def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[str] | None = None,
                  level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
                  resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
-                 include_noop: bool = False) -> list[Comparison]:
+                 include_noop: bool = False, allow_single_process: bool = False) -> list[Comparison]:
     """Every variant against the baseline in every run, then multiplicity adjustment over the whole
     family (all runs, all variants) and verdicts. Runs of the same function and distribution from
-    several files (hosts, processes) are pooled into one comparison, processes kept apart."""
+    several files (hosts, processes) are pooled into one comparison, processes kept apart.
+    One-process comparisons get faster/slower verdicts only when allowed, here or by the run
+    (memfbench run --allow-single-process)."""
     groups: dict[tuple[str, str], list[Run]] = {}
     for r in runs:
         groups.setdefault((r.function, r.distribution), []).append(r)
@@ -146,6 +171,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         names = variants or [v for v in rs[0].variants if v != base]
         noop = {v["name"] for r in rs for v in r.doc["variants"] if v["noop"]}
         run_name = ",".join(sorted({r.path for r in rs}))
+        allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
         if base not in set(df["variant"]):
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
         for v in names:
@@ -153,7 +179,8 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                 continue
             if v not in set(df["variant"]):
                 raise ValueError(f"variant '{v}' is not in {run_name}")
-            out.append(compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed))
+            out.append(compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed,
+                                   allowed))
     return adjust_family(out, level, adjust)
 
 
@@ -172,6 +199,10 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
             c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
             c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
         c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)
+        if not c.across_processes and not c.single_process_allowed and c.verdict != "inconclusive":
+            c.notes.append(f"no verdict from one process (it would be '{c.verdict}'): sample processes "
+                           "(memfbench run --processes K), or allow it with --allow-single-process")
+            c.verdict = "inconclusive"
     return comps
 
 

@@ -16,6 +16,8 @@ def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
     comparison's own verdict (faster, equivalent, inconclusive)."""
     if c.rounds < 2:
         return "inconclusive"
+    if not c.across_processes and not c.single_process_allowed:
+        return c.verdict  # one process: no faster/slower claim (compare.adjust_family)
     if c.p_adjusted < alpha and c.ci_adj_low > 1 + fail_if_slower:
         return "regression"
     if c.p_adjusted < alpha and c.ci_adj_low > 1:

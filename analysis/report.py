@@ -48,20 +48,35 @@ def fmt_p(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.3g}"
 
 
+def verdict_line(c: Comparison) -> str:
+    """One comparison as one line: the verdict and the interval it rests on first, then what a
+    re-run would show and how much of the spread is layout noise."""
+    head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
+            f"({(c.ratio - 1) * 100:+.2f} %)")
+    margin = c.margin or 0.01
+    if c.across_processes:
+        return (f"{head}, {c.level:.0%} CI [{c.ci_low:.4f}, {c.ci_high:.4f}] over {c.processes} processes, "
+                f"simultaneous [{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}]; a re-run would give "
+                f"[{c.pi_low:.4f}, {c.pi_high:.4f}] ({c.level:.0%} prediction); layout noise "
+                f"±{c.between_process_sd:.2%} per process; within-process interval [{c.within_low:.4f}, "
+                f"{c.within_high:.4f}] (one layout's precision, not the implementation's); adjusted p "
+                f"{fmt_p(c.p_adjusted)}, {c.rounds} rounds; {c.processes_for_margin} processes would resolve "
+                f"±{margin:.1%}")
+    return (f"{head}, within-process {c.level:.0%} CI [{c.within_low:.4f}, {c.within_high:.4f}] "
+            f"(one process: covers its own code and data layout only), simultaneous "
+            f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {fmt_p(c.p_adjusted)}, {c.rounds} rounds"
+            + ("" if c.single_process_allowed else "; no faster/slower verdict from one process "
+               "(--processes K, or --allow-single-process)"))
+
+
 def verdict_lines(comps: list[Comparison]) -> list[str]:
-    out = []
-    for c in comps:
-        pct = (c.ratio - 1) * 100
-        out.append(f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
-                   f"({pct:+.2f} %), {c.level:.0%} CI [{c.ci_low:.4f}, {c.ci_high:.4f}], simultaneous "
-                   f"[{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}], adjusted p {fmt_p(c.p_adjusted)}, {c.rounds} rounds, "
-                   f"MDE {c.mde:.2%} ({c.rounds_for_margin} rounds would resolve ±{(c.margin or 0.01):.1%})")
-    return out
+    return [verdict_line(c) for c in comps]
 
 
-COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "rounds", "ratio", "ci_low", "ci_high", "ci_adj_low",
-                      "ci_adj_high", "p_adjusted", "verdict", "ratio_of_medians", "rom_low", "rom_high",
-                      "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin"]
+COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "rounds", "ratio", "ci_low", "ci_high",
+                      "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
+                      "within_high", "p_adjusted", "verdict", "ratio_of_medians", "rom_low", "rom_high",
+                      "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin", "processes_for_margin"]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[Path, Path]:

@@ -288,6 +288,32 @@ def t_interval(x: np.ndarray, level: float = 0.95) -> Interval:
     return Interval(m, m - half, m + half, level, f"t interval over {n} values")
 
 
+def prediction_interval(x: np.ndarray, level: float = 0.95, k_new: int | None = None) -> Interval:
+    """Where the mean of k_new new values (a re-run with k_new processes; default: as many as now)
+    falls with probability `level`, from n values of the same kind: mean +- t_{n-1} s sqrt(1/n +
+    1/k_new). Wider than the t interval of the mean by sqrt(1 + n/k_new): the re-run has its own
+    sampling error on top of this one's."""
+    x = np.asarray(x, float)
+    n = len(x)
+    m = float(np.mean(x)) if n else float("nan")
+    if n < 2:
+        return Interval(m, float("-inf"), float("inf"), level, "prediction interval (one value)")
+    k = k_new or n
+    half = float(sps.t.ppf(1 - (1 - level) / 2, n - 1) * np.std(x, ddof=1) * np.sqrt(1 / n + 1 / k))
+    return Interval(m, m - half, m + half, level, f"prediction interval of a re-run's mean of {k} values")
+
+
+def processes_needed(x: np.ndarray, effect: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Processes for a t test over per-process values with this spread to detect a relative change
+    `effect` with the given power (normal approximation, at least 2)."""
+    x = np.asarray(x, float)
+    if len(x) < 2:
+        return 0
+    sigma = float(np.std(x, ddof=1))
+    z = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
+    return max(2, int(np.ceil((z * sigma / np.log1p(effect)) ** 2)))
+
+
 def t_test_p(x: np.ndarray) -> float:
     x = np.asarray(x, float)
     if len(x) < 2 or np.std(x) == 0:

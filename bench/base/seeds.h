@@ -14,6 +14,8 @@ enum mfb_stream {
     MFB_STREAM_CALIBRATE, /* the passes of calibration and the linearity check */
     MFB_STREAM_OVERHEAD,  /* the passes of the harness-overhead measurement */
     MFB_STREAM_ARENA,     /* the buffers' byte pattern */
+    MFB_STREAM_ENV_PAD,   /* --processes: the length of a child's environment pad */
+    MFB_STREAM_STACK,     /* the process's stack offset (measure/layout.h) */
     MFB_STREAM_COUNT
 };
 

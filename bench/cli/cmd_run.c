@@ -1,5 +1,6 @@
 /* memfbench run: wires the modules together in the order that fails fastest on bad input
  * (command line, output path, variants, distribution) before anything is measured. */
+#include <alloca.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,24 +116,20 @@ static int pin_cpu(struct mfb_study *c, struct mfb_err *err)
     return 0;
 }
 
-int mfb_cmd_run(int argc, char **argv)
+/* Everything after the command line, called below a random stack offset. */
+static __attribute__((noinline)) int run_study(struct mfb_study *cfg_in, const struct mfb_layout *layout)
 {
-    struct mfb_study cfg;
+    struct mfb_study cfg = *cfg_in;
     struct mfb_err err = {{0}};
-    int rc = mfb_options_parse(argc, argv, &cfg, &err);
-    if (rc == 1)
-        return MFB_EXIT_OK;
-    if (rc < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
+    int rc;
     struct mfb_warnings warn = {.quiet = cfg.quiet};
     struct mfb_output out;
     struct mfb_dist dist = {0};
     struct mfb_workset ws = {0};
     struct mfb_timer timer;
     struct mfb_caches caches;
-    struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn};
+    struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
+                          .layout = *layout};
     int status = MFB_EXIT_FAIL;
     if (mfb_output_open(&out, cfg.output, &err) < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
@@ -146,7 +143,7 @@ int mfb_cmd_run(int argc, char **argv)
     mfb_warn(&warn, "build", "memfbench was built without optimization: the harness loop costs more than "
              "in a release build. Fix: meson setup --buildtype=release");
 #endif
-    run.seed = cfg.seed_given ? cfg.seed : mfb_seed_fresh();
+    run.seed = cfg.seed;
     if (cfg.processes > 1 && cfg.process_index < 0) {
         status = mfb_run_processes(&cfg, &out, run.seed, &stop_requested, &err);
         if (status == MFB_EXIT_FAIL)
@@ -204,4 +201,26 @@ done:
     mfb_dist_free(&dist);
     mfb_warnings_free(&warn);
     return status;
+}
+
+int mfb_cmd_run(int argc, char **argv)
+{
+    struct mfb_study cfg;
+    struct mfb_err err = {{0}};
+    int rc = mfb_options_parse(argc, argv, &cfg, &err);
+    if (rc == 1)
+        return MFB_EXIT_OK;
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    if (!cfg.seed_given)
+        cfg.seed = mfb_seed_fresh();
+    /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
+     * every stack address too, differently in every process (--processes). */
+    struct mfb_layout layout;
+    mfb_layout_draw(&layout, cfg.seed);
+    volatile char *shift = alloca(layout.stack_offset + 1);
+    shift[0] = 0;
+    return run_study(&cfg, &layout);
 }

@@ -23,15 +23,18 @@ void mfb_options_usage(FILE *out)
             "                         (default: fleetbench/<Function>_Fleet)\n"
             "  -v, --variant V        variant to time; repeat for more. The first is the baseline of\n"
             "                         the summary (default: libc, the available built-ins, noop)\n"
-            "  -t, --time S           seconds of rounds, warm-up included (default 10; with --rounds\n"
-            "                         alone: no limit)\n"
+            "  -t, --time S           seconds of rounds, warm-up included, over all processes\n"
+            "                         (default 15; with --rounds alone: no limit)\n"
             "  -r, --rounds N         stop after N measured rounds (after the warm-up)\n"
             "      --warmup-rounds N  flag the first N rounds as warm-up (default: detected: rounds\n"
             "                         replay the first calls until their time settles)\n"
             "      --target-ci P      stop once every variant's 95 %% CI of its ratio to the baseline is\n"
             "                         within +-P %% (time cap: --time, default 60 s with this option)\n"
             "      --processes K      run K fresh processes (new address layout, buffers, seeds) and\n"
-            "                         merge their samples with a process index; --time is split\n"
+            "                         merge their samples with a process index; --time is split.\n"
+            "                         Each process is one replicate of the verdict (default 10)\n"
+            "      --allow-single-process  with --processes 1: let the analysis give faster/slower\n"
+            "                         verdicts from one process (its interval covers that process only)\n"
             "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
             "                         or l1, l2, llc, dram for every call\n"
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
@@ -66,7 +69,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     mfb_study_defaults(c, getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR);
     c->argc = argc;
     c->argv = argv;
-    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX };
+    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
+           OPT_SINGLE };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -77,6 +81,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
         {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
         {"process-index", required_argument, 0, OPT_PINDEX},
+        {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -171,6 +176,10 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                 return -1;
             if (c->processes > MFB_MAX_PROCESSES)
                 return mfb_fail(err, "memfbench run: --processes: at most %d", MFB_MAX_PROCESSES);
+            c->processes_given = true;
+            break;
+        case OPT_SINGLE:
+            c->allow_single_process = true;
             break;
         case OPT_PINDEX:
             if (parse_long("--process-index", optarg, 0, &c->process_index, err) < 0)

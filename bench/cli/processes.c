@@ -9,6 +9,8 @@
 
 #include "base/seeds.h"
 #include "cli/commands.h"
+#include "base/rng.h"
+#include "measure/layout.h"
 #include "measure/samples.h"
 #include "report/columns.h"
 #include "report/summary.h"
@@ -51,7 +53,35 @@ static char *child_tmp(const char *target, int i)
     return p;
 }
 
-static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, const char *tmp)
+/* The child's environment: the parent's, plus MEMFBENCH_PAD of a random length. The environment
+ * strings sit at the top of the stack, so the pad moves the child's initial stack by a different
+ * number of bytes in every process: ASLR moves it by whole pages only, which keeps the low 12 bits
+ * of every stack address (and their cache-set and aliasing effects) the same in every process. */
+static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "MEMFBENCH_PAD=", 14) != 0)
+            env[k++] = environ[i];
+    struct mfb_rng r;
+    mfb_rng_seed(&r, seed);
+    size_t len = (size_t)mfb_rng_below(&r, pad_cap - 15);
+    memcpy(pad, "MEMFBENCH_PAD=", 14);
+    memset(pad + 14, 'x', len);
+    pad[14 + len] = '\0';
+    env[k] = pad;
+    return env;
+}
+
+/* Runs child i with its stderr going to errlog (so a failure is reported as one line, the
+ * child's own, by the parent). Returns its exit status, or -1 when it could not be started. */
+static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, const char *tmp, FILE *errlog)
 {
     /* The parent's arguments, less those it replaces, plus at most 11 of its own and the NULL. */
     char **argv = calloc((size_t)cfg->argc + 16, sizeof *argv);
@@ -83,13 +113,22 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_
     argv[n++] = "-q";
     argv[n++] = "-o";
     argv[n++] = (char *)tmp;
+    char pad[MFB_ENV_PAD_MAX + 16];
+    char **env = padded_environ(mfb_stream_seed(seed, MFB_STREAM_ENV_PAD), pad, sizeof pad);
+    if (!env) {
+        free(argv);
+        return -1;
+    }
+    fflush(errlog);
     pid_t pid = fork();
     if (pid == 0) {
         /* A fresh exec: new address-space layout (when ASLR is on), fresh buffers and calibration. */
-        execv("/proc/self/exe", argv);
+        dup2(fileno(errlog), STDERR_FILENO);
+        execve("/proc/self/exe", argv, env);
         _exit(127);
     }
     free(argv);
+    free(env);
     if (pid < 0)
         return -1;
     int status;
@@ -97,6 +136,19 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_
         if (errno != EINTR)
             return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The last non-empty line of f without the "memfbench: " prefix, or "" when there is none. */
+static void last_line(FILE *f, char *out, size_t n)
+{
+    char buf[512];
+    out[0] = '\0';
+    rewind(f);
+    while (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\n")] = '\0';
+        if (buf[0])
+            snprintf(out, n, "%s", strncmp(buf, "memfbench: ", 11) ? buf : buf + 11);
+    }
 }
 
 /* Reads a child's result file whole; NULL (with the reason in err) when it cannot. */
@@ -131,7 +183,7 @@ static cJSON *process_entry(const cJSON *doc, int i)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "index", i);
-    const char *keep[] = {"seeds", "timer", "batch", "rounds", "harness", "status"};
+    const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status"};
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
         cJSON_AddItemToObject(e, keep[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, keep[k]), 1));
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
@@ -159,11 +211,20 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         }
         if (!cfg->quiet)
             fprintf(stderr, "memfbench: process %d of %d\n", i + 1, k);
-        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, tmp[i]);
-        if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
-            mfb_fail(err, "process %d of %d failed (exit status %d)", i + 1, k, rc);
+        FILE *errlog = tmpfile();
+        if (!errlog) {
+            mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
             goto cleanup;
         }
+        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, tmp[i], errlog);
+        if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
+            char line[512];
+            last_line(errlog, line, sizeof line);
+            fclose(errlog);
+            mfb_fail(err, "process %d of %d failed: %s", i + 1, k, line[0] ? line : "exit status without a message");
+            goto cleanup;
+        }
+        fclose(errlog);
         if (!(docs[i] = read_doc(tmp[i], i, k, err)))
             goto cleanup;
         char where[64];

@@ -15,6 +15,7 @@
 #include "base/warn.h"
 #include "impl/variants.h"
 #include "measure/kernels.h"
+#include "measure/layout.h"
 #include "measure/samples.h"
 #include "measure/study.h"
 #include "measure/timer.h"
@@ -96,6 +97,7 @@ struct mfb_run {
     struct mfb_run_variant vars[MFB_MAX_VARIANTS];
     int nvars;
     uint64_t seed;               /* master seed; every stream derives from it (base/seeds.h) */
+    struct mfb_layout layout;    /* this process's randomized layout */
     struct mfb_selfcheck selfcheck;
     struct mfb_calibration cal;
     struct mfb_warmup warmup;

@@ -6,9 +6,9 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
 {
     memset(s, 0, sizeof *s);
     s->func = MFB_MEMCPY;
-    s->time_s = 10;
+    s->time_s = MFB_DEFAULT_TIME_S;
     s->warmup_rounds = -1;
-    s->processes = 1;
+    s->processes = MFB_DEFAULT_PROCESSES;
     s->process_index = -1;
     s->cpu = -1;
     s->placement = MFB_PL_AUTO;

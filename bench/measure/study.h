@@ -16,6 +16,13 @@
 #define MFB_MAX_VARIANTS 32
 /* Fresh processes one study may run (--processes): each gets a share of the time budget. */
 #define MFB_MAX_PROCESSES 64
+/* Processes of a default study. Code and data layout change from one exec to the next and stay
+ * fixed within one, so a process is the unit a verdict about the implementation must sample;
+ * 10 gives a t interval with 9 degrees of freedom (its quantile is within 15 % of the normal
+ * one's) at a fixed cost of about 1 s per process. */
+#define MFB_DEFAULT_PROCESSES 10
+/* Seconds of rounds of a default study, over all its processes. */
+#define MFB_DEFAULT_TIME_S 15.0
 
 struct mfb_study {
     enum mfb_func func;
@@ -28,6 +35,8 @@ struct mfb_study {
     long warmup_rounds;                /* -1: detected from the data */
     double target_ci;                  /* percent; 0: off */
     long processes;                    /* fresh processes whose samples are merged */
+    bool processes_given;
+    bool allow_single_process;         /* one process may give faster/slower verdicts */
     long process_index;                /* set by the parent for each child; -1 in the parent */
     enum mfb_placement placement;
     int cpu;                           /* -1: do not pin */
@@ -44,8 +53,9 @@ struct mfb_study {
     char **argv;
 };
 
-/* Every field at its default: memcpy, 10 s, detected warm-up, auto placement, exact alignment,
- * one process, no pinning decided yet, shipped distributions in dist_dir. */
+/* Every field at its default: memcpy, MFB_DEFAULT_TIME_S over MFB_DEFAULT_PROCESSES processes,
+ * detected warm-up, auto placement, exact alignment, no pinning decided yet, shipped
+ * distributions in dist_dir. */
 void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
 
 #endif

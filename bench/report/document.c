@@ -156,6 +156,8 @@ static cJSON *config_json(const struct mfb_run *r)
     add_number_or_null(cfg, "warmup_rounds", c->warmup_rounds >= 0, (double)c->warmup_rounds);
     add_number_or_null(cfg, "target_ci_percent", c->target_ci > 0, c->target_ci);
     cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
+    cJSON_AddStringToObject(cfg, "processes_source", c->processes_given ? "given" : "default");
+    cJSON_AddBoolToObject(cfg, "allow_single_process", c->allow_single_process);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
@@ -174,6 +176,17 @@ static cJSON *seeds_json(const struct mfb_run *r)
     for (int i = 0; i < MFB_STREAM_COUNT; i++)
         add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->seed, (enum mfb_stream)i));
     return seeds;
+}
+
+static cJSON *layout_json(const struct mfb_layout *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "stack_offset", l->stack_offset);
+    cJSON_AddNumberToObject(o, "env_pad", l->env_pad);
+    cJSON_AddStringToObject(o, "method", "stack offset drawn from the seed (multiple of 16 below 4096) before "
+                            "the study runs; environment pad MEMFBENCH_PAD of random length set by the "
+                            "--processes parent; both move addresses by less than the pages ASLR moves them by");
+    return o;
 }
 
 static cJSON *timer_json(const struct mfb_timer *t)
@@ -350,6 +363,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "config", config_json(r));
     cJSON_AddItemToObject(d, "seeds", seeds_json(r));
     cJSON_AddItemToObject(d, "host", host);
+    cJSON_AddItemToObject(d, "layout", layout_json(&r->layout));
     cJSON_AddItemToObject(d, "timer", timer_json(r->timer));
     cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));

@@ -193,10 +193,6 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
                          "Fix: keep CPU %d idle or disable SMT", s, c, 100 * busy, s);
         }
     }
-    if (slurp_line("/proc/sys/kernel/randomize_va_space", buf, sizeof buf) && atoi(buf) > 0)
-        mfb_warn(w, "aslr", "ASLR is on (randomize_va_space=%s): code and buffer addresses change from process to "
-                 "process, which can shift results by a few percent. Measure across processes with "
-                 "--processes K, or disable it for one run with setarch -R", buf);
     check_perf(host);
     if (cpu >= 0) {
         bool listed[MAX_CPUS] = {0};

@@ -80,6 +80,9 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
                  "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: ",
             r->vars[0].v->name);
     mfb_summary_analysis_command(out, output_path);
+    if (r->study->processes == 1)
+        fprintf(out, "  One process: these figures cover this process's code and data layout only, not a re-run; "
+                     "verdicts need --processes K (default %d).\n", MFB_DEFAULT_PROCESSES);
     free(ns);
     free(bpn);
 }

@@ -13,8 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]  # tests/py/conftest.py
 sys.path.insert(0, str(ROOT))
 
-# Short runs: few rounds, everything else at its default.
-QUICK = ["--rounds", "8", "--warmup-rounds", "2", "-q"]
+# Short runs: few rounds in one process (the default is 10 processes), everything else at its default.
+QUICK = ["--rounds", "8", "--warmup-rounds", "2", "--processes", "1", "-q"]
 
 
 def binary() -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT
 
-SHORT = ["--rounds", "40", "--warmup-rounds", "4", "-q"]
+SHORT = ["--rounds", "40", "--warmup-rounds", "4", "--processes", "3", "-q"]
 
 
 def analysis(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_compare_json_and_baseline(runs, tmp_path):
     for r in rows:
         assert r["verdict"] in ("faster", "slower", "equivalent", "inconclusive")
         assert r["ci_adj_low"] <= r["ci_low"] <= r["ratio"] <= r["ci_high"] <= r["ci_adj_high"]
-        assert r["rounds"] == 40 and 0 <= r["p_adjusted"] <= 1
+        assert r["rounds"] == 3 * 40 and 0 <= r["p_adjusted"] <= 1
 
 
 def test_report(runs, tmp_path):

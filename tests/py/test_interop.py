@@ -66,8 +66,9 @@ def test_wrong_plugin_is_rejected_before_timing(run):
 
 # --- regression gate on synthetic results --------------------------------------------------------
 
-def synthetic(template: dict, ratio: float, sigma: float, rounds: int, seed: int) -> dict:
-    """A valid result document with two variants whose paired per-round times have a known ratio."""
+def synthetic(template: dict, ratio: float, sigma: float, rounds: int, seed: int, processes: int = 8) -> dict:
+    """A valid result document with two variants whose paired per-round times have a known ratio,
+    its rounds dealt over `processes` processes, each with its own small layout effect (sd 0.2 %)."""
     d = copy.deepcopy(template)
     d["variants"] = d["variants"][:2]
     d["variants"][1] = {**d["variants"][1], "index": 1}
@@ -77,12 +78,15 @@ def synthetic(template: dict, ratio: float, sigma: float, rounds: int, seed: int
     cols: dict[str, list] = {k: [] for k in schema.SAMPLE_COLUMNS}
     nspt = d["timer"]["ns_per_tick"]
     t = 0
+    layout = np.exp(rng.normal(0, 0.002, processes))
     for r in range(rounds):
+        proc, rnd = r % processes, r // processes
         work = rng.lognormal(0, 0.2) * 20000
-        for pos, v in enumerate((0, 1) if r % 2 == 0 else (1, 0)):
-            ticks = int(work * (ratio if v == 1 else 1.0) * np.exp(rng.normal(0, sigma)) / nspt)
-            row = {"variant": v, "round": r, "position": pos, "calls": 1000, "bytes": 135000, "ticks": ticks,
-                   "ns": round(ticks * nspt, 3), "t_start_ns": t, "cpu": 1, "warmup": False, "process": 0}
+        for pos, v in enumerate((0, 1) if rnd % 2 == 0 else (1, 0)):
+            effect = ratio * layout[proc] if v == 1 else 1.0
+            ticks = int(work * effect * np.exp(rng.normal(0, sigma)) / nspt)
+            row = {"variant": v, "round": rnd, "position": pos, "calls": 1000, "bytes": 135000, "ticks": ticks,
+                   "ns": round(ticks * nspt, 3), "t_start_ns": t, "cpu": 1, "warmup": False, "process": proc}
             for k in schema.SAMPLE_COLUMNS:  # a column the schema adds and this row lacks fails here
                 cols[k].append(row[k])
             t += 30000

@@ -120,7 +120,7 @@ def test_stdout_output(memfbench):
 
 
 def test_summary_on_stderr(run):
-    r = run("-d", "fixed:32", "--rounds", "8", "--warmup-rounds", "2")
+    r = run("-d", "fixed:32", "--rounds", "8", "--warmup-rounds", "2", "--processes", "1")
     assert r.code == 0
     assert "ns/call" in r.stderr and "ratio" in r.stderr
     for name in ("libc", "bytes", "noop"):
@@ -159,7 +159,7 @@ def test_list(memfbench):
 
 
 def test_warmup_detected_by_default(run):
-    r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "--rounds", "20", "-q")
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "--rounds", "20", "--processes", "1", "-q")
     assert r.code == 0, r.stderr
     d = r.doc
     w = d["rounds"]["warmup"]

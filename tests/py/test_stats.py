@@ -131,7 +131,8 @@ def synthetic_rounds(rng, n: int, ratio: float, sigma: float, variant="B", basel
 
 
 def verdict(df, margin=0.01, resamples=1000) -> str:
-    c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", margin=margin, resamples=resamples)
+    c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", margin=margin, resamples=resamples,
+                    allow_single_process=True)  # these simulations test the within-process statistics
     adjust_family([c])
     return c.verdict
 
@@ -150,7 +151,7 @@ def test_known_shift_detected_and_covered():
     sims, slower, covered = 100, 0, 0
     for _ in range(sims):
         df = synthetic_rounds(rng, 60, 1.03, 0.02)
-        c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000)
+        c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000, allow_single_process=True)
         adjust_family([c])
         slower += c.verdict == "slower"
         covered += c.ci_low <= 1.03 <= c.ci_high
@@ -228,9 +229,50 @@ def test_processes_carry_their_own_offsets_into_the_verdict():
         c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000, margin=0.0)
         adjust_family([c])
         proc_fp += c.verdict in ("faster", "slower")
-        flat = compare_one(df.assign(process=0), "sim", "memcpy", "synthetic", "B", "A", resamples=1000, margin=0.0)
+        flat = compare_one(df.assign(process=0), "sim", "memcpy", "synthetic", "B", "A", resamples=1000, margin=0.0,
+                           allow_single_process=True)
         adjust_family([flat])
         pooled_fp += flat.verdict in ("faster", "slower")
         assert c.across_processes and "processes" in c.estimand
     assert pooled_fp / sims > 0.5
     assert proc_fp / sims <= 0.12
+
+
+def test_one_process_gives_no_verdict_unless_allowed():
+    rng = np.random.default_rng(16)
+    df = synthetic_rounds(rng, 200, 1.10, 0.01)  # clearly slower, one process
+    c = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000)
+    adjust_family([c])
+    assert c.verdict == "inconclusive" and any("one process" in n for n in c.notes)
+    assert c.within_low <= c.ratio <= c.within_high
+    allowed = compare_one(df, "sim", "memcpy", "synthetic", "B", "A", resamples=1000, allow_single_process=True)
+    adjust_family([allowed])
+    assert allowed.verdict == "slower"
+
+
+def test_prediction_interval_is_wider_than_the_confidence_interval():
+    rng = np.random.default_rng(17)
+    frames = [synthetic_rounds(rng, 80, float(np.exp(rng.normal(0.02, 0.01))), 0.005).assign(process=p)
+              for p in range(10)]
+    c = compare_one(pd.concat(frames, ignore_index=True), "sim", "memcpy", "synthetic", "B", "A", resamples=1000)
+    adjust_family([c])
+    assert c.across_processes and c.processes == 10
+    assert c.pi_low < c.ci_low < c.ratio < c.ci_high < c.pi_high
+    # with as many processes in the re-run, the prediction interval is sqrt(2) times as wide (log scale)
+    assert np.log(c.pi_high / c.pi_low) == pytest.approx(np.sqrt(2) * np.log(c.ci_high / c.ci_low), rel=1e-9)
+    assert c.between_process_sd > 0.005 and c.processes_for_margin >= 2
+    # the within-process interval (all rounds pooled) is the narrow one
+    assert c.within_high - c.within_low < c.ci_high - c.ci_low
+
+
+def test_prediction_interval_covers_re_runs():
+    """Simulated studies of 10 processes with a 1 % layout effect: the mean of a fresh study falls
+    in the 95 % prediction interval of the first about 95 % of the time."""
+    rng = np.random.default_rng(18)
+    hits, sims = 0, 400
+    for _ in range(sims):
+        first = rng.normal(0.03, 0.01, 10)
+        second = rng.normal(0.03, 0.01, 10)
+        pi = stats.prediction_interval(first, 0.95)
+        hits += pi.low <= second.mean() <= pi.high
+    assert 0.92 <= hits / sims <= 0.98

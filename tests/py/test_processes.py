@@ -1,0 +1,68 @@
+"""The process is the sampling unit by default: a default run merges at least 10 fresh processes,
+each with its own recorded layout; a one-process run says what its interval covers and gets no
+faster/slower verdict unless allowed."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+FAST = ["-d", "fixed:64", "-v", "libc", "-v", "libc-copy", "-p", "l1", "-t", "2", "-q"]
+
+
+def analysis(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+
+
+def test_default_run_samples_at_least_ten_processes(run) -> None:
+    r = run(*FAST)
+    assert r.code == 0, r.stderr
+    d = r.doc
+    assert d["config"]["processes"] >= 10 and d["config"]["processes_source"] == "default"
+    assert sorted(set(d["samples"]["process"])) == list(range(d["config"]["processes"]))
+    assert len(d["processes"]) == d["config"]["processes"]
+
+
+def test_layout_choices_are_recorded_and_differ_between_processes(run) -> None:
+    d = run(*FAST).doc
+    layouts = [p["layout"] for p in d["processes"]]
+    assert all({"stack_offset", "env_pad"} <= set(x) for x in layouts)
+    assert all(0 <= x["stack_offset"] < 4096 and x["stack_offset"] % 16 == 0 for x in layouts)
+    assert all(0 <= x["env_pad"] <= 4096 for x in layouts)
+    assert len({(x["stack_offset"], x["env_pad"]) for x in layouts}) == len(layouts)
+    seeds = {p["seeds"]["master"] for p in d["processes"]}
+    assert len(seeds) == len(layouts)
+
+
+def test_single_process_run_is_labelled_and_gives_no_verdict(run) -> None:
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "bytes", "--rounds", "30", "--processes", "1")
+    assert r.code == 0, r.stderr
+    assert "One process: these figures cover this process's code and data layout only" in r.stderr
+    assert r.doc["config"]["processes"] == 1 and r.doc["config"]["allow_single_process"] is False
+    p = analysis("summarize", str(r.out))
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("- **bytes**"))
+    assert "**inconclusive**" in line and "no faster/slower verdict from one process" in line
+    allowed = analysis("summarize", str(r.out), "--allow-single-process")
+    line = next(x for x in allowed.stdout.splitlines() if x.startswith("- **bytes**"))
+    assert "**slower**" in line  # a byte loop is several times slower than libc
+
+
+def test_allow_single_process_is_recorded_and_honoured(run) -> None:
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "bytes", "--rounds", "30", "--processes", "1",
+            "--allow-single-process", "-q")
+    assert r.doc["config"]["allow_single_process"] is True
+    p = analysis("summarize", str(r.out))
+    line = next(x for x in p.stdout.splitlines() if x.startswith("- **bytes**"))
+    assert "**slower**" in line
+
+
+def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
+    r = run(*FAST)
+    p = analysis("summarize", str(r.out))
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("- **libc-copy**"))
+    assert "over 10 processes" in line and "a re-run would give" in line and "layout noise" in line
+    assert "within-process interval" in line
