@@ -35,6 +35,10 @@ void mfb_options_usage(FILE *out)
             "                         Each process is one replicate of the verdict (default 10)\n"
             "      --allow-single-process  with --processes 1: let the analysis give faster/slower\n"
             "                         verdicts from one process (its interval covers that process only)\n"
+            "      --batch-passes N   passes over the call array per batch (default: sized on the\n"
+            "                         function's libc, by the first process, for all of them)\n"
+            "      --no-prime         no untimed pass of the same variant (in an order of its own)\n"
+            "                         before each timed batch\n"
             "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
             "                         or l1, l2, llc, dram for every call\n"
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
@@ -70,7 +74,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE };
+           OPT_SINGLE, OPT_PASSES, OPT_PRIME };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -82,6 +86,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
         {"process-index", required_argument, 0, OPT_PINDEX},
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
+        {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -177,6 +182,15 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             if (c->processes > MFB_MAX_PROCESSES)
                 return mfb_fail(err, "memfbench run: --processes: at most %d", MFB_MAX_PROCESSES);
             c->processes_given = true;
+            break;
+        case OPT_PASSES:
+            if (parse_long("--batch-passes", optarg, 1, &c->batch_passes, err) < 0)
+                return -1;
+            if (c->batch_passes > MFB_MAX_BATCH_PASSES)
+                return mfb_fail(err, "memfbench run: --batch-passes: at most %d", MFB_MAX_BATCH_PASSES);
+            break;
+        case OPT_PRIME:
+            c->no_prime = true;
             break;
         case OPT_SINGLE:
             c->allow_single_process = true;

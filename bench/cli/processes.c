@@ -81,13 +81,14 @@ static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
 
 /* Runs child i with its stderr going to errlog (so a failure is reported as one line, the
  * child's own, by the parent). Returns its exit status, or -1 when it could not be started. */
-static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, const char *tmp, FILE *errlog)
+static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, long batch_passes,
+                 const char *tmp, FILE *errlog)
 {
-    /* The parent's arguments, less those it replaces, plus at most 11 of its own and the NULL. */
+    /* The parent's arguments, less those it replaces, plus at most 13 of its own and the NULL. */
     char **argv = calloc((size_t)cfg->argc + 16, sizeof *argv);
     if (!argv)
         return -1;
-    char seedbuf[32], idx[16], tbuf[32];
+    char seedbuf[32], idx[16], tbuf[32], pbuf[32];
     int n = 0;
     argv[n++] = "memfbench";
     argv[n++] = "run";
@@ -109,6 +110,11 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_
         snprintf(tbuf, sizeof tbuf, "%.6f", time_s);
         argv[n++] = "--time";
         argv[n++] = tbuf;
+    }
+    if (batch_passes > 0) {
+        snprintf(pbuf, sizeof pbuf, "%ld", batch_passes);
+        argv[n++] = "--batch-passes";
+        argv[n++] = pbuf;
     }
     argv[n++] = "-q";
     argv[n++] = "-o";
@@ -202,6 +208,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     cJSON *docs[MFB_MAX_PROCESSES] = {0};
     struct mfb_samples all = {0};
     int status = MFB_EXIT_FAIL, done = 0;
+    long batch_passes = 0; /* 0 for the first process, which calibrates */
     double each = cfg->time_s > 0 ? cfg->time_s / k : 0;
     const char *target = strcmp(cfg->output, "-") ? cfg->output : "memfbench-stdout.json";
     for (int i = 0; i < k && !*stop; i++) {
@@ -216,7 +223,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
             mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
             goto cleanup;
         }
-        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, tmp[i], errlog);
+        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, batch_passes, tmp[i], errlog);
         if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
             char line[512];
             last_line(errlog, line, sizeof line);
@@ -231,6 +238,11 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         snprintf(where, sizeof where, "process %d of %d", i + 1, k);
         if (mfb_columns_read(cJSON_GetObjectItemCaseSensitive(docs[i], "samples"), &all, i, where, err) < 0)
             goto cleanup;
+        /* Every process times batches of the shape the first one calibrated: process-level
+         * replicates then differ by layout, not by batch length. */
+        if (i == 0 && !cfg->batch_passes)
+            batch_passes = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(docs[0], "batch"), "passes"));
         done++;
         if (rc == MFB_EXIT_INTERRUPTED)
             break;

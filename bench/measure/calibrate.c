@@ -14,6 +14,12 @@
 #define MAX_BATCH_NS 1e6
 /* Pilot: the best of this many single passes per variant (the minimum rejects interrupts). */
 #define PILOT_TRIES 5
+/* Bytes a batch's calls process: at the 5-10 bytes/ns libc reaches on the fleet distributions,
+ * 25-50 us, over 1000 timer overheads of about 20 ns and far below the 1 ms where timer
+ * interrupts start to land in batches. A payload fixed by the distribution gives every study of
+ * it the same batch shape, whichever variants it holds and however noisy a pilot would be
+ * (sized on a pilot, the passes flipped between 1, 2 and 4 from one invocation to the next). */
+#define TARGET_BATCH_BYTES (256u << 10)
 /* Linearity and overhead: medians of this many tries. */
 #define MEDIAN_TRIES 9
 /* |linearity - 1| above this warns: per-call times would depend on the batch size. */
@@ -25,6 +31,15 @@ static uint8_t log2_floor(double v)
 {
     uint8_t k = 0;
     while (k < 31 && (double)(2u << k) <= v)
+        k++;
+    return k;
+}
+
+/* log2 of the smallest power of two >= v (0 for v <= 1). */
+static uint8_t log2_ceil(double v)
+{
+    uint8_t k = 0;
+    while (k < 31 && (double)(1u << k) < v)
         k++;
     return k;
 }
@@ -43,35 +58,41 @@ static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, 
     return (double)best * r->timer->ns_per_tick / mfb_calls_per_pass(&r->cal);
 }
 
-/* One batch shape for every variant (nanobench's rule for paired comparisons): passes over the
- * parameter array until the fastest variant's batch lasts >= TARGET_OVERHEADS timer overheads
- * (and >= 20 us), unless that pushes the slowest variant past 1 ms; calls too long for that get
- * shorter arrays. The noop variant does not count as the fastest unless it is alone. */
+/* One batch shape for every variant: passes over the parameter array until the batch processes
+ * TARGET_BATCH_BYTES (rounded up to a power of two passes), unless that pushes the slowest
+ * variant past 1 ms; calls too long for that get shorter arrays. The pilots of the variants only
+ * check the result: a batch shape chosen by the fastest variant of the study made a variant's
+ * ratio depend on which other variants were in it (docs/validation.md). */
 void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
 {
     struct mfb_calibration *c = &r->cal;
     c->calls_log2 = r->ws->params_log2;
     c->passes = 1;
-    double fast = INFINITY, slow = 0;
+    double slow = 0;
     for (int i = 0; i < r->nvars; i++) {
         double ns = pilot_ns_per_call(r, r->vars[i].v, rng);
         r->vars[i].pilot_ns_per_call = ns;
-        if (!r->vars[i].v->noop || r->nvars == 1)
-            fast = fmin(fast, ns);
         slow = fmax(slow, ns);
     }
-    if (!isfinite(fast))
-        fast = slow;
+    const struct mfb_variant *libc = mfb_variant_find(r->study->func, "libc");
+    double fast = pilot_ns_per_call(r, libc, rng);
+    double mean_size = fmax(1, r->selfcheck.mean_expected);
+    if (r->study->batch_passes > 0) {
+        c->passes = (uint32_t)r->study->batch_passes;
+        c->rule = MFB_BATCH_GIVEN;
+    }
     double overhead_ns = r->timer->overhead_ticks * r->timer->ns_per_tick;
     double P = mfb_calls_per_pass(c);
     c->target_batch_ns = fmax(TARGET_OVERHEADS * overhead_ns, TARGET_MIN_NS);
     c->max_batch_ns = MAX_BATCH_NS;
-    if (P * slow > c->max_batch_ns) {
+    if (c->rule == MFB_BATCH_GIVEN) {
+        /* as given */
+    } else if (P * slow > c->max_batch_ns) {
         uint8_t k = log2_floor(fmax(1, floor(c->max_batch_ns / slow)));
         c->calls_log2 = k < c->calls_log2 ? k : c->calls_log2;
         c->rule = MFB_BATCH_LONG_CALLS;
     } else {
-        uint32_t passes = (uint32_t)fmax(1, ceil(c->target_batch_ns / (P * fast)));
+        uint32_t passes = 1u << log2_ceil((double)TARGET_BATCH_BYTES / (P * mean_size));
         uint32_t cap = (uint32_t)fmax(1, floor(c->max_batch_ns / (P * slow)));
         c->rule = MFB_BATCH_TARGET;
         if (passes > cap && cap * P * fast >= c->target_batch_ns / 5) {
@@ -90,7 +111,7 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
         mfb_warn(r->warn, "long_calls", "calls are so long that every batch times a single call: samples are "
                  "single-call times (batch.single_call = true)");
     if (c->fastest_batch_ns < c->target_batch_ns / 5)
-        mfb_warn(r->warn, "batch", "the fastest variant's batch lasts %.1f us, under %.0f timer overheads",
+        mfb_warn(r->warn, "batch", "libc's batch lasts %.1f us, under %.0f timer overheads",
                  c->fastest_batch_ns / 1e3, c->fastest_batch_ns / overhead_ns);
     if (c->slowest_batch_ns > 2 * c->max_batch_ns)
         mfb_warn(r->warn, "batch", "the slowest variant's batch lasts %.1f ms: batches that long collect "

@@ -70,7 +70,7 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->cal));
     mfb_rng_seed(&st->order_rng, mfb_stream_seed(r->seed, MFB_STREAM_ORDER));
     mfb_rng_seed(&st->shift_rng, mfb_stream_seed(r->seed, MFB_STREAM_SHIFT));
-    st->passes = calloc(r->cal.passes, sizeof *st->passes);
+    st->passes = calloc((size_t)r->cal.passes + 1, sizeof *st->passes); /* + the priming pass */
     st->warm = malloc(sizeof *st->warm);
     if (!st->passes || !st->warm) {
         release(st);
@@ -118,7 +118,12 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     for (int pos = 0; pos < r->nvars; pos++) {
         int vi = st->order[pos];
         struct mfb_batch_result res;
-        mfb_passes_draw(r->ws, &st->shift_rng, st->passes, r->cal.passes);
+        mfb_passes_draw(r->ws, &st->shift_rng, st->passes, r->cal.passes + 1);
+        /* Priming: an untimed pass of the same variant over the same calls in an order of its own
+         * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
+         * L1) is this variant's own when the timed passes start, without replaying their order. */
+        if (!r->study->no_prime)
+            mfb_run_time_batch(r, r->vars[vi].v, 1, st->passes + r->cal.passes, &res);
         mfb_run_time_batch(r, r->vars[vi].v, r->cal.passes, st->passes, &res);
         if (!st->have_first) {
             st->first_tick = res.begin;

@@ -5,12 +5,15 @@
 const char *mfb_batch_rule_text(enum mfb_batch_rule r)
 {
     static const char *const text[] = {
-        [MFB_BATCH_TARGET] = "fastest variant's batch >= max(1000 x timer overhead, 20 us); slowest under 1 ms",
-        [MFB_BATCH_CAPPED] = "capped so the slowest variant's batch stays under 1 ms; the fastest variant's batch "
-                             "is below its target",
-        [MFB_BATCH_FASTEST_WINS] = "the fastest variant's target wins: the slowest variant's batch exceeds 1 ms",
+        [MFB_BATCH_TARGET] = "passes until a batch processes 256 KiB at the distribution's mean size, rounded up "
+                             "to a power of two; slowest variant under 1 ms",
+        [MFB_BATCH_CAPPED] = "capped so the slowest variant's batch stays under 1 ms; libc's batch is below "
+                             "its target time",
+        [MFB_BATCH_FASTEST_WINS] = "libc's target wins: the slowest variant's batch exceeds 1 ms",
         [MFB_BATCH_LONG_CALLS] = "long calls: the slowest variant's pass over the parameter array exceeds 1 ms, "
                                  "so batches hold fewer calls",
+        [MFB_BATCH_GIVEN] = "passes per batch given (--batch-passes; with --processes, the first process's "
+                            "calibration is given to the others)",
     };
     return text[r];
 }

@@ -35,7 +35,9 @@ struct mfb_run_variant {
 };
 
 /* Which rule set the batch shape (measure/calibrate.c). */
-enum mfb_batch_rule { MFB_BATCH_TARGET, MFB_BATCH_CAPPED, MFB_BATCH_FASTEST_WINS, MFB_BATCH_LONG_CALLS };
+enum mfb_batch_rule {
+    MFB_BATCH_TARGET, MFB_BATCH_CAPPED, MFB_BATCH_FASTEST_WINS, MFB_BATCH_LONG_CALLS, MFB_BATCH_GIVEN
+};
 
 const char *mfb_batch_rule_text(enum mfb_batch_rule r);
 

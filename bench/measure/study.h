@@ -23,6 +23,8 @@
 #define MFB_DEFAULT_PROCESSES 10
 /* Seconds of rounds of a default study, over all its processes. */
 #define MFB_DEFAULT_TIME_S 15.0
+/* --batch-passes above this would make one batch of a fast variant last seconds. */
+#define MFB_MAX_BATCH_PASSES 100000
 
 struct mfb_study {
     enum mfb_func func;
@@ -37,6 +39,8 @@ struct mfb_study {
     long processes;                    /* fresh processes whose samples are merged */
     bool processes_given;
     bool allow_single_process;         /* one process may give faster/slower verdicts */
+    long batch_passes;                 /* passes per batch; 0: calibrated */
+    bool no_prime;                     /* no untimed pass of the same variant before each batch */
     long process_index;                /* set by the parent for each child; -1 in the parent */
     enum mfb_placement placement;
     int cpu;                           /* -1: do not pin */

@@ -158,6 +158,8 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
     cJSON_AddStringToObject(cfg, "processes_source", c->processes_given ? "given" : "default");
     cJSON_AddBoolToObject(cfg, "allow_single_process", c->allow_single_process);
+    add_number_or_null(cfg, "batch_passes", c->batch_passes > 0, (double)c->batch_passes);
+    cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);

@@ -66,3 +66,30 @@ def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
     line = next(x for x in p.stdout.splitlines() if x.startswith("- **libc-copy**"))
     assert "over 10 processes" in line and "a re-run would give" in line and "layout noise" in line
     assert "within-process interval" in line
+
+
+def batch_shape(doc: dict) -> tuple[int, int]:
+    return doc["batch"]["calls_per_pass"], doc["batch"]["passes"]
+
+
+def test_batch_shape_does_not_depend_on_the_other_variants(run) -> None:
+    """The batch is sized on the distribution, not on the fastest variant of the study."""
+    two = run("-d", "fleetbench/Memcpy_Fleet", "-v", "libc", "-v", "sizeclass", "--rounds", "4", "--processes", "1",
+              "-q", out="two.json").doc
+    many = run("-d", "fleetbench/Memcpy_Fleet", "-v", "libc", "-v", "sizeclass", "-v", "bytes", "-v", "noop",
+               "--rounds", "4", "--processes", "1", "-q", out="many.json").doc
+    assert batch_shape(two) == batch_shape(many)
+    assert "256 KiB" in two["batch"]["rule"]
+
+
+def test_every_process_times_the_first_processes_batch_shape(run) -> None:
+    d = run(*FAST).doc
+    shapes = {(p["batch"]["calls_per_pass"], p["batch"]["passes"]) for p in d["processes"]}
+    assert len(shapes) == 1
+    assert "given" in d["processes"][1]["batch"]["rule"]
+
+
+def test_priming_is_on_by_default_and_recorded(run) -> None:
+    assert run("-d", "fixed:64", "-v", "libc", "--rounds", "3", "--processes", "1", "-q").doc["config"]["prime"] is True
+    off = run("-d", "fixed:64", "-v", "libc", "--rounds", "3", "--processes", "1", "--no-prime", "-q", out="np.json")
+    assert off.doc["config"]["prime"] is False
