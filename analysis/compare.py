@@ -62,6 +62,9 @@ class Comparison:
     within_high: float = float("nan")
     processes_for_margin: int = 0             # processes a t test needs to resolve the margin
     single_process_allowed: bool = False
+    net_ratio: float = float("nan")           # the same estimand with each process's harness cost per
+    net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
+    net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -74,8 +77,9 @@ def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame
     """Per (process, round): the two batches' per-call times, measured rounds only."""
     m = measured(df)
     keys = ["process", "round"]
-    a = m[m["variant"] == variant].set_index(keys)[["ns_per_call", "ticks"]]
-    b = m[m["variant"] == baseline].set_index(keys)[["ns_per_call", "ticks"]]
+    cols = ["ns_per_call", "ticks"] + (["harness_ns_per_call"] if "harness_ns_per_call" in m else [])
+    a = m[m["variant"] == variant].set_index(keys)[cols]
+    b = m[m["variant"] == baseline].set_index(keys)[cols[:2]]
     j = a.join(b, lsuffix="_v", rsuffix="_b", how="inner").reset_index()
     return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)]
 
@@ -98,6 +102,25 @@ def interval(units: np.ndarray, across_processes: bool, level: float) -> stats.I
 
 def p_value(units: np.ndarray, across_processes: bool) -> float:
     return stats.t_test_p(units) if across_processes else stats.sign_test_p(units)
+
+
+def net_interval(pr: pd.DataFrame, level: float) -> stats.Interval | None:
+    """The ratio's interval with the harness's cost per call (each process's own noop measurement)
+    taken off both sides: per round ln((t_v - h) / (t_b - h)), then as for the gross ratio. The
+    harness estimate's own variation between processes is inside the interval over processes.
+    None when the frame has no harness column or no round leaves both sides above it."""
+    if "harness_ns_per_call" not in pr:
+        return None
+    h = pr["harness_ns_per_call"].to_numpy()
+    v, b = pr["ns_per_call_v"].to_numpy() - h, pr["ns_per_call_b"].to_numpy() - h
+    ok = (v > 0) & (b > 0)
+    if ok.sum() < 2:
+        return None
+    d, procs = np.log(v[ok] / b[ok]), pr["process"].to_numpy()[ok]
+    groups = np.unique(procs)
+    across = len(groups) > 1
+    units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
+    return interval(units, across, level)
 
 
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
@@ -138,6 +161,9 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         margin=margin, units=units, across_processes=across, processes=len(np.unique(procs)),
         within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
         single_process_allowed=allow_single_process)
+    net = net_interval(pr, level)
+    if net is not None:
+        c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
     if across:
         c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline); "
                       "t interval")

@@ -67,7 +67,17 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
     df = df.rename(columns=FRAME_NAMES)
     df["ns_per_call"] = df["ns"] / df["calls"]
     df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
+    df["harness_ns_per_call"] = harness_per_process(doc, df["process"].to_numpy())
     return df
+
+
+def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
+    """The harness overhead per call each batch's process measured (its noop through the same loop),
+    from the `processes` block where there is one, else the file's `harness` block."""
+    default = float(doc["harness"]["overhead_ns_per_call"])
+    by_proc = {int(p["index"]): float(p["harness"]["overhead_ns_per_call"]) for p in doc.get("processes", [])
+               if isinstance(p.get("harness"), dict)}
+    return np.array([by_proc.get(int(p), default) for p in process], dtype=np.float64)
 
 
 def load_run(path: str | Path) -> Run:

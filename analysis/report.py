@@ -59,7 +59,8 @@ def verdict_line(c: Comparison) -> str:
                 f"simultaneous [{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}]; a re-run would give "
                 f"[{c.pi_low:.4f}, {c.pi_high:.4f}] ({c.level:.0%} prediction); layout noise "
                 f"±{c.between_process_sd:.2%} per process; within-process interval [{c.within_low:.4f}, "
-                f"{c.within_high:.4f}] (one layout's precision, not the implementation's); adjusted p "
+                f"{c.within_high:.4f}] (one layout's precision, not the implementation's); net of the harness "
+                f"{c.net_ratio:.4f} [{c.net_low:.4f}, {c.net_high:.4f}]; adjusted p "
                 f"{fmt_p(c.p_adjusted)}, {c.rounds} rounds; {c.processes_for_margin} processes would resolve "
                 f"±{margin:.1%}")
     return (f"{head}, within-process {c.level:.0%} CI [{c.within_low:.4f}, {c.within_high:.4f}] "
@@ -75,8 +76,9 @@ def verdict_lines(comps: list[Comparison]) -> list[str]:
 
 COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "rounds", "ratio", "ci_low", "ci_high",
                       "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
-                      "within_high", "p_adjusted", "verdict", "ratio_of_medians", "rom_low", "rom_high",
-                      "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin", "processes_for_margin"]
+                      "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
+                      "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
+                      "processes_for_margin"]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[Path, Path]:

@@ -276,3 +276,20 @@ def test_prediction_interval_covers_re_runs():
         pi = stats.prediction_interval(first, 0.95)
         hits += pi.low <= second.mean() <= pi.high
     assert 0.92 <= hits / sims <= 0.98
+
+
+def test_net_ratio_takes_the_harness_off_both_sides():
+    """Per-call times h + w (baseline) and h + 1.2 w (variant): the gross ratio is below 1.2, the
+    net one is 1.2 whatever the harness cost h of each process."""
+    rng = np.random.default_rng(19)
+    rows = []
+    for p in range(6):
+        h = 2.0 + 0.1 * p
+        for r in range(50):
+            w = 20 * np.exp(rng.normal(0, 0.05))
+            rows += [(p, r, "A", h + w, 1, h), (p, r, "B", h + 1.2 * w, 1, h)]
+    df = pd.DataFrame(rows, columns=["process", "round", "variant", "ns_per_call", "ticks", "harness_ns_per_call"])
+    c = compare_one(df.assign(warmup=False), "sim", "memcpy", "synthetic", "B", "A", resamples=1000)
+    assert c.ratio < 1.19
+    assert c.net_ratio == pytest.approx(1.2, rel=1e-9)
+    assert c.net_low <= c.net_ratio <= c.net_high
