@@ -38,9 +38,19 @@ def context_lines(run: Run) -> list[str]:
         f"- clock: {t['name']} at {t['hz'] / 1e6:.2f} MHz, overhead {t['overhead_ns']:.1f} ns ({t['why']})",
         f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
         f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
-        f"- rounds: {d['rounds']['count']} ({d['rounds']['warmup']} warm-up) in {d['rounds']['duration_s']:.1f} s, "
-        f"stop: {d['status']['stop_reason']}; batch {d['batch']['calls']} calls; seed {d['seeds']['master']}",
+        rounds_line(d),
     ] + [f"- warning ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
+
+
+def rounds_line(d: dict) -> str:
+    """Rounds of the whole file: summed over its processes when it has several."""
+    procs = d.get("processes") or [d]
+    count = sum(p["rounds"]["count"] for p in procs)
+    warm = sum(p["rounds"]["warmup"] for p in procs)
+    secs = sum(p["rounds"]["duration_s"] for p in procs)
+    over = f" over {len(procs)} processes" if len(procs) > 1 else " in one process"
+    return (f"- rounds: {count} ({warm} warm-up) in {secs:.1f} s{over}, stop: {d['status']['stop_reason']}; "
+            f"batch {d['batch']['calls']} calls; seed {d['seeds']['master']}")
 
 
 def fmt_p(p: float) -> str:
