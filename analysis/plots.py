@@ -96,7 +96,9 @@ def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
     ax.legend(fontsize=8, loc="best")
-    ax.set_title("paired ratios: median over rounds, sign-test intervals")
+    across = any(c.across_processes for c in comps)
+    ax.set_title("paired ratios with 95 % (thick) and simultaneous (thin) intervals, "
+                 + ("t over processes" if across else "sign test within one process"))
     return fig
 
 
