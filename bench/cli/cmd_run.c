@@ -117,7 +117,7 @@ static int pin_cpu(struct mfb_study *c, struct mfb_err *err)
 }
 
 /* Everything after the command line, called below a random stack offset. */
-static __attribute__((noinline)) int run_study(struct mfb_study *cfg_in, const struct mfb_layout *layout)
+static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_layout *layout)
 {
     struct mfb_study cfg = *cfg_in;
     struct mfb_err err = {{0}};
