@@ -1,6 +1,6 @@
 #include "base/functions.h"
 
-#include <string.h>
+#include "base/parse.h"
 
 static const char *const names[MFB_FUNC_COUNT] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
 static const char *const fleet[MFB_FUNC_COUNT] = {"fleetbench/Memcpy_Fleet", "fleetbench/Memmove_Fleet",
@@ -14,12 +14,10 @@ const char *mfb_func_name(enum mfb_func f)
 
 int mfb_func_parse(const char *name, enum mfb_func *out)
 {
-    for (int i = 0; i < MFB_FUNC_COUNT; i++)
-        if (strcmp(name, names[i]) == 0) {
-            *out = (enum mfb_func)i;
-            return 0;
-        }
-    return -1;
+    int i = mfb_parse_name(name, names, MFB_FUNC_COUNT);
+    if (i >= 0)
+        *out = (enum mfb_func)i;
+    return i < 0 ? -1 : 0;
 }
 
 int mfb_func_roles(enum mfb_func f)

@@ -67,6 +67,14 @@ int mfb_parse_bytes(const char *s, size_t *out)
     return 0;
 }
 
+int mfb_parse_name(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
 {
     const char *p = s;

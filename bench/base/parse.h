@@ -13,6 +13,9 @@ int mfb_parse_u64(const char *s, uint64_t *out);
 int mfb_parse_seed(const char *s, uint64_t *out);
 /* A size as sysfs and the command line write it: "48K", "1M", "2G", "32768", "48KiB", "1MB". */
 int mfb_parse_bytes(const char *s, size_t *out);
+/* The index of s in names[0..n), for the parsers of closed sets (functions, placements,
+ * alignment modes): -1 when it names none. */
+int mfb_parse_name(const char *s, const char *const *names, int n);
 /* A Linux CPU list such as "0-3,8,10-11" (sysfs thread_siblings_list, isolated): sets
  * out[cpu] for each listed CPU below n. Rejects malformed lists and descending ranges. */
 int mfb_parse_cpu_list(const char *s, bool *out, size_t n);

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "base/parse.h"
 #include "base/rng.h"
 #include "workload/call.h"
 #include "workload/table.h"
@@ -20,12 +21,10 @@ const char *mfb_placement_name(enum mfb_placement p)
 
 int mfb_placement_parse(const char *s, enum mfb_placement *out)
 {
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, pl_names[i])) {
-            *out = (enum mfb_placement)i;
-            return 0;
-        }
-    return -1;
+    int i = mfb_parse_name(s, pl_names, (int)(sizeof pl_names / sizeof pl_names[0]));
+    if (i >= 0)
+        *out = (enum mfb_placement)i;
+    return i < 0 ? -1 : 0;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)

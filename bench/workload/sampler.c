@@ -1,8 +1,9 @@
 #include "workload/sampler.h"
 
 #include <stdbool.h>
-
 #include <string.h>
+
+#include "base/parse.h"
 
 static const char *const mode_names[] = {"exact", "at-least"};
 
@@ -13,12 +14,10 @@ const char *mfb_align_mode_name(enum mfb_align_mode m)
 
 int mfb_align_mode_parse(const char *s, enum mfb_align_mode *out)
 {
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(s, mode_names[i])) {
-            *out = (enum mfb_align_mode)i;
-            return 0;
-        }
-    return -1;
+    int i = mfb_parse_name(s, mode_names, (int)(sizeof mode_names / sizeof mode_names[0]));
+    if (i >= 0)
+        *out = (enum mfb_align_mode)i;
+    return i < 0 ? -1 : 0;
 }
 
 uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap)
