@@ -52,6 +52,7 @@ void *mfb_memset_rep_stosb_copy(void *dst, int c, size_t n);
 
 /* known_cost.c: known extra cost. */
 void *mfb_memcpy_slow1pct(void *restrict dst, const void *restrict src, size_t n);
+void *mfb_memcpy_twice(void *restrict dst, const void *restrict src, size_t n);
 void *mfb_memcpy_wrapped(void *restrict dst, const void *restrict src, size_t n);
 
 /* reference.c: the simplest correct code, the oracle of the correctness check. */
