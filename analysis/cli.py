@@ -88,9 +88,12 @@ def main(argv: list[str] | None = None) -> int:
             md, html = write_report(runs, comps, Path(args.report))
             print(f"report: {html} (and {md.name})")
     elif args.cmd == "compare":
-        print(_fmt_table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
-        print()
-        print("\n".join(verdict_lines(comps)))
+        if comps:
+            print(_fmt_table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
+            print()
+            print("\n".join(verdict_lines(comps)))
+        else:
+            print("(no comparisons: every variant besides the baseline is the harness's noop)")
         if args.json_out:
             Path(args.json_out).write_text(json.dumps([x.as_dict() for x in comps], indent=1) + "\n")
     elif args.cmd == "gate":

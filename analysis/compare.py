@@ -195,7 +195,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
-        noop = {v["name"] for r in rs for v in r.doc["variants"] if v["noop"]}
+        noop = set().union(*(r.harness_variants for r in rs))
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
         if base not in set(df["variant"]):

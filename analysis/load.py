@@ -24,6 +24,12 @@ class Run:
         return [v["name"] for v in self.doc["variants"]]
 
     @property
+    def harness_variants(self) -> set[str]:
+        """The harness-overhead probes (noop): what a call costs with no work. Probe variants
+        (load1, load32) are also exempt from the result check but are not the harness's cost."""
+        return {v["name"] for v in self.doc["variants"] if v["origin"] == "harness"}
+
+    @property
     def baseline(self) -> str:
         return str(self.doc["config"]["baseline"])
 

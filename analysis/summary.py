@@ -10,7 +10,7 @@ from .load import Run, measured
 def summarize_run(run: Run, resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
                   level: float = 0.95) -> pd.DataFrame:
     m = measured(run.batches)
-    noop_names = {v["name"] for v in run.doc["variants"] if v["noop"]}
+    noop_names = run.harness_variants
     noop = m[m["variant"].isin(noop_names)]["ns_per_call"]
     overhead = float(noop.median()) if len(noop) else float("nan")
     rows = []

@@ -15,6 +15,7 @@ extern "C" {
 #include "base/rng.h"
 #include "impl/variants.h"
 #include "measure/kernels.h"
+#include "measure/passes.h"
 #include "measure/timer.h"
 #include "measure/workset.h"
 #include "workload/distribution.h"
@@ -43,7 +44,7 @@ Workload *setup(const char *dist_dir) {
     mfb_cache_detect(&caches, -1);
     if (mfb_timer_init(&w->timer, "auto", &err) < 0 ||
         mfb_dist_resolve(&w->dist, "fleetbench/Memcpy_Fleet", MFB_MEMCPY, dist_dir, &err) < 0 ||
-        mfb_workset_plan(&w->ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, mfb_table_max(&w->dist.size), &err) < 0 ||
+        mfb_workset_plan(&w->ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, mfb_table_max(&w->dist.size), 0, &err) < 0 ||
         mfb_workset_alloc(&w->ws, 1, &err) < 0) {
         std::fprintf(stderr, "gbench_replay: %s\n", err.msg);
         std::exit(1);
@@ -59,15 +60,8 @@ Workload *setup(const char *dist_dir) {
     mfb_sampler_free(&s);
     mfb_rng r;
     mfb_rng_seed(&r, 7);
-    const mfb_window &lw = w->ws.space.large;
-    uint64_t slots = lw.used ? (lw.size - lw.slice) / 4096 + 1 : 1;
     w->passes.resize(4096);
-    for (auto &p : w->passes) {
-        p.shift = lw.used ? 4096 * mfb_rng_below(&r, slots) : 0;
-        uint64_t x = mfb_rng_next(&r);
-        p.stride = static_cast<uint32_t>(x) | 1u;
-        p.offset = static_cast<uint32_t>(x >> 32);
-    }
+    mfb_passes_draw(&r, w->passes.data(), w->passes.size());
     return w;
 }
 
@@ -88,7 +82,7 @@ void BM_replay(benchmark::State &state, const char *variant) {
         // reads per pass (about 20 ns over the array's calls_per_iteration calls, 512 with a
         // 48 KiB L1d) are part of what GB measures here.
         mfb_batch b{&inst, w.ws.arena, w.calls.data() + (it % kArrays) * w.per_array, w.ws.params_log2,
-                    &w.passes[it % w.passes.size()], 1, &w.timer};
+                    w.ws.space.large.pages_mask, 0, &w.passes[it % w.passes.size()], 1, &w.timer};
         mfb_batch_result res;
         mfb_run_batch(&b, &res);
         benchmark::DoNotOptimize(res.ticks);

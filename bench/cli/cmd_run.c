@@ -172,9 +172,13 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (dist.overlap_ignored)
         mfb_warn(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
-    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), &err) < 0 ||
+    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), cfg.small_max, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
+    if (ws.small_max_source == MFB_SMALL_MAX_REDUCED)
+        mfb_warn(&warn, "small_max", "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
+                 "not the default %u: calls above go to the large window", caches.l1d,
+                 (unsigned long long)ws.space.threshold, MFB_DEFAULT_SMALL_MAX);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
     if (mfb_run_prepare(&run, &err) < 0 || mfb_run_rounds(&run, &stop_requested, &err) < 0) {
         cJSON_Delete(host);

@@ -41,6 +41,11 @@ void mfb_options_usage(FILE *out)
             "                         before each timed batch\n"
             "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
             "                         or l1, l2, llc, dram for every call\n"
+            "      --small-max B      auto placement: calls up to B bytes are small (default 2K, the\n"
+            "                         same on every machine; must fit the L1 window)\n"
+            "      --flip-lead N      memcmp/bcmp: store each call's injected difference N calls\n"
+            "                         ahead, so its store has reached L1 (default 4; 0: right\n"
+            "                         before the call, which penalises wide first loads)\n"
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
             "                         power-of-two divisor is A) or at-least (a multiple of A)\n"
             "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
@@ -74,7 +79,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE, OPT_PASSES, OPT_PRIME };
+           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -87,6 +92,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"process-index", required_argument, 0, OPT_PINDEX},
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
+        {"flip-lead", required_argument, 0, OPT_FLIP},
+        {"small-max", required_argument, 0, OPT_SMALLMAX},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -191,6 +198,20 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             break;
         case OPT_PRIME:
             c->no_prime = true;
+            break;
+        case OPT_SMALLMAX: {
+            size_t v;
+            if (mfb_parse_bytes(optarg, &v) < 0 || v == 0 || v > MFB_SIZE_MASK)
+                return mfb_fail(err, "memfbench run: --small-max: '%s' is not a size in bytes such as 2048 or 2K",
+                                optarg);
+            c->small_max = v;
+            break;
+        }
+        case OPT_FLIP:
+            if (parse_long("--flip-lead", optarg, 0, &c->flip_lead, err) < 0)
+                return -1;
+            if (c->flip_lead > MFB_MAX_FLIP_LEAD)
+                return mfb_fail(err, "memfbench run: --flip-lead: at most %d", MFB_MAX_FLIP_LEAD);
             break;
         case OPT_SINGLE:
             c->allow_single_process = true;

@@ -22,6 +22,10 @@ int mfb_bcmp_sizeclass(const void *a, const void *b, size_t n);
 void *mfb_copy_noop(void *dst, const void *src, size_t n);
 void *mfb_set_noop(void *dst, int c, size_t n);
 int mfb_cmp_noop(const void *a, const void *b, size_t n);
+#if defined(__x86_64__)
+int mfb_cmp_load1(const void *a, const void *b, size_t n);
+int mfb_cmp_load32(const void *a, const void *b, size_t n);
+#endif
 
 #if defined(__x86_64__)
 /* x86.c, and cpu.c for the CPU probe */

@@ -37,6 +37,9 @@ static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why
 }
 
 #define COPY(fname, func, fld, impl, of) {fname, func, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of '" of "' at another address", {.fld = impl}, false, NULL, NULL, NULL, of}
+/* Store-forwarding probes (impl/noop.c): no result, so exempt from the check like noop. */
+#define PROBE_LOAD1(func) {"load1", func, MFB_ORIGIN_PROBE, "probe: one 1-byte load at the start of the right-hand buffer, broadcast to a vector mask (calls of 32 bytes and more)", {.cmp = mfb_cmp_load1}, true, has_avx2, "AVX2", NULL, NULL}
+#define PROBE_LOAD32(func) {"load32", func, MFB_ORIGIN_PROBE, "probe: one 32-byte load at the start of the right-hand buffer, to a vector mask (calls of 32 bytes and more)", {.cmp = mfb_cmp_load32}, true, has_avx2, "AVX2", NULL, NULL}
 #define LIBC_COPY(func) {"libc-copy", func, MFB_ORIGIN_COPY, "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, NULL, NULL, resolve_libc_copy, "libc"}
 
 /* libc functions are stored as data and reached only through this table at run time, so the
@@ -89,6 +92,10 @@ static const struct mfb_variant table[] = {
     {"bytes", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL, NULL, NULL},
     {"words", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL, NULL, NULL},
     {"noop", MFB_MEMCMP, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+#if defined(__x86_64__)
+    PROBE_LOAD1(MFB_MEMCMP),
+    PROBE_LOAD32(MFB_MEMCMP),
+#endif
     LIBC_COPY(MFB_MEMCMP),
     COPY("bytes-copy", MFB_MEMCMP, cmp, mfb_memcmp_bytes_copy, "bytes"),
     COPY("words-copy", MFB_MEMCMP, cmp, mfb_memcmp_words_copy, "words"),
@@ -97,6 +104,10 @@ static const struct mfb_variant table[] = {
     {"bytes", MFB_BCMP, MFB_ORIGIN_BUILTIN, "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL, NULL, NULL},
     {"sizeclass", MFB_BCMP, MFB_ORIGIN_BUILTIN, "OR of XORs of overlapping head/tail words, 16-byte blocks", {.cmp = mfb_bcmp_sizeclass}, false, NULL, NULL, NULL, NULL},
     {"noop", MFB_BCMP, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
+#if defined(__x86_64__)
+    PROBE_LOAD1(MFB_BCMP),
+    PROBE_LOAD32(MFB_BCMP),
+#endif
     LIBC_COPY(MFB_BCMP),
     COPY("bytes-copy", MFB_BCMP, cmp, mfb_bcmp_bytes_copy, "bytes"),
     COPY("sizeclass-copy", MFB_BCMP, cmp, mfb_bcmp_sizeclass_copy, "sizeclass"),
@@ -106,7 +117,8 @@ const char *mfb_origin_name(enum mfb_origin o)
 {
     static const char *const names[] = {
         [MFB_ORIGIN_LIBC] = "libc",   [MFB_ORIGIN_BUILTIN] = "builtin",       [MFB_ORIGIN_HARNESS] = "harness",
-        [MFB_ORIGIN_COPY] = "copy",   [MFB_ORIGIN_VALIDATION] = "validation", [MFB_ORIGIN_PLUGIN] = "plugin"};
+        [MFB_ORIGIN_COPY] = "copy",   [MFB_ORIGIN_VALIDATION] = "validation", [MFB_ORIGIN_PLUGIN] = "plugin",
+        [MFB_ORIGIN_PROBE] = "probe"};
     return names[o];
 }
 

@@ -25,7 +25,8 @@ enum mfb_origin {
     MFB_ORIGIN_HARNESS,    /* noop: the harness's own cost */
     MFB_ORIGIN_COPY,       /* A/A: the same code again at another address */
     MFB_ORIGIN_VALIDATION, /* known extra cost, for checking the statistics */
-    MFB_ORIGIN_PLUGIN      /* --variant PATH:SYMBOL */
+    MFB_ORIGIN_PLUGIN,     /* --variant PATH:SYMBOL */
+    MFB_ORIGIN_PROBE       /* harness-bias probes (load1, load32): timed only when named */
 };
 
 /* The origin's name in the result file and `memfbench list`. */

@@ -1,11 +1,14 @@
 #include "measure/kernels.h"
 
-/* The class bit of a call selects whether the pass shift applies, without a branch:
- * all-ones for large calls, zero for small ones. The loop cost this adds is the same for every
- * variant and is part of what the noop variant measures. */
-static inline uint64_t shift_of(uint32_t size, uint64_t shift)
+#include "workload/space.h"
+
+/* A large call's page shift in this pass, zero for a small call, without a branch: the class
+ * bit of the size selects it. The loop cost this adds is the same for every variant and is part
+ * of what the noop variant measures. */
+static inline uint64_t shift_of(uint32_t size, uint32_t idx, const struct mfb_pass *p, uint32_t pages_mask)
 {
-    return shift & (0 - (uint64_t)(size >> 31));
+    uint64_t page = (idx * p->page_mul + p->page_add) & pages_mask;
+    return (page << MFB_SHIFT_LOG2) & (0 - (uint64_t)(size >> 31));
 }
 
 /* Keeps results observable: the compiler must assume the asm reads v. */
@@ -19,16 +22,17 @@ static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
     mfb_copy_fn fn = b->variant->fn.copy;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    uint32_t n = 1u << b->calls_log2, mask = n - 1;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
     size_t reps = b->reps;
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        const struct mfb_pass *p = &b->passes[r];
+        uint32_t stride = p->stride, offset = p->offset;
         for (uint32_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
-            uint64_t o = shift_of(c->size, shift);
+            uint32_t idx = (i * stride + offset) & mask;
+            const struct mfb_call *c = &calls[idx];
+            uint64_t o = shift_of(c->size, idx, p, pages);
             sink ^= (uintptr_t)fn(base + c->dst + o, base + c->src + o, c->size & MFB_SIZE_MASK);
         }
     }
@@ -42,16 +46,17 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
     mfb_set_fn fn = b->variant->fn.set;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    uint32_t n = 1u << b->calls_log2, mask = n - 1;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
     size_t reps = b->reps;
     uint64_t sink = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        const struct mfb_pass *p = &b->passes[r];
+        uint32_t stride = p->stride, offset = p->offset;
         for (uint32_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
-            uint64_t o = shift_of(c->size, shift);
+            uint32_t idx = (i * stride + offset) & mask;
+            const struct mfb_call *c = &calls[idx];
+            uint64_t o = shift_of(c->size, idx, p, pages);
             sink ^= (uintptr_t)fn(base + c->dst + o, (int)c->aux, c->size & MFB_SIZE_MASK);
         }
     }
@@ -60,30 +65,57 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
     escape(sink);
 }
 
-/* Compare calls flip one byte of the right-hand side before the call and restore it after
- * (XOR with 0 when the call compares equal), as fleetbench does: the buffers stay equal
- * everywhere else, so any two offsets compare equal up to the injected difference. */
+/* The byte a compare call flips in its right-hand buffer, and the flip (0 when it compares
+ * equal), for the k-th call of the batch counting over all passes. */
+static inline unsigned char *flip_at(const struct mfb_batch *b, size_t k, unsigned char *flip)
+{
+    uint32_t mask = (1u << b->calls_log2) - 1;
+    const struct mfb_pass *p = &b->passes[k >> b->calls_log2];
+    uint32_t idx = ((uint32_t)k * p->stride + p->offset) & mask;
+    const struct mfb_call *c = &b->calls[idx];
+    *flip = mfb_mis_flip(c->aux);
+    return b->base + c->dst + shift_of(c->size, idx, p, b->pages_mask) + mfb_mis_pos(c->aux);
+}
+
+/* Compare calls see the right-hand side with one byte flipped (XOR with 0 when the call compares
+ * equal), as fleetbench does: the buffers stay equal everywhere else, so any two offsets compare
+ * equal up to the injected difference. A function whose first load of that buffer is wider than
+ * the flip's 1-byte store cannot take its data from the store buffer and waits until the store
+ * reaches L1 (failed store forwarding); a byte loop does not wait. Flipping right before the call
+ * made two harness-only probes differ by 4.6 ns per call (load32 against load1, docs/validation.md),
+ * so the flip is stored flip_lead calls ahead (the first ones before the timer starts) and undone
+ * right after the call. The price: a call whose bytes include one of the next flip_lead calls'
+ * flipped bytes sees an extra difference, about flip_lead x size / window of the calls. */
 static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
 {
     mfb_cmp_fn fn = b->variant->fn.cmp;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
-    uint32_t n = 1u << b->calls_log2, mask = n - 1;
-    size_t reps = b->reps;
+    uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
+    size_t reps = b->reps, total = reps << b->calls_log2;
     uint64_t sink = 0;
+    unsigned char flip;
+    size_t lead = b->flip_lead;
+    for (size_t k = 0; k < lead && k < total; k++) {
+        unsigned char *at = flip_at(b, k, &flip);
+        *at ^= flip;
+    }
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
-        uint64_t shift = b->passes[r].shift;
-        uint32_t stride = b->passes[r].stride, offset = b->passes[r].offset;
+        const struct mfb_pass *p = &b->passes[r];
+        uint32_t stride = p->stride, offset = p->offset;
         for (uint32_t i = 0; i < n; i++) {
-            const struct mfb_call *c = &calls[(i * stride + offset) & mask];
-            uint64_t o = shift_of(c->size, shift);
+            size_t ahead = (r << b->calls_log2) + i + lead;
+            if (ahead < total) {
+                unsigned char *at = flip_at(b, ahead, &flip);
+                *at ^= flip;
+            }
+            uint32_t idx = (i * stride + offset) & mask;
+            const struct mfb_call *c = &calls[idx];
+            uint64_t o = shift_of(c->size, idx, p, pages);
             unsigned char *rhs = base + c->dst + o;
-            unsigned char flip = mfb_mis_flip(c->aux);
-            unsigned char *at = rhs + mfb_mis_pos(c->aux);
-            *at ^= flip;
             sink += (uint64_t)fn(base + c->src + o, rhs, c->size & MFB_SIZE_MASK);
-            *at ^= flip;
+            rhs[mfb_mis_pos(c->aux)] ^= mfb_mis_flip(c->aux);
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;

@@ -14,11 +14,16 @@
  * learn the whole sequence (measured: 4.3 ns/call in order against 13 ns/call with a fresh order
  * per pass, fleet memcpy, docs/validation.md), so every pass visits the calls in its own order,
  * index (j * stride + offset) mod 2^k with an odd stride: a permutation, because the array length
- * is a power of two by construction (struct mfb_batch holds its logarithm, not a length). */
+ * is a power of two by construction (struct mfb_batch holds its logarithm, not a length).
+ * A large call at index i moves by ((i * page_mul + page_add) & pages_mask) pages in this pass:
+ * for an odd multiplier also a permutation, so no two large calls of a pass share a shift, and
+ * a call finds lines another large call of the same pass touched only when their slices happen
+ * to overlap (about slice / (window / pages) per pair), not whenever the table holds two of them. */
 struct mfb_pass {
-    uint64_t shift;   /* page-aligned move of large calls' offsets */
-    uint32_t stride;  /* odd */
+    uint32_t stride; /* odd */
     uint32_t offset;
+    uint32_t page_mul; /* odd */
+    uint32_t page_add;
 };
 
 struct mfb_batch {
@@ -26,6 +31,8 @@ struct mfb_batch {
     unsigned char *base;          /* arena */
     const struct mfb_call *calls;
     uint8_t calls_log2;           /* calls per pass: 1 << calls_log2 (at most 31) */
+    uint32_t pages_mask;          /* large window's page shifts (workload/space.h); 0: no large calls */
+    uint32_t flip_lead;           /* compare functions: calls ahead a difference is stored */
     const struct mfb_pass *passes;
     size_t reps;
     const struct mfb_timer *timer;

@@ -118,7 +118,7 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     for (int pos = 0; pos < r->nvars; pos++) {
         int vi = st->order[pos];
         struct mfb_batch_result res;
-        mfb_passes_draw(r->ws, &st->shift_rng, st->passes, r->cal.passes + 1);
+        mfb_passes_draw(&st->shift_rng, st->passes, r->cal.passes + 1);
         /* Priming: an untimed pass of the same variant over the same calls in an order of its own
          * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
          * L1) is this variant's own when the timed passes start, without replaying their order. */

@@ -41,7 +41,9 @@ void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, si
                         const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
     struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
-                          .calls_log2 = r->cal.calls_log2, .passes = passes, .reps = npasses, .timer = r->timer};
+                          .calls_log2 = r->cal.calls_log2, .pages_mask = r->ws->space.large.pages_mask,
+                          .flip_lead = (uint32_t)r->study->flip_lead,
+                          .passes = passes, .reps = npasses, .timer = r->timer};
     mfb_run_batch(&b, res);
 }
 

@@ -10,6 +10,7 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->warmup_rounds = -1;
     s->processes = MFB_DEFAULT_PROCESSES;
     s->process_index = -1;
+    s->flip_lead = MFB_DEFAULT_FLIP_LEAD;
     s->cpu = -1;
     s->placement = MFB_PL_AUTO;
     s->align_mode = MFB_ALIGN_EXACT;

@@ -23,6 +23,12 @@
 #define MFB_DEFAULT_PROCESSES 10
 /* Seconds of rounds of a default study, over all its processes. */
 #define MFB_DEFAULT_TIME_S 15.0
+/* How many calls ahead the compare harness stores a call's injected difference (--flip-lead):
+ * far enough that the store has reached L1 before the call loads it (measure/kernels.c; 1 still
+ * left a 0.1 ns/call bias on this machine's harness probes, 4 and 16 none), near enough that few
+ * calls see a neighbour's pending difference (about lead x size / window of them). */
+#define MFB_DEFAULT_FLIP_LEAD 4
+#define MFB_MAX_FLIP_LEAD 64
 /* --batch-passes above this would make one batch of a fast variant last seconds. */
 #define MFB_MAX_BATCH_PASSES 100000
 
@@ -41,8 +47,10 @@ struct mfb_study {
     bool allow_single_process;         /* one process may give faster/slower verdicts */
     long batch_passes;                 /* passes per batch; 0: calibrated */
     bool no_prime;                     /* no untimed pass of the same variant before each batch */
+    long flip_lead;                    /* compare functions: calls ahead a difference is stored */
     long process_index;                /* set by the parent for each child; -1 in the parent */
     enum mfb_placement placement;
+    uint64_t small_max;                /* auto placement's largest small call; 0: default */
     int cpu;                           /* -1: do not pin */
     bool cpu_given;
     uint64_t seed;

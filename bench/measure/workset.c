@@ -37,8 +37,15 @@ static uint64_t round_down(uint64_t v, uint64_t a)
     return v / a * a;
 }
 
+const char *mfb_small_max_source_name(enum mfb_small_max_source s)
+{
+    static const char *const names[] = {[MFB_SMALL_MAX_DEFAULT] = "default", [MFB_SMALL_MAX_USER] = "user",
+                                        [MFB_SMALL_MAX_REDUCED] = "reduced", [MFB_SMALL_MAX_NONE] = "none"};
+    return names[s];
+}
+
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
-                     const struct mfb_caches *c, uint64_t max_size, struct mfb_err *err)
+                     const struct mfb_caches *c, uint64_t max_size, uint64_t small_max, struct mfb_err *err)
 {
     memset(w, 0, sizeof *w);
     struct mfb_space *sp = &w->space;
@@ -46,6 +53,10 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     sp->roles = mfb_func_roles(f);
     sp->by_size = pl == MFB_PL_AUTO;
     w->placement = pl;
+    w->small_max_source = MFB_SMALL_MAX_NONE;
+    if (small_max && pl != MFB_PL_AUTO)
+        return mfb_fail(err, "--small-max applies to --placement auto only (placement %s puts every call "
+                             "in one window)", pl_names[pl]);
     /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
      * A quarter of L1d holds the parameter array, the remainder the buffers. */
     w->l1_budget = c->l1d * 3 / 4;
@@ -62,8 +73,24 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
         slice = 64u << 10;
     uint64_t large_size = 0;
     switch (pl) {
-    case MFB_PL_AUTO:
-        sp->threshold = round_down(small_size / 4, 64);
+    case MFB_PL_AUTO: {
+        /* A small call's offsets need room for 4 KiB alignments twice over beside the call. */
+        uint64_t fits = small_size > 2 * MFB_MAX_ALIGN ? small_size - 2 * MFB_MAX_ALIGN : 0;
+        if (small_max) {
+            if (small_max > fits)
+                return mfb_fail(err, "--small-max %llu does not fit this CPU's L1 window of %llu bytes per "
+                                     "buffer (at most %llu)",
+                                (unsigned long long)small_max, (unsigned long long)small_size,
+                                (unsigned long long)fits);
+            sp->threshold = small_max;
+            w->small_max_source = MFB_SMALL_MAX_USER;
+        } else if (MFB_DEFAULT_SMALL_MAX > fits) {
+            sp->threshold = round_down(fits, 64);
+            w->small_max_source = MFB_SMALL_MAX_REDUCED;
+        } else {
+            sp->threshold = MFB_DEFAULT_SMALL_MAX;
+            w->small_max_source = MFB_SMALL_MAX_DEFAULT;
+        }
         sp->small.used = true;
         sp->small.size = small_size;
         if (max_size > sp->threshold) {
@@ -73,6 +100,7 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
             large_size = 4 * (uint64_t)c->llc;
         }
         break;
+    }
     case MFB_PL_L1:
         sp->small.used = true;
         sp->small.size = small_size;
@@ -113,6 +141,11 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
             large_size = 1ull << 30;
         sp->large.size = round_down(large_size, PAGE);
         sp->large.slice = slice;
+        uint64_t places = (sp->large.size - slice) / PAGE + 1;
+        uint64_t pages = 1;
+        while (2 * pages <= places)
+            pages *= 2;
+        sp->large.pages_mask = (uint32_t)(pages - 1);
         for (int r = 0; r < sp->roles; r++) {
             sp->large.off[r] = at;
             at += sp->large.size;

@@ -160,6 +160,8 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddBoolToObject(cfg, "allow_single_process", c->allow_single_process);
     add_number_or_null(cfg, "batch_passes", c->batch_passes > 0, (double)c->batch_passes);
     cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);
+    add_number_or_null(cfg, "flip_lead", mfb_func_compares(c->func), (double)c->flip_lead);
+    add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
@@ -258,6 +260,7 @@ static cJSON *workset_json(const struct mfb_workset *ws)
     cJSON_AddNumberToObject(w, "param_record_bytes", (double)sizeof(struct mfb_call));
     cJSON_AddNumberToObject(w, "l1_budget_bytes", (double)ws->l1_budget);
     cJSON_AddItemToObject(w, "small_window", window_json(&ws->space.small, ws->space.threshold, true));
+    cJSON_AddStringToObject(w, "small_max_source", mfb_small_max_source_name(ws->small_max_source));
     cJSON_AddItemToObject(w, "large_window", window_json(&ws->space.large, ws->space.threshold, false));
     cJSON_AddNumberToObject(w, "arena_bytes", (double)ws->arena_size);
     cJSON_AddNumberToObject(w, "prefault_ms", ws->prefault_ms);

@@ -10,11 +10,17 @@
 
 #include "base/functions.h"
 
+/* Large calls move by whole pages (measure/kernels.h), so their offsets keep the alignment the
+ * sampler drew. */
+#define MFB_SHIFT_LOG2 12
+
 struct mfb_window {
     bool used;
     uint64_t off[2]; /* arena offset of each role's window (page aligned) */
     uint64_t size;   /* bytes per role */
-    uint64_t slice;  /* large windows: bytes a pass addresses before its shift */
+    uint64_t slice;  /* large windows: bytes a call addresses before its page shift */
+    uint32_t pages_mask; /* large windows: a call's page shift is below pages_mask + 1, a power
+                          * of two no larger than the places the slice fits in the window */
 };
 
 struct mfb_space {

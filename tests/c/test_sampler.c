@@ -30,7 +30,7 @@ static int draw(struct mfb_dist *d, enum mfb_func f, enum mfb_placement pl, enum
                 uint64_t seed, struct mfb_call *out, size_t n, struct mfb_workset *ws)
 {
     struct mfb_err err;
-    if (mfb_workset_plan(ws, f, pl, &caches, mfb_table_max(&d->size), &err) < 0) {
+    if (mfb_workset_plan(ws, f, pl, &caches, mfb_table_max(&d->size), 0, &err) < 0) {
         printf("# plan: %s\n", err.msg);
         return -1;
     }
@@ -157,7 +157,7 @@ int main(void)
         TAP_CHECK(&t, ok && ws.space.small.size * 2 + mfb_workset_params(&ws) * sizeof(struct mfb_call) <= caches.l1d,
                   "auto placement: calls <= %llu B stay in the %llu B L1 windows, larger ones in their slices",
                   (unsigned long long)ws.space.threshold, (unsigned long long)ws.space.small.size);
-        TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, 100000, &err) < 0 &&
+        TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, 100000, 0, &err) < 0 &&
                           strstr(err.msg, "placement l1"),
                   "placement l1 refuses sizes that do not fit: %s", err.msg);
         mfb_table_free(&d.size);
