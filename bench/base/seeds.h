@@ -8,7 +8,7 @@
 enum mfb_stream {
     MFB_STREAM_PARAMS,    /* the calls replayed in the rounds */
     MFB_STREAM_ORDER,     /* the variants' order within each round */
-    MFB_STREAM_SHIFT,     /* each pass's page shift and visiting order */
+    MFB_STREAM_SHIFT,     /* each pass's visiting order and large calls' page shifts */
     MFB_STREAM_VERIFY,    /* the correctness check's buffer contents */
     MFB_STREAM_SELFCHECK, /* the sampler self-check's draws */
     MFB_STREAM_CALIBRATE, /* the passes of calibration and the linearity check */
@@ -16,6 +16,7 @@ enum mfb_stream {
     MFB_STREAM_ARENA,     /* the buffers' byte pattern */
     MFB_STREAM_ENV_PAD,   /* --processes: the length of a child's environment pad */
     MFB_STREAM_STACK,     /* the process's stack offset (measure/layout.h) */
+    MFB_STREAM_CODE,      /* the code placements of the timed loop and the built-ins */
     MFB_STREAM_COUNT
 };
 

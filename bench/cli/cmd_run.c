@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/processes.h"
+#include "impl/placements.h"
 #include "impl/plugin.h"
 #include "measure/run.h"
 #include "report/document.h"
@@ -36,15 +37,46 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     if (mfb_variant_instantiate(v, &rv->own, &why) < 0)
         return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
     rv->v = &rv->own;
-    if (v->copy_of) {
-        struct mfb_variant orig;
-        const char *w;
-        const struct mfb_variant *o = mfb_variant_find(v->func, v->copy_of);
-        if (o && mfb_variant_instantiate(o, &orig, &w) == 0)
-            rv->copy_bytes_compared = mfb_variant_same_code(&rv->own, &orig, &rv->copy_identical);
-    }
+    unsigned k = r->layout.variant_placement[r->nvars];
+    rv->placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
     r->nvars++;
     return 0;
+}
+
+static struct mfb_run_variant *find_in_run(struct mfb_run *r, const char *name)
+{
+    for (int i = 0; i < r->nvars; i++)
+        if (!strcmp(r->vars[i].v->name, name))
+            return &r->vars[i];
+    return NULL;
+}
+
+/* A/A copies: a built-in's copy never shares its original's code placement in the same process
+ * (drawn equal, it moves to the next placement), so the pair always compares the same code at two
+ * places; then the copy's code is compared byte for byte with the original's as timed, or, when
+ * the original is not in the run, as it would be at another placement. */
+static void settle_copies(struct mfb_run *r)
+{
+    for (int i = 0; i < r->nvars; i++) {
+        struct mfb_run_variant *rv = &r->vars[i];
+        if (!rv->v->copy_of)
+            continue;
+        const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
+        struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
+        if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
+            rv->placement = (rv->placement + 1) % MFB_CODE_PLACEMENTS;
+            mfb_variant_place(&rv->own, (unsigned)rv->placement);
+        }
+        struct mfb_variant orig;
+        const char *w;
+        if (orv)
+            orig = *orv->v;
+        else if (!o || mfb_variant_instantiate(o, &orig, &w) < 0)
+            continue;
+        else if (rv->placement >= 0)
+            mfb_variant_place(&orig, (unsigned)(rv->placement + 1) % MFB_CODE_PLACEMENTS);
+        rv->copy_bytes_compared = mfb_variant_same_code(&rv->own, &orig, &rv->copy_identical);
+    }
 }
 
 static int unique_name(const struct mfb_run *r, const char *name, struct mfb_err *err)
@@ -72,6 +104,7 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
             if (mfb_plugin_load(c->variants[i], c->func, &rv->own, err) < 0 || unique_name(r, rv->own.name, err) < 0)
                 return -1;
             rv->v = &rv->own;
+            rv->placement = -1;
             r->nvars++;
             continue;
         }
@@ -89,6 +122,7 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
         if (unique_name(r, v->name, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }
+    settle_copies(r);
     return 0;
 }
 

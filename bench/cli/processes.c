@@ -1,6 +1,7 @@
 #include "cli/processes.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,15 @@
 #include "base/rng.h"
 #include "measure/layout.h"
 #include "measure/samples.h"
+#include "measure/stoprule.h"
+#include "measure/timer.h"
 #include "report/columns.h"
 #include "report/summary.h"
 
 /* Options the parent sets itself for each child (with a value each). */
 static bool replaced_option(const char *a, bool *takes_value)
 {
-    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", NULL};
+    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci", NULL};
     for (int i = 0; longs[i]; i++) {
         size_t n = strlen(longs[i]);
         if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '=')) {
@@ -184,7 +187,8 @@ static cJSON *read_doc(const char *path, int i, int k, struct mfb_err *err)
     return doc;
 }
 
-/* What differs between processes: seeds, clock calibration, code addresses, batch, rounds. */
+/* What differs between processes: seeds, layout, clock calibration, code addresses and placements,
+ * batch, rounds. */
 static cJSON *process_entry(const cJSON *doc, int i)
 {
     cJSON *e = cJSON_CreateObject();
@@ -193,30 +197,80 @@ static cJSON *process_entry(const cJSON *doc, int i)
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
         cJSON_AddItemToObject(e, keep[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, keep[k]), 1));
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
+    cJSON *place = cJSON_AddArrayToObject(e, "variant_placements");
     const cJSON *v;
-    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants"))
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
         cJSON_AddItemToArray(addr, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "address"), 0));
+        cJSON_AddItemToArray(place, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "placement"), 0));
+    }
     return e;
+}
+
+/* --target-ci over processes: which variants are compared (all but the baseline and the harness's
+ * noop, as in the analysis), from the first process's document. */
+static void compared_variants(const cJSON *doc, bool *compared, int *nvars)
+{
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
+        if (i >= MFB_MAX_VARIANTS)
+            break;
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(v, "origin");
+        compared[i] = i > 0 && !(cJSON_IsString(o) && !strcmp(o->valuestring, "harness"));
+        i++;
+    }
+    *nvars = i;
+}
+
+/* The merged document's record of the process-level stop rule. */
+static cJSON *target_json(const cJSON *doc, double pct, bool reached, const bool *compared, const double *w,
+                          int nvars, int done)
+{
+    cJSON *tc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(tc, "percent", pct);
+    cJSON_AddStringToObject(tc, "level", "processes");
+    cJSON_AddBoolToObject(tc, "reached", reached);
+    cJSON_AddNumberToObject(tc, "processes", done);
+    cJSON *hw = cJSON_AddObjectToObject(tc, "half_widths");
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(doc, "variants");
+    for (int v = 1; v < nvars; v++)
+        if (compared[v] && isfinite(w[v]))
+            cJSON_AddNumberToObject(hw, cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(vars, v), "name")->valuestring,
+                                    w[v]);
+    return tc;
 }
 
 int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
                       volatile sig_atomic_t *stop, struct mfb_err *err)
 {
-    int k = (int)cfg->processes;
+    /* With --target-ci, cfg->processes is the minimum: processes are added one at a time, each
+     * with a default study's share of time, until every process-level interval is within the
+     * target, the time budget is spent or MFB_MAX_PROCESSES have run. */
+    bool targeted = cfg->target_ci > 0;
+    int k = targeted ? MFB_MAX_PROCESSES : (int)cfg->processes;
     /* k <= MFB_MAX_PROCESSES: the option parser refuses more. */
     char *tmp[MFB_MAX_PROCESSES] = {0};
     cJSON *docs[MFB_MAX_PROCESSES] = {0};
     struct mfb_samples all = {0};
+    struct mfb_stoprule rule = {0};
+    bool compared[MFB_MAX_VARIANTS] = {false}, reached = false;
+    double widths[MFB_MAX_VARIANTS];
+    int nvars = 0;
+    enum mfb_stop_reason stop_reason = MFB_STOP_NONE;
     int status = MFB_EXIT_FAIL, done = 0;
     long batch_passes = 0; /* 0 for the first process, which calibrates */
-    double each = cfg->time_s > 0 ? cfg->time_s / k : 0;
+    double each = targeted ? MFB_DEFAULT_TIME_S / MFB_DEFAULT_PROCESSES : cfg->time_s > 0 ? cfg->time_s / k : 0;
+    uint64_t t0 = mfb_mono_ns();
     const char *target = strcmp(cfg->output, "-") ? cfg->output : "memfbench-stdout.json";
     for (int i = 0; i < k && !*stop; i++) {
         if (!(tmp[i] = child_tmp(target, i))) {
             mfb_fail(err, "%s: cannot create a temporary file for process %d", target, i);
             goto cleanup;
         }
-        if (!cfg->quiet)
+        if (!cfg->quiet && targeted)
+            fprintf(stderr, "memfbench: process %d (at least %ld, until +-%g %%)\n", i + 1, cfg->processes,
+                    cfg->target_ci);
+        else if (!cfg->quiet)
             fprintf(stderr, "memfbench: process %d of %d\n", i + 1, k);
         FILE *errlog = tmpfile();
         if (!errlog) {
@@ -246,6 +300,23 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         done++;
         if (rc == MFB_EXIT_INTERRUPTED)
             break;
+        if (targeted) {
+            if (i == 0)
+                compared_variants(docs[0], compared, &nvars);
+            if (mfb_stoprule_processes(&rule, &all, nvars, compared, cfg->target_ci, widths, &reached, err) < 0)
+                goto cleanup;
+            double elapsed = (double)(mfb_mono_ns() - t0) / 1e9;
+            if (done >= cfg->processes && reached) {
+                stop_reason = MFB_STOP_TARGET_CI;
+                break;
+            }
+            if (done >= cfg->processes && cfg->time_s > 0 && elapsed + elapsed / done > cfg->time_s) {
+                stop_reason = MFB_STOP_TIME;
+                break;
+            }
+            if (done == k)
+                stop_reason = MFB_STOP_PROCESSES;
+        }
     }
     if (done == 0) {
         mfb_fail(err, "interrupted before the first process finished");
@@ -255,7 +326,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     docs[0] = NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "samples");
     cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "config");
-    cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", cJSON_CreateNumber(k));
+    cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", cJSON_CreateNumber(targeted ? done : k));
     cJSON_ReplaceItemInObjectCaseSensitive(c, "time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s)
                                                                                : cJSON_CreateNull());
     cJSON *argv = cJSON_CreateArray();
@@ -263,7 +334,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->argv[i]));
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "command_line", argv);
     cJSON *procs = cJSON_CreateArray();
-    bool complete = done == k;
+    bool complete = done == k || (targeted && stop_reason != MFB_STOP_NONE);
     for (int i = 0; i < done; i++) {
         cJSON *d = i == 0 ? doc : docs[i];
         cJSON_AddItemToArray(procs, process_entry(d, i));
@@ -282,6 +353,20 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     cJSON_ReplaceItemInObjectCaseSensitive(st, "complete", cJSON_CreateBool(complete));
     if (!complete)
         cJSON_ReplaceItemInObjectCaseSensitive(st, "stop_reason", cJSON_CreateString("interrupted"));
+    else if (targeted) {
+        cJSON_ReplaceItemInObjectCaseSensitive(st, "stop_reason", cJSON_CreateString(mfb_stop_reason_name(stop_reason)));
+        cJSON_DeleteItemFromObjectCaseSensitive(st, "target_ci");
+        cJSON_AddItemToObject(st, "target_ci", target_json(doc, cfg->target_ci, reached, compared, widths, nvars, done));
+        if (!reached) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
+                     "+-%.2f %%", mfb_stop_reason_name(stop_reason), done, cfg->target_ci);
+            cJSON *w = cJSON_CreateObject();
+            cJSON_AddStringToObject(w, "code", "target_ci");
+            cJSON_AddStringToObject(w, "message", msg);
+            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(st, "warnings"), w);
+        }
+    }
     if (!cfg->quiet) {
         const cJSON *w;
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(st, "warnings"))
@@ -299,6 +384,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         }
     }
 cleanup:
+    mfb_stoprule_free(&rule);
     for (int i = 0; i < k; i++) {
         if (tmp[i]) {
             unlink(tmp[i]);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/placement.h"
 #include "impl/variants.h"
 #include "measure/timer.h"
 #include "workload/call.h"
@@ -44,5 +45,10 @@ struct mfb_batch_result {
 };
 
 void mfb_run_batch(const struct mfb_batch *b, struct mfb_batch_result *out);
+
+/* The same loops compiled at every code placement (base/placement.h, kernels_placed.c); a run
+ * times with the one its layout drew. */
+typedef void mfb_batch_fn(const struct mfb_batch *b, struct mfb_batch_result *out);
+extern mfb_batch_fn *const mfb_kernel_placements[MFB_CODE_PLACEMENTS];
 
 #endif

@@ -28,7 +28,8 @@ const char *mfb_stop_reason_name(enum mfb_stop_reason r)
 {
     static const char *const names[] = {[MFB_STOP_NONE] = "none",           [MFB_STOP_TIME] = "time",
                                         [MFB_STOP_ROUNDS] = "rounds",       [MFB_STOP_TARGET_CI] = "target_ci",
-                                        [MFB_STOP_INTERRUPTED] = "interrupted"};
+                                        [MFB_STOP_INTERRUPTED] = "interrupted",
+                                        [MFB_STOP_PROCESSES] = "processes"};
     return names[r];
 }
 
@@ -44,7 +45,7 @@ void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, si
                           .calls_log2 = r->cal.calls_log2, .pages_mask = r->ws->space.large.pages_mask,
                           .flip_lead = (uint32_t)r->study->flip_lead,
                           .passes = passes, .reps = npasses, .timer = r->timer};
-    mfb_run_batch(&b, res);
+    mfb_kernel_placements[r->layout.kernel_placement](&b, res);
 }
 
 void mfb_run_free(struct mfb_run *r)

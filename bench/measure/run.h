@@ -29,6 +29,7 @@ struct mfb_run_variant {
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;
+    int placement;               /* code placement (base/placement.h); -1: code memfbench cannot move */
     uint64_t verified_calls;
     double pilot_ns_per_call;
     double linearity;            /* time of 2N passes / (time of N + time of the other N) */
@@ -70,7 +71,10 @@ struct mfb_warmup {
 };
 
 /* NONE while the rounds go on. */
-enum mfb_stop_reason { MFB_STOP_NONE, MFB_STOP_TIME, MFB_STOP_ROUNDS, MFB_STOP_TARGET_CI, MFB_STOP_INTERRUPTED };
+enum mfb_stop_reason {
+    MFB_STOP_NONE, MFB_STOP_TIME, MFB_STOP_ROUNDS, MFB_STOP_TARGET_CI, MFB_STOP_INTERRUPTED,
+    MFB_STOP_PROCESSES /* --target-ci over processes: MFB_MAX_PROCESSES ran */
+};
 
 const char *mfb_stop_reason_name(enum mfb_stop_reason r);
 

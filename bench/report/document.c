@@ -187,9 +187,19 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "stack_offset", l->stack_offset);
     cJSON_AddNumberToObject(o, "env_pad", l->env_pad);
+    cJSON_AddNumberToObject(o, "kernel_placement", l->kernel_placement);
+    char addr[32];
+    snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(uintptr_t)mfb_kernel_placements[l->kernel_placement]);
+    cJSON_AddStringToObject(o, "kernel_address", addr);
+    cJSON_AddNumberToObject(o, "code_placements", MFB_CODE_PLACEMENTS);
+    cJSON_AddNumberToObject(o, "placement_step", MFB_PLACEMENT_STEP);
     cJSON_AddStringToObject(o, "method", "stack offset drawn from the seed (multiple of 16 below 4096) before "
                             "the study runs; environment pad MEMFBENCH_PAD of random length set by the "
-                            "--processes parent; both move addresses by less than the pages ASLR moves them by");
+                            "--processes parent; both move addresses by less than the pages ASLR moves them by. "
+                            "The timed loop and every built-in variant run from one of code_placements copies "
+                            "of their code, each starting placement_step bytes further into a page, drawn per "
+                            "process (variants[].placement); libc and plugins cannot be moved. Data offsets "
+                            "are drawn per call within each window");
     return o;
 }
 
@@ -313,6 +323,7 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index)
     add_or_null(v, "symbol", rv->code.symbol);
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
+    add_number_or_null(v, "placement", rv->placement >= 0, rv->placement);
     cJSON_AddNumberToObject(v, "verified_calls", (double)rv->verified_calls);
     cJSON_AddNumberToObject(v, "pilot_ns_per_call", rv->pilot_ns_per_call);
     cJSON_AddNumberToObject(v, "linearity", rv->linearity);

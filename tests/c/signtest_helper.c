@@ -1,15 +1,28 @@
 /* Reads a confidence level and then numbers from stdin, one per line; prints the C sign-test
- * rank and interval "rank lo median hi" (%.17g), or "none" when n is too small. The pytest
- * tests/py/test_signtest_agreement.py feeds the same data to the analysis package. */
+ * rank and interval "rank lo median hi" (%.17g), or "none" when n is too small. Given "t" first
+ * instead, reads pairs "p df" and prints the t quantile of each (%.17g). The pytest
+ * tests/py/test_signtest_agreement.py feeds the same data to the analysis package and scipy. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/signtest.h"
+#include "base/tdist.h"
+
+static int t_quantiles(void)
+{
+    double p, df;
+    while (scanf("%lf %lf", &p, &df) == 2)
+        printf("%.17g\n", mfb_t_quantile(p, df));
+    return 0;
+}
 
 int main(void)
 {
     double level;
-    if (scanf("%lf", &level) != 1) {
+    char first[16];
+    if (scanf("%15s", first) == 1 && first[0] == 't')
+        return t_quantiles();
+    if (sscanf(first, "%lf", &level) != 1) {
         fprintf(stderr, "signtest_helper: first line must be the level\n");
         return 2;
     }

@@ -41,3 +41,19 @@ def test_c_and_python_sign_test_intervals_agree(n: int, level: float) -> None:
     lo, med, hi = c
     assert (lo, hi) == (py.low, py.high)
     assert med == pytest.approx(py.estimate, rel=1e-12, abs=1e-15)
+
+
+def test_c_t_quantile_agrees_with_scipy() -> None:
+    """The process-level --target-ci stop rule needs Student's t quantile in C (bench/base/tdist.c);
+    the analysis takes it from scipy. Levels as the rule uses them: two-sided 95 %, Bonferroni over
+    up to 31 comparisons, 1 to 63 degrees of freedom."""
+    from scipy import stats as st
+
+    cases = [(p, df) for df in (1, 2, 3, 4, 5, 9, 19, 39, 63)
+             for p in (0.5, 0.9, 0.975, 1 - 0.025 / 5, 1 - 0.025 / 31, 0.025, 1e-4)]
+    text = "t\n" + "\n".join(f"{p!r} {df}" for p, df in cases) + "\n"
+    out = subprocess.run([helper()], input=text, capture_output=True, text=True, check=True).stdout.split()
+    assert len(out) == len(cases)
+    for (p, df), c in zip(cases, out):
+        want = float(st.t.ppf(p, df))
+        assert math.isclose(float(c), want, rel_tol=1e-9, abs_tol=1e-12), f"p={p} df={df}: C {c}, scipy {want}"

@@ -1,0 +1,28 @@
+/* Code placements. ASLR moves code by whole pages, so without help the low 12 bits of every code
+ * address are the same in every process, and with them the alignment of loops and branches to
+ * the uop cache's 32- and 64-byte windows, the instruction cache sets and the branch predictors'
+ * indexes: one arbitrary placement, frozen (Mytkowicz et al., ASPLOS 2009). memfbench's own timed
+ * code (the harness's loops in measure/, the built-ins in impl/) is therefore compiled
+ * MFB_CODE_PLACEMENTS times, each copy opening its text at a page boundary plus its own pad, and
+ * every process times a copy drawn at random (measure/layout.h), recorded in the result file. */
+#ifndef MFB_PLACEMENT_H
+#define MFB_PLACEMENT_H
+
+#define MFB_CODE_PLACEMENTS 8
+/* Bytes between placement k and k + 1: 16 modulo 64 (functions are 16-byte aligned, so the four
+ * offsets a function can take within a cache line all occur) and 528 modulo 4096, so all eight
+ * start at different places within the page. */
+#define MFB_PLACEMENT_STEP 528
+
+#define MFB_CAT_(a, b) a##b
+#define MFB_CAT(a, b) MFB_CAT_(a, b)
+#define MFB_STR_(x) #x
+#define MFB_STR(x) MFB_STR_(x)
+
+/* Opens the translation unit's text at a page boundary plus k * MFB_PLACEMENT_STEP bytes of
+ * never-executed int3. It must precede every function of the file, which the build guarantees
+ * with -fno-toplevel-reorder for the placed files. */
+#define MFB_PLACEMENT_PAD(k) \
+    __asm__(".text\n.p2align 12\n.skip (" MFB_STR(k) ") * " MFB_STR(MFB_PLACEMENT_STEP) ", 0xcc\n")
+
+#endif

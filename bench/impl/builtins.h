@@ -1,0 +1,31 @@
+/* The built-ins as a list, for the tables that map each one to its code in every placement
+ * (impl/placed.c, impl/placements.c): X(member of union mfb_fn, function). The same names are
+ * renamed one by one in impl/rename.h; test_variants checks every built-in variant is in both. */
+#ifndef MFB_BUILTINS_H
+#define MFB_BUILTINS_H
+
+#define MFB_BUILTINS_PORTABLE(X)                                                                   \
+    X(copy, mfb_memcpy_bytes)                                                                      \
+    X(copy, mfb_memcpy_sizeclass)                                                                  \
+    X(copy, mfb_memmove_bytes)                                                                     \
+    X(copy, mfb_memmove_sizeclass)                                                                 \
+    X(set, mfb_memset_bytes)                                                                       \
+    X(set, mfb_memset_sizeclass)                                                                   \
+    X(cmp, mfb_memcmp_bytes)                                                                       \
+    X(cmp, mfb_memcmp_words)                                                                       \
+    X(cmp, mfb_bcmp_bytes)                                                                         \
+    X(cmp, mfb_bcmp_sizeclass)
+
+#if defined(__x86_64__)
+#define MFB_BUILTINS_X86(X)                                                                        \
+    X(copy, mfb_memcpy_rep_movsb)                                                                  \
+    X(copy, mfb_memcpy_sse2)                                                                       \
+    X(copy, mfb_memcpy_avx2)                                                                       \
+    X(set, mfb_memset_rep_stosb)
+#else
+#define MFB_BUILTINS_X86(X)
+#endif
+
+#define MFB_BUILTINS(X) MFB_BUILTINS_PORTABLE(X) MFB_BUILTINS_X86(X)
+
+#endif

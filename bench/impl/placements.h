@@ -1,0 +1,16 @@
+/* The built-ins' code placements (base/placement.h, impl/placed.c): a variant whose code is a
+ * built-in can be moved to any of them. */
+#ifndef MFB_PLACEMENTS_H
+#define MFB_PLACEMENTS_H
+
+#include <stdbool.h>
+
+#include "base/placement.h"
+#include "impl/variants.h"
+
+/* Moves v's code to placement k (below MFB_CODE_PLACEMENTS) when it is a built-in or a copy of
+ * one; false, v unchanged, for any other code (libc, plugins, probes), which memfbench cannot
+ * compile again. */
+bool mfb_variant_place(struct mfb_variant *v, unsigned k);
+
+#endif
