@@ -35,21 +35,23 @@ static double beta_fraction(double a, double b, double x)
     return h;
 }
 
-static double incomplete_beta(double a, double b, double x)
+/* I_x(a, b), given x and y = 1 - x each computed without cancellation (for the t distribution
+ * near 0, x is 1 to double precision while y still carries t). */
+static double incomplete_beta(double a, double b, double x, double y)
 {
     if (x <= 0)
         return 0;
-    if (x >= 1)
+    if (y <= 0)
         return 1;
-    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(y));
     if (x < (a + 1) / (a + b + 2))
         return front * beta_fraction(a, b, x) / a;
-    return 1 - front * beta_fraction(b, a, 1 - x) / b;
+    return 1 - front * beta_fraction(b, a, y) / b;
 }
 
 double mfb_t_cdf(double t, double df)
 {
-    double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+    double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t), t * t / (df + t * t));
     return t >= 0 ? 1 - tail : tail;
 }
 

@@ -1,16 +1,5 @@
 #include "measure/kernels.h"
 
-#include "workload/space.h"
-
-/* A large call's page shift in this pass, zero for a small call, without a branch: the class
- * bit of the size selects it. The loop cost this adds is the same for every variant and is part
- * of what the noop variant measures. */
-static inline uint64_t shift_of(uint32_t size, uint32_t idx, const struct mfb_pass *p, uint32_t pages_mask)
-{
-    uint64_t page = (idx * p->page_mul + p->page_add) & pages_mask;
-    return (page << MFB_SHIFT_LOG2) & (0 - (uint64_t)(size >> 31));
-}
-
 /* Keeps results observable: the compiler must assume the asm reads v. */
 static inline void escape(uint64_t v)
 {
@@ -32,7 +21,7 @@ static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = shift_of(c->size, idx, p, pages);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
             sink ^= (uintptr_t)fn(base + c->dst + o, base + c->src + o, c->size & MFB_SIZE_MASK);
         }
     }
@@ -56,7 +45,7 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = shift_of(c->size, idx, p, pages);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
             sink ^= (uintptr_t)fn(base + c->dst + o, (int)c->aux, c->size & MFB_SIZE_MASK);
         }
     }
@@ -74,7 +63,7 @@ static inline unsigned char *flip_at(const struct mfb_batch *b, size_t k, unsign
     uint32_t idx = ((uint32_t)k * p->stride + p->offset) & mask;
     const struct mfb_call *c = &b->calls[idx];
     *flip = mfb_mis_flip(c->aux);
-    return b->base + c->dst + shift_of(c->size, idx, p, b->pages_mask) + mfb_mis_pos(c->aux);
+    return b->base + c->dst + mfb_pass_shift(c->size, idx, p, b->pages_mask) + mfb_mis_pos(c->aux);
 }
 
 /* Compare calls see the right-hand side with one byte flipped (XOR with 0 when the call compares
@@ -112,7 +101,7 @@ static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
             }
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = shift_of(c->size, idx, p, pages);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
             unsigned char *rhs = base + c->dst + o;
             sink += (uint64_t)fn(base + c->src + o, rhs, c->size & MFB_SIZE_MASK);
             rhs[mfb_mis_pos(c->aux)] ^= mfb_mis_flip(c->aux);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/passes.h"
 #include "measure/workset.h"
 #include "tap.h"
 #include "workload/sampler.h"
@@ -157,6 +158,28 @@ int main(void)
         TAP_CHECK(&t, ok && ws.space.small.size * 2 + mfb_workset_params(&ws) * sizeof(struct mfb_call) <= caches.l1d,
                   "auto placement: calls <= %llu B stay in the %llu B L1 windows, larger ones in their slices",
                   (unsigned long long)ws.space.threshold, (unsigned long long)ws.space.small.size);
+        /* Every large call of a pass gets its own page shift, inside the large window. */
+        struct mfb_rng rng;
+        mfb_rng_seed(&rng, 11);
+        struct mfb_pass pass;
+        int distinct = 1, inside = 1, small_fixed = 1;
+        const uint32_t n = 4096, mask = ws.space.large.pages_mask;
+        uint8_t *seen = calloc((size_t)mask + 1, 1);
+        for (int rep = 0; rep < 8 && seen; rep++) {
+            mfb_passes_draw(&rng, &pass, 1);
+            memset(seen, 0, (size_t)mask + 1);
+            for (uint32_t idx = 0; idx < n; idx++) {
+                uint64_t o = mfb_pass_shift(100000u | MFB_CALL_LARGE, idx, &pass, mask);
+                distinct &= !seen[o >> MFB_SHIFT_LOG2];
+                seen[o >> MFB_SHIFT_LOG2] = 1;
+                inside &= ws.space.large.slice + o <= ws.space.large.size;
+                small_fixed &= mfb_pass_shift(64, idx, &pass, mask) == 0;
+            }
+        }
+        free(seen);
+        TAP_CHECK(&t, seen && mask + 1 >= n && distinct && inside && small_fixed,
+                  "large calls of a pass get %u distinct page shifts of %u, their slices stay in the window; "
+                  "small calls do not move", n, mask + 1);
         TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, 100000, 0, &err) < 0 &&
                           strstr(err.msg, "placement l1"),
                   "placement l1 refuses sizes that do not fit: %s", err.msg);

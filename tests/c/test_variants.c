@@ -4,6 +4,7 @@
  * `memfbench run` uses before timing. */
 #include <string.h>
 
+#include "impl/placements.h"
 #include "impl/verify.h"
 #include "tap.h"
 
@@ -55,6 +56,56 @@ static int sweep_overlap(struct mfb_verify *v, const struct mfb_variant *var, ch
                     return -1;
             }
     return 0;
+}
+
+/* Every code placement of a built-in is the same function: a light sweep (every size to 300, one
+ * misalignment pair each) catches a table entry pointing at the wrong built-in. */
+static int sweep_light(struct mfb_verify *v, const struct mfb_variant *var, char *why, size_t n)
+{
+    for (uint64_t size = 0; size <= 300; size++) {
+        struct mfb_vcall c = {.n = size, .src_mod = (uint32_t)(size % 64), .dst_mod = (uint32_t)(size * 7 % 64)};
+        if (var->func == MFB_MEMSET)
+            c.aux = (uint32_t)(size & 0xff);
+        if (mfb_func_compares(var->func))
+            c.aux = size ? (uint32_t)(size / 3) : MFB_MIS_EQUAL_FLAG;
+        if (check(v, var, &c, why, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Built-ins and their copies move to every placement, each at its own offset within a page;
+ * code memfbench does not compile (libc, noop, probes, validation wrappers) stays put. */
+static void check_placements(struct tap *t, struct mfb_verify *v, const struct mfb_variant *all, size_t nv)
+{
+    for (size_t i = 0; i < nv; i++) {
+        struct mfb_variant inst;
+        const char *missing = "";
+        if (mfb_variant_instantiate(&all[i], &inst, &missing) < 0)
+            continue;
+        bool movable = all[i].origin == MFB_ORIGIN_BUILTIN ||
+                       (all[i].origin == MFB_ORIGIN_COPY && strcmp(all[i].copy_of, "libc") != 0);
+        uintptr_t offsets[MFB_CODE_PLACEMENTS];
+        bool placed = true, distinct = true, correct = true;
+        char why[1024] = "";
+        for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++) {
+            struct mfb_variant p = inst;
+            placed = placed && mfb_variant_place(&p, k) == movable;
+            void *addr;
+            memcpy(&addr, &p.fn, sizeof addr);
+            offsets[k] = (uintptr_t)addr % 4096;
+            for (unsigned j = 0; j < k; j++)
+                distinct = distinct && offsets[j] != offsets[k];
+            if (movable && correct && sweep_light(v, &p, why, sizeof why) < 0)
+                correct = false;
+        }
+        if (movable)
+            TAP_CHECK(t, placed && distinct && correct, "%s/%s: %d placements, each at its own page offset, each "
+                      "correct %s", mfb_func_name(all[i].func), all[i].name, MFB_CODE_PLACEMENTS, why);
+        else
+            TAP_CHECK(t, placed, "%s/%s (origin %s) is not moved", mfb_func_name(all[i].func), all[i].name,
+                      mfb_origin_name(all[i].origin));
+    }
 }
 
 /* A wrong variant must be caught: a memcpy that drops its last byte, and one that writes past. */
@@ -111,6 +162,7 @@ int main(void)
                       mfb_func_name(var->func), var->name, (unsigned long long)(v.checked - before), why);
         }
     }
+    check_placements(&t, &v, all, nv);
     struct mfb_variant bad[] = {
         {"short", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = short_copy}, false, NULL, NULL, NULL, NULL},
         {"long", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = long_copy}, false, NULL, NULL, NULL, NULL},

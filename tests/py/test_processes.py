@@ -93,3 +93,54 @@ def test_priming_is_on_by_default_and_recorded(run) -> None:
     assert run("-d", "fixed:64", "-v", "libc", "--rounds", "3", "--processes", "1", "-q").doc["config"]["prime"] is True
     off = run("-d", "fixed:64", "-v", "libc", "--rounds", "3", "--processes", "1", "--no-prime", "-q", out="np.json")
     assert off.doc["config"]["prime"] is False
+
+
+def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "-v", "sizeclass-copy", "-p", "l1",
+            "--processes", "6", "-t", "1.5", "-q")
+    assert r.code == 0, r.stderr
+    names = [v["name"] for v in r.doc["variants"]]
+    drawn = []
+    for p in r.doc["processes"]:
+        lay = p["layout"]
+        assert lay["code_placements"] == 8 and 0 <= lay["kernel_placement"] < 8
+        assert int(lay["kernel_address"], 16) > 0
+        place = dict(zip(names, p["variant_placements"]))
+        assert place["libc"] is None  # libc's code is placed by the loader, not by memfbench
+        assert 0 <= place["sizeclass"] < 8 and 0 <= place["sizeclass-copy"] < 8
+        # an A/A copy never shares its original's placement within a process
+        assert place["sizeclass"] != place["sizeclass-copy"]
+        addr = dict(zip(names, p["variant_addresses"]))
+        assert int(addr["sizeclass"], 16) % 4096 != int(addr["sizeclass-copy"], 16) % 4096
+        drawn.append((lay["kernel_placement"], place["sizeclass"]))
+    # six processes drawing from 8 x 8 combinations: all equal has probability 64^-5
+    assert len(set(drawn)) > 1
+
+
+def test_target_ci_adds_processes_until_the_process_level_interval_is_narrow(run, tmp_path) -> None:
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "bytes", "-p", "l1", "--processes", "2", "--target-ci", "50",
+            "-t", "60", "-q")
+    assert r.code == 0, r.stderr
+    st = r.doc["status"]
+    tc = st["target_ci"]
+    assert tc["level"] == "processes" and tc["reached"] is True and st["stop_reason"] == "target_ci"
+    assert tc["processes"] == len(r.doc["processes"]) == r.doc["config"]["processes"] >= 2
+    # the C rule's half-width is the analysis's simultaneous interval (t over processes, Bonferroni)
+    out = tmp_path / "cmp.json"
+    p = analysis("compare", str(r.out), "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    import json
+    import math
+    c = next(x for x in json.loads(out.read_text()) if x["variant"] == "bytes")
+    half = math.exp((math.log(c["ci_adj_high"]) - math.log(c["ci_adj_low"])) / 2) - 1
+    assert math.isclose(tc["half_widths"]["bytes"], half, rel_tol=0.02), (tc["half_widths"], half)
+
+
+def test_target_ci_out_of_reach_stops_on_time_and_says_so(run) -> None:
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "libc-copy", "-p", "l1", "--processes", "2",
+            "--target-ci", "0.0001", "-t", "6", "-q")
+    assert r.code == 0, r.stderr
+    st = r.doc["status"]
+    assert st["stop_reason"] == "time" and st["target_ci"]["reached"] is False
+    assert any(w["code"] == "target_ci" and "process-level" in w["message"] for w in st["warnings"])
+    assert len(r.doc["processes"]) >= 2

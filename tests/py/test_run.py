@@ -215,3 +215,33 @@ def test_aa_copies_are_identical_code_elsewhere(run):
     # copies are not in the default set
     d = run(*QUICK, out="default.json").doc
     assert not any(x["origin"] in ("copy", "validation") for x in d["variants"])
+
+
+def test_memcmp_store_forwarding_probes_exist(run, memfbench):
+    import subprocess
+    listing = subprocess.run([memfbench, "list"], capture_output=True, text=True).stdout
+    for func in ("memcmp", "bcmp"):
+        section = listing.split(f"  {func} (")[1].split("\n  ")[0:20]
+        text = "\n".join(section)
+        assert "load1      probe" in text and "load32     probe" in text, text
+    r = run("-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", *QUICK)
+    assert r.code == 0, r.stderr
+    v = {x["name"]: x for x in r.doc["variants"]}
+    assert v["load1"]["origin"] == v["load32"]["origin"] == "probe"
+    assert r.doc["config"]["flip_lead"] == 4
+    assert r.doc["distribution"]["name"] == "probe/FlipFirst"
+    # probes are timed only when named
+    d = run("-f", "memcmp", *QUICK, out="default.json").doc
+    assert not any(x["origin"] == "probe" for x in d["variants"])
+
+
+def test_flip_lead_and_small_max_are_recorded(run):
+    d = run("-f", "bcmp", "--flip-lead", "0", *QUICK).doc
+    assert d["config"]["flip_lead"] == 0
+    d = run(*QUICK, out="copy.json").doc
+    assert d["config"]["flip_lead"] is None  # memcpy stores nothing into its buffers before a call
+    assert d["config"]["small_max"] is None
+    assert d["workset"]["small_max_source"] == "default" and d["workset"]["small_window"]["max_call_size"] == 2048
+    d = run("--small-max", "1K", *QUICK, out="small.json").doc
+    assert d["config"]["small_max"] == 1024
+    assert d["workset"]["small_max_source"] == "user" and d["workset"]["small_window"]["max_call_size"] == 1024

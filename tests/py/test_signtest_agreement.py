@@ -46,7 +46,9 @@ def test_c_and_python_sign_test_intervals_agree(n: int, level: float) -> None:
 def test_c_t_quantile_agrees_with_scipy() -> None:
     """The process-level --target-ci stop rule needs Student's t quantile in C (bench/base/tdist.c);
     the analysis takes it from scipy. Levels as the rule uses them: two-sided 95 %, Bonferroni over
-    up to 31 comparisons, 1 to 63 degrees of freedom."""
+    up to 31 comparisons, 1 to 63 degrees of freedom. Tolerance 1e-7: scipy's ppf itself strays by
+    a few 1e-9 from its own cdf (df 3, p 0.9: ppf 1.6377443572, where cdf already reaches 0.9 at
+    1.6377443537); far below what an interval's width can show."""
     from scipy import stats as st
 
     cases = [(p, df) for df in (1, 2, 3, 4, 5, 9, 19, 39, 63)
@@ -56,4 +58,4 @@ def test_c_t_quantile_agrees_with_scipy() -> None:
     assert len(out) == len(cases)
     for (p, df), c in zip(cases, out):
         want = float(st.t.ppf(p, df))
-        assert math.isclose(float(c), want, rel_tol=1e-9, abs_tol=1e-12), f"p={p} df={df}: C {c}, scipy {want}"
+        assert math.isclose(float(c), want, rel_tol=1e-7, abs_tol=1e-9), f"p={p} df={df}: C {c}, scipy {want}"
