@@ -37,7 +37,7 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     if (mfb_variant_instantiate(v, &rv->own, &why) < 0)
         return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
     rv->v = &rv->own;
-    unsigned k = r->layout.variant_placement[r->nvars];
+    unsigned k = mfb_layout_placement(&r->layout, r->nvars, 0);
     rv->placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
     r->nvars++;
     return 0;
@@ -52,9 +52,10 @@ static struct mfb_run_variant *find_in_run(struct mfb_run *r, const char *name)
 }
 
 /* A/A copies: a built-in's copy never shares its original's code placement in the same process
- * (drawn equal, it moves to the next placement), so the pair always compares the same code at two
- * places; then the copy's code is compared byte for byte with the original's as timed, or, when
- * the original is not in the run, as it would be at another placement. */
+ * (drawn equal, it moves one step further along the permutation, which keeps the study's
+ * placements balanced), so the pair always compares the same code at two places; then the copy's
+ * code is compared byte for byte with the original's as timed, or, when the original is not in
+ * the run, as it would be at another placement. */
 static void settle_copies(struct mfb_run *r)
 {
     for (int i = 0; i < r->nvars; i++) {
@@ -64,7 +65,7 @@ static void settle_copies(struct mfb_run *r)
         const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
         struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
         if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
-            rv->placement = (rv->placement + 1) % MFB_CODE_PLACEMENTS;
+            rv->placement = (int)mfb_layout_placement(&r->layout, i, 1);
             mfb_variant_place(&rv->own, (unsigned)rv->placement);
         }
         struct mfb_variant orig;
@@ -257,7 +258,7 @@ int mfb_cmd_run(int argc, char **argv)
     /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
      * every stack address too, differently in every process (--processes). */
     struct mfb_layout layout;
-    mfb_layout_draw(&layout, cfg.seed);
+    mfb_layout_draw(&layout, cfg.seed, cfg.placement_seed_given ? &cfg.placement_seed : NULL, cfg.process_index);
     volatile char *shift = alloca(layout.stack_offset + 1);
     shift[0] = 0;
     return run_study(&cfg, &layout);

@@ -79,7 +79,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX };
+           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -90,6 +90,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
         {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
         {"process-index", required_argument, 0, OPT_PINDEX},
+        {"placement-seed", required_argument, 0, OPT_PLACESEED},
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
         {"flip-lead", required_argument, 0, OPT_FLIP},
@@ -219,6 +220,11 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_PINDEX:
             if (parse_long("--process-index", optarg, 0, &c->process_index, err) < 0)
                 return -1;
+            break;
+        case OPT_PLACESEED:
+            if (mfb_parse_seed(optarg, &c->placement_seed) < 0)
+                return mfb_fail(err, "memfbench run: --placement-seed: '%s' is not an unsigned 64-bit number", optarg);
+            c->placement_seed_given = true;
             break;
         case 'q':
             c->quiet = true;

@@ -21,7 +21,7 @@
 /* Options the parent sets itself for each child (with a value each). */
 static bool replaced_option(const char *a, bool *takes_value)
 {
-    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci", NULL};
+    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci", "--placement-seed", NULL};
     for (int i = 0; longs[i]; i++) {
         size_t n = strlen(longs[i]);
         if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '=')) {
@@ -84,14 +84,14 @@ static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
 
 /* Runs child i with its stderr going to errlog (so a failure is reported as one line, the
  * child's own, by the parent). Returns its exit status, or -1 when it could not be started. */
-static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_s, long batch_passes,
-                 const char *tmp, FILE *errlog)
+static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, uint64_t placement_seed, double time_s,
+                 long batch_passes, const char *tmp, FILE *errlog)
 {
-    /* The parent's arguments, less those it replaces, plus at most 13 of its own and the NULL. */
-    char **argv = calloc((size_t)cfg->argc + 16, sizeof *argv);
+    /* The parent's arguments, less those it replaces, plus at most 15 of its own and the NULL. */
+    char **argv = calloc((size_t)cfg->argc + 18, sizeof *argv);
     if (!argv)
         return -1;
-    char seedbuf[32], idx[16], tbuf[32], pbuf[32];
+    char seedbuf[32], idx[16], tbuf[32], pbuf[32], plbuf[32];
     int n = 0;
     argv[n++] = "memfbench";
     argv[n++] = "run";
@@ -109,6 +109,9 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, double time_
     argv[n++] = seedbuf;
     argv[n++] = "--process-index";
     argv[n++] = idx;
+    snprintf(plbuf, sizeof plbuf, "%llu", (unsigned long long)placement_seed);
+    argv[n++] = "--placement-seed";
+    argv[n++] = plbuf;
     if (time_s > 0) {
         snprintf(tbuf, sizeof tbuf, "%.6f", time_s);
         argv[n++] = "--time";
@@ -277,12 +280,14 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
             mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
             goto cleanup;
         }
-        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), each, batch_passes, tmp[i], errlog);
+        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), mfb_stream_seed(master_seed, MFB_STREAM_CODE), each,
+                       batch_passes, tmp[i], errlog);
         if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
             char line[512];
             last_line(errlog, line, sizeof line);
             fclose(errlog);
-            mfb_fail(err, "process %d of %d failed: %s", i + 1, k, line[0] ? line : "exit status without a message");
+            mfb_fail(err, "process %d of %d failed: %s", i + 1, targeted ? done + 1 : k,
+                     line[0] ? line : "exit status without a message");
             goto cleanup;
         }
         fclose(errlog);

@@ -12,8 +12,10 @@
 #ifndef MFB_LAYOUT_H
 #define MFB_LAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "base/placement.h"
 #include "measure/study.h"
 
 /* Longest environment pad the parent adds (MEMFBENCH_PAD=xxx...): one page. */
@@ -24,12 +26,29 @@
 struct mfb_layout {
     uint32_t stack_offset; /* bytes allocated on the stack before the study runs */
     uint32_t env_pad;      /* length of MEMFBENCH_PAD in this process's environment */
-    uint8_t kernel_placement;                     /* the timed loop's code placement */
-    uint8_t variant_placement[MFB_MAX_VARIANTS]; /* the i-th variant's, if its code is a built-in */
+    uint8_t kernel_placement;              /* the timed loop's code placement */
+    /* Variant slot j runs at perm[(turn + shift[j]) % MFB_CODE_PLACEMENTS], if its code is a
+     * built-in: every slot walks the same permutation from its own starting point, so over
+     * MFB_CODE_PLACEMENTS processes each slot uses every placement once, and two slots either
+     * always or never share one (an A/A copy that would moves one step further). */
+    uint8_t perm[MFB_CODE_PLACEMENTS];
+    uint8_t shift[MFB_MAX_VARIANTS];
+    uint8_t turn;                          /* process index mod MFB_CODE_PLACEMENTS; 0 alone */
+    bool balanced;                         /* drawn from the study's placement seed */
 };
 
-/* Draws this process's stack offset and code placements from the master seed and reads the
- * environment pad. */
-void mfb_layout_draw(struct mfb_layout *l, uint64_t master_seed);
+/* The placement of variant slot j, moved `extra` steps further along the permutation. */
+static inline unsigned mfb_layout_placement(const struct mfb_layout *l, int j, unsigned extra)
+{
+    return l->perm[(l->turn + l->shift[j] + extra) % MFB_CODE_PLACEMENTS];
+}
+
+/* Draws this process's stack offset from its seed and reads the environment pad. Code placements:
+ * with a study's placement seed (the --processes parent passes one to every child), balanced over
+ * the study: the loop's placement and the variants' permutation and starting points are the
+ * study's, and process i takes turn i mod MFB_CODE_PLACEMENTS, so every placement is used equally
+ * often and the study's mean does not hinge on which placements chance picked; without one (a
+ * single process), all drawn from the process's own seed. */
+void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index);
 
 #endif

@@ -49,6 +49,8 @@ struct mfb_study {
     bool no_prime;                     /* no untimed pass of the same variant before each batch */
     long flip_lead;                    /* compare functions: calls ahead a difference is stored */
     long process_index;                /* set by the parent for each child; -1 in the parent */
+    uint64_t placement_seed;           /* set by the parent: the study's code-placement permutations */
+    bool placement_seed_given;
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
     int cpu;                           /* -1: do not pin */

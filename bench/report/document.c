@@ -193,12 +193,16 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON_AddStringToObject(o, "kernel_address", addr);
     cJSON_AddNumberToObject(o, "code_placements", MFB_CODE_PLACEMENTS);
     cJSON_AddNumberToObject(o, "placement_step", MFB_PLACEMENT_STEP);
+    cJSON_AddStringToObject(o, "placement_design", l->balanced ? "balanced" : "random");
     cJSON_AddStringToObject(o, "method", "stack offset drawn from the seed (multiple of 16 below 4096) before "
                             "the study runs; environment pad MEMFBENCH_PAD of random length set by the "
                             "--processes parent; both move addresses by less than the pages ASLR moves them by. "
                             "The timed loop and every built-in variant run from one of code_placements copies "
-                            "of their code, each starting placement_step bytes further into a page, drawn per "
-                            "process (variants[].placement); libc and plugins cannot be moved. Data offsets "
+                            "of their code, each starting placement_step bytes further into a page "
+                            "(variants[].placement): balanced, process i of a study takes entry i mod "
+                            "code_placements of a random permutation per loop and variant, so all placements "
+                            "are used equally often; random, drawn from the process's seed (one process). An A/A "
+                            "copy never shares its original's placement. libc and plugins cannot be moved. Data offsets "
                             "are drawn per call within each window");
     return o;
 }

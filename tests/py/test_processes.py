@@ -113,8 +113,10 @@ def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
         addr = dict(zip(names, p["variant_addresses"]))
         assert int(addr["sizeclass"], 16) % 4096 != int(addr["sizeclass-copy"], 16) % 4096
         drawn.append((lay["kernel_placement"], place["sizeclass"]))
-    # six processes drawing from 8 x 8 combinations: all equal has probability 64^-5
-    assert len(set(drawn)) > 1
+    # balanced over the study: six processes take six different placements of the loop and of
+    # each variant (each walks a permutation of the eight)
+    assert len({k for k, _ in drawn}) == 6 and len({v for _, v in drawn}) == 6
+    assert all(p["layout"]["placement_design"] == "balanced" for p in r.doc["processes"])
 
 
 def test_target_ci_adds_processes_until_the_process_level_interval_is_narrow(run, tmp_path) -> None:
