@@ -1,4 +1,5 @@
-/* The built-ins as a list, for the tables that map each one to its code in every placement
+/* The built-ins (and the known-cost wrappers, whose ratios are as sensitive to placement) as a
+ * list, for the tables that map each one to its code in every placement
  * (impl/placed.c, impl/placements.c): X(member of union mfb_fn, function). The same names are
  * renamed one by one in impl/rename.h; test_variants checks every built-in variant is in both. */
 #ifndef MFB_BUILTINS_H
@@ -14,7 +15,10 @@
     X(cmp, mfb_memcmp_bytes)                                                                       \
     X(cmp, mfb_memcmp_words)                                                                       \
     X(cmp, mfb_bcmp_bytes)                                                                         \
-    X(cmp, mfb_bcmp_sizeclass)
+    X(cmp, mfb_bcmp_sizeclass)                                                                     \
+    X(copy, mfb_memcpy_slow1pct)                                                                   \
+    X(copy, mfb_memcpy_twice)                                                                      \
+    X(copy, mfb_memcpy_wrapped)
 
 #if defined(__x86_64__)
 #define MFB_BUILTINS_X86(X)                                                                        \

@@ -11,6 +11,7 @@ MFB_PLACEMENT_PAD(MFB_PLACEMENT);
 
 #include "compare.c"
 #include "copy.c"
+#include "known_cost.c"
 #include "set.c"
 #include "x86.c"
 

@@ -35,7 +35,7 @@ bool mfb_variant_place(struct mfb_variant *v, unsigned k)
     const struct mfb_variant *code = v;
     if (v->origin == MFB_ORIGIN_COPY && v->copy_of)
         code = mfb_variant_find(v->func, v->copy_of);
-    else if (v->origin != MFB_ORIGIN_BUILTIN)
+    else if (v->origin != MFB_ORIGIN_BUILTIN && v->origin != MFB_ORIGIN_VALIDATION)
         return false;
     if (!code || k >= MFB_CODE_PLACEMENTS)
         return false;

@@ -8,9 +8,9 @@
 #include "base/placement.h"
 #include "impl/variants.h"
 
-/* Moves v's code to placement k (below MFB_CODE_PLACEMENTS) when it is a built-in or a copy of
- * one; false, v unchanged, for any other code (libc, plugins, probes), which memfbench cannot
- * compile again. */
+/* Moves v's code to placement k (below MFB_CODE_PLACEMENTS) when it is a built-in, a copy of one
+ * or a known-cost wrapper; false, v unchanged, for any other code (libc, plugins), which memfbench
+ * cannot compile again, and for the noop and probes, which measure the harness. */
 bool mfb_variant_place(struct mfb_variant *v, unsigned k);
 
 #endif

@@ -19,3 +19,6 @@
 #define mfb_memcpy_sse2 MFB_RENAMED(mfb_memcpy_sse2)
 #define mfb_memcpy_avx2 MFB_RENAMED(mfb_memcpy_avx2)
 #define mfb_memset_rep_stosb MFB_RENAMED(mfb_memset_rep_stosb)
+#define mfb_memcpy_slow1pct MFB_RENAMED(mfb_memcpy_slow1pct)
+#define mfb_memcpy_twice MFB_RENAMED(mfb_memcpy_twice)
+#define mfb_memcpy_wrapped MFB_RENAMED(mfb_memcpy_wrapped)
