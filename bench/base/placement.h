@@ -9,6 +9,9 @@
 #define MFB_PLACEMENT_H
 
 #define MFB_CODE_PLACEMENTS 8
+/* X(k) for every placement, for the tables that list them (the build compiles one copy each:
+ * bench/impl/meson.build and bench/measure/meson.build loop over the same count). */
+#define MFB_EACH_PLACEMENT(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 /* Bytes between placement k and k + 1: 16 modulo 64 (functions are 16-byte aligned, so the four
  * offsets a function can take within a cache line all occur) and 528 modulo 4096, so all eight
  * start at different places within the page. */

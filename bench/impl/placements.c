@@ -6,20 +6,10 @@
 #include "impl/impl.h"
 
 #define DECLARE_PLACEMENT(k) extern const union mfb_fn mfb_builtins_p##k[];
-DECLARE_PLACEMENT(0)
-DECLARE_PLACEMENT(1)
-DECLARE_PLACEMENT(2)
-DECLARE_PLACEMENT(3)
-DECLARE_PLACEMENT(4)
-DECLARE_PLACEMENT(5)
-DECLARE_PLACEMENT(6)
-DECLARE_PLACEMENT(7)
+MFB_EACH_PLACEMENT(DECLARE_PLACEMENT)
 
-_Static_assert(MFB_CODE_PLACEMENTS == 8, "one table per placement below");
-static const union mfb_fn *const placements[MFB_CODE_PLACEMENTS] = {
-    mfb_builtins_p0, mfb_builtins_p1, mfb_builtins_p2, mfb_builtins_p3,
-    mfb_builtins_p4, mfb_builtins_p5, mfb_builtins_p6, mfb_builtins_p7,
-};
+#define PLACEMENT_TABLE(k) mfb_builtins_p##k,
+static const union mfb_fn *const placements[MFB_CODE_PLACEMENTS] = {MFB_EACH_PLACEMENT(PLACEMENT_TABLE)};
 
 /* The built-ins as compiled once (copy.c, set.c, ...), in the placements' order. */
 #define BASE_ENTRY(member, name) {.member = name},
