@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,8 @@ void mfb_options_usage(FILE *out)
             MFB_DIST_DIR);
 }
 
-static int parse_long(const char *opt, const char *s, long lo, long *out, struct mfb_err *err)
+/* A whole number in [lo, hi] for option opt; LONG_MAX as hi: no upper bound. */
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out, struct mfb_err *err)
 {
     char *end;
     errno = 0;
@@ -69,6 +71,8 @@ static int parse_long(const char *opt, const char *s, long lo, long *out, struct
         return mfb_fail(err, "memfbench run: %s: '%s' is not a whole number", opt, s);
     if (v < lo)
         return mfb_fail(err, "memfbench run: %s: %ld is below the minimum %ld", opt, v, lo);
+    if (v > hi)
+        return mfb_fail(err, "memfbench run: %s: at most %ld", opt, hi);
     *out = v;
     return 0;
 }
@@ -126,11 +130,11 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             break;
         }
         case 'r':
-            if (parse_long("--rounds", optarg, 1, &c->rounds, err) < 0)
+            if (parse_long("--rounds", optarg, 1, LONG_MAX, &c->rounds, err) < 0)
                 return -1;
             break;
         case OPT_WARMUP:
-            if (parse_long("--warmup-rounds", optarg, 0, &c->warmup_rounds, err) < 0)
+            if (parse_long("--warmup-rounds", optarg, 0, LONG_MAX, &c->warmup_rounds, err) < 0)
                 return -1;
             break;
         case 'p':
@@ -147,7 +151,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                 c->cpu = -1;
                 break;
             }
-            if (parse_long("--cpu", optarg, 0, &v, err) < 0)
+            if (parse_long("--cpu", optarg, 0, LONG_MAX, &v, err) < 0)
                 return -1;
             c->cpu = (int)v;
             break;
@@ -185,17 +189,13 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             break;
         }
         case OPT_PROCS:
-            if (parse_long("--processes", optarg, 1, &c->processes, err) < 0)
+            if (parse_long("--processes", optarg, 1, MFB_MAX_PROCESSES, &c->processes, err) < 0)
                 return -1;
-            if (c->processes > MFB_MAX_PROCESSES)
-                return mfb_fail(err, "memfbench run: --processes: at most %d", MFB_MAX_PROCESSES);
             c->processes_given = true;
             break;
         case OPT_PASSES:
-            if (parse_long("--batch-passes", optarg, 1, &c->batch_passes, err) < 0)
+            if (parse_long("--batch-passes", optarg, 1, MFB_MAX_BATCH_PASSES, &c->batch_passes, err) < 0)
                 return -1;
-            if (c->batch_passes > MFB_MAX_BATCH_PASSES)
-                return mfb_fail(err, "memfbench run: --batch-passes: at most %d", MFB_MAX_BATCH_PASSES);
             break;
         case OPT_PRIME:
             c->no_prime = true;
@@ -209,16 +209,14 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             break;
         }
         case OPT_FLIP:
-            if (parse_long("--flip-lead", optarg, 0, &c->flip_lead, err) < 0)
+            if (parse_long("--flip-lead", optarg, 0, MFB_MAX_FLIP_LEAD, &c->flip_lead, err) < 0)
                 return -1;
-            if (c->flip_lead > MFB_MAX_FLIP_LEAD)
-                return mfb_fail(err, "memfbench run: --flip-lead: at most %d", MFB_MAX_FLIP_LEAD);
             break;
         case OPT_SINGLE:
             c->allow_single_process = true;
             break;
         case OPT_PINDEX:
-            if (parse_long("--process-index", optarg, 0, &c->process_index, err) < 0)
+            if (parse_long("--process-index", optarg, 0, LONG_MAX, &c->process_index, err) < 0)
                 return -1;
             break;
         case OPT_PLACESEED:
