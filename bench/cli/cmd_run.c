@@ -9,6 +9,7 @@
 
 #include "base/rng.h"
 #include "base/seeds.h"
+#include "base/strbuf.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/processes.h"
@@ -111,12 +112,12 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
         }
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
         if (!v) {
-            char names[1024] = "";
+            char names[512];
+            struct mfb_strbuf sb;
+            mfb_strbuf_init(&sb, names, sizeof names);
             for (size_t k = 0; k < n; k++)
-                if (all[k].func == c->func) {
-                    strncat(names, " ", sizeof names - strlen(names) - 1);
-                    strncat(names, all[k].name, sizeof names - strlen(names) - 1);
-                }
+                if (all[k].func == c->func)
+                    mfb_strbuf_add(&sb, " %s", all[k].name);
             return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
                             mfb_func_name(c->func), names);
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/strbuf.h"
 #include "workload/csv.h"
 
 static const char *const kind_names[] = {"size", "alignment", "overlap", "mismatch"};
@@ -214,12 +215,11 @@ int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char
     if (kind == MFB_T_SIZE && header_matches(&c, range, 3))
         ranged = 1;
     else if (!header_matches(&c, h2, 2)) {
-        char got[256] = "";
-        for (int i = 0; i < c.nfields; i++) {
-            strncat(got, c.fields[i], sizeof got - strlen(got) - 2);
-            if (i + 1 < c.nfields)
-                strncat(got, ",", sizeof got - strlen(got) - 1);
-        }
+        char got[128];
+        struct mfb_strbuf sb;
+        mfb_strbuf_init(&sb, got, sizeof got);
+        for (int i = 0; i < c.nfields; i++)
+            mfb_strbuf_add(&sb, "%s%s", i ? "," : "", c.fields[i]);
         int line = c.line;
         mfb_csv_close(&c);
         return mfb_fail(err, "%s:%d: header: expected '%s,weight'%s, got '%s'", path, line,
