@@ -1,6 +1,7 @@
 /* memfbench run: wires the modules together in the order that fails fastest on bad input
  * (command line, output path, variants, distribution) before anything is measured. */
 #include <alloca.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "base/seeds.h"
 #include "base/strbuf.h"
 #include "cli/commands.h"
+#include "cli/guard.h"
 #include "cli/options.h"
 #include "cli/processes.h"
 #include "impl/placements.h"
@@ -81,9 +83,10 @@ static void settle_copies(struct mfb_run *r)
     }
 }
 
-static int unique_name(const struct mfb_run *r, const char *name, struct mfb_err *err)
+/* Whether name is new among the run's first n variants. */
+static int unique_name(const struct mfb_run *r, const char *name, int n, struct mfb_err *err)
 {
-    for (int k = 0; k < r->nvars; k++)
+    for (int k = 0; k < n; k++)
         if (!strcmp(r->vars[k].v->name, name))
             return mfb_fail(err, "--variant: '%s' is named twice (a plugin can be renamed with =NAME)", name);
     return 0;
@@ -103,11 +106,19 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
     for (int i = 0; i < c->nvariants; i++) {
         if (mfb_plugin_spec(c->variants[i])) {
             struct mfb_run_variant *rv = &r->vars[r->nvars];
-            if (mfb_plugin_load(c->variants[i], c->func, &rv->own, err) < 0 || unique_name(r, rv->own.name, err) < 0)
+            /* A plugin's constructors run inside dlopen: the guard names it if they crash. */
+            r->activity->variant = c->variants[i];
+            r->activity->origin = NULL;
+            r->activity->phase = MFB_PHASE_LOADING;
+            int rc = mfb_plugin_load(c->variants[i], c->func, &rv->own, &rv->plugin, err);
+            r->activity->phase = MFB_PHASE_IDLE;
+            if (rc < 0)
+                return -1;
+            r->nvars++; /* owned from here on: freed with the run even if its name clashes */
+            if (unique_name(r, rv->own.name, r->nvars - 1, err) < 0)
                 return -1;
             rv->v = &rv->own;
             rv->placement = -1;
-            r->nvars++;
             continue;
         }
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
@@ -121,11 +132,36 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
             return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
                             mfb_func_name(c->func), names);
         }
-        if (unique_name(r, v->name, err) < 0 || add_variant(r, v, err) < 0)
+        if (unique_name(r, v->name, r->nvars, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }
     settle_copies(r);
     return 0;
+}
+
+/* The result must not replace a file the run reads: a distribution file or a plugin. */
+static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
+{
+    for (int i = 0; i < c->nvariants; i++) {
+        if (!mfb_plugin_spec(c->variants[i]))
+            continue;
+        char path[PATH_MAX];
+        const char *colon = strrchr(c->variants[i], ':');
+        snprintf(path, sizeof path, "%.*s", (int)(colon - c->variants[i]), c->variants[i]);
+        if (mfb_output_not_input(out, path, err) < 0)
+            return -1;
+    }
+    struct mfb_dist d = {0};
+    const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
+    /* A distribution that does not load is reported later, where it is used. */
+    struct mfb_err ignored;
+    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) < 0)
+        return 0;
+    int rc = 0;
+    for (int i = 0; i < d.nfiles && rc == 0; i++)
+        rc = mfb_output_not_input(out, d.files[i].path, err);
+    mfb_dist_free(&d);
+    return rc;
 }
 
 /* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts). */
@@ -164,17 +200,23 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_workset ws = {0};
     struct mfb_timer timer;
     struct mfb_caches caches;
+    struct mfb_activity activity = {.phase = MFB_PHASE_IDLE};
     struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
-                          .layout = *layout};
+                          .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
-    if (mfb_output_open(&out, cfg.output, &err) < 0) {
+    /* A child writes into the temporary its parent made; everyone else into a new temporary. */
+    rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output, &err);
+    if (rc < 0 || check_inputs(&out, &cfg, &err) < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
+        if (rc == 0)
+            mfb_output_abort(&out);
         return MFB_EXIT_FAIL;
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* the terminal closed: end as on Ctrl-C, keeping what was measured */
 #ifndef __OPTIMIZE__
     mfb_warn(&warn, "build", "memfbench was built without optimization: the harness loop costs more than "
              "in a release build. Fix: meson setup --buildtype=release");
@@ -186,6 +228,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
             goto fail;
         goto done;
     }
+    mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
     if (resolve_variants(&run, &cfg, &err) < 0 || pin_cpu(&cfg, &err) < 0)
         goto fail;
     mfb_cache_detect(&caches, cfg.cpu);
@@ -235,6 +278,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
 fail:
     fprintf(stderr, "memfbench: %s\n", err.msg);
 done:
+    mfb_guard_remove();
     mfb_output_abort(&out);
     mfb_run_free(&run);
     mfb_workset_free(&ws);

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ void mfb_options_usage(FILE *out)
             "  -t, --time S           seconds of rounds, warm-up included, over all processes\n"
             "                         (default 15; with --rounds alone: no limit)\n"
             "  -r, --rounds N         stop after N measured rounds (after the warm-up)\n"
+            "      --max-batches N    keep at most N batches over all processes, then stop: the\n"
+            "                         memory and file bound of a long run (default 4194304)\n"
             "      --warmup-rounds N  flag the first N rounds as warm-up (default: detected: rounds\n"
             "                         replay the first calls until their time settles)\n"
             "      --target-ci P      stop once every variant's 95 %% CI of its ratio to the baseline is\n"
@@ -49,6 +52,8 @@ void mfb_options_usage(FILE *out)
             "                         before the call, which penalises wide first loads)\n"
             "      --alignment-mode M exact (default: alignment A means the address's largest\n"
             "                         power-of-two divisor is A) or at-least (a multiple of A)\n"
+            "      --watchdog S       a variant that has not returned from a call for S seconds\n"
+            "                         (verifying or timing) ends the run with its name (default 60)\n"
             "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
             "  -s, --seed S           64-bit seed of every random choice, decimal or 0x hex\n"
             "                         (default: fresh, recorded)\n"
@@ -83,7 +88,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED };
+           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -98,7 +103,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
         {"flip-lead", required_argument, 0, OPT_FLIP},
-        {"small-max", required_argument, 0, OPT_SMALLMAX},
+        {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     optind = 1;
@@ -126,15 +132,17 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             c->time_s = strtod(optarg, &end);
             if (end == optarg || *end || errno || !isfinite(c->time_s) || c->time_s <= 0)
                 return mfb_fail(err, "memfbench run: --time: '%s' is not a positive number of seconds", optarg);
+            if (c->time_s > MFB_MAX_TIME_S)
+                return mfb_fail(err, "memfbench run: --time: at most %g seconds", MFB_MAX_TIME_S);
             c->time_given = true;
             break;
         }
         case 'r':
-            if (parse_long("--rounds", optarg, 1, LONG_MAX, &c->rounds, err) < 0)
+            if (parse_long("--rounds", optarg, 1, MFB_MAX_ROUNDS, &c->rounds, err) < 0)
                 return -1;
             break;
         case OPT_WARMUP:
-            if (parse_long("--warmup-rounds", optarg, 0, LONG_MAX, &c->warmup_rounds, err) < 0)
+            if (parse_long("--warmup-rounds", optarg, 0, MFB_MAX_ROUNDS, &c->warmup_rounds, err) < 0)
                 return -1;
             break;
         case 'p':
@@ -151,7 +159,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                 c->cpu = -1;
                 break;
             }
-            if (parse_long("--cpu", optarg, 0, LONG_MAX, &v, err) < 0)
+            if (parse_long("--cpu", optarg, 0, CPU_SETSIZE - 1, &v, err) < 0)
                 return -1;
             c->cpu = (int)v;
             break;
@@ -165,14 +173,17 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             c->clock = optarg;
             break;
         case OPT_CACHE: {
-            char buf[128], *parts[3];
-            snprintf(buf, sizeof buf, "%s", optarg);
+            /* Three sizes of a few characters each: anything longer is not one (and would not fit). */
+            char buf[64], *parts[4];
+            int len = snprintf(buf, sizeof buf, "%s", optarg);
             parts[0] = strtok(buf, ":");
             parts[1] = strtok(NULL, ":");
             parts[2] = strtok(NULL, ":");
+            parts[3] = strtok(NULL, ":");
             size_t *dst[3] = {&c->l1d, &c->l2, &c->llc};
             for (int i = 0; i < 3; i++)
-                if (!parts[i] || mfb_parse_bytes(parts[i], dst[i]) < 0 || *dst[i] < 4096)
+                if (len < 0 || (size_t)len >= sizeof buf || parts[3] || !parts[i] ||
+                    mfb_parse_bytes(parts[i], dst[i]) < 0 || *dst[i] < 4096)
                     return mfb_fail(err, "memfbench run: --cache: '%s' is not L1D:L2:LLC sizes such as 48K:2M:32M",
                                     optarg);
             break;
@@ -180,6 +191,16 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
+        case OPT_WATCHDOG: {
+            char *end;
+            errno = 0;
+            c->watchdog_s = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !isfinite(c->watchdog_s) || c->watchdog_s < 0.1 ||
+                c->watchdog_s > MFB_MAX_WATCHDOG_S)
+                return mfb_fail(err, "memfbench run: --watchdog: '%s' is not a number of seconds from 0.1 to %g",
+                                optarg, MFB_MAX_WATCHDOG_S);
+            break;
+        }
         case OPT_TARGET: {
             char *end;
             errno = 0;
@@ -208,6 +229,10 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             c->small_max = v;
             break;
         }
+        case OPT_MAXBATCHES:
+            if (parse_long("--max-batches", optarg, 1, MFB_MAX_MAX_BATCHES, &c->max_batches, err) < 0)
+                return -1;
+            break;
         case OPT_FLIP:
             if (parse_long("--flip-lead", optarg, 0, MFB_MAX_FLIP_LEAD, &c->flip_lead, err) < 0)
                 return -1;
@@ -216,7 +241,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             c->allow_single_process = true;
             break;
         case OPT_PINDEX:
-            if (parse_long("--process-index", optarg, 0, LONG_MAX, &c->process_index, err) < 0)
+            if (parse_long("--process-index", optarg, 0, MFB_MAX_PROCESSES - 1, &c->process_index, err) < 0)
                 return -1;
             break;
         case OPT_PLACESEED:
@@ -247,6 +272,18 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         c->time_s = 60;
     else if (c->rounds && !c->time_given)
         c->time_s = 0;
+    long shares = c->target_ci > 0 ? MFB_MAX_PROCESSES : c->processes;
+    if (c->process_index < 0 && c->max_batches / shares < MFB_MIN_PROCESS_BATCHES)
+        return mfb_fail(err, "memfbench run: --max-batches %ld leaves fewer than %d batches to each of %ld processes",
+                        c->max_batches, MFB_MIN_PROCESS_BATCHES, shares);
+    if (c->warmup_rounds >= c->max_batches)
+        return mfb_fail(err, "memfbench run: --warmup-rounds %ld: each round keeps a batch per variant, so the warm-up "
+                        "alone would pass --max-batches %ld", c->warmup_rounds, c->max_batches);
+    /* --target-ci adds processes with a default share each; otherwise --time is split. */
+    if (c->time_s > 0 && c->target_ci <= 0 && c->process_index < 0 && c->time_s / (double)c->processes < MFB_MIN_PROCESS_TIME_S)
+        return mfb_fail(err, "memfbench run: --time %g over --processes %ld leaves %.3g s of rounds per process; at "
+                        "least %g s each: raise --time or lower --processes", c->time_s, c->processes,
+                        c->time_s / (double)c->processes, MFB_MIN_PROCESS_TIME_S);
     if (c->target_ci > 0 && c->nvariants == 1)
         return mfb_fail(err, "memfbench run: --target-ci needs a baseline and at least one other variant");
     return 0;

@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,12 +19,14 @@
 #include "measure/stoprule.h"
 #include "measure/timer.h"
 #include "report/columns.h"
+#include "report/output.h"
 #include "report/summary.h"
 
 /* Options the parent sets itself for each child (with a value each). */
 static bool replaced_option(const char *a, bool *takes_value)
 {
-    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci", "--placement-seed", NULL};
+    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci",
+                                        "--placement-seed", "--max-batches", NULL};
     for (int i = 0; longs[i]; i++) {
         size_t n = strlen(longs[i]);
         if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '=')) {
@@ -34,26 +39,6 @@ static bool replaced_option(const char *a, bool *takes_value)
         return true;
     }
     return false;
-}
-
-static char *child_tmp(const char *target, int i)
-{
-    size_t n = strlen(target) + 64;
-    char *p = malloc(n);
-    if (!p)
-        return NULL;
-    const char *slash = strrchr(target, '/');
-    if (slash)
-        snprintf(p, n, "%.*s/.%s.proc%d.XXXXXX", (int)(slash - target), target, slash + 1, i);
-    else
-        snprintf(p, n, ".%s.proc%d.XXXXXX", target, i);
-    int fd = mkstemp(p);
-    if (fd < 0) {
-        free(p);
-        return NULL;
-    }
-    close(fd);
-    return p;
 }
 
 /* The child's environment: the parent's, plus MEMFBENCH_PAD of a random length. The environment
@@ -82,16 +67,32 @@ static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
     return env;
 }
 
-/* Runs child i with its stderr going to errlog (so a failure is reported as one line, the
- * child's own, by the parent). Returns its exit status, or -1 when it could not be started. */
-static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, uint64_t placement_seed, double time_s,
-                 long batch_passes, const char *tmp, FILE *errlog)
+/* What the parent gives one child besides the user's options. */
+struct child_args {
+    int index;
+    uint64_t seed, placement_seed;
+    double time_s;       /* 0: no time limit */
+    long batch_passes;   /* 0: the child calibrates */
+    long max_batches;    /* its share of --max-batches */
+    const char *tmp;     /* its result file */
+};
+
+/* Runs a child with its stderr going to errlog (so a failure is reported as one line, the
+ * child's own, by the parent). A stop request (SIGINT, SIGTERM, SIGHUP to the parent) is passed
+ * on to the child, which ends its rounds and writes what it measured. Returns its exit status
+ * (128 + signal when killed by one), or -1 when it could not be started. */
+static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE *errlog, volatile sig_atomic_t *stop)
 {
-    /* The parent's arguments, less those it replaces, plus at most 15 of its own and the NULL. */
-    char **argv = calloc((size_t)cfg->argc + 18, sizeof *argv);
+    /* The parent's arguments, less those it replaces, plus at most 17 of its own and the NULL. */
+    char **argv = calloc((size_t)cfg->argc + 20, sizeof *argv);
     if (!argv)
         return -1;
-    char seedbuf[32], idx[16], tbuf[32], pbuf[32], plbuf[32];
+    char seedbuf[32], idx[16], tbuf[32], pbuf[32], plbuf[32], mbbuf[32];
+    int i = ca->index;
+    uint64_t seed = ca->seed, placement_seed = ca->placement_seed;
+    double time_s = ca->time_s;
+    long batch_passes = ca->batch_passes;
+    const char *tmp = ca->tmp;
     int n = 0;
     argv[n++] = "memfbench";
     argv[n++] = "run";
@@ -122,6 +123,9 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, uint64_t pla
         argv[n++] = "--batch-passes";
         argv[n++] = pbuf;
     }
+    snprintf(mbbuf, sizeof mbbuf, "%ld", ca->max_batches);
+    argv[n++] = "--max-batches";
+    argv[n++] = mbbuf;
     argv[n++] = "-q";
     argv[n++] = "-o";
     argv[n++] = (char *)tmp;
@@ -132,8 +136,13 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, uint64_t pla
         return -1;
     }
     fflush(errlog);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* The child dies with the parent (kill -9 of the parent leaves no orphan measuring on);
+         * a parent already gone before prctl took effect is caught by getppid. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         /* A fresh exec: new address-space layout (when ASLR is on), fresh buffers and calibration. */
         dup2(fileno(errlog), STDERR_FILENO);
         execve("/proc/self/exe", argv, env);
@@ -144,9 +153,15 @@ static int spawn(const struct mfb_study *cfg, int i, uint64_t seed, uint64_t pla
     if (pid < 0)
         return -1;
     int status;
-    while (waitpid(pid, &status, 0) < 0)
+    bool passed_on = false;
+    while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR)
             return -1;
+        if (*stop && !passed_on) {
+            kill(pid, SIGTERM);
+            passed_on = true;
+        }
+    }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -266,7 +281,9 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     uint64_t t0 = mfb_mono_ns();
     const char *target = strcmp(cfg->output, "-") ? cfg->output : "memfbench-stdout.json";
     for (int i = 0; i < k && !*stop; i++) {
-        if (!(tmp[i] = child_tmp(target, i))) {
+        char what[16];
+        snprintf(what, sizeof what, "-proc%d", i);
+        if (!(tmp[i] = mfb_output_temp(target, what))) {
             mfb_fail(err, "%s: cannot create a temporary file for process %d", target, i);
             goto cleanup;
         }
@@ -280,14 +297,19 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
             mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
             goto cleanup;
         }
-        int rc = spawn(cfg, i, mfb_process_seed(master_seed, i), mfb_stream_seed(master_seed, MFB_STREAM_CODE), each,
-                       batch_passes, tmp[i], errlog);
+        struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
+                                .placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = each,
+                                .batch_passes = batch_passes, .max_batches = cfg->max_batches / k, .tmp = tmp[i]};
+        int rc = spawn(cfg, &ca, errlog, stop);
         if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
-            char line[512];
+            char line[512], why[64];
             last_line(errlog, line, sizeof line);
             fclose(errlog);
-            mfb_fail(err, "process %d of %d failed: %s", i + 1, targeted ? done + 1 : k,
-                     line[0] ? line : "exit status without a message");
+            if (rc > 128)
+                snprintf(why, sizeof why, "killed by signal %d (%s)", rc - 128, strsignal(rc - 128));
+            else
+                snprintf(why, sizeof why, "exit status %d without a message", rc);
+            mfb_fail(err, "process %d of %d failed: %s", i + 1, targeted ? done + 1 : k, line[0] ? line : why);
             goto cleanup;
         }
         fclose(errlog);
@@ -297,6 +319,8 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         snprintf(where, sizeof where, "process %d of %d", i + 1, k);
         if (mfb_columns_read(cJSON_GetObjectItemCaseSensitive(docs[i], "samples"), &all, i, where, err) < 0)
             goto cleanup;
+        /* Its samples are merged: keep only the context (memory stays at one copy of the batches). */
+        cJSON_DeleteItemFromObjectCaseSensitive(docs[i], "samples");
         /* Every process times batches of the shape the first one calibrated: process-level
          * replicates then differ by layout, not by batch length. */
         if (i == 0 && !cfg->batch_passes)
@@ -329,7 +353,6 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     }
     cJSON *doc = docs[0];
     docs[0] = NULL;
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "samples");
     cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "config");
     cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", cJSON_CreateNumber(targeted ? done : k));
     cJSON_ReplaceItemInObjectCaseSensitive(c, "time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s)

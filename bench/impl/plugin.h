@@ -13,6 +13,9 @@
 bool mfb_plugin_spec(const char *spec);
 /* Loads the library, finds the symbol and fills out (origin "plugin"). The correctness check
  * that every variant goes through catches a function that returns wrong results. */
-int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, struct mfb_err *err);
+int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, void **handle, struct mfb_err *err);
+/* Frees what mfb_plugin_load allocated (name, description) and closes the library; a NULL handle
+ * (not a plugin) does nothing. */
+void mfb_plugin_unload(struct mfb_variant *v, void *handle);
 
 #endif

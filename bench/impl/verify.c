@@ -9,9 +9,11 @@
 
 #define PAGE 4096u
 
-int mfb_verify_init(struct mfb_verify *v, uint64_t max_size, uint64_t seed, struct mfb_err *err)
+int mfb_verify_init(struct mfb_verify *v, uint64_t max_size, uint64_t seed, struct mfb_activity *activity,
+                    struct mfb_err *err)
 {
     memset(v, 0, sizeof *v);
+    v->activity = activity;
     v->cap = (2 * max_size + 4 * PAGE + PAGE - 1) / PAGE * PAGE;
     unsigned char **bufs[4] = {&v->a, &v->b, &v->ra, &v->rb};
     for (int i = 0; i < 4; i++) {
@@ -100,6 +102,15 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
         sb = (struct span){dso - GUARD, dso + c->n + GUARD};
     }
     v->checked++;
+    struct mfb_activity *a = v->activity;
+    a->variant = var->name;
+    a->origin = var->description;
+    a->function = mfb_func_name(f);
+    a->size = c->n;
+    a->src_mod = c->src_mod;
+    a->dst_mod = c->dst_mod;
+    a->delta = c->delta;
+    a->beat++;
     if (mfb_func_compares(f)) {
         memset(v->a + sa.lo, MFB_COMPARE_FILL, sa.hi - sa.lo);
         memset(v->b + sb.lo, MFB_COMPARE_FILL, sb.hi - sb.lo);
@@ -153,20 +164,25 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
     return 0;
 }
 
+int mfb_verify_placed(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *k,
+                      struct mfb_err *err)
+{
+    struct mfb_vcall c = {.n = k->size & MFB_SIZE_MASK, .src_mod = k->src % PAGE, .dst_mod = k->dst % PAGE,
+                          .delta = 0, .aux = k->aux};
+    int64_t d = (int64_t)k->dst - (int64_t)k->src;
+    if (var->func != MFB_MEMSET && c.n > 0 && d > -(int64_t)c.n && d < (int64_t)c.n)
+        c.delta = d;
+    return mfb_verify_call(v, var, &c, err);
+}
+
 int mfb_verify_calls(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *calls,
                      size_t n, struct mfb_err *err)
 {
     int big = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct mfb_call *k = &calls[i];
-        struct mfb_vcall c = {.n = k->size & MFB_SIZE_MASK, .src_mod = k->src % PAGE,
-                              .dst_mod = k->dst % PAGE, .delta = 0, .aux = k->aux};
-        int64_t d = (int64_t)k->dst - (int64_t)k->src;
-        if (var->func != MFB_MEMSET && c.n > 0 && d > -(int64_t)c.n && d < (int64_t)c.n)
-            c.delta = d;
-        if (c.n > (1u << 20) && big++ >= 16)
+        if ((calls[i].size & MFB_SIZE_MASK) > (1u << 20) && big++ >= 16)
             continue;
-        if (mfb_verify_call(v, var, &c, err) < 0)
+        if (mfb_verify_placed(v, var, &calls[i], err) < 0)
             return -1;
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/activity.h"
 #include "base/error.h"
 #include "base/rng.h"
 #include "impl/variants.h"
@@ -25,12 +26,18 @@ struct mfb_verify {
     size_t cap;
     struct mfb_rng rng;
     uint64_t checked;
+    struct mfb_activity *activity; /* the call under way, for the guard's report */
 };
 
-int mfb_verify_init(struct mfb_verify *v, uint64_t max_size, uint64_t seed, struct mfb_err *err);
+/* activity: where each call is recorded before it is made (must outlive v). */
+int mfb_verify_init(struct mfb_verify *v, uint64_t max_size, uint64_t seed, struct mfb_activity *activity,
+                    struct mfb_err *err);
 void mfb_verify_free(struct mfb_verify *v);
 int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_vcall *c,
                     struct mfb_err *err);
+/* Checks one call as the sampler placed it (its offsets modulo a page, its overlap). */
+int mfb_verify_placed(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *call,
+                      struct mfb_err *err);
 /* Checks every call of a parameter array (calls over 1 MiB: the first 16 only, for time). */
 int mfb_verify_calls(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *calls,
                      size_t n, struct mfb_err *err);

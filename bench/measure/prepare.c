@@ -8,6 +8,7 @@
 #include "measure/calibrate.h"
 #include "measure/run.h"
 #include "workload/sampler.h"
+#include "workload/shapes.h"
 
 /* Draws of the self-check: enough that a table row of probability 1e-3 expects 1000 calls. */
 #define SELFCHECK_DRAWS (1u << 20)
@@ -51,22 +52,50 @@ static int draw_params(struct mfb_run *r, struct mfb_err *err)
     return 0;
 }
 
+/* Every call shape of the distribution (workload/shapes.h), checked for one variant. The first
+ * process of a study (or the only one) checks them all; the others run the same code (copies
+ * at other placements are compiled from the same source) and check their first calls only. */
+static int verify_shapes(struct mfb_run *r, struct mfb_verify *ver, const struct mfb_shapes *sh,
+                         const struct mfb_variant *v, struct mfb_err *err)
+{
+    struct mfb_sampler s;
+    if (mfb_sampler_init(&s, r->dist, &r->ws->space, r->study->align_mode,
+                         mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < sh->n && rc == 0; i++) {
+        struct mfb_call c;
+        mfb_shapes_call(sh, &s, i, &c);
+        rc = mfb_verify_placed(ver, v, &c, err);
+    }
+    mfb_sampler_free(&s);
+    return rc;
+}
+
 static int verify_variants(struct mfb_run *r, struct mfb_err *err)
 {
     struct mfb_verify ver;
-    if (mfb_verify_init(&ver, mfb_table_max(&r->dist->size), mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) < 0)
+    struct mfb_shapes sh = {0};
+    bool all_shapes = r->study->process_index <= 0;
+    if (mfb_verify_init(&ver, mfb_table_max(&r->dist->size), mfb_stream_seed(r->seed, MFB_STREAM_VERIFY),
+                        r->activity, err) < 0)
         return -1;
-    for (int i = 0; i < r->nvars; i++) {
+    int rc = all_shapes ? mfb_shapes_init(&sh, r->dist, mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) : 0;
+    r->activity->phase = MFB_PHASE_VERIFYING;
+    for (int i = 0; i < r->nvars && rc == 0; i++) {
         uint64_t before = ver.checked;
-        if (mfb_verify_calls(&ver, r->vars[i].v, mfb_run_params(r), mfb_workset_params(r->ws), err) < 0) {
-            mfb_verify_free(&ver);
-            return -1;
-        }
+        rc = mfb_verify_calls(&ver, r->vars[i].v, mfb_run_params(r), mfb_workset_params(r->ws), err);
+        if (rc == 0 && all_shapes)
+            rc = verify_shapes(r, &ver, &sh, r->vars[i].v, err);
         r->vars[i].verified_calls = ver.checked - before;
         mfb_variant_codeinfo(r->vars[i].v, &r->vars[i].code);
     }
+    r->activity->phase = MFB_PHASE_IDLE;
+    r->verified_shapes = sh.n;
+    r->verified_sizes = sh.nsizes;
+    mfb_shapes_free(&sh);
     mfb_verify_free(&ver);
-    return 0;
+    return rc;
 }
 
 int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
@@ -76,8 +105,11 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
         return -1;
     struct mfb_rng rng;
     mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_CALIBRATE));
+    r->activity->phase = MFB_PHASE_TIMING;
     mfb_calibrate_batch(r, &rng);
-    if (mfb_calibrate_linearity(r, &rng, err) < 0)
+    int rc = mfb_calibrate_linearity(r, &rng, err);
+    r->activity->phase = MFB_PHASE_IDLE;
+    if (rc < 0)
         return -1;
     r->res.prepare_s = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;

@@ -113,6 +113,7 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     if (round > 0 && !st->warming)
         st->pass_bytes = mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->cal));
     next_order(st, round, r->nvars);
+    r->activity->round = round;
     double ns_per_tick = r->timer->ns_per_tick;
     *total = 0;
     for (int pos = 0; pos < r->nvars; pos++) {
@@ -168,6 +169,10 @@ static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct ro
         return MFB_STOP_INTERRUPTED;
     if (r->stop.target_reached)
         return MFB_STOP_TARGET_CI;
+    /* Another round would keep more batches than the bound (even in the warm-up: a fixed one may
+     * be long). */
+    if (r->res.samples.n + (size_t)r->nvars > (size_t)s->max_batches)
+        return MFB_STOP_BATCHES;
     if (st->warming)
         return MFB_STOP_NONE;
     if (s->rounds && measured_rounds(r) >= (uint32_t)s->rounds)
@@ -211,7 +216,7 @@ static int after_round(struct mfb_run *r, struct rounds *st, double total, bool 
 static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
 {
     double elapsed = elapsed_s(st, mfb_mono_ns());
-    if (st->warming) { /* interrupted during the warm-up: every round so far was warm-up */
+    if (st->warming) { /* stopped during the warm-up: every round so far was warm-up */
         r->warmup.rounds = r->res.rounds;
         r->warmup.seconds = elapsed;
     }
@@ -221,6 +226,9 @@ static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
         mfb_warn(r->warn, "target_ci", "stopped by %s before every interval reached +-%.2f %%",
                  mfb_stop_reason_name(r->stop.reason), r->study->target_ci);
     }
+    if (r->stop.reason == MFB_STOP_BATCHES)
+        mfb_warn(r->warn, "max_batches", "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
+                 "%u rounds measured", r->res.samples.n, r->study->max_batches, measured_rounds(r));
     r->res.rounds_s = elapsed;
     progress(r, elapsed, true);
     struct mfb_rng rng;
@@ -235,6 +243,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
         return -1;
     int rc = 0;
     r->stop.reason = MFB_STOP_NONE;
+    r->activity->phase = MFB_PHASE_TIMING;
     while (rc == 0 && r->stop.reason == MFB_STOP_NONE) {
         double total;
         rc = time_round(r, &st, &total, err);
@@ -243,6 +252,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     }
     if (rc == 0)
         rc = finish(r, &st, err);
+    r->activity->phase = MFB_PHASE_IDLE;
     release(&st);
     return rc;
 }

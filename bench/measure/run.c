@@ -2,6 +2,8 @@
  * one batch of the run's shape, and freeing what the rounds kept. */
 #include "measure/run.h"
 
+#include "impl/plugin.h"
+
 const char *mfb_batch_rule_text(enum mfb_batch_rule r)
 {
     static const char *const text[] = {
@@ -29,7 +31,8 @@ const char *mfb_stop_reason_name(enum mfb_stop_reason r)
     static const char *const names[] = {[MFB_STOP_NONE] = "none",           [MFB_STOP_TIME] = "time",
                                         [MFB_STOP_ROUNDS] = "rounds",       [MFB_STOP_TARGET_CI] = "target_ci",
                                         [MFB_STOP_INTERRUPTED] = "interrupted",
-                                        [MFB_STOP_PROCESSES] = "processes"};
+                                        [MFB_STOP_PROCESSES] = "processes",
+                                        [MFB_STOP_BATCHES] = "batches"};
     return names[r];
 }
 
@@ -45,10 +48,16 @@ void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, si
                           .calls_log2 = r->cal.calls_log2, .pages_mask = r->ws->space.large.pages_mask,
                           .flip_lead = (uint32_t)r->study->flip_lead,
                           .passes = passes, .reps = npasses, .timer = r->timer};
+    struct mfb_activity *a = r->activity;
+    a->variant = v->name;
+    a->origin = v->description;
+    a->beat++;
     mfb_kernel_placements[r->layout.kernel_placement](&b, res);
 }
 
 void mfb_run_free(struct mfb_run *r)
 {
+    for (int i = 0; i < r->nvars; i++)
+        mfb_plugin_unload(&r->vars[i].own, r->vars[i].plugin);
     mfb_samples_free(&r->res.samples);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/activity.h"
 #include "base/error.h"
 #include "base/warn.h"
 #include "impl/variants.h"
@@ -26,6 +27,7 @@
 struct mfb_run_variant {
     const struct mfb_variant *v; /* points at own */
     struct mfb_variant own;      /* the registry entry with run-time code resolved */
+    void *plugin;                /* a plugin's library handle (own's name and description are then owned) */
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;
@@ -73,7 +75,8 @@ struct mfb_warmup {
 /* NONE while the rounds go on. */
 enum mfb_stop_reason {
     MFB_STOP_NONE, MFB_STOP_TIME, MFB_STOP_ROUNDS, MFB_STOP_TARGET_CI, MFB_STOP_INTERRUPTED,
-    MFB_STOP_PROCESSES /* --target-ci over processes: MFB_MAX_PROCESSES ran */
+    MFB_STOP_PROCESSES, /* --target-ci over processes: MFB_MAX_PROCESSES ran */
+    MFB_STOP_BATCHES    /* --max-batches kept: the memory bound of a long run */
 };
 
 const char *mfb_stop_reason_name(enum mfb_stop_reason r);
@@ -100,11 +103,14 @@ struct mfb_run {
     struct mfb_workset *ws;
     const struct mfb_timer *timer;
     struct mfb_warnings *warn;
+    struct mfb_activity *activity; /* which variant is being called, for the guard (cli/guard.h) */
     struct mfb_run_variant vars[MFB_MAX_VARIANTS];
     int nvars;
     uint64_t seed;               /* master seed; every stream derives from it (base/seeds.h) */
     struct mfb_layout layout;    /* this process's randomized layout */
     struct mfb_selfcheck selfcheck;
+    size_t verified_shapes;      /* call shapes every variant was checked on; 0: first calls only */
+    size_t verified_sizes;       /* distinct sizes among them */
     struct mfb_calibration cal;
     struct mfb_warmup warmup;
     struct mfb_stop stop;

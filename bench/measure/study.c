@@ -9,6 +9,8 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->time_s = MFB_DEFAULT_TIME_S;
     s->warmup_rounds = -1;
     s->processes = MFB_DEFAULT_PROCESSES;
+    s->max_batches = MFB_DEFAULT_MAX_BATCHES;
+    s->watchdog_s = MFB_DEFAULT_WATCHDOG_S;
     s->process_index = -1;
     s->flip_lead = MFB_DEFAULT_FLIP_LEAD;
     s->cpu = -1;

@@ -31,6 +31,27 @@
 #define MFB_MAX_FLIP_LEAD 64
 /* --batch-passes above this would make one batch of a fast variant last seconds. */
 #define MFB_MAX_BATCH_PASSES 100000
+/* Default --watchdog: far above any round's length (rounds last milliseconds to a second) and
+ * any verification call's (cli/guard.h). */
+#define MFB_DEFAULT_WATCHDOG_S 60.0
+#define MFB_MAX_WATCHDOG_S 86400.0
+/* Rounds (--rounds, --warmup-rounds): a sample stores its round in 32 bits. */
+#define MFB_MAX_ROUNDS 1000000000L
+/* --time above this (31 years) is a typo, not a study; it also keeps the per-process share
+ * printable for the children's command lines. */
+#define MFB_MAX_TIME_S 1e9
+/* Each process needs this many seconds of rounds at least: less and the warm-up alone uses
+ * its share (about 1.5 s of set-up per process comes on top). */
+#define MFB_MIN_PROCESS_TIME_S 0.1
+/* Batches a run keeps (--max-batches; over all processes). Every batch is kept in memory until
+ * the result is written (56 bytes each; the merged file takes about 110 bytes per batch), so
+ * this bounds the memory and the file of a long run: at the default, 4,194,304 batches, about
+ * 235 MB in memory and 460 MB on disk. The run then stops with stop_reason "batches". A
+ * default study keeps about 60,000. */
+#define MFB_DEFAULT_MAX_BATCHES (1L << 22)
+#define MFB_MAX_MAX_BATCHES (1L << 26)
+/* A process's share of --max-batches must allow a few rounds of every variant. */
+#define MFB_MIN_PROCESS_BATCHES 64
 
 struct mfb_study {
     enum mfb_func func;
@@ -42,6 +63,8 @@ struct mfb_study {
     long rounds;                       /* measured rounds; 0: until the time budget */
     long warmup_rounds;                /* -1: detected from the data */
     double target_ci;                  /* percent; 0: off */
+    double watchdog_s;                 /* a variant call not returning for this long ends the run */
+    long max_batches;                  /* batches kept, over all processes (MFB_DEFAULT_MAX_BATCHES) */
     long processes;                    /* fresh processes whose samples are merged */
     bool processes_given;
     bool allow_single_process;         /* one process may give faster/slower verdicts */

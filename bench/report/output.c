@@ -1,49 +1,162 @@
 #include "report/output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
+/* Temporary files are named ".<name>.memfbench-<pid>[-procK].XXXXXX" beside the target: hidden, never
+ * ending in .json (so no reader globbing results picks one up), and carrying the pid of the
+ * process that made them, so a later run can tell a leftover (its process gone, e.g. after
+ * kill -9) from a file in use and remove it. */
+#define TMP_TAG ".memfbench-"
+
+/* The folder part of path ("." when none) and its last component. */
+static void split_path(const char *path, char *dir, size_t dir_cap, const char **base)
 {
-    memset(o, 0, sizeof *o);
-    if (!(o->path = strdup(path)))
-        return mfb_fail(err, "%s: out of memory", path);
-    if (!strcmp(path, "-")) {
-        o->f = stdout;
-        return 0;
-    }
-    size_t n = strlen(path) + 32;
-    if (!(o->tmp = malloc(n))) {
-        mfb_output_abort(o);
-        return mfb_fail(err, "%s: out of memory", path);
-    }
     const char *slash = strrchr(path, '/');
-    /* A hidden temporary in the target's folder, so the final rename stays on one filesystem. */
-    if (slash)
-        snprintf(o->tmp, n, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-    else
-        snprintf(o->tmp, n, ".%s.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
+    if (!slash) {
+        snprintf(dir, dir_cap, ".");
+        *base = path;
+    } else if (slash == path) {
+        snprintf(dir, dir_cap, "/");
+        *base = slash + 1;
+    } else {
+        snprintf(dir, dir_cap, "%.*s", (int)(slash - path), path);
+        *base = slash + 1;
+    }
+}
+
+/* Removes leftovers ".<base>.memfbench-<pid>.XXXXXX" of processes that no longer exist. */
+static void remove_stale(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, TMP_TAG, strlen(TMP_TAG)) != 0)
+            continue;
+        char *end;
+        long pid = strtol(n + 1 + blen + strlen(TMP_TAG), &end, 10);
+        if (pid <= 0 || (*end != '.' && *end != '-') || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* its process is alive (or not ours to probe): in use */
+        char full[PATH_MAX];
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) < sizeof full)
+            unlink(full);
+    }
+    closedir(d);
+}
+
+char *mfb_output_temp(const char *target, const char *what)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    split_path(target, dir, sizeof dir, &base);
+    size_t n = strlen(dir) + strlen(base) + strlen(what) + 64;
+    char *p = malloc(n);
+    if (!p)
+        return NULL;
+    snprintf(p, n, "%s/.%s%s%ld%s.XXXXXX", dir, base, TMP_TAG, (long)getpid(), what);
+    int fd = mkstemp(p);
     if (fd < 0) {
-        int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        mfb_output_abort(o);
-        return mfb_fail(err, "%s: cannot create the output file: %s", path, strerror(e));
+        free(p);
+        return NULL;
     }
     /* mkstemp creates the file 0600; a result file is an ordinary file (0666 less umask). */
     mode_t mask = umask(0);
     umask(mask);
     fchmod(fd, 0666 & ~mask);
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        close(fd);
+    close(fd);
+    return p;
+}
+
+/* Refuses targets a result must not replace: anything but a regular file (a device node, a
+ * directory, a FIFO), a name that can only be a folder, a path too long to make. */
+static int check_target(const char *path, struct mfb_err *err)
+{
+    size_t len = strlen(path);
+    if (len == 0)
+        return mfb_fail(err, "-o: empty file name");
+    if (len >= PATH_MAX - 64)
+        return mfb_fail(err, "-o: path of %zu bytes is too long (at most %d)", len, PATH_MAX - 65);
+    if (path[len - 1] == '/')
+        return mfb_fail(err, "%s: -o names a folder; give a file name", path);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!strcmp(base, ".") || !strcmp(base, ".."))
+        return mfb_fail(err, "%s: -o names a folder; give a file name", path);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return mfb_fail(err, "%s: exists and is not a regular file (%s); memfbench replaces only regular files",
+                        path, S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                              : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+    return 0;
+}
+
+int mfb_output_open_direct(struct mfb_output *o, const char *path, struct mfb_err *err)
+{
+    memset(o, 0, sizeof *o);
+    if (!(o->path = strdup(path)))
+        return mfb_fail(err, "%s: out of memory", path);
+    if (!(o->f = fopen(path, "w"))) {
+        int e = errno;
         mfb_output_abort(o);
-        return mfb_fail(err, "%s: cannot open the output file", path);
+        return mfb_fail(err, "%s: cannot open the output file: %s", path, strerror(e));
     }
+    return 0;
+}
+
+int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
+{
+    memset(o, 0, sizeof *o);
+    if (!strcmp(path, "-")) {
+        if (!(o->path = strdup(path)))
+            return mfb_fail(err, "%s: out of memory", path);
+        o->f = stdout;
+        return 0;
+    }
+    if (check_target(path, err) < 0)
+        return -1;
+    /* A symbolic link to a file: the result replaces the file it points to, not the link. */
+    char real[PATH_MAX];
+    struct stat st;
+    const char *target = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real) ? real : path;
+    if (!(o->path = strdup(target)))
+        return mfb_fail(err, "%s: out of memory", path);
+    char dir[PATH_MAX];
+    const char *base;
+    split_path(target, dir, sizeof dir, &base);
+    remove_stale(dir, base);
+    if (!(o->tmp = mfb_output_temp(target, ""))) {
+        int e = errno;
+        mfb_output_abort(o);
+        return mfb_fail(err, "%s: cannot create the output file: %s", path, strerror(e));
+    }
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        int e = errno;
+        mfb_output_abort(o);
+        return mfb_fail(err, "%s: cannot open the output file: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int mfb_output_not_input(const struct mfb_output *o, const char *input, struct mfb_err *err)
+{
+    struct stat a, b;
+    if (o->f == stdout || stat(o->path, &a) != 0 || stat(input, &b) != 0)
+        return 0;
+    if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return mfb_fail(err, "%s: -o names an input of this run (%s); it would be overwritten", o->path, input);
     return 0;
 }
 
@@ -74,6 +187,8 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
     }
     fclose(f);
     o->f = NULL;
+    if (!o->tmp)
+        return 0; /* written in place (mfb_output_open_direct) */
     if (rename(o->tmp, o->path) != 0) {
         int e = errno;
         return mfb_fail(err, "%s: cannot move the result into place: %s", o->path, strerror(e));

@@ -33,8 +33,18 @@ struct mfb_sampler {
 
 int mfb_sampler_init(struct mfb_sampler *s, const struct mfb_dist *d, const struct mfb_space *space,
                      enum mfb_align_mode mode, uint64_t seed, struct mfb_err *err);
+/* Which row of each table a call takes (an index into the table's rows), or MFB_SHAPE_DRAW to
+ * draw it as the distribution does. */
+#define MFB_SHAPE_DRAW (-1L)
+struct mfb_shape {
+    long src_align, dst_align, overlap, mismatch;
+};
+
 /* Draws n calls into out; returns the total bytes they process. */
 uint64_t mfb_sampler_fill(struct mfb_sampler *s, struct mfb_call *out, size_t n);
+/* One call of the given size and shape, placed as mfb_sampler_fill places calls (for the
+ * correctness check of every call shape, workload/shapes.h). */
+void mfb_sampler_place(struct mfb_sampler *s, uint64_t size, const struct mfb_shape *shape, struct mfb_call *out);
 void mfb_sampler_free(struct mfb_sampler *s);
 
 #endif

@@ -1,9 +1,82 @@
-/* A plugin that is wrong on purpose (drops the last byte of copies over 100 bytes), for the
- * test that the correctness check rejects it. */
+/* Plugins that misbehave on purpose, for the tests that the correctness check rejects them and
+ * that the guard (bench/cli/guard.c) names them when they crash, exit or hang. */
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+/* Drops the last byte of copies over 100 bytes. */
 void *dropping_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     return memmove(dst, src, n > 100 ? n - 1 : n);
+}
+
+/* Wrong at one size only (777 bytes): found only if verification reaches that size. */
+void *one_size_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    memmove(dst, src, n);
+    if (n == 777)
+        ((unsigned char *)dst)[n / 2] ^= 1;
+    return dst;
+}
+
+/* A real invalid access (the address is hidden from the compiler, which would flag it). */
+static void fault(void)
+{
+    static volatile uintptr_t bad = 8;
+    *(volatile int *)bad = 1;
+}
+
+/* Each misbehaves at the first call of 777 bytes, the shape only the full verification reaches. */
+void *segv_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n == 777)
+        fault();
+    return memmove(dst, src, n);
+}
+
+void *abort_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n == 777)
+        abort();
+    return memmove(dst, src, n);
+}
+
+void *exit_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n == 777)
+        exit(0);
+    return memmove(dst, src, n);
+}
+
+void *hang_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    while (n == 777)
+        pause();
+    return memmove(dst, src, n);
+}
+
+void *sigill_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n == 777)
+        raise(SIGILL);
+    return memmove(dst, src, n);
+}
+
+void *sigbus_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n == 777)
+        raise(SIGBUS);
+    return memmove(dst, src, n);
+}
+
+/* Correct until it has been called this often, then crashes: after verification, while timed. */
+void *late_segv_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    static unsigned long calls;
+    if (++calls > 3000000)
+        fault();
+    return memmove(dst, src, n);
 }

@@ -133,7 +133,8 @@ int main(void)
     struct tap t = {0};
     struct mfb_verify v;
     struct mfb_err err;
-    if (mfb_verify_init(&v, 8192, 12345, &err) < 0) {
+    struct mfb_activity activity = {.phase = MFB_PHASE_VERIFYING};
+    if (mfb_verify_init(&v, 8192, 12345, &activity, &err) < 0) {
         printf("Bail out! %s\n", err.msg);
         return 1;
     }

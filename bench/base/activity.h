@@ -1,0 +1,26 @@
+/* What the process is doing with the code under test right now, for the report a crash, an
+ * exit() or a hang inside a variant leaves behind (cli/guard.c). The stages that call variants
+ * fill it in as they go (plain stores, no system calls: verification and timing must not pay for
+ * it); the guard's signal handlers only read it. */
+#ifndef MFB_ACTIVITY_H
+#define MFB_ACTIVITY_H
+
+#include <signal.h>
+#include <stdint.h>
+
+enum mfb_phase { MFB_PHASE_IDLE, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_TIMING };
+
+struct mfb_activity {
+    volatile sig_atomic_t phase;     /* enum mfb_phase */
+    volatile sig_atomic_t beat;      /* advanced per verified call and per timed round: the watchdog's
+                                        sign of progress */
+    const char *volatile variant;    /* name of the variant being called */
+    const char *volatile origin;     /* its description ("plugin lib.so:sym", ...), or NULL */
+    const char *volatile function;   /* memcpy, memmove, ... */
+    volatile uint64_t size;          /* verifying: the call's size and offsets */
+    volatile uint32_t src_mod, dst_mod;
+    volatile int64_t delta;
+    volatile uint32_t round;         /* timing: the round */
+};
+
+#endif

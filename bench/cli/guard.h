@@ -1,0 +1,22 @@
+/* Containment of the code under test. A variant (a plugin above all) that crashes (SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE, abort), calls exit(), or stops returning must not end the run silently
+ * or leave it hanging: the guard reports which variant, in which phase and on which call, removes
+ * the temporary result file and exits with MFB_EXIT_FAIL.
+ *
+ * Hangs: a periodic timer (every watchdog seconds) checks that the activity's beat moved since
+ * the previous tick; a variant that stays inside one call is reported between watchdog and twice
+ * watchdog seconds after it stopped returning. Not covered: a variant that calls _exit() or
+ * blocks SIGALRM itself, or SIGKILL; with --processes the parent then reports the child's exit
+ * status. */
+#ifndef MFB_GUARD_H
+#define MFB_GUARD_H
+
+#include "base/activity.h"
+
+/* Installs the handlers for activity a. tmp_path (may be NULL) is removed on a failure; both
+ * must outlive the guard. */
+void mfb_guard_install(struct mfb_activity *a, const char *tmp_path, double watchdog_s);
+/* Stops the timer and restores the default handlers. */
+void mfb_guard_remove(void);
+
+#endif

@@ -1,0 +1,123 @@
+#include "workload/shapes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+
+/* Growable array of sizes. */
+struct sizes {
+    uint64_t *v;
+    size_t n, cap;
+};
+
+static int push(struct sizes *a, uint64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 256;
+        uint64_t *v = realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sizes of one wide range row: ends, powers of two and their neighbours, random draws. */
+static int wide_range(struct sizes *a, uint64_t lo, uint64_t hi, struct mfb_rng *rng)
+{
+    int rc = push(a, lo) | push(a, hi);
+    for (int k = 0; k < 63; k++) {
+        uint64_t p = (uint64_t)1 << k;
+        for (uint64_t x = p - 1; x <= p + 1; x++)
+            if (x >= lo && x <= hi)
+                rc |= push(a, x);
+    }
+    for (int i = 0; i < MFB_SHAPES_RANGE_DRAWS; i++)
+        rc |= push(a, lo + mfb_rng_below(rng, hi - lo + 1));
+    return rc;
+}
+
+/* Rows of a table that can be drawn (probability above zero); 1 when there is no table. */
+static size_t live_rows(const struct mfb_table *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->rows[i].p > 0;
+    return t->n ? n : 1;
+}
+
+int mfb_shapes_init(struct mfb_shapes *sh, const struct mfb_dist *d, uint64_t seed, struct mfb_err *err)
+{
+    memset(sh, 0, sizeof *sh);
+    struct sizes a = {0};
+    struct mfb_rng rng;
+    mfb_rng_seed(&rng, seed);
+    int rc = 0;
+    for (size_t i = 0; i < d->size.n && rc == 0; i++) {
+        const struct mfb_row *r = &d->size.rows[i];
+        if (!(r->p > 0))
+            continue;
+        if (r->hi - r->lo < MFB_SHAPES_RANGE_ALL)
+            for (uint64_t x = r->lo; x <= r->hi && rc == 0; x++)
+                rc = push(&a, x);
+        else
+            rc = wide_range(&a, r->lo, r->hi, &rng);
+    }
+    if (rc != 0) {
+        free(a.v);
+        return mfb_fail(err, "out of memory listing the call shapes to verify");
+    }
+    qsort(a.v, a.n, sizeof *a.v, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < a.n; i++)
+        if (k == 0 || a.v[i] != a.v[k - 1])
+            a.v[k++] = a.v[i];
+    sh->sizes = a.v;
+    sh->nsizes = k;
+    sh->combos = live_rows(&d->src_align) * live_rows(&d->dst_align) * live_rows(&d->overlap) *
+                 live_rows(&d->mismatch);
+    sh->n = sh->nsizes > sh->combos ? sh->nsizes : sh->combos;
+    return 0;
+}
+
+/* The index of the j-th live row of t, or MFB_SHAPE_DRAW when t has no rows. */
+static long live_row(const struct mfb_table *t, size_t j)
+{
+    if (!t->n)
+        return MFB_SHAPE_DRAW;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].p > 0 && j-- == 0)
+            return (long)i;
+    return MFB_SHAPE_DRAW;
+}
+
+void mfb_shapes_call(const struct mfb_shapes *sh, struct mfb_sampler *s, size_t i, struct mfb_call *out)
+{
+    const struct mfb_dist *d = s->dist;
+    /* Combination i mod combos, in mixed radix over the four tables' live rows. */
+    size_t c = i % sh->combos;
+    const struct mfb_table *tabs[4] = {&d->src_align, &d->dst_align, &d->overlap, &d->mismatch};
+    long rows[4];
+    for (int t = 0; t < 4; t++) {
+        size_t n = live_rows(tabs[t]);
+        rows[t] = live_row(tabs[t], c % n);
+        c /= n;
+    }
+    struct mfb_shape shape = {.src_align = rows[0], .dst_align = rows[1], .overlap = rows[2], .mismatch = rows[3]};
+    mfb_sampler_place(s, sh->sizes[i % sh->nsizes], &shape, out);
+}
+
+void mfb_shapes_free(struct mfb_shapes *sh)
+{
+    free(sh->sizes);
+    memset(sh, 0, sizeof *sh);
+}

@@ -1,0 +1,34 @@
+/* Every call shape a distribution can produce, for the correctness check: a variant that is
+ * wrong at one size, alignment, overlap or mismatch of the run must fail before it is timed, not
+ * only when that shape happens to be among the first calls drawn.
+ *
+ * The shapes: every size of the support (a range row narrower than MFB_SHAPES_RANGE_ALL sizes
+ * gives all its sizes; a wider one its two ends, every power of two in it with its neighbours, and
+ * MFB_SHAPES_RANGE_DRAWS sizes drawn at random), and every combination of a source-alignment,
+ * destination-alignment, overlap and mismatch row; each size appears at least once and each
+ * combination at least once, cycled against each other. */
+#ifndef MFB_SHAPES_H
+#define MFB_SHAPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "workload/sampler.h"
+
+#define MFB_SHAPES_RANGE_ALL 4096
+#define MFB_SHAPES_RANGE_DRAWS 8
+
+struct mfb_shapes {
+    uint64_t *sizes;   /* distinct, ascending */
+    size_t nsizes;
+    size_t combos;     /* alignment x alignment x overlap x mismatch rows */
+    size_t n;          /* calls: max(nsizes, combos) */
+};
+
+int mfb_shapes_init(struct mfb_shapes *sh, const struct mfb_dist *d, uint64_t seed, struct mfb_err *err);
+/* Call i of the n, placed by the sampler s (its random offsets within each shape). */
+void mfb_shapes_call(const struct mfb_shapes *sh, struct mfb_sampler *s, size_t i, struct mfb_call *out);
+void mfb_shapes_free(struct mfb_shapes *sh);
+
+#endif
