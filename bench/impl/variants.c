@@ -16,6 +16,26 @@ static int has_avx2(void)
 
 /* A second, independent copy of the C library in its own link namespace (dlmopen): the same
  * machine code at another address, for A/A comparisons against `libc`. */
+/* AddressSanitizer reserves the address range a second C library would be mapped into, and a
+ * second libc's malloc would bypass its interceptors: dlmopen then aborts the process. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MFB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MFB_ASAN 1
+#endif
+#endif
+#define LIBC_COPY_NEEDS "a build without AddressSanitizer (a second C library cannot run beside its shadow memory)"
+
+static int libc_copy_available(void)
+{
+#ifdef MFB_ASAN
+    return 0;
+#else
+    return 1;
+#endif
+}
+
 static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why)
 {
     static const char *const syms[] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
@@ -40,7 +60,7 @@ static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why
 /* Store-forwarding probes (impl/noop.c): no result, so exempt from the check like noop. */
 #define PROBE_LOAD1(func) {"load1", func, MFB_ORIGIN_PROBE, "probe: one 1-byte load at the start of the right-hand buffer, broadcast to a vector mask (calls of 32 bytes and more)", {.cmp = mfb_cmp_load1}, true, has_avx2, "AVX2", NULL, NULL}
 #define PROBE_LOAD32(func) {"load32", func, MFB_ORIGIN_PROBE, "probe: one 32-byte load at the start of the right-hand buffer, to a vector mask (calls of 32 bytes and more)", {.cmp = mfb_cmp_load32}, true, has_avx2, "AVX2", NULL, NULL}
-#define LIBC_COPY(func) {"libc-copy", func, MFB_ORIGIN_COPY, "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, NULL, NULL, resolve_libc_copy, "libc"}
+#define LIBC_COPY(func) {"libc-copy", func, MFB_ORIGIN_COPY, "A/A: the C library loaded a second time (dlmopen), same code at another address", {.copy = NULL}, false, libc_copy_available, LIBC_COPY_NEEDS, resolve_libc_copy, "libc"}
 
 /* libc functions are stored as data and reached only through this table at run time, so the
  * timed loop cannot inline them or specialise them on a size. */

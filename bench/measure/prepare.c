@@ -93,6 +93,7 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
     r->activity->phase = MFB_PHASE_IDLE;
     r->verified_shapes = sh.n;
     r->verified_sizes = sh.nsizes;
+    r->support_sizes = sh.support;
     mfb_shapes_free(&sh);
     mfb_verify_free(&ver);
     return rc;

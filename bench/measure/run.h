@@ -111,6 +111,7 @@ struct mfb_run {
     struct mfb_selfcheck selfcheck;
     size_t verified_shapes;      /* call shapes every variant was checked on; 0: first calls only */
     size_t verified_sizes;       /* distinct sizes among them */
+    size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
     struct mfb_calibration cal;
     struct mfb_warmup warmup;
     struct mfb_stop stop;

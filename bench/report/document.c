@@ -162,6 +162,8 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);
     add_number_or_null(cfg, "flip_lead", mfb_func_compares(c->func), (double)c->flip_lead);
     add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
+    cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
+    cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
@@ -313,6 +315,23 @@ static cJSON *harness_json(const struct mfb_harness *h)
     return o;
 }
 
+/* What the correctness check covered before anything was timed (workload/shapes.h). */
+static cJSON *verification_json(const struct mfb_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "shapes", (double)r->verified_shapes);
+    cJSON_AddNumberToObject(o, "sizes", (double)r->verified_sizes);
+    cJSON_AddNumberToObject(o, "sizes_listed", (double)r->support_sizes);
+    cJSON_AddBoolToObject(o, "complete", r->verified_shapes > 0 && r->verified_sizes == r->support_sizes);
+    cJSON_AddStringToObject(o, "scope", r->verified_shapes
+        ? "the first parameter array, then every call shape: each size of the distribution's support (a range wider "
+          "than 4096 sizes: its ends, powers of two and neighbours, 8 drawn sizes) and each combination of "
+          "alignment, overlap and mismatch rows; sizes above 4096 thinned evenly when the listed sizes add up to "
+          "more than 256 MiB"
+        : "the first parameter array (the study's first process checked every call shape)");
+    return o;
+}
+
 static cJSON *variant_json(const struct mfb_run_variant *rv, int index)
 {
     cJSON *v = cJSON_CreateObject();
@@ -389,6 +408,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(&r->cal));
     cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));
+    cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");
     for (int i = 0; i < r->nvars; i++)
         cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i));

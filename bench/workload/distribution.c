@@ -55,14 +55,15 @@ static int load_csv_set(struct mfb_dist *d, const char *prefix, struct mfb_err *
     if ((r = load_sibling(d, &d->size, MFB_T_SIZE, prefix, "size", err)) <= 0)
         return r < 0 ? -1 : mfb_fail(err, "%s_size.csv: no such file", prefix);
     struct mfb_table both = {0};
-    if ((r = load_sibling(d, &both, MFB_T_ALIGN, prefix, "alignment", err)) < 0)
+    int rs = 0, rd = 0;
+    if ((r = load_sibling(d, &both, MFB_T_ALIGN, prefix, "alignment", err)) < 0 ||
+        (rs = load_sibling(d, &d->src_align, MFB_T_ALIGN, prefix, "src_alignment", err)) < 0 ||
+        (rd = load_sibling(d, &d->dst_align, MFB_T_ALIGN, prefix, "dst_alignment", err)) < 0) {
+        /* `both` is not in d yet, so mfb_dist_free would not free what a failed or later failing
+         * load left in it (found by tests/fuzz/fuzz_dist_files under LeakSanitizer). */
+        mfb_table_free(&both);
         return -1;
-    int rs = load_sibling(d, &d->src_align, MFB_T_ALIGN, prefix, "src_alignment", err);
-    if (rs < 0)
-        return -1;
-    int rd = load_sibling(d, &d->dst_align, MFB_T_ALIGN, prefix, "dst_alignment", err);
-    if (rd < 0)
-        return -1;
+    }
     if (r > 0) {
         if (rs > 0 || rd > 0) {
             mfb_table_free(&both);
@@ -191,7 +192,10 @@ static int load_synthetic(struct mfb_dist *d, const char *spec, struct mfb_err *
     t->origin = MFB_TABLE_FROM_SYNTHETIC;
     const char *arg = strchr(spec, ':') + 1;
     char buf[128];
-    snprintf(buf, sizeof buf, "%s", arg);
+    /* An argument cut to fit buf would be read as another number ("fixed:" then 130 zeros and a
+     * 5 was fixed:0; confirmed with tests/fuzz/fuzz_dist_spec's reference reading): reject it. */
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf)
+        return mfb_fail(err, "%.64s...: size: the argument is longer than %zu characters", spec, sizeof buf - 1);
     uint64_t lo, hi;
     if (!strncmp(spec, "fixed:", 6)) {
         if (mfb_parse_u64(buf, &lo) < 0)

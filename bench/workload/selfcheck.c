@@ -148,6 +148,10 @@ static int judge(struct mfb_selfcheck_acc *a, struct mfb_selfcheck *out, struct 
             out->size_worst_row = (long)i;
         }
     }
+    /* When every row is rare, their pooled probability is 1, but the sum of 100,000 rounded shares
+     * can land a few ulps above it, which would make any count "infinitely" unlikely. */
+    if (rare_p > 1)
+        rare_p = 1;
     if (rare_p > 0) {
         double z = zscore(rare_obs, n, rare_p);
         if (z > out->size_max_z && (rare_obs > 10 || n * rare_p > 10)) {

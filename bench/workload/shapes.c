@@ -46,6 +46,32 @@ static int wide_range(struct sizes *a, uint64_t lo, uint64_t hi, struct mfb_rng 
     return rc;
 }
 
+/* Applies the cost bound to sorted distinct sizes in place; returns how many are kept. */
+static size_t thin(uint64_t *v, size_t n)
+{
+    double small = 0, large = 0;
+    size_t nlarge = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] <= MFB_SHAPES_SMALL)
+            small += (double)v[i];
+        else {
+            large += (double)v[i];
+            nlarge++;
+        }
+    }
+    double room = (double)MFB_SHAPES_MAX_BYTES - small;
+    if (small + large <= (double)MFB_SHAPES_MAX_BYTES || nlarge == 0)
+        return n;
+    /* Keep every step-th large size: their sum shrinks by about the same factor. */
+    size_t step = room > 0 ? (size_t)(large / room) + 1 : nlarge;
+    size_t k = 0, seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] <= MFB_SHAPES_SMALL || i == n - 1 || seen++ % step == 0)
+            v[k++] = v[i];
+    }
+    return k;
+}
+
 /* Rows of a table that can be drawn (probability above zero); 1 when there is no table. */
 static size_t live_rows(const struct mfb_table *t)
 {
@@ -82,7 +108,8 @@ int mfb_shapes_init(struct mfb_shapes *sh, const struct mfb_dist *d, uint64_t se
         if (k == 0 || a.v[i] != a.v[k - 1])
             a.v[k++] = a.v[i];
     sh->sizes = a.v;
-    sh->nsizes = k;
+    sh->nsizes = thin(a.v, k);
+    sh->support = k;
     sh->combos = live_rows(&d->src_align) * live_rows(&d->dst_align) * live_rows(&d->overlap) *
                  live_rows(&d->mismatch);
     sh->n = sh->nsizes > sh->combos ? sh->nsizes : sh->combos;

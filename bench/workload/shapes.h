@@ -6,7 +6,12 @@
  * gives all its sizes; a wider one its two ends, every power of two in it with its neighbours, and
  * MFB_SHAPES_RANGE_DRAWS sizes drawn at random), and every combination of a source-alignment,
  * destination-alignment, overlap and mismatch row; each size appears at least once and each
- * combination at least once, cycled against each other. */
+ * combination at least once, cycled against each other.
+ *
+ * Cost bound: checking a call moves its size in bytes several times through a byte-exact
+ * reference, so the sizes checked may add up to MFB_SHAPES_MAX_BYTES per variant (fleet memcpy's
+ * 1,941 sizes add up to 44 MB). Beyond that, every size up to MFB_SHAPES_SMALL stays and the
+ * larger ones are thinned evenly (the largest always kept); `complete` then says so. */
 #ifndef MFB_SHAPES_H
 #define MFB_SHAPES_H
 
@@ -18,10 +23,13 @@
 
 #define MFB_SHAPES_RANGE_ALL 4096
 #define MFB_SHAPES_RANGE_DRAWS 8
+#define MFB_SHAPES_MAX_BYTES (256ull << 20)
+#define MFB_SHAPES_SMALL 4096
 
 struct mfb_shapes {
     uint64_t *sizes;   /* distinct, ascending */
     size_t nsizes;
+    size_t support;    /* distinct sizes listed before the cost bound; nsizes < support: thinned */
     size_t combos;     /* alignment x alignment x overlap x mismatch rows */
     size_t n;          /* calls: max(nsizes, combos) */
 };

@@ -166,7 +166,7 @@ def test_fleetbench_format_bad_pair(run, tmp_path):
     (["--cache", "48K:2M"], ["--cache"], 2),
     (["--variant", "turbo"], ["--variant", "'turbo'", "have:"], 1),
     (["--variant", "libc", "--variant", "libc"], ["named twice"], 1),
-    (["--cpu", "4096"], ["--cpu", "4096"], 1),
+    (["--cpu", "4096"], ["--cpu", "at most 1023"], 2),
     (["--distribution", "no_such_table"], ["'no_such_table'", "no such file"], 1),
     (["--clock", "sundial"], ["--clock", "'sundial'"], 1),
 ])
