@@ -1,6 +1,7 @@
 #include "impl/plugin.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,8 @@ int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, 
     else if (name && !*name)
         mfb_fail(err, "--variant %s: plugin: empty name after '='", spec);
     else if (stat(path, &st) != 0)
-        mfb_fail(err, "--variant %s: plugin: %s: no such file", spec, path);
+        mfb_fail(err, "--variant %.200s%s: plugin: %.200s: %s", spec, strlen(spec) > 200 ? "..." : "", path,
+                 errno == ENOENT ? "no such file" : strerror(errno));
     else {
         /* RTLD_LOCAL keeps the plugin's own symbols (it may define memcpy itself) out of the
          * harness's way; RTLD_NOW reports a missing dependency here rather than mid-run. A path

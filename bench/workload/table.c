@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@ int mfb_table_parse_weight(const char *s, double *out, const char *where, const 
 {
     if (!*s)
         return mfb_fail(err, "%s: %s: empty value", where, field);
+    /* Weights are decimal (docs/distributions.md): strtod would also take hexadecimal floats. */
+    if (strpbrk(s, "xX"))
+        return mfb_fail(err, "%s: %s: '%s' is not a decimal number", where, field, s);
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -36,8 +40,13 @@ int mfb_table_parse_weight(const char *s, double *out, const char *where, const 
         return mfb_fail(err, "%s: %s: '%s' is not a number", where, field, s);
     if (isnan(v))
         return mfb_fail(err, "%s: %s: NaN is not a weight", where, field);
-    if (isinf(v) || errno == ERANGE)
+    if (isinf(v) || (errno == ERANGE && fabs(v) > 1))
         return mfb_fail(err, "%s: %s: '%s' is not finite", where, field, s);
+    /* A positive weight below the smallest normal double would turn into 0 or lose its digits:
+     * refused rather than silently dropped. */
+    if (errno == ERANGE || (v > 0 && v < DBL_MIN))
+        return mfb_fail(err, "%s: %s: '%s' is too small to represent (the smallest weight is %g)", where, field, s,
+                        DBL_MIN);
     if (v < 0)
         return mfb_fail(err, "%s: %s: %s is negative", where, field, s);
     *out = v;
