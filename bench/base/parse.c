@@ -56,7 +56,8 @@ int mfb_parse_bytes(const char *s, size_t *out)
         shift = 20, end++;
     else if (*end == 'G' || *end == 'g')
         shift = 30, end++;
-    if (*end == 'i' && end[1] == 'B')
+    /* "iB" only after a unit letter: "1iB" is not a size. */
+    if (shift && *end == 'i' && end[1] == 'B')
         end += 2;
     else if (*end == 'B')
         end++;

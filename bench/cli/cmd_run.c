@@ -155,8 +155,10 @@ static int check_inputs(const struct mfb_output *out, const struct mfb_study *c,
     const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
     /* A distribution that does not load is reported later, where it is used. */
     struct mfb_err ignored;
-    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) < 0)
+    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) < 0) {
+        mfb_dist_free(&d);
         return 0;
+    }
     int rc = 0;
     for (int i = 0; i < d.nfiles && rc == 0; i++)
         rc = mfb_output_not_input(out, d.files[i].path, err);

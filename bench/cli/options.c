@@ -107,7 +107,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    optind = 1;
+    /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
+    optind = 0;
     opterr = 0;
     int ch;
     long v = 0;

@@ -63,7 +63,7 @@ int main(void)
               "sizes with suffixes as sysfs and --cache write them");
     size_t v = 7;
     TAP_CHECK(&t, mfb_parse_bytes("99999999999999999999G", &v) < 0 && mfb_parse_bytes("17179869184G", &v) < 0 &&
-                  mfb_parse_bytes("1X", &v) < 0 && v == 7,
+                  mfb_parse_bytes("1X", &v) < 0 && mfb_parse_bytes("1iB", &v) < 0 && v == 7,
               "overflowing and malformed sizes are refused");
     uint64_t u = 3;
     TAP_CHECK(&t, mfb_parse_u64("010", &u) == 0 && u == 10 && mfb_parse_u64("1.5", &u) < 0 && u == 10,

@@ -47,7 +47,7 @@ def is_pow2(n: int) -> bool:
 
 
 def test_call_arrays_are_a_power_of_two_even_for_long_calls(run) -> None:
-    doc = run("-d", "fixed:1048576", "-v", "libc", "--rounds", "2", "--warmup-rounds", "0", "-q").doc
+    doc = run("-d", "fixed:1048576", "-v", "libc", "--rounds", "2", "--warmup-rounds", "0", "--processes", "1", "-q").doc
     assert "long calls" in doc["batch"]["rule"]
     assert doc["batch"]["calls_per_pass"] < doc["workset"]["params_per_array"]
     assert is_pow2(doc["batch"]["calls_per_pass"]) and is_pow2(doc["workset"]["params_per_array"])
