@@ -4,7 +4,8 @@
 #
 #   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins, then
 #                                                  the analysis summary and results/report/
-#   ./bootstrap.sh test                            meson test (C and Python, notebooks included)
+#   ./bootstrap.sh test                            meson test (C and Python, notebooks included),
+#                                                  then the C tests under ASan and UBSan
 #   ./bootstrap.sh validate                        regenerate docs/validation.md (several minutes)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -77,6 +78,15 @@ case "$cmd" in
     status=0
     meson test -C "$BUILD" --print-errorlogs --num-processes 1 "$@" || status=$?
     "$PY" -m tools.testlog_summary "$BUILD" || status=1
+    # The C tests and the fuzz corpora again under AddressSanitizer and UBSan (any finding fails;
+    # the whole suite, Python included, passes there too: docs/reliability.md).
+    SAN="$BUILD-san"
+    say "sanitizer build ($SAN: address, undefined): C tests and fuzz corpora"
+    [ -f "$SAN/build.ninja" ] ||
+      meson setup "$SAN" --buildtype=debugoptimized -Db_sanitize=address,undefined -Dpython="$PY" >&2
+    meson compile -C "$SAN" >&2
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      meson test -C "$SAN" --print-errorlogs --num-processes 1 --suite core --suite fuzz || status=$?
     exit $status
     ;;
   validate)
