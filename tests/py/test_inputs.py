@@ -116,6 +116,17 @@ def test_ranges_and_counts(run, tmp_path):
     assert t["total_weight"] == 500
 
 
+def test_110000_equal_rows_pass_the_self_check(run, tmp_path):
+    """Every row is rare (expected under 10 draws): their pooled probability, a sum of 110,000
+    rounded shares, once exceeded 1 and failed the check with infinite standard errors."""
+    p = write(tmp_path, "many_size.csv", "size,weight\n" + "".join(f"{i},1\n" for i in range(1, 110001)))
+    r = run("-d", str(p), "-v", "libc", *QUICK)
+    assert r.code == 0, r.stderr
+    assert r.doc["distribution"]["selfcheck"]["passed"] is True
+    v = r.doc["verification"]
+    assert v["sizes_listed"] == 110000 and v["complete"] is False and 4096 < v["sizes"] < 110000
+
+
 def fleetbench_text() -> str:
     """A fleetbench-format file made from our shipped tables (three lines of key:prob)."""
     lines = []
