@@ -33,7 +33,7 @@ int mfb_cmd_list(int argc, char **argv)
     }
     const struct mfb_variant *v;
     size_t n = mfb_variants_all(&v);
-    printf("functions and variants (* = not available on this CPU):\n");
+    printf("functions and variants (* = not available on this CPU or in this build):\n");
     for (int f = 0; f < MFB_FUNC_COUNT; f++) {
         printf("  %s (default distribution %s)\n", mfb_func_name((enum mfb_func)f),
                mfb_func_default_distribution((enum mfb_func)f));

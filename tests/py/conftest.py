@@ -28,6 +28,18 @@ def binary() -> str:
     return ""
 
 
+def libc_copy_runs() -> bool:
+    """Whether this build has the dlmopen copy of libc (not under AddressSanitizer: `memfbench list`
+    marks it unavailable there, with the reason)."""
+    listing = subprocess.run([binary(), "list"], capture_output=True, text=True, timeout=60).stdout
+    return any(line.split()[:1] == ["libc-copy"] for line in listing.splitlines())
+
+
+# The A/A partner of libc in quick structural tests: libc's second copy where it runs, else libc
+# in the counting wrapper (the same function through one more call).
+AA_OF_LIBC = "libc-copy" if os.environ.get("MEMFBENCH") is None or libc_copy_runs() else "libc-wrapped"
+
+
 class Result:
     def __init__(self, proc: subprocess.CompletedProcess[str], out: Path | None):
         self.code = proc.returncode

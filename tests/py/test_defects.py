@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUICK
+from conftest import AA_OF_LIBC, QUICK
 
-FAST = ["-d", "fixed:64", "-v", "libc", "-v", "libc-copy"]
+FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC]
 
 
 @pytest.mark.parametrize("given, recorded", [("010", "10"), ("08", "8"), ("0x10", "16"), ("0XFF", "255")])

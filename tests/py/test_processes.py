@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import AA_OF_LIBC, ROOT
 
-FAST = ["-d", "fixed:64", "-v", "libc", "-v", "libc-copy", "-p", "l1", "-t", "2", "-q"]
+FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC, "-p", "l1", "-t", "2", "-q"]
 
 
 def analysis(*args: str) -> subprocess.CompletedProcess[str]:
@@ -63,7 +63,7 @@ def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
     r = run(*FAST)
     p = analysis("summarize", str(r.out))
     assert p.returncode == 0, p.stderr
-    line = next(x for x in p.stdout.splitlines() if x.startswith("- **libc-copy**"))
+    line = next(x for x in p.stdout.splitlines() if x.startswith(f"- **{AA_OF_LIBC}**"))
     assert "over 10 processes" in line and "a re-run would give" in line and "layout noise" in line
     assert "within-process interval" in line
 
