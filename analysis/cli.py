@@ -1,19 +1,49 @@
-"""Command line: python3 -m analysis {summarize,compare,report,gate,export} FILE..."""
+"""Command line: python3 -m analysis {summarize,compare,report,gate,export} FILE...
+
+Every user error (a bad option, an unreadable or invalid result file, an output that cannot be
+written) is one line on stderr, "analysis: ...", naming the file or option, and exit status 2;
+outputs are written atomically, so a failure leaves no partial or temporary file."""
 from __future__ import annotations
 
 import argparse
-import json
+import math
+import os
+import signal
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from . import stats
 from .compare import comparisons_frame, compare_runs
-from .export import to_csv, to_gbench
+from .export import to_csv, to_gbench_file
+from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
 from .gate import default_verdict_path, verdict_document, write_atomic
 from .load import load_run, load_runs
 from .report import COMPARISON_COLUMNS, context_lines, verdict_lines, write_report
 from .schema import ResultFileError
 from .summary import summarize_run
+
+PROG = "analysis"
+# The longest error line: a path of thousands of characters is shown with its middle elided.
+MESSAGE_MAX = 1000
+
+
+class UsageError(Exception):
+    """An option value the analysis cannot use; the message names the option."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's errors as one line like every other error (it prints the usage and a second line)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
+    """message as one printable line: control characters (a newline in a file name) and
+    undecodable bytes escaped, the middle of an overlong message elided."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    return text if len(text) <= limit else f"{text[:limit * 2 // 3]} ... {text[-(limit // 4):]}"
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -24,8 +54,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--adjust", choices=["holm", "bh", "none"], default="holm",
                    help="multiplicity adjustment across all comparisons (default holm)")
     p.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES,
-                   help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES}, at least 1000)")
-    p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="bootstrap seed")
+                   help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES}, 1000 to {stats.MAX_RESAMPLES})")
+    p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="bootstrap seed (non-negative)")
     p.add_argument("--allow-single-process", action="store_true",
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
@@ -34,8 +64,8 @@ def _fmt_table(df) -> str:
     return df.to_string(index=False, float_format=lambda v: f"{v:.4g}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python3 -m analysis", description=__doc__)
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="python3 -m analysis", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sm = sub.add_parser("summarize", help="context, per-variant statistics and verdicts")
     _common(sm)
@@ -45,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--json", dest="json_out", help="also write the comparisons as JSON to this file")
     r = sub.add_parser("report", help="Markdown and HTML report with plots")
     _common(r)
-    r.add_argument("-o", "--output", required=True, help="folder for report.md, report.html and figures")
+    r.add_argument("-o", "--output", required=True, help="folder for report.md, report.html and figures "
+                                                         "(created; its parent must exist)")
     g = sub.add_parser("gate", help="regression gate: exit 1 when a variant is slower than the baseline by "
                                     "more than P %% (multiplicity-adjusted)")
     _common(g)
@@ -56,23 +87,78 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
                    help="gbench: Google Benchmark JSON (for its compare.py); csv: raw samples")
     e.add_argument("-o", "--output", required=True)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Raises UsageError for option values the statistics cannot use (argparse reads "nan", "inf"
+    and "1e999" as floats, and numpy refuses negative seeds deep inside a bootstrap)."""
+    if args.cmd == "gate" and not (math.isfinite(args.fail_if_slower) and args.fail_if_slower >= 0):
+        raise UsageError(f"--fail-if-slower {args.fail_if_slower:g}: must be a finite, non-negative percentage")
+    if not (math.isfinite(args.margin) and args.margin >= 0):
+        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
+    if not 0.5 <= args.level < 1:  # also refuses nan
+        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    if not 1000 <= args.resamples <= stats.MAX_RESAMPLES:
+        raise UsageError(f"--resamples {args.resamples}: must be from 1000 to {stats.MAX_RESAMPLES}")
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed}: must be non-negative")
+    if args.baseline == "":
+        raise UsageError("--baseline: empty variant name")
+
+
+def _verdict_target(args: argparse.Namespace) -> tuple[str | Path, str]:
+    if args.json_out is not None:
+        return args.json_out, "--json"  # as given: Path("") would be the current folder
+    return default_verdict_path(args.files[0]), "verdict file"
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output checked before the statistics run, so a mistyped path fails in a moment."""
+    if args.cmd == "compare" and args.json_out is not None:
+        check_output_file(args.json_out, "--json", args.files)
+    elif args.cmd == "gate":
+        path, label = _verdict_target(args)
+        check_output_file(path, label, args.files)
+    elif args.cmd == "report":
+        check_output_folder(args.output, "-o")
+    elif args.cmd == "summarize" and args.report is not None:
+        check_output_folder(args.report, "--report")
+
+
+def main(argv: list[str] | None = None) -> int:
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # a file or variant name that is not UTF-8 is printed escaped, not a crash
+        reconfigure(errors="backslashreplace")
+    try:
+        return _run(_parser().parse_args(argv))
+    except (UsageError, ResultFileError, OutputError) as e:
+        print(f"{PROG}: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        # The reader of stdout went away (| head): not an error of the analysis, and not 1, which
+        # the gate uses for a regression; the shell's status for SIGPIPE. stdout now points to
+        # /dev/null so that Python's flush at exit does not report the pipe a second time.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.cmd == "export":
         return _export(args)
-    if args.cmd == "gate" and args.fail_if_slower < 0:
-        ap.error("--fail-if-slower must be a non-negative percentage")
-    if args.resamples < 1000:
-        ap.error("--resamples must be at least 1000")
-    if not 0.5 <= args.level < 1:
-        ap.error("--level must be in [0.5, 1)")
+    _check_options(args)
+    _check_outputs(args)
+    runs = load_runs(args.files)
     try:
-        runs = load_runs(args.files)
         comps = compare_runs(runs, args.baseline, level=args.level, margin=args.margin / 100, adjust=args.adjust,
                              resamples=args.resamples, seed=args.seed,
                              allow_single_process=args.allow_single_process)
-    except (ResultFileError, ValueError) as e:
-        print(f"analysis: {e}", file=sys.stderr)
-        return 2
+    except ValueError as e:  # a baseline or variant the files do not have
+        raise UsageError(str(e)) from e
     if args.cmd == "summarize":
         for run in runs:
             print(f"\n== {run.function} on {run.distribution}")
@@ -84,8 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(verdict_lines(comps)) or "(no comparisons)")
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
-        if args.report:
-            md, html = write_report(runs, comps, Path(args.report))
+        if args.report is not None:
+            md, html = write_report(runs, comps, Path(args.report), "--report")
             print(f"report: {html} (and {md.name})")
     elif args.cmd == "compare":
         if comps:
@@ -94,12 +180,12 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(verdict_lines(comps)))
         else:
             print("(no comparisons: every variant besides the baseline is the harness's noop)")
-        if args.json_out:
-            Path(args.json_out).write_text(json.dumps([x.as_dict() for x in comps], indent=1) + "\n")
+        if args.json_out is not None:
+            write_text_atomic(args.json_out, json_text([x.as_dict() for x in comps]), "--json", args.files)
     elif args.cmd == "gate":
         doc = verdict_document(comps, args.files, args.baseline, args.fail_if_slower / 100, args.level, args.adjust)
-        path = Path(args.json_out) if args.json_out else default_verdict_path(args.files[0])
-        write_atomic(path, doc)
+        path, label = _verdict_target(args)
+        write_atomic(path, doc, label, args.files)
         for row in doc["comparisons"]:
             print(f"{row['gate']:>24}: {row['variant']} vs {row['baseline']} on {row['distribution']}: ratio "
                   f"{row['ratio']:.4f}, simultaneous CI [{row['ci_adj_low']:.4f}, {row['ci_adj_high']:.4f}]")
@@ -107,21 +193,18 @@ def main(argv: list[str] | None = None) -> int:
               f"verdict: {path}")
         return 1 if doc["failed"] else 0
     else:
-        md, html = write_report(runs, comps, Path(args.output))
+        md, html = write_report(runs, comps, Path(args.output), "-o")
         print(f"wrote {md} and {html}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    try:
-        run = load_run(args.file)
-    except ResultFileError as e:
-        print(f"analysis: {e}", file=sys.stderr)
-        return 2
+    check_output_file(args.output, "-o", [args.file])
+    run = load_run(args.file)
     if args.format == "gbench":
-        Path(args.output).write_text(json.dumps(to_gbench(run), indent=1) + "\n")
+        to_gbench_file(run, args.output, "-o")
     else:
-        to_csv(run, args.output)
+        to_csv(run, args.output, "-o")
     print(f"wrote {args.output}")
     return 0
 

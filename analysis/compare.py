@@ -198,13 +198,19 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         noop = set().union(*(r.harness_variants for r in rs))
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
-        if base not in set(df["variant"]):
+        listed = set().union(*(r.variants for r in rs))
+        present = set(df["variant"])
+        if base not in listed:
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
+        if base not in present:
+            raise ValueError(f"baseline '{base}' has no samples in {run_name}")
         for v in names:
             if v == base or (v in noop and not include_noop):
                 continue
-            if v not in set(df["variant"]):
+            if v not in listed:
                 raise ValueError(f"variant '{v}' is not in {run_name}")
+            if v not in present:
+                raise ValueError(f"variant '{v}' has no samples in {run_name}")
             out.append(compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed,
                                    allowed))
     return adjust_family(out, level, adjust)

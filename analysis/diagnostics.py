@@ -54,10 +54,8 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
             slope = sps.theilslopes(np.log(y), t / 60.0)[0] if len(g) <= 1000 else _theil_subsample(t, y)
         else:
             rho, p, slope = float("nan"), float("nan"), float("nan")
-        by_pos = [grp["rel"].to_numpy() for _, grp in g.groupby("position")]
-        pos_p = float(sps.kruskal(*by_pos).pvalue) if len(by_pos) > 1 and all(len(b) > 0 for b in by_pos) else float("nan")
-        by_prev = [grp["rel"].to_numpy() for _, grp in g.groupby("prev")]
-        co_p = float(sps.kruskal(*by_prev).pvalue) if len(by_prev) > 1 else float("nan")
+        pos_p = _kruskal_p([grp["rel"].to_numpy() for _, grp in g.groupby("position")])
+        co_p = _kruskal_p([grp["rel"].to_numpy() for _, grp in g.groupby("prev")])
         out.append(VariantDiagnostics(
             variant=str(v), batches=len(g), drift_rho=float(rho), drift_p=float(p),
             drift_per_minute=float(np.expm1(slope)) if np.isfinite(slope) else float("nan"),
@@ -65,6 +63,16 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
             position_effect={int(k): float(np.expm1(np.median(grp["rel"]))) for k, grp in g.groupby("position")},
             carryover_p=co_p))
     return out
+
+
+def _kruskal_p(groups: list[np.ndarray]) -> float:
+    """Kruskal-Wallis p-value; nan where the test is undefined: fewer than two groups, an empty
+    group, or every value the same (a clock too coarse to tell the batches apart), which scipy
+    refuses with an error."""
+    groups = [x[np.isfinite(x)] for x in groups]
+    if len(groups) < 2 or any(len(x) == 0 for x in groups) or np.ptp(np.concatenate(groups)) == 0:
+        return float("nan")
+    return float(sps.kruskal(*groups).pvalue)
 
 
 def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 1000) -> float:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .files import json_text, write_text_atomic
 from .load import Run, measured
 
 GBENCH_REPETITIONS = 20
@@ -59,14 +60,16 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
         reps = []
         for i, idx in enumerate(groups):
             part = g.iloc[idx]
-            calls = int(part["calls"].sum())
+            # sums in floating point: an int64 sum of huge call counts would wrap around
+            calls = int(part["calls"].to_numpy(dtype=np.float64).sum())
             ns = float(part["ns"].sum())
             row = {
                 "name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
                 "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
                 "iterations": calls, "real_time": ns / calls, "cpu_time": ns / calls, "time_unit": "ns",
-                "bytes_per_second": float(part["bytes"].sum()) / (ns * 1e-9) if ns > 0 else 0.0,
-                "items_per_second": calls / (ns * 1e-9) if ns > 0 else 0.0,
+                # / ns * 1e9, not / (ns * 1e-9): the product underflows to 0 for tiny ns
+                "bytes_per_second": float(part["bytes"].to_numpy(dtype=np.float64).sum()) / ns * 1e9 if ns > 0 else 0.0,
+                "items_per_second": calls / ns * 1e9 if ns > 0 else 0.0,
                 "label": f"memfbench batches {int(part['round'].min())}..{int(part['round'].max())}",
             }
             reps.append(row)
@@ -89,8 +92,19 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
     return {"context": _gbench_context(run), "benchmarks": benches}
 
 
-def to_csv(run: Run, path: str | Path) -> None:
+def csv_text(run: Run) -> str:
     """Every batch, warm-up included (flagged), one row each, with the variant's name."""
     df: pd.DataFrame = run.batches.copy()
     df["variant"] = df["variant"].astype(str)
-    df.to_csv(path, index=False)
+    return str(df.to_csv(index=False))
+
+
+def to_csv(run: Run, path: str | Path, label: str = "") -> None:
+    """csv_text written atomically, never over the run's own file; raises files.OutputError."""
+    write_text_atomic(path, csv_text(run), label, [run.path])
+
+
+def to_gbench_file(run: Run, path: str | Path, label: str = "") -> None:
+    """to_gbench as strict JSON, written atomically, never over the run's own file; raises
+    files.OutputError."""
+    write_text_atomic(path, json_text(to_gbench(run)), label, [run.path])

@@ -2,12 +2,11 @@
 multiplicity-adjusted significance. Writes a JSON verdict beside the raw samples."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .compare import Comparison
-from .files import write_text_atomic
+from .files import json_text, write_text_atomic
 
 
 def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
@@ -44,8 +43,9 @@ def verdict_document(comps: list[Comparison], files: list[str], baseline: str | 
     }
 
 
-def write_atomic(path: Path, doc: dict[str, Any]) -> None:
-    write_text_atomic(path, json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
+def write_atomic(path: Path, doc: dict[str, Any], label: str = "", inputs: Iterable[str | Path] = ()) -> None:
+    """The verdict as strict JSON (an interval that does not exist is null); raises files.OutputError."""
+    write_text_atomic(path, json_text(doc), label, inputs)
 
 
 def default_verdict_path(first_file: str) -> Path:

@@ -1,6 +1,7 @@
 """Result files into tidy pandas DataFrames: one row per batch, with its run's context attached."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -88,10 +89,30 @@ def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
 
 def load_run(path: str | Path) -> Run:
     doc = schema.read(path)
+    if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
+        raise schema.ResultFileError(f"{path}: no samples: the run recorded no batches")
     return Run(str(path), doc, batches_frame(doc, Path(path).stem))
 
 
+def _file_id(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # load_run names the problem
+    return st.st_dev, st.st_ino
+
+
 def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """Several result files; one given twice is refused, since pooling it would count its
+    processes twice and narrow every interval."""
+    paths = list(paths)
+    seen: dict[tuple[int, int], str | Path] = {}
+    for p in paths:
+        key = _file_id(p)
+        if key is not None and key in seen:
+            raise schema.ResultFileError(f"{p}: given more than once (as {seen[key]})")
+        if key is not None:
+            seen[key] = p
     runs = [load_run(p) for p in paths]
     if not runs:
         raise schema.ResultFileError("no result files given")

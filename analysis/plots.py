@@ -14,6 +14,16 @@ from .compare import Comparison
 from .load import Run, measured
 
 
+# Names come from result files: a long one would widen a figure past what Agg can draw, and a
+# "$" would start mathtext (an unpaired one fails at drawing).
+LABEL_MAX = 60
+
+
+def _label(text: str) -> str:
+    short = text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 1] + "…"
+    return short.replace("$", r"\$")
+
+
 def _figure(w: float, h: float):
     fig = Figure(figsize=(w, h))
     return fig, fig.subplots()
@@ -38,7 +48,7 @@ def timeseries(run: Run) -> Figure:
         color = f"C{i % 10}"
         w, m = g[g["warmup"]], g[~g["warmup"]]
         # rasterized: an SVG of 100 000 vector dots is megabytes and slow; the axes stay vectors
-        ax.scatter(m["t_start_s"], m["ns_per_call"], s=3, color=color, label=v, alpha=0.6, linewidths=0,
+        ax.scatter(m["t_start_s"], m["ns_per_call"], s=3, color=color, label=_label(v), alpha=0.6, linewidths=0,
                    rasterized=True)
         ax.scatter(w["t_start_s"], w["ns_per_call"], s=12, facecolors="none", edgecolors=color, linewidths=0.8,
                    rasterized=True)
@@ -53,7 +63,7 @@ def timeseries(run: Run) -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("time since the first batch (s)")
     ax.set_ylabel("ns per call (batch)")
-    ax.set_title(f"{run.function} on {run.distribution}: every batch (red rings: spikes > Q3 + 3 IQR)")
+    ax.set_title(f"{run.function} on {_label(run.distribution)}: every batch (red rings: spikes > Q3 + 3 IQR)")
     ax.legend(markerscale=4, fontsize=8, ncol=min(4, len(run.variants) + 1))
     return fig
 
@@ -62,15 +72,26 @@ def distributions(run: Run) -> Figure:
     """Per-variant distribution of per-call batch times (measured batches)."""
     m = measured(run.batches)
     data = [m[m["variant"] == v]["ns_per_call"].to_numpy() for v in run.variants]
-    keep = [(v, d) for v, d in zip(run.variants, data) if len(d)]
+    keep = [(v, d[d > 0]) for v, d in zip(run.variants, data) if np.any(d > 0)]  # a log axis shows no 0
     fig, ax = _figure(max(6, 1.2 * len(keep)), 4.5)
-    parts = ax.violinplot([d for _, d in keep], showmedians=True, showextrema=False)
-    for i, b in enumerate(parts["bodies"]):
-        b.set_facecolor(f"C{i % 10}")
-    ax.set_xticks(range(1, len(keep) + 1), [v for v, _ in keep], rotation=20)
+    # A violin is a density estimate: it needs two distinct values (every batch the same number of
+    # ticks gives one); a variant without spread is shown as its median.
+    spread = [i for i, (_, d) in enumerate(keep) if np.ptp(d) > 0]
+    flat = [i for i in range(len(keep)) if i not in spread]
+    if spread:
+        parts = ax.violinplot([keep[i][1] for i in spread], positions=[i + 1 for i in spread], showmedians=True,
+                              showextrema=False)
+        for i, b in zip(spread, parts["bodies"]):
+            b.set_facecolor(f"C{i % 10}")
+    if flat:
+        ax.scatter([i + 1 for i in flat], [float(np.median(keep[i][1])) for i in flat], marker="_", s=300,
+                   color="k")
+    if not keep:
+        ax.text(0.5, 0.5, "no measured batches", transform=ax.transAxes, ha="center")
+    ax.set_xticks(range(1, len(keep) + 1), [_label(v) for v, _ in keep], rotation=20)
     ax.set_yscale("log")
     ax.set_ylabel("ns per call (batch)")
-    ax.set_title(f"{run.function} on {run.distribution}: per-batch distributions")
+    ax.set_title(f"{run.function} on {_label(run.distribution)}: per-batch distributions")
     return fig
 
 
@@ -87,8 +108,8 @@ def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
     ax.axvspan(1 / (1 + m), 1 + m, color="tab:blue", alpha=0.08, label=f"equivalence margin ±{m:.1%}")
     ax.axvline(1, color="k", lw=0.8)
-    ax.set_yticks(range(len(comps)), [f"{c.variant} vs {c.baseline} ({c.distribution}) — {c.verdict}"
-                                      for c in reversed(comps)], fontsize=8)
+    ax.set_yticks(range(len(comps)), [f"{_label(c.variant)} vs {_label(c.baseline)} ({_label(c.distribution)}) "
+                                      f"— {c.verdict}" for c in reversed(comps)], fontsize=8)
     ax.set_xscale("log")
     plain = FuncFormatter(lambda v, _: f"{v:.3g}")
     ax.xaxis.set_major_formatter(plain)
@@ -115,11 +136,11 @@ def speedup_by_distribution(comps: list[Comparison]) -> Figure:
     for i, v in enumerate(variants):
         g = df[df["variant"] == v].set_index("distribution").reindex(dists)
         x = np.arange(len(dists)) + i * width
-        ax.bar(x, g["speedup"], width, color=f"C{i % 10}", label=v,
+        ax.bar(x, g["speedup"], width, color=f"C{i % 10}", label=_label(v),
                yerr=[g["speedup"] - g["lo"], g["hi"] - g["speedup"]], capsize=2)
     ax.axhline(1, color="k", lw=0.8)
-    ax.set_xticks(np.arange(len(dists)) + 0.4 - width / 2, dists, rotation=20, fontsize=8)
-    ax.set_ylabel(f"speed-up over {comps[0].baseline}")
+    ax.set_xticks(np.arange(len(dists)) + 0.4 - width / 2, [_label(d) for d in dists], rotation=20, fontsize=8)
+    ax.set_ylabel(f"speed-up over {_label(comps[0].baseline)}")
     ax.legend(fontsize=8)
     ax.set_title("speed-up per distribution (above 1: faster than the baseline)")
     return fig

@@ -10,6 +10,7 @@ import pandas as pd
 from . import plots
 from .compare import Comparison, comparisons_frame
 from .diagnostics import diagnose, diagnostics_frame
+from .files import write_folder_atomic
 from .load import Run
 from .summary import summarize_run
 
@@ -91,9 +92,17 @@ COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "round
                       "processes_for_margin"]
 
 
-def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[Path, Path]:
-    """Writes report.md (figures as files beside it) and report.html (figures embedded)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "") -> tuple[Path, Path]:
+    """Writes report.md (figures as files beside it) and report.html (figures embedded) into
+    out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
+    so a failure leaves no partial report. Never writes over an input file. Raises
+    files.OutputError naming out_dir (with `label`, the option that gave it)."""
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp), label,
+                                [r.path for r in runs])
+    return out_dir / names[0], out_dir / names[1]
+
+
+def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[str, str]:
     md: list[str] = ["# memfbench report", ""]
     figures: list[tuple[str, Path]] = []
     if comps:
@@ -115,11 +124,12 @@ def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tup
             fig = plots.save(fn(run), out_dir / f"{tag}_{name}")[0]
             figures.append((f"{run.distribution}: {name}", fig))
             md += [f"![{name}]({fig.name})", ""]
+    # backslashreplace: a file name with bytes that are not UTF-8 is shown escaped
     md_path = out_dir / "report.md"
-    md_path.write_text("\n".join(md), encoding="utf-8")
+    md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")
     html_path = out_dir / "report.html"
-    html_path.write_text(_html(md, figures), encoding="utf-8")
-    return md_path, html_path
+    html_path.write_text(_html(md, figures), encoding="utf-8", errors="backslashreplace")
+    return md_path.name, html_path.name
 
 
 def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:

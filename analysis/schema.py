@@ -6,6 +6,7 @@ origins), are read from it here rather than listed again in Python."""
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,62 @@ TABLE_ORIGINS: tuple[str, ...] = schema_enum("distribution", "tables", "size", "
 # Sample columns are checked with numpy: per-item schema validation of hundreds of thousands of
 # numbers in Python takes seconds. The schema still sees a short prefix of each column.
 _PREFIX = 16
+# Bounds no memfbench document comes near. Deeper nesting would exhaust Python's recursion in the
+# schema validator; every memfbench integer (a count, ticks, nanoseconds, bytes) fits in 64 bits,
+# and a larger one overflows the float and int64 conversions of the analysis.
+MAX_DEPTH = 64
+INT_LIMIT = 2 ** 64
+# A schema message quotes the offending value, which can be a whole block of the document.
+_MESSAGE_MAX = 300
+
+
+def _is_text(s: str) -> bool:
+    """False for strings with lone surrogates: JSON's \\ud800 escapes decode to them, and no
+    output (terminal, UTF-8 report, CSV) can encode them."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _node_error(node: Any) -> str | None:
+    if isinstance(node, str) and not _is_text(node):
+        return "a string that is not Unicode text (a lone surrogate escape)"
+    if isinstance(node, int) and not isinstance(node, bool) and abs(node) >= INT_LIMIT:
+        return "integer out of range (more than 64 bits)"
+    if isinstance(node, float) and not math.isfinite(node):
+        return f"{node} is not a finite number"  # NaN, Infinity and 1e999 read as floats
+    return None
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    return "/".join(map(str, path)) or "(top)"
+
+
+def shape_errors(doc: Any) -> list[str]:
+    """The first problem the JSON Schema cannot see or would crash on, as ['path: message']: nesting
+    deeper than MAX_DEPTH, integers of more than 64 bits, NaN and infinities (Python's JSON reader
+    accepts them), keys or strings that are not Unicode text. Iterative, so depth cannot exhaust
+    the stack. Sample columns are looked at through their first _PREFIX entries, as the schema
+    sees them; _column_errors checks every entry's type without descending into it."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return [f"{_where(path)[:80]}...: nested more than {MAX_DEPTH} levels deep"]
+        problem = _node_error(node)
+        if problem:
+            return [f"{_where(path)}: {problem}"]
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not _is_text(key):
+                    return [f"{_where(path)}: a key that is not Unicode text (a lone surrogate escape)"]
+                stack.append((value, path + (key,)))
+        elif isinstance(node, list):
+            column = len(path) == 2 and path[0] == "samples"
+            stack.extend((value, path + (i,)) for i, value in enumerate(node[:_PREFIX] if column else node))
+    return []
 
 
 def _column_errors(name: str, values: Any) -> list[str]:
@@ -106,9 +163,19 @@ def _column_errors(name: str, values: Any) -> list[str]:
         return [] if ok else [f"samples/{name}: entries must be true or false"]
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
         return [f"samples/{name}: entries must be numbers"]
-    arr = np.asarray(values)
-    if kind in ("uint", "int") and arr.dtype.kind not in "iu":
+    if kind == "number":
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except OverflowError:  # an integer beyond the largest double
+            return [f"samples/{name}: entries must be finite and non-negative"]
+    else:
+        arr = np.asarray(values)
+    if kind in ("uint", "int") and arr.dtype.kind == "f":
         return [f"samples/{name}: entries must be integers"]
+    if kind in ("uint", "int") and arr.dtype != np.int64:
+        # numpy makes Python integers int64 when they all fit, else uint64 or object; the frame
+        # holds them as int64
+        return [f"samples/{name}: entries must be integers below 2^63"]
     if kind == "uint" and arr.min() < 0:
         return [f"samples/{name}: entries must be non-negative"]
     if kind == "int" and arr.min() < -1:
@@ -118,16 +185,47 @@ def _column_errors(name: str, values: Any) -> list[str]:
     return []
 
 
+# What the analysis computes with (arithmetic, number formats) that the schema file leaves open,
+# since it describes what memfbench promises and lets these blocks grow: checked like the schema,
+# so a file that lacks them is refused with its path instead of failing inside a report.
+_NUMBER = {"type": "number"}
+_ROUNDS = {"type": "object", "required": ["count", "warmup", "duration_s"],
+           "properties": {"count": _NUMBER, "warmup": _NUMBER, "duration_s": _NUMBER}}
+ANALYSIS_NEEDS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "rounds": _ROUNDS,
+        "distribution": {"properties": {"selfcheck": {"properties": {"mean_size_realized": _NUMBER}}}},
+        "host": {"properties": {"frequency": {"properties": {"cpuinfo_mhz": {"type": ["number", "null"]}}}}},
+        "processes": {"type": "array", "items": {
+            "type": "object", "required": ["index", "rounds"],
+            "properties": {
+                "index": {"type": "integer", "minimum": 0},
+                "rounds": _ROUNDS,
+                "harness": {"type": ["object", "null"], "required": ["overhead_ns_per_call"],
+                            "properties": {"overhead_ns_per_call": {"type": "number", "minimum": 0}}},
+            }}},
+    },
+}
+
+
+def _schema_errors(schema: dict[str, Any], doc: Any) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
+
+
 def validation_errors(doc: Any) -> list[str]:
     """Every schema violation plus the cross-field rules a schema cannot state, as 'path: message'."""
-    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = shape_errors(doc)
+    if errors:
+        return errors  # the validator may not survive them
     probe = doc
     samples = doc.get("samples") if isinstance(doc, dict) else None
     if isinstance(samples, dict):
         probe = dict(doc)
         probe["samples"] = {k: (v[:_PREFIX] if isinstance(v, list) else v) for k, v in samples.items()}
-    errors = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
-              for e in sorted(validator.iter_errors(probe), key=lambda e: list(e.absolute_path))]
+    errors = _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe)
     if errors:
         return errors
     for col in SAMPLE_COLUMNS:
@@ -141,9 +239,18 @@ def validation_errors(doc: Any) -> list[str]:
     nvar = len(doc["variants"])
     if any(v >= nvar for v in samples["variant"]):
         errors.append(f"samples/variant: an index is not below the {nvar} variants")
-    if [v["name"] for v in doc["variants"]] != doc["config"]["variants"]:
+    if samples["calls"] and min(samples["calls"]) < 1:
+        errors.append("samples/calls: a batch of 0 calls (its time per call does not exist)")
+    names = [v["name"] for v in doc["variants"]]
+    if names != doc["config"]["variants"]:
         errors.append("variants: names differ from config/variants")
+    if len(set(names)) != len(names):
+        errors.append("variants: a name appears twice")
     return errors
+
+
+def _clip(message: str) -> str:
+    return message if len(message) <= _MESSAGE_MAX else message[:_MESSAGE_MAX - 3] + "..."
 
 
 def validate(doc: Any, source: str = "<document>") -> None:
@@ -151,21 +258,45 @@ def validate(doc: Any, source: str = "<document>") -> None:
     errors = validation_errors(doc)
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ResultFileError(f"{source}: not a valid memfbench result: {errors[0]}{more}")
+        raise ResultFileError(f"{source}: not a valid memfbench result: {_clip(errors[0])}{more}")
+
+
+# How much of a file is read before deciding whether it can be a result at all, so that
+# /dev/zero or a large binary file is refused at once instead of read to the end.
+_HEAD = 1 << 16
+_JSON_SPACE = b" \t\r\n"
+
+
+def _read_bytes(p: Path) -> bytes:
+    try:
+        with open(p, "rb") as f:
+            head = f.read(_HEAD)
+            if head.startswith(b"\xef\xbb\xbf"):
+                raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
+            first = head.lstrip(_JSON_SPACE)[:1]
+            if first not in (b"{", b""):  # empty: json reports it
+                raise ResultFileError(f"{p}: not a memfbench result: a result is one JSON object, and this "
+                                      f"starts with {first!r}")
+            return head + f.read()
+    except OSError as e:
+        raise ResultFileError(f"{p}: cannot read: {e.strerror or e}") from e
 
 
 def read(path: str | Path) -> dict[str, Any]:
     """Reads and validates one result file."""
     p = Path(path)
+    data = _read_bytes(p)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ResultFileError(f"{p}: cannot read: {e.strerror}") from e
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ResultFileError(f"{p}: not UTF-8 text (byte {e.start})") from e
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise ResultFileError(f"{p}:{e.lineno}: not JSON: {e.msg}") from e
+    except RecursionError as e:
+        raise ResultFileError(f"{p}: not a memfbench result: nested too deeply to read") from e
+    except ValueError as e:  # Python's limit on the digits of an integer (4300)
+        raise ResultFileError(f"{p}: not a memfbench result: an integer with too many digits") from e
     validate(doc, str(p))
     return doc
