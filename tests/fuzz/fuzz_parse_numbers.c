@@ -62,7 +62,7 @@ static int ref_seed(const char *s, uint64_t *out)
     return ref_u64(s, out);
 }
 
-/* Digits, an optional K/M/G (either case), an optional "iB" or "B", an optional newline. */
+/* Digits, an optional K/M/G (either case), then "iB" (only after a unit) or "B", an optional newline. */
 static int ref_bytes(const char *s, size_t *out)
 {
     uint64_t v;
@@ -75,7 +75,7 @@ static int ref_bytes(const char *s, size_t *out)
     case 'G': case 'g': shift = 30, s++; break;
     default: break;
     }
-    if (s[0] == 'i' && s[1] == 'B')
+    if (shift && s[0] == 'i' && s[1] == 'B')
         s += 2;
     else if (s[0] == 'B')
         s++;
