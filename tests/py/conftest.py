@@ -35,6 +35,19 @@ def libc_copy_runs() -> bool:
     return any(line.split()[:1] == ["libc-copy"] for line in listing.splitlines())
 
 
+def sanitized() -> bool:
+    """Whether the binary is built with AddressSanitizer (its runtime's entry point is linked in):
+    a few properties (address-space limits, resident memory, byte-identical code copies) only
+    hold without the instrumentation."""
+    env = os.environ.get("MEMFBENCH")
+    path = Path(env) if env else ROOT / "build" / "bench" / "memfbench"
+    return path.exists() and b"__asan_init" in path.read_bytes()
+
+
+SANITIZED = sanitized()
+needs_plain_build = pytest.mark.skipif(SANITIZED, reason="not under AddressSanitizer: its shadow memory and "
+                                       "instrumented code change what this test measures")
+
 # The A/A partner of libc in quick structural tests: libc's second copy where it runs, else libc
 # in the counting wrapper (the same function through one more call).
 AA_OF_LIBC = "libc-copy" if os.environ.get("MEMFBENCH") is None or libc_copy_runs() else "libc-wrapped"

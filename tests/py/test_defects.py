@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import AA_OF_LIBC, QUICK
+from conftest import AA_OF_LIBC, QUICK, needs_plain_build
 
 FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC]
 
@@ -60,6 +60,7 @@ def test_fixed_warmup_beyond_the_detection_cap(run) -> None:
     assert r.doc["rounds"]["warmup"] == 2100 and r.doc["rounds"]["warmup_detail"]["mode"] == "fixed"
 
 
+@needs_plain_build  # ASan reserves terabytes of shadow: it cannot start under a 256 MiB limit
 def test_out_of_memory_is_one_error_line(memfbench: str, tmp_path: Path) -> None:
     """With 256 MiB of address space the buffers cannot be mapped: one line, exit 1, no file."""
     out = tmp_path / "oom.json"

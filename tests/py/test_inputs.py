@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUICK, ROOT
+from conftest import QUICK, ROOT, needs_plain_build
 
 
 def write(dir_: Path, name: str, text: str | bytes) -> Path:
@@ -116,6 +116,7 @@ def test_ranges_and_counts(run, tmp_path):
     assert t["total_weight"] == 500
 
 
+@needs_plain_build  # 256 MiB of verification and 2^20 self-check draws take minutes under ASan
 def test_110000_equal_rows_pass_the_self_check(run, tmp_path):
     """Every row is rare (expected under 10 draws): their pooled probability, a sum of 110,000
     rounded shares, once exceeded 1 and failed the check with infinite standard errors."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import binary
+from conftest import SANITIZED, binary
 
 QUICK = ["--rounds", "4", "--warmup-rounds", "1", "-q"]
 # 777 bytes is drawn about once in ten million calls: only the check of every call shape meets it.
@@ -177,4 +177,4 @@ def test_memory_is_bounded_on_a_long_fixed_round_run(tmp_path: Path, processes: 
                        ) / 2**20 + 8
     print(f"peak RSS: {peak:.1f} MB for {batches} batches over {processes} process(es); quick run {small:.1f} MB; "
           f"bound {allowed:.1f} MB")
-    assert peak <= allowed
+    assert peak <= allowed or SANITIZED  # ASan's allocator keeps freed memory in quarantine
