@@ -22,7 +22,8 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
         cells = []
         for c in cols:
             v = row[c]
-            cells.append(format(v, floatfmt) if isinstance(v, float) else str(v))
+            # NaN: not computable from this file (e.g. no harness noop for the net figures)
+            cells.append(("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -137,20 +138,21 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
     inline = {p.name: base64.b64encode(p.read_bytes()).decode() for _, p in figures}
     body = []
     in_table = False
-    for line in md:
+    # An entry may hold several lines (a whole table from DataFrame.to_markdown-like helpers).
+    for line in "\n".join(md).splitlines():
         if line.startswith("|"):
             cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
             if set(line) <= set("|-"):
                 continue
             if not in_table:
-                body.append("<table>")
+                body.append("<div class='wide'><table>")
                 in_table = True
                 body.append("<tr>" + "".join(f"<th>{c}</th>" for c in cells) + "</tr>")
             else:
                 body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
             continue
         if in_table:
-            body.append("</table>")
+            body.append("</table></div>")
             in_table = False
         if line.startswith("!["):
             name = line[line.index("(") + 1:-1]
@@ -167,7 +169,7 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
         elif line:
             body.append(f"<p>{html.escape(line)}</p>")
     if in_table:
-        body.append("</table>")
+        body.append("</table></div>")
     style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:85%}"
-             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}")
+             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}.wide{overflow-x:auto}")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>memfbench report</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"
