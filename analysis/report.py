@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -133,43 +134,55 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path)
     return md_path.name, html_path.name
 
 
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline(text: str) -> str:
+    """Markdown's inline marks used by the report (**bold**, `code`) as HTML, the rest escaped."""
+    return _CODE.sub(r"<code>\1</code>", _STRONG.sub(r"<strong>\1</strong>", html.escape(text, quote=False)))
+
+
 def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
-    """A self-contained page: the Markdown text in simple HTML, images inlined as base64 PNG."""
+    """A self-contained page: the report's Markdown (headings, paragraphs, lists, tables, images,
+    bold and code) in plain HTML, images inlined as base64 PNG."""
     inline = {p.name: base64.b64encode(p.read_bytes()).decode() for _, p in figures}
-    body = []
-    in_table = False
-    # An entry may hold several lines (a whole table from DataFrame.to_markdown-like helpers).
+    body: list[str] = []
+    block = ""  # the open block: "", "table" or "list"
+    closers = {"table": "</table></div>", "list": "</ul>"}
+
+    def open_block(kind: str) -> None:
+        nonlocal block
+        if block != kind:
+            if block:
+                body.append(closers[block])
+            body.append({"table": "<div class='wide'><table>", "list": "<ul>"}.get(kind, ""))
+            block = kind
+
+    # An entry may hold several lines (a whole table): split them.
     for line in "\n".join(md).splitlines():
         if line.startswith("|"):
-            cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
-            if set(line) <= set("|-"):
-                continue
-            if not in_table:
-                body.append("<div class='wide'><table>")
-                in_table = True
-                body.append("<tr>" + "".join(f"<th>{c}</th>" for c in cells) + "</tr>")
-            else:
-                body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-            continue
-        if in_table:
-            body.append("</table></div>")
-            in_table = False
-        if line.startswith("!["):
-            name = line[line.index("(") + 1:-1]
-            body.append(f'<p><img alt="{html.escape(name)}" src="data:image/png;base64,{inline[name]}"></p>')
-        elif line.startswith("### "):
-            body.append(f"<h3>{html.escape(line[4:])}</h3>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+            if set(line) <= set("|-: "):
+                continue  # the header rule
+            cells = [_inline(c.strip()) for c in line.strip().strip("|").split("|")]
+            tag = "th" if block != "table" else "td"
+            open_block("table")
+            body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
         elif line.startswith("- "):
-            text = html.escape(line[2:]).replace("**", "")
-            body.append(f"<li>{text}</li>")
-        elif line:
-            body.append(f"<p>{html.escape(line)}</p>")
-    if in_table:
-        body.append("</table></div>")
+            open_block("list")
+            body.append(f"<li>{_inline(line[2:])}</li>")
+        else:
+            open_block("")
+            if line.startswith("!["):
+                name = line[line.index("(") + 1:-1]
+                body.append(f'<p><img alt="{html.escape(name)}" src="data:image/png;base64,{inline[name]}"></p>')
+            elif line.startswith("#"):
+                level = len(line) - len(line.lstrip("#"))
+                body.append(f"<h{level}>{_inline(line[level:].strip())}</h{level}>")
+            elif line:
+                body.append(f"<p>{_inline(line)}</p>")
+    open_block("")
     style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:85%}"
-             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}.wide{overflow-x:auto}")
+             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}.wide{overflow-x:auto}"
+             "code{background:#f3f3f3;padding:0 2px}")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>memfbench report</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
+from itertools import groupby
 import os
 import subprocess
 import sys
@@ -60,6 +62,52 @@ def test_report(runs, tmp_path):
             "run0_distributions.svg"} <= files
     html = (tmp_path / "rep" / "report.html").read_text()
     assert html.count("data:image/png;base64,") >= 8 and "Verdicts" in html
+    # The page's structure, parsed: each Markdown table is one HTML table with a header row and
+    # one row per data line, of equal widths; list items sit in lists; no Markdown marks left.
+    md = (tmp_path / "rep" / "report.md").read_text()
+    md_tables = [list(g) for is_table, g in groupby(md.splitlines(), key=lambda x: x.startswith("|")) if is_table]
+    page = PageShape()
+    page.feed(html)
+    assert [len(t) for t in page.tables] == [len(t) - 1 for t in md_tables]  # less the header rule
+    for table, lines in zip(page.tables, md_tables):
+        assert table[0][0] == "th" and all(kind == "td" for kind, _ in table[1:])
+        assert {width for _, width in table} == {lines[0].count("|") - 1}
+    assert page.stray_items == 0 and page.items > 0
+    assert "**" not in page.text and "`" not in page.text
+
+
+class PageShape(HTMLParser):
+    """Tables as lists of (cell tag, cells) rows; list items outside a list; the visible text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[tuple[str, int]]] = []
+        self.lists = self.items = self.stray_items = 0
+        self.row: list[str] | None = None
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("th", "td") and self.row is not None:
+            self.row.append(tag)
+        elif tag == "ul":
+            self.lists += 1
+        elif tag == "li":
+            self.items += 1
+            self.stray_items += self.lists == 0
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tr" and self.row is not None:
+            self.tables[-1].append((self.row[0], len(self.row)))
+            self.row = None
+        elif tag == "ul":
+            self.lists -= 1
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
 
 
 @pytest.mark.parametrize("content,fragment", [
