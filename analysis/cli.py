@@ -65,7 +65,8 @@ def _fmt_table(df) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="python3 -m analysis", description=__doc__.split("\n\n")[0])
+    # Help shows the interpreter that is running, the one known to have the analysis stack.
+    ap = _Parser(prog=f"{sys.executable or 'python3'} -m analysis", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sm = sub.add_parser("summarize", help="context, per-variant statistics and verdicts")
     _common(sm)
