@@ -1,4 +1,4 @@
-"""Command line: python3 -m analysis {summarize,compare,report,gate,export} FILE...
+"""Command line: python3 -m analysis {summarize,compare,report,gate,export,diff} FILE...
 
 Every user error (a bad option, an unreadable or invalid result file, an output that cannot be
 written) is one line on stderr, "analysis: ...", naming the file or option, and exit status 2;
@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from . import stats
 from .compare import comparisons_frame, compare_runs
+from .diff import context_differences, diff_runs, shift_line
 from .export import to_csv, to_gbench_file
 from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
 from .gate import default_verdict_path, verdict_document, write_atomic
@@ -83,6 +84,19 @@ def _parser() -> argparse.ArgumentParser:
     _common(g)
     g.add_argument("--fail-if-slower", type=float, required=True, metavar="P", help="threshold in percent")
     g.add_argument("--json", dest="json_out", help="verdict file (default: FIRST_FILE.verdict.json beside it)")
+    d = sub.add_parser("diff", help="before/after: each variant against itself in two sets of result files "
+                                    "(two builds, libc versions, kernels, hosts)")
+    d.add_argument("files", nargs="*", metavar="FILE", help="BEFORE AFTER (one file each), or use --before/--after")
+    d.add_argument("--before", nargs="+", default=[], metavar="FILE", help="the 'before' result files")
+    d.add_argument("--after", nargs="+", default=[], metavar="FILE", help="the 'after' result files")
+    d.add_argument("--normalize", default="", metavar="V",
+                   help="compare each variant's per-round ratio to V (timed in the same rounds) instead of its "
+                        "absolute time: machine drift between the runs cancels; V's code must be the same on both "
+                        "sides")
+    d.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
+    d.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    d.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    d.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -151,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.cmd == "export":
         return _export(args)
+    if args.cmd == "diff":
+        return _diff(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -196,6 +212,42 @@ def _run(args: argparse.Namespace) -> int:
     else:
         md, html = write_report(runs, comps, Path(args.output), "-o")
         print(f"wrote {md} and {html}")
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    if args.files and (args.before or args.after):
+        raise UsageError("diff: give BEFORE AFTER, or --before and --after, not both")
+    if args.files:
+        if len(args.files) != 2:
+            raise UsageError(f"diff: {len(args.files)} files given: BEFORE AFTER (or --before F... --after F...)")
+        before, after = [args.files[0]], [args.files[1]]
+    elif args.before and args.after:
+        before, after = args.before, args.after
+    else:
+        raise UsageError("diff: needs BEFORE AFTER, or both --before and --after")
+    if not (math.isfinite(args.margin) and args.margin >= 0):
+        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
+    if not 0.5 <= args.level < 1:
+        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    if args.json_out is not None:
+        check_output_file(args.json_out, "--json", before + after)
+    runs = load_runs(before + after)
+    rb, ra = runs[:len(before)], runs[len(before):]
+    try:
+        shifts = diff_runs(rb, ra, args.normalize, args.variant or None, args.level, args.margin / 100)
+    except ValueError as e:  # a variant or baseline not on both sides
+        raise UsageError(str(e)) from e
+    changed = context_differences(rb, ra)
+    print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
+    for line in changed:
+        print(f"warning: the contexts differ: {line}")
+    print("\n".join(shift_line(s) for s in shifts))
+    print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
+          f"(simultaneous: Bonferroni), Welch t over processes")
+    if args.json_out is not None:
+        doc = {"context_differences": changed, "shifts": [s.as_dict() for s in shifts]}
+        write_text_atomic(args.json_out, json_text(doc), "--json", before + after)
     return 0
 
 

@@ -1,0 +1,186 @@
+"""Before/after: each variant compared with itself across two sets of result files (two builds,
+two libc versions, two kernels or hosts). Rounds cannot be paired across runs, so the unit is the
+process: each process of each file gives one value, and the two sets of values are compared with
+Welch's t interval on the log scale, the same replicate the within-run verdicts use.
+
+Two estimands:
+- absolute (default): ln of the process's median time per call of the variant. Simple, but it
+  carries whatever changed on the machine between the two runs (frequency, other load).
+- normalized by a baseline (`normalize=NAME`): the process's median over rounds of
+  ln(t_variant / t_baseline), with the baseline timed in the same rounds. Machine drift cancels;
+  use it when the baseline's code is the same on both sides (libc, when your plugin changed).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats as sst
+
+from . import stats
+from .compare import paired_rounds, verdict_of
+from .load import Run, combine, measured
+
+
+@dataclass
+class Shift:
+    variant: str
+    function: str
+    distribution: str
+    normalized_by: str               # "" for absolute times
+    before_processes: int
+    after_processes: int
+    ratio: float                     # after / before (below 1: after is faster)
+    ci_low: float
+    ci_high: float
+    ci_adj_low: float                # simultaneous over the variants compared (Bonferroni)
+    ci_adj_high: float
+    p: float                         # Welch's t test of equal means of the log units
+    p_adjusted: float
+    verdict: str
+    before_ns_per_call: float        # median over processes of each process's median (gross)
+    after_ns_per_call: float
+    margin: float
+    level: float
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["notes"] = "; ".join(self.notes)
+        return d
+
+
+def process_units(runs: list[Run], variant: str, normalize: str = "") -> np.ndarray:
+    """One value per process of the files: ln(median ns per call of the variant), or with
+    normalize the median over that process's rounds of ln(t_variant / t_normalize)."""
+    df = combine(runs)
+    if normalize:
+        pr = paired_rounds(df, variant, normalize)
+        d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
+        return np.array([np.median(d[pr["process"].to_numpy() == g]) for g in np.unique(pr["process"])])
+    m = measured(df)
+    m = m[(m["variant"] == variant) & (m["ns_per_call"] > 0)]
+    return np.log(m.groupby("process")["ns_per_call"].median().to_numpy())
+
+
+def median_ns(runs: list[Run], variant: str) -> float:
+    m = measured(combine(runs))
+    per_process = m[m["variant"] == variant].groupby("process")["ns_per_call"].median()
+    return float(per_process.median()) if len(per_process) else float("nan")
+
+
+def welch(before: np.ndarray, after: np.ndarray, level: float) -> tuple[float, float, float, float]:
+    """Difference of means (after - before) with its Welch t interval and two-sided p."""
+    d = float(after.mean() - before.mean())
+    va, vb = after.var(ddof=1) / len(after), before.var(ddof=1) / len(before)
+    se = float(np.sqrt(va + vb))
+    if se == 0:
+        return d, d, d, (1.0 if d == 0 else 0.0)
+    dof = (va + vb) ** 2 / (va ** 2 / (len(after) - 1) + vb ** 2 / (len(before) - 1))
+    q = float(sst.t.ppf(0.5 + level / 2, dof))
+    p = float(2 * sst.t.sf(abs(d) / se, dof))
+    return d, d - q * se, d + q * se, p
+
+
+# Context that decides whether two result sets measure the same thing, as (label, path in the doc).
+CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("CPU model", ("host", "cpu", "model")),
+    ("microcode", ("host", "cpu", "microcode")),
+    ("kernel", ("host", "kernel")),
+    ("clock", ("timer", "name")),
+    ("compiler", ("tool", "build", "compiler")),
+    ("build type", ("tool", "build", "type")),
+    ("C flags", ("tool", "build", "c_args")),
+    ("function", ("config", "function")),
+    ("distribution", ("config", "distribution")),
+    ("placement", ("config", "placement")),
+    ("alignment mode", ("config", "alignment_mode")),
+)
+
+
+def _get(doc: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for k in path:
+        if not isinstance(doc, dict) or k not in doc:
+            return None
+        doc = doc[k]
+    return doc
+
+
+def _distribution_hashes(doc: dict[str, Any]) -> str:
+    files = _get(doc, ("distribution", "files")) or []
+    return ",".join(sorted(f"{f.get('role')}:{f.get('sha256', '')[:12]}" for f in files if isinstance(f, dict)))
+
+
+def context_differences(before: list[Run], after: list[Run]) -> list[str]:
+    """What differs between the two sets in the context that matters, one line per item:
+    'kernel: 6.1.0 -> 6.6.0'. Values that differ within a set are listed with '|'."""
+    def values(runs: list[Run], get) -> str:
+        seen: list[str] = []
+        for r in runs:
+            v = str(get(r.doc))
+            if v not in seen:
+                seen.append(v)
+        return " | ".join(seen)
+
+    items = [(label, lambda d, p=path: _get(d, p)) for label, path in CONTEXT_KEYS]
+    items.append(("distribution files (sha256)", _distribution_hashes))
+    out = []
+    for label, get in items:
+        a, b = values(before, get), values(after, get)
+        if a != b:
+            out.append(f"{label}: {a} -> {b}")
+    return out
+
+
+def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants: list[str] | None = None,
+              level: float = 0.95, margin: float = 0.01) -> list[Shift]:
+    """Each variant present on both sides (the harness noop and the normalizing baseline aside),
+    after against before. Holm-adjusted p-values and Bonferroni simultaneous intervals over the
+    variants compared; verdicts as within a run (compare.verdict_of)."""
+    names_b = {n for r in before for n in r.variants}
+    names_a = {n for r in after for n in r.variants}
+    harness = {n for r in before + after for n in r.harness_variants}
+    common = [n for n in before[0].variants if n in names_a and n not in harness and n != normalize]
+    if variants:
+        missing = [v for v in variants if v not in names_b or v not in names_a]
+        if missing:
+            raise ValueError(f"variant {', '.join(repr(v) for v in missing)} is not on both sides")
+        common = [n for n in common if n in variants]
+    if normalize and (normalize not in names_b or normalize not in names_a):
+        raise ValueError(f"--normalize: '{normalize}' is not on both sides")
+    if not common:
+        raise ValueError("no variant is on both sides")
+    k = len(common)
+    adj_level = 1 - (1 - level) / k
+    shifts = []
+    for v in common:
+        ub, ua = process_units(before, v, normalize), process_units(after, v, normalize)
+        notes = []
+        if len(ub) < 2 or len(ua) < 2:
+            nan = float("nan")
+            shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua), nan, nan,
+                                nan, nan, nan, 1.0, 1.0, "inconclusive", median_ns(before, v), median_ns(after, v),
+                                margin, level, ["fewer than 2 processes on a side: no interval over processes"]))
+            continue
+        d, lo, hi, p = welch(ub, ua, level)
+        _, alo, ahi, _ = welch(ub, ua, adj_level)
+        shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua),
+                            float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi)), float(np.exp(alo)),
+                            float(np.exp(ahi)), p, p, "", median_ns(before, v), median_ns(after, v), margin, level,
+                            notes))
+    ps = np.array([s.p for s in shifts])
+    for s, pa in zip(shifts, stats.holm(ps)):
+        s.p_adjusted = float(pa)
+        if not s.verdict:
+            s.verdict = verdict_of(s.ci_adj_low, s.ci_adj_high, s.p_adjusted, s.ratio, margin, 1 - level)
+    return shifts
+
+
+def shift_line(s: Shift) -> str:
+    what = f"ratio to {s.normalized_by}" if s.normalized_by else "time per call"
+    return (f"- {s.variant}: {s.verdict}, after/before {s.ratio:.4f} ({100 * (s.ratio - 1):+.2f} %), "
+            f"{round(100 * s.level)}% CI [{s.ci_low:.4f}, {s.ci_high:.4f}], simultaneous "
+            f"[{s.ci_adj_low:.4f}, {s.ci_adj_high:.4f}]; {what}, {s.before_processes} -> {s.after_processes} "
+            f"processes; median {s.before_ns_per_call:.3g} -> {s.after_ns_per_call:.3g} ns/call; adjusted p "
+            f"{s.p_adjusted:.3g}" + (f"; {'; '.join(s.notes)}" if s.notes else ""))

@@ -1,0 +1,114 @@
+"""Before/after (`python3 -m analysis diff`): each variant against itself across two result sets,
+on synthetic files with a known shift, with none, and with contexts that differ."""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import QUICK
+from test_analysis_cli import analysis
+from test_interop import synthetic
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, memfbench) -> dict:
+    p = tmp_path_factory.mktemp("tpl") / "t.json"
+    subprocess.run([memfbench, "run", "-d", "fixed:64", "-v", "libc", "-v", "sizeclass", *QUICK, "-o", str(p)],
+                   check=True)
+    return json.loads(p.read_text())
+
+
+def write(path: Path, doc: dict) -> str:
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def variant_line(stdout: str, name: str) -> str:
+    return next(x for x in stdout.splitlines() if x.startswith(f"- {name}:"))
+
+
+@pytest.mark.parametrize("after_ratio,verdict", [(1.10, "slower"), (0.92, "faster"), (1.0, "equivalent")])
+def test_known_shift_of_the_ratio_to_the_baseline(template, tmp_path, after_ratio, verdict):
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
+    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    assert p.returncode == 0, p.stderr
+    line = variant_line(p.stdout, "sizeclass")
+    assert f"sizeclass: {verdict}," in line and "ratio to libc, 8 -> 8 processes" in line, line
+    shift = json.loads((tmp_path / "d.json").read_text())["shifts"][0]
+    assert shift["ci_adj_low"] <= after_ratio <= shift["ci_adj_high"]  # layout sd 0.2 %: the truth is covered
+    assert abs(shift["ratio"] / after_ratio - 1) < 0.01
+    assert "warning" not in p.stdout
+
+
+def test_known_shift_of_absolute_time(template, tmp_path):
+    """Without --normalize, the variant's own time per call: the after set is 20 % slower."""
+    doc = synthetic(template, 1.0, 0.01, 400, seed=2)
+    slow = copy.deepcopy(doc)
+    s = slow["samples"]
+    for i, v in enumerate(s["variant"]):
+        if v == 1:
+            s["ticks"][i] = int(s["ticks"][i] * 1.2)
+            s["ns"][i] = s["ns"][i] * 1.2
+    p = analysis("diff", write(tmp_path / "b.json", doc), write(tmp_path / "a.json", slow))
+    assert p.returncode == 0, p.stderr
+    assert "sizeclass: slower, after/before 1.2" in variant_line(p.stdout, "sizeclass")
+    # libc's batches are the same on both sides: no shift (its time per call varies 20 % from round to
+    # round here, so 8 processes cannot show equivalence within 1 %)
+    libc = variant_line(p.stdout, "libc")
+    assert "after/before 1.0000 (+0.00 %)" in libc and ("equivalent" in libc or "inconclusive" in libc)
+
+
+def test_contexts_that_differ_are_shown(template, tmp_path):
+    before = synthetic(template, 1.0, 0.01, 200, seed=1)
+    after = copy.deepcopy(synthetic(template, 1.0, 0.01, 200, seed=2))
+    after["host"]["cpu"]["model"] = "Another CPU"
+    after["host"]["kernel"] = "9.9.9"
+    p = analysis("diff", write(tmp_path / "b.json", before), write(tmp_path / "a.json", after), "--normalize", "libc")
+    assert p.returncode == 0, p.stderr
+    warnings = [x for x in p.stdout.splitlines() if x.startswith("warning: the contexts differ")]
+    assert any(f"CPU model: {before['host']['cpu']['model']} -> Another CPU" in w for w in warnings), warnings
+    assert any("kernel: " in w and "-> 9.9.9" in w for w in warnings) and len(warnings) == 2
+
+
+def test_several_files_per_side(template, tmp_path):
+    b = [write(tmp_path / f"b{i}.json", synthetic(template, 1.0, 0.01, 200, seed=i)) for i in range(2)]
+    a = [write(tmp_path / f"a{i}.json", synthetic(template, 1.1, 0.01, 200, seed=10 + i)) for i in range(2)]
+    p = analysis("diff", "--before", *b, "--after", *a, "--normalize", "libc")
+    assert p.returncode == 0, p.stderr
+    assert "16 -> 16 processes" in variant_line(p.stdout, "sizeclass") and "2 -> 2 file(s)" in p.stdout
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["{b}"], "1 files given"),
+    (["{b}", "{a}", "--normalize", "turbo"], "--normalize: 'turbo'"),
+    (["{b}", "{a}", "--variant", "turbo"], "'turbo' is not on both sides"),
+    (["{b}", "--before", "{a}", "--after", "{a}"], "not both"),
+    (["{b}", "{a}", "--margin", "nan"], "--margin"),
+])
+def test_bad_diff_arguments(template, tmp_path, args, fragment):
+    files = {"{b}": write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 40, seed=1)),
+             "{a}": write(tmp_path / "a.json", synthetic(template, 1.0, 0.01, 40, seed=2))}
+    p = analysis("diff", *[files.get(x, x) for x in args])
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], p.stderr
+
+
+def test_welch_matches_scipy():
+    import numpy as np
+    from scipy import stats as sst
+
+    from analysis.diff import welch
+
+    rng = np.random.default_rng(3)
+    b, a = rng.normal(0, 0.01, 7), rng.normal(0.02, 0.03, 12)
+    d, lo, hi, p = welch(b, a, 0.95)
+    ref = sst.ttest_ind(a, b, equal_var=False)
+    assert abs(p - ref.pvalue) < 1e-12 and abs(d - (a.mean() - b.mean())) < 1e-15
+    # the interval and the test agree: at level 1 - p, an end of the interval touches zero
+    _, lo_p, hi_p, _ = welch(b, a, 1 - p)
+    assert min(abs(lo_p), abs(hi_p)) < 1e-12 and lo < d < hi
