@@ -12,6 +12,7 @@ import pandas as pd
 from .files import json_text, write_text_atomic
 from .load import Run, measured
 
+# A one-process file is cut into this many blocks of consecutive rounds, one repetition each.
 GBENCH_REPETITIONS = 20
 
 
@@ -44,11 +45,21 @@ def _gbench_context(run: Run) -> dict[str, Any]:
     }
 
 
+def gbench_groups(g: pd.DataFrame, repetitions: int) -> list[np.ndarray]:
+    """Row positions of each repetition: one per process (the replicate memfbench's verdicts use),
+    or, in a one-process file, `repetitions` blocks of consecutive rounds."""
+    procs = g["process"].to_numpy()
+    if len(np.unique(procs)) > 1:
+        return [np.flatnonzero(procs == p) for p in np.unique(procs)]
+    return [x for x in np.array_split(np.arange(len(g)), min(repetitions, len(g))) if len(x)]
+
+
 def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]:
-    """One benchmark per variant ("<function>/<distribution>/<variant>"); its measured rounds are
-    split into `repetitions` consecutive groups, each a repetition row with the group's calls as
-    iterations and its mean time per call (ns) as real_time and cpu_time; then Google Benchmark's
-    aggregate rows (mean, median, stddev, cv) over the repetitions."""
+    """One benchmark per variant ("<function>/<distribution>/<variant>"), one repetition row per
+    process (see gbench_groups) with its calls as iterations and the median over its batches of the
+    time per call (ns) as real_time and cpu_time: a median, so a preempted batch does not move it;
+    then Google Benchmark's aggregate rows (mean, median, stddev, cv) over the repetitions. What is
+    lost: the pairing of variants round by round (compare.py's U test sees independent samples)."""
     m = measured(run.batches)
     benches: list[dict[str, Any]] = []
     for family, v in enumerate(run.variants):
@@ -56,7 +67,7 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
         if g.empty:
             continue
         name = f"{run.function}/{run.distribution}/{v}"
-        groups = [x for x in np.array_split(np.arange(len(g)), min(repetitions, len(g))) if len(x)]
+        groups = gbench_groups(g, repetitions)
         reps = []
         for i, idx in enumerate(groups):
             part = g.iloc[idx]
@@ -66,11 +77,13 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
             row = {
                 "name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
                 "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
-                "iterations": calls, "real_time": ns / calls, "cpu_time": ns / calls, "time_unit": "ns",
+                "iterations": calls, "real_time": float(part["ns_per_call"].median()),
+                "cpu_time": float(part["ns_per_call"].median()), "time_unit": "ns",
                 # / ns * 1e9, not / (ns * 1e-9): the product underflows to 0 for tiny ns
                 "bytes_per_second": float(part["bytes"].to_numpy(dtype=np.float64).sum()) / ns * 1e9 if ns > 0 else 0.0,
                 "items_per_second": calls / ns * 1e9 if ns > 0 else 0.0,
-                "label": f"memfbench batches {int(part['round'].min())}..{int(part['round'].max())}",
+                "label": f"memfbench process {int(part['process'].iloc[0])}, rounds {int(part['round'].min())}.."
+                         f"{int(part['round'].max())}, median of {len(part)} batches",
             }
             reps.append(row)
             benches.append(row)

@@ -141,6 +141,22 @@ AGGREGATE_KEYS = {k: t for k, t in ITERATION_KEYS.items() if k != "repetition_in
     "aggregate_name": str, "aggregate_unit": str}
 
 
+def test_gbench_export_has_one_repetition_per_process(template, tmp_path):
+    doc = synthetic(template, 1.05, 0.01, 160, seed=4, processes=8)
+    src, out = tmp_path / "run.json", tmp_path / "gb.json"
+    src.write_text(json.dumps(doc))
+    p = analysis("export", str(src), "--format", "gbench", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    s = doc["samples"]
+    for vi, v in enumerate(doc["variants"]):
+        rows = [b for b in json.loads(out.read_text())["benchmarks"]
+                if b["run_name"].endswith("/" + v["name"]) and b["run_type"] == "iteration"]
+        assert len(rows) == 8 and all(b["repetitions"] == 8 for b in rows)
+        for proc, b in enumerate(rows):
+            mine = [s["ns"][i] / s["calls"][i] for i in range(s["count"]) if s["variant"][i] == vi and s["process"][i] == proc]
+            assert b["real_time"] == pytest.approx(float(np.median(mine)), rel=1e-12) and f"process {proc}," in b["label"]
+
+
 def test_gbench_export_has_google_benchmark_fields(template, tmp_path):
     src = tmp_path / "run.json"
     src.write_text(json.dumps(template))
@@ -170,8 +186,10 @@ def test_gbench_export_has_google_benchmark_fields(template, tmp_path):
         assert [b["repetition_index"] for b in rows] == list(range(len(rows)))
         measured = [i for i in range(s["count"]) if s["variant"][i] == vi and not s["warmup"][i]]
         assert sum(b["iterations"] for b in rows) == sum(s["calls"][i] for i in measured)
-        total_ns = sum(s["ns"][i] for i in measured)
-        assert sum(b["real_time"] * b["iterations"] for b in rows) == pytest.approx(total_ns, rel=1e-9)
+        # one process: blocks of consecutive rounds, each the median of its batches' ns per call
+        per_call = [s["ns"][i] / s["calls"][i] for i in measured]
+        blocks = np.array_split(np.array(per_call), len(rows))
+        assert [b["real_time"] for b in rows] == pytest.approx([float(np.median(x)) for x in blocks], rel=1e-12)
         assert aggs["median"]["real_time"] == pytest.approx(float(np.median([b["real_time"] for b in rows])))
 
 
