@@ -20,7 +20,7 @@ from .export import to_csv, to_gbench_file
 from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
 from .gate import default_verdict_path, verdict_document, write_atomic
 from .load import load_run, load_runs
-from .report import COMPARISON_COLUMNS, context_lines, verdict_lines, write_report
+from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
 from .schema import ResultFileError
 from .summary import summarize_run
 
@@ -179,12 +179,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.cmd == "summarize":
         for run in runs:
             print(f"\n== {run.function} on {run.distribution}")
-            print("\n".join(context_lines(run)))
+            print("\n".join(plain(x) for x in context_lines(run)))
             print()
             print(_fmt_table(summarize_run(run, args.resamples, args.seed, args.level)))
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
               "over processes, their mean in log space; below 1: faster)")
-        print("\n".join(verdict_lines(comps)) or "(no comparisons)")
+        print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
         if args.report is not None:
@@ -194,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
         if comps:
             print(_fmt_table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
             print()
-            print("\n".join(verdict_lines(comps)))
+            print("\n".join(plain(x) for x in verdict_lines(comps)))
         else:
             print("(no comparisons: every variant besides the baseline is the harness's noop)")
         if args.json_out is not None:

@@ -87,6 +87,11 @@ def verdict_lines(comps: list[Comparison]) -> list[str]:
     return [verdict_line(c) for c in comps]
 
 
+def plain(line: str) -> str:
+    """A report line for a terminal: Markdown's emphasis and code marks removed."""
+    return _CODE.sub(r"\1", _STRONG.sub(r"\1", line))
+
+
 COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "rounds", "ratio", "ci_low", "ci_high",
                       "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
                       "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
