@@ -64,7 +64,9 @@ def timeseries(run: Run) -> Figure:
     ax.set_xlabel("time since the first batch (s)")
     ax.set_ylabel("ns per call (batch)")
     ax.set_title(f"{run.function} on {_label(run.distribution)}: every batch (red rings: spikes > Q3 + 3 IQR)")
-    ax.legend(markerscale=4, fontsize=8, ncol=min(4, len(run.variants) + 1))
+    # A fixed place outside the axes: matplotlib's "best" search over 100,000 points took seconds,
+    # and a legend inside covers data.
+    ax.legend(markerscale=4, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig
 
 
@@ -116,7 +118,7 @@ def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     ax.xaxis.set_minor_formatter(plain)
     ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     across = any(c.across_processes for c in comps)
     ax.set_title("paired ratios with 95 % (thick) and simultaneous (thin) intervals, "
                  + ("t over processes" if across else "sign test within one process"))
@@ -141,6 +143,6 @@ def speedup_by_distribution(comps: list[Comparison]) -> Figure:
     ax.axhline(1, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(dists)) + 0.4 - width / 2, [_label(d) for d in dists], rotation=20, fontsize=8)
     ax.set_ylabel(f"speed-up over {_label(comps[0].baseline)}")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title("speed-up per distribution (above 1: faster than the baseline)")
     return fig

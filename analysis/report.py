@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import plots
 from .compare import Comparison, comparisons_frame
 from .diagnostics import diagnose, diagnostics_frame
 from .files import write_folder_atomic
@@ -110,6 +109,7 @@ def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label:
 
 
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[str, str]:
+    from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
     md: list[str] = ["# memfbench report", ""]
     figures: list[tuple[str, Path]] = []
     if comps:
