@@ -29,6 +29,14 @@ def test_help(name):
     assert f"python3 -m tools.{name}" in p.stdout
 
 
+def test_bench_analysis_reports_every_command():
+    """The analysis benchmark's table (figures, not a pass/fail on time): one row per command."""
+    p = tool("bench_analysis", str(ROOT / "tests" / "data" / "golden-run.json"), "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    rows = [x.split()[0] for x in p.stdout.splitlines()[2:]]
+    assert rows == ["summarize", "compare", "gate", "report", "export"]
+
+
 @pytest.mark.parametrize("existing", [False, True])
 def test_validation_failed_build(tmp_path, existing):
     out = tmp_path / "validation.md"
