@@ -41,7 +41,7 @@ def context_lines(run: Run) -> list[str]:
         f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
         f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
         rounds_line(d),
-    ] + [f"- warning ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
+    ] + [f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
 
 
 def rounds_line(d: dict) -> str:

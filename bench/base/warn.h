@@ -1,4 +1,7 @@
-/* Warnings of a run: printed once on stderr as they happen and kept for the output file. */
+/* Warnings and notes of a run, kept for the output file. A warning is something the user can act
+ * on (a governor, boost, load): printed once on stderr as it happens. A note is context the user
+ * cannot change here (a table's overlap that the function forbids, a virtual machine's CPUs): kept
+ * in the file and shown by the analysis, never printed during the run. */
 #ifndef MFB_WARN_H
 #define MFB_WARN_H
 
@@ -6,14 +9,21 @@
 
 #define MFB_MAX_WARNINGS 64
 
+enum mfb_severity { MFB_SEV_WARNING, MFB_SEV_NOTE };
+
+const char *mfb_severity_name(enum mfb_severity s);
+
 struct mfb_warnings {
     char *msg[MFB_MAX_WARNINGS];
+    enum mfb_severity severity[MFB_MAX_WARNINGS];
     char *code[MFB_MAX_WARNINGS]; /* short stable key, e.g. "governor" */
     int n;
     bool quiet;
 };
 
 void mfb_warn(struct mfb_warnings *w, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void mfb_note(struct mfb_warnings *w, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void mfb_warnings_free(struct mfb_warnings *w);
 

@@ -251,7 +251,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (mfb_dist_resolve(&dist, spec, cfg.func, cfg.dist_dir, &err) < 0)
         goto fail;
     if (dist.overlap_ignored)
-        mfb_warn(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
+        mfb_note(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
     if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), cfg.small_max, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)

@@ -392,13 +392,17 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
             cJSON *w = cJSON_CreateObject();
             cJSON_AddStringToObject(w, "code", "target_ci");
             cJSON_AddStringToObject(w, "message", msg);
+            cJSON_AddStringToObject(w, "severity", "warning");
             cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(st, "warnings"), w);
         }
     }
     if (!cfg->quiet) {
         const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(st, "warnings"))
-            fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(st, "warnings")) {
+            const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
+            if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "note") != 0)  /* notes stay in the file */
+                fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
+        }
     }
     int rc = mfb_output_commit(out, doc, &all, err);
     cJSON_Delete(doc);

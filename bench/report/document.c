@@ -135,6 +135,7 @@ static cJSON *status_json(const struct mfb_run *r)
         cJSON *w = cJSON_CreateObject();
         cJSON_AddStringToObject(w, "code", r->warn->code[i]);
         cJSON_AddStringToObject(w, "message", r->warn->msg[i]);
+        cJSON_AddStringToObject(w, "severity", mfb_severity_name(r->warn->severity[i]));
         cJSON_AddItemToArray(warns, w);
     }
     return st;

@@ -81,6 +81,16 @@ void mfb_cpu_model(char *buf, size_t n)
         snprintf(buf, n, "unknown");
 }
 
+/* Whether the host's CPU flags (as recorded by add_flags) include flag. */
+static bool has_flag(const cJSON *host, const char *flag)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "cpu"), "flags"))
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, flag))
+            return true;
+    return false;
+}
+
 static void add_flags(cJSON *cpu)
 {
     static const char *const interesting[] = {"sse2", "ssse3", "avx", "avx2", "avx512f", "avx512bw", "avx512vl",
@@ -200,7 +210,12 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         bool isolated = slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf) && buf[0] &&
                         mfb_parse_cpu_list(buf, listed, MAX_CPUS) == 0 && cpu < MAX_CPUS && listed[cpu];
         cJSON_AddBoolToObject(host, "cpu_isolated", isolated);
-        if (!isolated)
+        /* In a virtual machine the host schedules its own work on the vCPU whatever the guest
+         * isolates: context, not something to fix here. */
+        if (!isolated && has_flag(host, "hypervisor"))
+            mfb_note(w, "isolation", "CPU %d is a virtual CPU (hypervisor flag): the host may run other work on it; "
+                     "isolating it in the guest would not change that", cpu);
+        else if (!isolated)
             mfb_warn(w, "isolation", "CPU %d is not isolated: the scheduler may run other tasks on it. Fix: "
                      "boot with isolcpus=%d nohz_full=%d, or use cset shield", cpu, cpu, cpu);
     }
