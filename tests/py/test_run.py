@@ -247,3 +247,16 @@ def test_flip_lead_and_small_max_are_recorded(run):
     d = run("--small-max", "1K", *QUICK, out="small.json").doc
     assert d["config"]["small_max"] == 1024
     assert d["workset"]["small_max_source"] == "user" and d["workset"]["small_window"]["max_call_size"] == 1024
+
+
+def test_notes_stay_in_the_file_and_warnings_are_printed(run):
+    """fleet memcpy's table asks for overlap, which memcpy forbids: a note (nothing to act on), in
+    the file with its severity and never on stderr."""
+    r = run("-v", "libc", "--rounds", "8", "--warmup-rounds", "2", "--processes", "1")
+    assert r.code == 0, r.stderr
+    warns = r.doc["status"]["warnings"]
+    assert {"code": "overlap", "severity": "note"}.items() <= next(w for w in warns if w["code"] == "overlap").items()
+    assert all(w["severity"] in ("warning", "note") for w in warns)
+    assert "overlapping calls" not in r.stderr
+    printed = [w for w in warns if w["severity"] == "warning"]
+    assert all(w["message"] in r.stderr for w in printed)
