@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import QUICK
 from test_analysis_cli import analysis
-from test_interop import synthetic
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory, memfbench) -> dict:
-    p = tmp_path_factory.mktemp("tpl") / "t.json"
-    subprocess.run([memfbench, "run", "-d", "fixed:64", "-v", "libc", "-v", "sizeclass", *QUICK, "-o", str(p)],
-                   check=True)
-    return json.loads(p.read_text())
+from test_interop import synthetic, template  # noqa: F401 (template is a fixture used by name)
 
 
 def write(path: Path, doc: dict) -> str:
