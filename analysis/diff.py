@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats as sst
 
 from . import stats
@@ -51,10 +52,9 @@ class Shift:
         return d
 
 
-def process_units(runs: list[Run], variant: str, normalize: str = "") -> np.ndarray:
-    """One value per process of the files: ln(median ns per call of the variant), or with
-    normalize the median over that process's rounds of ln(t_variant / t_normalize)."""
-    df = combine(runs)
+def process_units(df: pd.DataFrame, variant: str, normalize: str = "") -> np.ndarray:
+    """One value per process of the combined files (load.combine): ln(median ns per call of the
+    variant), or with normalize the median over that process's rounds of ln(t_variant / t_normalize)."""
     if normalize:
         pr = paired_rounds(df, variant, normalize)
         d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
@@ -64,8 +64,8 @@ def process_units(runs: list[Run], variant: str, normalize: str = "") -> np.ndar
     return np.log(m.groupby("process")["ns_per_call"].median().to_numpy())
 
 
-def median_ns(runs: list[Run], variant: str) -> float:
-    m = measured(combine(runs))
+def median_ns(df: pd.DataFrame, variant: str) -> float:
+    m = measured(df)
     per_process = m[m["variant"] == variant].groupby("process")["ns_per_call"].median()
     return float(per_process.median()) if len(per_process) else float("nan")
 
@@ -153,21 +153,22 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
         raise ValueError("no variant is on both sides")
     k = len(common)
     adj_level = 1 - (1 - level) / k
+    fb, fa = combine(before), combine(after)
     shifts = []
     for v in common:
-        ub, ua = process_units(before, v, normalize), process_units(after, v, normalize)
+        ub, ua = process_units(fb, v, normalize), process_units(fa, v, normalize)
         notes = []
         if len(ub) < 2 or len(ua) < 2:
             nan = float("nan")
             shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua), nan, nan,
-                                nan, nan, nan, 1.0, 1.0, "inconclusive", median_ns(before, v), median_ns(after, v),
+                                nan, nan, nan, 1.0, 1.0, "inconclusive", median_ns(fb, v), median_ns(fa, v),
                                 margin, level, ["fewer than 2 processes on a side: no interval over processes"]))
             continue
         d, lo, hi, p = welch(ub, ua, level)
         _, alo, ahi, _ = welch(ub, ua, adj_level)
         shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua),
                             float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi)), float(np.exp(alo)),
-                            float(np.exp(ahi)), p, p, "", median_ns(before, v), median_ns(after, v), margin, level,
+                            float(np.exp(ahi)), p, p, "", median_ns(fb, v), median_ns(fa, v), margin, level,
                             notes))
     ps = np.array([s.p for s in shifts])
     for s, pa in zip(shifts, stats.holm(ps)):

@@ -12,7 +12,7 @@ enum mfb_phase { MFB_PHASE_IDLE, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHA
 
 struct mfb_activity {
     volatile sig_atomic_t phase;     /* enum mfb_phase */
-    volatile sig_atomic_t beat;      /* advanced per verified call and per timed round: the watchdog's
+    volatile sig_atomic_t beat;      /* advanced per verified call and per timed batch: the watchdog's
                                         sign of progress */
     const char *volatile variant;    /* name of the variant being called */
     const char *volatile origin;     /* its description ("plugin lib.so:sym", ...), or NULL */

@@ -15,13 +15,13 @@ static void add(struct mfb_warnings *w, enum mfb_severity sev, const char *code,
 {
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (!w->quiet && sev == MFB_SEV_WARNING)
-        fprintf(stderr, "memfbench: warning: %s\n", buf);
-    /* The same message once, however often its cause is met (every process of a study, every
-     * round): repeated, it would fill every output. */
+    /* The same message once, however often its cause is met: repeated, it would fill every
+     * output. */
     for (int i = 0; i < w->n; i++)
         if (!strcmp(w->code[i], code) && !strcmp(w->msg[i], buf))
             return;
+    if (!w->quiet && sev == MFB_SEV_WARNING)
+        fprintf(stderr, "memfbench: warning: %s\n", buf);
     if (w->n == MFB_MAX_WARNINGS)
         return;
     /* Out of memory, the warning is still printed; only the file misses it. */
