@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev python3 python3-numpy python3-pandas
+PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev zlib1g-dev python3 python3-numpy python3-pandas
           python3-scipy python3-matplotlib python3-jsonschema python3-pytest python3-nbclient
           python3-nbconvert python3-nbformat python3-ipykernel)
 PY_MODULES="pandas, scipy, matplotlib, jsonschema, pytest, nbclient, nbformat, ipykernel"
@@ -68,9 +68,9 @@ case "$cmd" in
     install_missing
     build
     mkdir -p results
-    "$BUILD/bench/memfbench" run -o results/default.json "$@"
+    "$BUILD/bench/memfbench" run -o results/default.json.gz "$@"
     say "analysis (intervals, verdicts, report)"
-    "$PY" -m analysis summarize results/default.json --report results/report
+    "$PY" -m analysis summarize results/default.json.gz --report results/report
     ;;
   test)
     install_missing

@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from .compare import Comparison
 from .files import json_text, write_text_atomic
+from .schema import result_stem
 
 
 def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
@@ -50,4 +51,4 @@ def write_atomic(path: Path, doc: dict[str, Any], label: str = "", inputs: Itera
 
 def default_verdict_path(first_file: str) -> Path:
     p = Path(first_file)
-    return p.with_name(p.stem + ".verdict.json")
+    return p.with_name(result_stem(p) + ".verdict.json")

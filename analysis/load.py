@@ -91,7 +91,7 @@ def load_run(path: str | Path) -> Run:
     doc = schema.read(path)
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise schema.ResultFileError(f"{path}: no samples: the run recorded no batches")
-    return Run(str(path), doc, batches_frame(doc, Path(path).stem))
+    return Run(str(path), doc, batches_frame(doc, schema.result_stem(path)))
 
 
 def _file_id(path: str | Path) -> tuple[int, int] | None:

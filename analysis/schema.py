@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -269,10 +270,44 @@ _HEAD = 1 << 16
 _JSON_SPACE = b" \t\r\n"
 
 
+# gzip's magic number: a result written as NAME.json.gz (docs/json-schema.md). Files are told
+# apart by content, not by name, so a renamed file still loads.
+_GZIP_MAGIC = b"\x1f\x8b"
+# A bound on the text a compressed file may expand to, so a small hostile file cannot fill
+# memory: 200x a 10 s run's text.
+_MAX_TEXT = 2 << 30
+
+
+def result_stem(path: str | Path) -> str:
+    """The file's name without .json / .json.gz: "x" for both x.json and x.json.gz."""
+    name = Path(path).name
+    for ext in (".gz", ".json"):
+        if name.endswith(ext) and len(name) > len(ext):
+            name = name[: -len(ext)]
+    return name
+
+
+def _gunzip(p: Path, raw: bytes) -> bytes:
+    d = zlib.decompressobj(wbits=15 + 16)
+    try:
+        text = d.decompress(raw, _MAX_TEXT)
+    except zlib.error as e:
+        raise ResultFileError(f"{p}: a gzip file that cannot be decompressed: {e}") from e
+    if d.unconsumed_tail:
+        raise ResultFileError(f"{p}: decompresses to more than {_MAX_TEXT >> 30} GiB; not a memfbench result")
+    if not d.eof:
+        raise ResultFileError(f"{p}: a gzip file cut short (the compressed stream does not end)")
+    if d.unused_data:
+        raise ResultFileError(f"{p}: bytes after the end of the compressed stream; not one memfbench result")
+    return text
+
+
 def _read_bytes(p: Path) -> bytes:
     try:
         with open(p, "rb") as f:
             head = f.read(_HEAD)
+            if head.startswith(_GZIP_MAGIC):
+                head = _gunzip(p, head + f.read())
             if head.startswith(b"\xef\xbb\xbf"):
                 raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
             first = head.lstrip(_JSON_SPACE)[:1]

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         if a.run:
-            result = scratch / "default.json"
+            result = scratch / "default.json.gz"
             subprocess.run([a.run, "run", "-q", "-t", str(a.time), "-o", str(result)], check=True)
         elif a.file:
             result = Path(a.file)

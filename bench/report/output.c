@@ -1,6 +1,9 @@
 #include "report/output.h"
 
+#include "report/gzip.h"
+
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -169,13 +172,25 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
     size_t len = strlen(text);
     while (len > 0 && text[len - 1] != '}')
         len--;
-    FILE *f = o->f;
+    /* A name ending in .gz gets the same text gzip-compressed (stdout stays plain). */
+    bool gz = o->f != stdout && mfb_gzip_wanted(o->path);
+    FILE *f = gz ? mfb_gzip_writer(o->f) : o->f;
+    if (!f) {
+        free(text);
+        return mfb_fail(err, "%s: out of memory starting the compressor", o->path);
+    }
     fwrite(text, 1, len - 1, f);
     free(text);
     fputs(",\n", f);
-    if (mfb_columns_write(f, smp) < 0)
-        return mfb_fail(err, "%s: write error", o->path);
+    int bad = mfb_columns_write(f, smp) < 0;
     fputs("\n}\n", f);
+    if (gz) {
+        bad |= ferror(f) != 0;
+        bad |= fclose(f) != 0;
+        f = o->f;
+    }
+    if (bad)
+        return mfb_fail(err, "%s: write error%s", o->path, gz ? " (compressing)" : "");
     if (o->f == stdout) {
         if (fflush(stdout) != 0)
             return mfb_fail(err, "stdout: write error: %s", strerror(errno));

@@ -1,14 +1,16 @@
 /* One source of truth for the sample columns: the C table (report/columns.c) must list exactly
  * the columns of the JSON Schema, in its order and with its types, and the golden result file
  * tests/data/golden-run.json must come back identical through the merger's reader and the
- * writer. Usage: test_columns SCHEMA GOLDEN */
+ * writer, plain and through the gzip writer (report/gzip.c). Usage: test_columns SCHEMA GOLDEN */
 #include <cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "report/columns.h"
+#include "report/gzip.h"
 #include "tap.h"
 
 static cJSON *read_json(const char *path)
@@ -108,6 +110,94 @@ static void check_round_trip(struct tap *t, const cJSON *golden)
     mfb_samples_free(&s);
 }
 
+/* Inflates a whole gzip stream; NULL if it is not one or does not end. */
+static char *gunzip(const unsigned char *in, size_t n)
+{
+    z_stream z = {0};
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return NULL;
+    size_t cap = 4 * n + 65536, len = 0;
+    char *out = malloc(cap + 1);
+    z.next_in = (unsigned char *)in;
+    z.avail_in = (unsigned)n;
+    int rc = Z_OK;
+    while (out && rc == Z_OK) {
+        if (len == cap) {
+            char *b = realloc(out, (cap *= 2) + 1);
+            if (!b) {
+                free(out);
+                out = NULL;
+                break;
+            }
+            out = b;
+        }
+        z.next_out = (unsigned char *)out + len;
+        z.avail_out = (unsigned)(cap - len);
+        rc = inflate(&z, Z_NO_FLUSH);
+        len = cap - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(out);
+        return NULL;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* The samples as text, written to memory by the plain writer. */
+static char *plain_text(const struct mfb_samples *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fputs("{\n", f);
+    mfb_columns_write(f, s);
+    fputs("\n}\n", f);
+    fclose(f);
+    return text;
+}
+
+/* Golden's samples repeated to some 2 MB of text (many times the writer's 64 KiB chunk) through
+ * the gzip writer: the stream is a complete gzip file (header, data, trailer with its CRC) that
+ * inflates to exactly the plain writer's text. */
+static void check_gzip_round_trip(struct tap *t, const cJSON *golden)
+{
+    enum { COPIES = 4000 };
+    struct mfb_samples s = {0};
+    struct mfb_err err = {{0}};
+    for (int i = 0; i < COPIES; i++)
+        mfb_columns_read(cJSON_GetObjectItemCaseSensitive(golden, "samples"), &s, -1, "golden", &err);
+    char *plain = plain_text(&s);
+    char *packed = NULL;
+    size_t plen = 0;
+    FILE *raw = open_memstream(&packed, &plen);
+    FILE *f = mfb_gzip_writer(raw);
+    TAP_CHECK(t, f != NULL, "the gzip writer opens");
+    if (!f) {
+        fclose(raw);
+        free(packed);
+        mfb_samples_free(&s);
+        return;
+    }
+    fputs("{\n", f);
+    mfb_columns_write(f, &s);
+    fputs("\n}\n", f);
+    int closed = fclose(f);
+    fclose(raw);
+    char *text = gunzip((unsigned char *)packed, plen);
+    TAP_CHECK(t, closed == 0 && text && (unsigned char)packed[0] == 0x1f && (unsigned char)packed[1] == 0x8b,
+              "the gzip stream (%zu bytes) is complete and inflates", plen);
+    TAP_CHECK(t, text && plain && !strcmp(text, plain), "inflated, the %zu samples are the plain writer's %zu bytes",
+              s.n, plain ? strlen(plain) : 0);
+    TAP_CHECK(t, mfb_gzip_wanted("r.json.gz") && !mfb_gzip_wanted("r.json") && !mfb_gzip_wanted(".gz"),
+              "a name ending in .gz asks for compression, others do not");
+    free(text);
+    free(plain);
+    free(packed);
+    mfb_samples_free(&s);
+}
+
 /* A broken samples object must be refused with a message naming the column. */
 static void check_refusals(struct tap *t, const cJSON *golden)
 {
@@ -151,6 +241,7 @@ int main(int argc, char **argv)
     if (schema && golden) {
         check_against_schema(&t, schema);
         check_round_trip(&t, golden);
+        check_gzip_round_trip(&t, golden);
         check_refusals(&t, golden);
     }
     cJSON_Delete(schema);
