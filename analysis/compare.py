@@ -199,7 +199,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
         listed = set().union(*(r.variants for r in rs))
-        present = set(df["variant"])
+        present = set(df["variant"].unique())
         if base not in listed:
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
         if base not in present:

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
-from . import stats
+from . import nptests, stats
 from .load import measured
 
 
@@ -50,8 +49,8 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
         t = g["t_start_s"].to_numpy()
         y = g["ns_per_call"].to_numpy()
         if len(g) >= 3 and np.ptp(t) > 0:
-            rho, p = sps.spearmanr(t, y)
-            slope = sps.theilslopes(np.log(y), t / 60.0)[0] if len(g) <= 1000 else _theil_subsample(t, y)
+            rho, p = nptests.spearman(t, y)
+            slope = nptests.theil_slope(np.log(y), t / 60.0) if len(g) <= 1000 else _theil_subsample(t, y)
         else:
             rho, p, slope = float("nan"), float("nan"), float("nan")
         pos_p = _kruskal_p([grp["rel"].to_numpy() for _, grp in g.groupby("position")])
@@ -72,13 +71,13 @@ def _kruskal_p(groups: list[np.ndarray]) -> float:
     groups = [x[np.isfinite(x)] for x in groups]
     if len(groups) < 2 or any(len(x) == 0 for x in groups) or np.ptp(np.concatenate(groups)) == 0:
         return float("nan")
-    return float(sps.kruskal(*groups).pvalue)
+    return nptests.kruskal_p(groups)
 
 
 def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 1000) -> float:
     """Theil-Sen is quadratic; on long runs estimate it from an evenly spaced subsample."""
     idx = np.linspace(0, len(t) - 1, n).astype(int)
-    return float(sps.theilslopes(np.log(y[idx]), t[idx] / 60.0)[0])
+    return nptests.theil_slope(np.log(y[idx]), t[idx] / 60.0)
 
 
 def diagnostics_frame(diags: list[VariantDiagnostics]) -> pd.DataFrame:

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sst
 
-from . import stats
+from . import nptests, stats
 from .compare import paired_rounds, verdict_of
 from .load import Run, combine, measured
 
@@ -78,8 +77,8 @@ def welch(before: np.ndarray, after: np.ndarray, level: float) -> tuple[float, f
     if se == 0:
         return d, d, d, (1.0 if d == 0 else 0.0)
     dof = (va + vb) ** 2 / (va ** 2 / (len(after) - 1) + vb ** 2 / (len(before) - 1))
-    q = float(sst.t.ppf(0.5 + level / 2, dof))
-    p = float(2 * sst.t.sf(abs(d) / se, dof))
+    q = nptests.t_quantile(0.5 + level / 2, dof)
+    p = min(1.0, 2 * nptests.t_sf(abs(d) / se, dof))
     return d, d - q * se, d + q * se, p
 
 
