@@ -18,7 +18,7 @@ from .compare import comparisons_frame, compare_runs
 from .diff import context_differences, diff_runs, shift_line
 from .export import to_csv, to_gbench_file
 from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
-from .gate import default_verdict_path, verdict_document, write_atomic
+from .gate import default_verdict_path, status_of, verdict_document, write_atomic
 from .load import load_run, load_runs
 from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
 from .schema import ResultFileError
@@ -96,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
     d.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
     d.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    d.add_argument("--fail-if-slower", type=float, metavar="P",
+                   help="a gate against a saved baseline: exit 1 when a variant's after/before simultaneous "
+                        "interval lies entirely above 1 + P %% (adjusted p below 1 - level)")
     d.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
@@ -230,6 +233,9 @@ def _diff(args: argparse.Namespace) -> int:
         raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
     if not 0.5 <= args.level < 1:
         raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    gate = args.fail_if_slower
+    if gate is not None and not (math.isfinite(gate) and gate >= 0):
+        raise UsageError(f"--fail-if-slower {gate:g}: must be a finite, non-negative percentage")
     if args.json_out is not None:
         check_output_file(args.json_out, "--json", before + after)
     runs = load_runs(before + after)
@@ -245,10 +251,20 @@ def _diff(args: argparse.Namespace) -> int:
     print("\n".join(shift_line(s) for s in shifts))
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
           f"(simultaneous: Bonferroni), Welch t over processes")
+    rows = [s.as_dict() for s in shifts]
+    if gate is not None:
+        for row in rows:
+            row["gate"] = status_of(row["verdict"], row["p_adjusted"], row["ci_adj_low"], gate / 100, 1 - args.level)
+        failed = [r["variant"] for r in rows if r["gate"] == "regression"]
+        print(f"gate {'FAILED' if failed else 'passed'} (fail if after is slower than before by more than {gate:g} %)"
+              + (f": {', '.join(failed)}" if failed else ""))
     if args.json_out is not None:
-        doc = {"context_differences": changed, "shifts": [s.as_dict() for s in shifts]}
+        doc = {"schema": "memfbench-diff", "schema_version": 1, "before": before, "after": after,
+               "normalized_by": args.normalize, "fail_if_slower_percent": gate, "level": args.level,
+               "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
+               "context_differences": changed, "shifts": rows}
         write_text_atomic(args.json_out, json_text(doc), "--json", before + after)
-    return 0
+    return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -10,19 +10,25 @@ from .files import json_text, write_text_atomic
 from .schema import result_stem
 
 
-def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
+def status_of(verdict: str, p_adjusted: float, ci_adj_low: float, fail_if_slower: float, alpha: float) -> str:
     """regression: significant after adjustment and the whole simultaneous interval above 1 + P;
     slower-within-threshold: significant but the interval reaches below 1 + P; otherwise the
-    comparison's own verdict (faster, equivalent, inconclusive)."""
+    verdict (faster, equivalent, inconclusive). Serves the within-run gate and the before/after
+    gate (diff --fail-if-slower) alike."""
+    if p_adjusted < alpha and ci_adj_low > 1 + fail_if_slower:
+        return "regression"
+    if p_adjusted < alpha and ci_adj_low > 1:
+        return "slower-within-threshold"
+    return verdict if verdict != "slower" else "slower-within-threshold"
+
+
+def gate_status(c: Comparison, fail_if_slower: float, alpha: float) -> str:
+    """The gate of a within-run comparison (status_of); one process gives no faster/slower claim."""
     if c.rounds < 2:
         return "inconclusive"
     if not c.across_processes and not c.single_process_allowed:
         return c.verdict  # one process: no faster/slower claim (compare.adjust_family)
-    if c.p_adjusted < alpha and c.ci_adj_low > 1 + fail_if_slower:
-        return "regression"
-    if c.p_adjusted < alpha and c.ci_adj_low > 1:
-        return "slower-within-threshold"
-    return c.verdict if c.verdict != "slower" else "slower-within-threshold"
+    return status_of(c.verdict, c.p_adjusted, c.ci_adj_low, fail_if_slower, alpha)
 
 
 def verdict_document(comps: list[Comparison], files: list[str], baseline: str | None, fail_if_slower: float,

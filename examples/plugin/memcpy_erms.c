@@ -1,5 +1,6 @@
 /* An example memfbench plugin: a memcpy that takes the overlapping head/tail path for small sizes
- * and `rep movsb` (fast with ERMS/FSRM) from 256 bytes, with a portable fallback elsewhere.
+ * and `rep movsb` (fast with ERMS/FSRM) from ERMS_THRESHOLD bytes (256 unless -D gives another),
+ * with a portable fallback elsewhere.
  *
  * Build:  cc -O2 -fPIC -shared -o libmemcpy_erms.so memcpy_erms.c   (meson builds it as well)
  * Use:    memfbench run -v libc -v ./libmemcpy_erms.so:erms_memcpy=erms -o ab.json
@@ -9,6 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Where `rep movsb` takes over from the block loop: below it, the instruction's start-up cost
+ * (tens of cycles on the CPUs we measured) outweighs its per-byte speed. A build-time knob, so
+ * that two builds (-DERMS_THRESHOLD=64, say) can be compared before/after (docs/user-guide.md). */
+#ifndef ERMS_THRESHOLD
+#define ERMS_THRESHOLD 256
+#endif
 
 static inline void head_tail(unsigned char *d, const unsigned char *s, size_t n)
 {
@@ -45,7 +53,7 @@ void *erms_memcpy(void *restrict dst, const void *restrict src, size_t n)
         head_tail(d, s, n);
         return dst;
     }
-    if (n < 256) {
+    if (n < ERMS_THRESHOLD) {
         /* 32-byte blocks and an overlapping last block */
         for (size_t i = 0; i + 32 < n; i += 32)
             memcpy(d + i, s + i, 32);

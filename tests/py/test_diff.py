@@ -73,7 +73,31 @@ def test_several_files_per_side(template, tmp_path):
     assert "16 -> 16 processes" in variant_line(p.stdout, "sizeclass") and "2 -> 2 file(s)" in p.stdout
 
 
+@pytest.mark.parametrize("after_ratio,threshold,code,status", [
+    (1.10, 3, 1, "regression"),                # 10 % slower, threshold 3 %: fails
+    (1.10, 20, 0, "slower-within-threshold"),  # slower, but not by 20 %
+    (0.92, 3, 0, "faster"),
+    (1.00, 3, 0, "equivalent"),
+])
+def test_saved_baseline_gate(template, tmp_path, after_ratio, threshold, code, status):
+    """The CI flow: a stored baseline result, a new result, `diff --fail-if-slower P`."""
+    base = write(tmp_path / "baseline.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    new = write(tmp_path / "new.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
+    out = tmp_path / "gate.json"
+    p = analysis("diff", base, new, "--normalize", "libc", "--fail-if-slower", str(threshold), "--json", str(out))
+    assert p.returncode == code, p.stdout + p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["failed"] is (code == 1) and doc["fail_if_slower_percent"] == threshold
+    assert doc["before"] == [base] and doc["after"] == [new] and doc["normalized_by"] == "libc"
+    row = next(r for r in doc["shifts"] if r["variant"] == "sizeclass")
+    assert row["gate"] == status
+    assert (f"gate {'FAILED' if code else 'passed'}") in p.stdout
+    if code:
+        assert p.stdout.rstrip().endswith(": sizeclass")
+
+
 @pytest.mark.parametrize("args,fragment", [
+    (["{b}", "{a}", "--fail-if-slower", "-1"], "--fail-if-slower"),
     (["{b}"], "1 files given"),
     (["{b}", "{a}", "--normalize", "turbo"], "--normalize: 'turbo'"),
     (["{b}", "{a}", "--variant", "turbo"], "'turbo' is not on both sides"),
