@@ -224,6 +224,38 @@ static cJSON *process_entry(const cJSON *doc, int i)
     return e;
 }
 
+static const char *string_at(const cJSON *doc, const char *a, const char *b)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, a), b);
+    return cJSON_IsString(x) ? x->valuestring : "?";
+}
+
+/* The end-of-run table for the merged file, from its document and samples. */
+static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all, int done, const char *output)
+{
+    const char *names[MFB_MAX_VARIANTS];
+    int nvars = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "name");
+        if (nvars < MFB_MAX_VARIANTS)
+            names[nvars++] = cJSON_IsString(name) ? name->valuestring : "?";
+    }
+    double rounds_s = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "processes")) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "rounds"), "duration_s");
+        rounds_s += cJSON_IsNumber(d) ? d->valuedouble : 0;
+    }
+    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "host"), "cpu");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(cpu, "model");
+    struct mfb_merged_view view = {
+        .function = string_at(doc, "config", "function"), .distribution = string_at(doc, "config", "distribution"),
+        .cpu_model = cJSON_IsString(model) ? model->valuestring : "?", .clock = string_at(doc, "timer", "name"),
+        .names = names, .nvars = nvars, .processes = done, .rounds_s = rounds_s};
+    mfb_summary_print_merged(stderr, all, &view, output);
+}
+
 /* --target-ci over processes: which variants are compared (all but the baseline and the harness's
  * noop, as in the analysis), from the first process's document. */
 static void compared_variants(const cJSON *doc, bool *compared, int *nvars)
@@ -405,16 +437,14 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         }
     }
     int rc = mfb_output_commit(out, doc, &all, err);
-    cJSON_Delete(doc);
     if (rc == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
-        if (!cfg->quiet)
-        {
-            fprintf(stderr, "memfbench: merged %d process%s into %s; analysis: ", done, done == 1 ? "" : "es",
-                    cfg->output);
-            mfb_summary_analysis_command(stderr, cfg->output);
+        if (!cfg->quiet) {
+            fprintf(stderr, "memfbench: merged %d process%s into %s\n", done, done == 1 ? "" : "es", cfg->output);
+            print_merged_summary(doc, &all, done, cfg->output);
         }
     }
+    cJSON_Delete(doc);
 cleanup:
     mfb_stoprule_free(&rule);
     for (int i = 0; i < k; i++) {

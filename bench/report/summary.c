@@ -87,6 +87,77 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
     free(bpn);
 }
 
+/* Median over this process's measured rounds of variant vi's batch time over the baseline's:
+ * rows of a round are consecutive (nvars of them, one round of one process). */
+static double process_ratio(const struct mfb_samples *all, int nvars, unsigned process, int vi, double *buf)
+{
+    size_t k = 0, nv = (size_t)nvars;
+    for (size_t i = 0; i + nv <= all->n; i++) {
+        const struct mfb_sample *row = &all->s[i];
+        if (row->process != process || row->warmup || row[nv - 1].round != row->round || row[nv - 1].process != process)
+            continue;
+        double t0 = 0, tv = 0;
+        for (size_t j = 0; j < nv; j++) {
+            if (row[j].variant == 0)
+                t0 = row[j].ns;
+            if ((int)row[j].variant == vi)
+                tv = row[j].ns;
+        }
+        if (t0 > 0 && tv > 0)
+            buf[k++] = tv / t0;
+        i += nv - 1;
+    }
+    return mfb_quantile_median(buf, k);
+}
+
+void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_merged_view *v,
+                              const char *output_path)
+{
+    size_t np = (size_t)v->processes;
+    double *ns = malloc((all->n + 1) * sizeof *ns), *bpn = malloc((all->n + 1) * sizeof *bpn);
+    double *ratios = malloc((np + 1) * sizeof *ratios);
+    if (!ns || !bpn || !ratios)
+        goto done;
+    size_t measured = 0;
+    for (size_t i = 0; i < all->n; i++)
+        measured += !all->s[i].warmup;
+    fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", v->function, v->distribution, v->cpu_model, v->clock);
+    fprintf(out, "  %d processes, %zu measured batches, %.1f s of rounds in all\n", v->processes, measured, v->rounds_s);
+    fprintf(out, "  %-15s %10s %21s %9s %9s %19s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
+            "process range");
+    for (int vi = 0; vi < v->nvars; vi++) {
+        size_t n = 0;
+        for (size_t i = 0; i < all->n; i++) {
+            const struct mfb_sample *x = &all->s[i];
+            if ((int)x->variant != vi || x->warmup || x->calls == 0)
+                continue;
+            ns[n] = x->ns / x->calls;
+            bpn[n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;
+            n++;
+        }
+        mfb_quantile_sort(ns, n);
+        double med = mfb_quantile_of_sorted(ns, n, 0.5), q1 = mfb_quantile_of_sorted(ns, n, 0.25),
+               q3 = mfb_quantile_of_sorted(ns, n, 0.75), b = mfb_quantile_median(bpn, n);
+        size_t k = 0;
+        for (size_t p = 0; p < np; p++) {
+            double r = process_ratio(all, v->nvars, (unsigned)p, vi, ns);
+            if (!isnan(r))
+                ratios[k++] = r;
+        }
+        mfb_quantile_sort(ratios, k);
+        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f   [%6.3f, %6.3f]\n", v->names[vi], med, q1, q3, b,
+                mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN, k ? ratios[k - 1] : NAN);
+    }
+    fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the median over "
+                 "rounds of the batch time over '%s' in the same round; shown, the median over processes and "
+                 "their range (below 1: faster).\n  Intervals and verdicts: ", v->names[0]);
+    mfb_summary_analysis_command(out, output_path);
+done:
+    free(ns);
+    free(bpn);
+    free(ratios);
+}
+
 /* The interpreter found at configure time has the analysis stack; PYTHONPATH lets the command
  * work from any folder. */
 void mfb_summary_analysis_command(FILE *out, const char *result_path)

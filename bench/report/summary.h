@@ -11,4 +11,17 @@
 void mfb_summary_analysis_command(FILE *out, const char *result_path);
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path);
 
+/* What the summary of a --processes run names, read from the merged document. */
+struct mfb_merged_view {
+    const char *function, *distribution, *cpu_model, *clock;
+    const char *const *names; /* variant names, baseline first */
+    int nvars, processes;
+    double rounds_s;          /* seconds of rounds, summed over the processes */
+};
+/* The same table for the merged samples of several processes: ns/call over every measured batch,
+ * and the paired ratio as the median over processes of each process's median ratio, with the
+ * range of the per-process ratios (how much one layout can move it). */
+void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_merged_view *v,
+                              const char *output_path);
+
 #endif

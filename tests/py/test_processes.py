@@ -3,8 +3,11 @@ each with its own recorded layout; a one-process run says what its interval cove
 faster/slower verdict unless allowed."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+
+import pytest
 
 from conftest import AA_OF_LIBC, ROOT
 
@@ -148,3 +151,31 @@ def test_target_ci_out_of_reach_stops_on_time_and_says_so(run) -> None:
     assert st["stop_reason"] == "time" and st["target_ci"]["reached"] is False
     assert any(w["code"] == "target_ci" and "process-level" in w["message"] for w in st["warnings"])
     assert len(r.doc["processes"]) >= 2
+
+
+def test_a_processes_run_prints_a_summary_that_matches_its_file(memfbench, tmp_path) -> None:
+    """Not -q: the merged run ends with a table whose ratios are the medians over processes of each
+    process's median paired ratio, recomputed here from the file."""
+    import numpy as np
+
+    out = tmp_path / "m.json"
+    p = subprocess.run([memfbench, "run", "--rounds", "30", "--warmup-rounds", "2", "--processes", "3",
+                        "-v", "libc", "-v", "avx2", "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())
+    s = {k: np.array(v) for k, v in d["samples"].items() if k != "count"}
+    keep = ~s["warmup"].astype(bool)
+    per_process = []
+    for proc in range(3):
+        sel = keep & (s["process"] == proc)
+        t = {v: s["ns"][sel & (s["variant"] == v)] for v in (0, 1)}
+        per_process.append(np.median(t[1] / t[0]))  # rows in round order for both variants
+    import re
+
+    rows = {line.split()[0]: [float(x) for x in re.findall(r"-?\d+\.\d+", line)] for line in p.stderr.splitlines()
+            if line.startswith("  ") and line.split()[0] in ("libc", "avx2")}
+    assert "3 processes," in p.stderr and "Intervals and verdicts:" in p.stderr
+    ratio, lo, hi = rows["avx2"][-3:]
+    assert ratio == pytest.approx(np.median(per_process), abs=6e-4)
+    assert lo == pytest.approx(min(per_process), abs=6e-4) and hi == pytest.approx(max(per_process), abs=6e-4)
+    assert rows["libc"][-3:] == [1.0, 1.0, 1.0]
