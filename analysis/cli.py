@@ -57,6 +57,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES,
                    help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES}, 1000 to {stats.MAX_RESAMPLES})")
     p.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="bootstrap seed (non-negative)")
+    p.add_argument("--quiet-warnings", default=os.environ.get("MEMFBENCH_QUIET_WARNINGS", ""), metavar="CODES",
+                   help="hide warnings and notes of these codes (comma-separated, or 'all'; default "
+                        "$MEMFBENCH_QUIET_WARNINGS); codes the run silenced are hidden too, and one line names them")
     p.add_argument("--allow-single-process", action="store_true",
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
@@ -123,6 +126,10 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--seed {args.seed}: must be non-negative")
     if args.baseline == "":
         raise UsageError("--baseline: empty variant name")
+    codes = [c.strip() for c in args.quiet_warnings.split(",")] if args.quiet_warnings else []
+    if any(not c for c in codes):
+        raise UsageError(f"--quiet-warnings '{args.quiet_warnings}': an empty code (give CODE[,CODE...] or all)")
+    args.quiet = frozenset(codes)
 
 
 def _verdict_target(args: argparse.Namespace) -> tuple[str | Path, str]:
@@ -182,7 +189,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.cmd == "summarize":
         for run in runs:
             print(f"\n== {run.function} on {run.distribution}")
-            print("\n".join(plain(x) for x in context_lines(run)))
+            print("\n".join(plain(x) for x in context_lines(run, args.quiet)))
             print()
             print(_fmt_table(summarize_run(run, args.resamples, args.seed, args.level)))
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
@@ -191,7 +198,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
         if args.report is not None:
-            md, html = write_report(runs, comps, Path(args.report), "--report")
+            md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet)
             print(f"report: {html} (and {md.name})")
     elif args.cmd == "compare":
         if comps:
@@ -213,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
               f"verdict: {path}")
         return 1 if doc["failed"] else 0
     else:
-        md, html = write_report(runs, comps, Path(args.output), "-o")
+        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet)
         print(f"wrote {md} and {html}")
     return 0
 

@@ -28,7 +28,28 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
     return "\n".join(lines)
 
 
-def context_lines(run: Run) -> list[str]:
+def silenced_codes(run: Run, quiet: frozenset[str] = frozenset()) -> frozenset[str] | None:
+    """Warning codes to hide: those the run silenced (config.quiet_warnings) and those given to the
+    analysis; None means every code ("all")."""
+    codes = set(quiet) | set(run.doc["config"].get("quiet_warnings", []))
+    return None if "all" in codes else frozenset(codes)
+
+
+def warning_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
+    """The run's warnings and notes, each once, less the silenced codes, which one line names."""
+    hidden = silenced_codes(run, quiet)
+    shown, dropped = [], []
+    for w in run.doc["status"]["warnings"]:
+        if hidden is None or w["code"] in hidden:
+            dropped.append(w["code"])
+        else:
+            shown.append(f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}")
+    if dropped:
+        shown.append(f"- silenced (--quiet-warnings): {', '.join(sorted(set(dropped)))}")
+    return shown
+
+
+def context_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
     d = run.doc
     h, t = d["host"], d["timer"]
     c = h["caches"]
@@ -41,7 +62,7 @@ def context_lines(run: Run) -> list[str]:
         f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
         f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
         rounds_line(d),
-    ] + [f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}" for w in d["status"]["warnings"]]
+    ] + warning_lines(run, quiet)
 
 
 def rounds_line(d: dict) -> str:
@@ -98,17 +119,19 @@ COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "round
                       "processes_for_margin"]
 
 
-def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "") -> tuple[Path, Path]:
+def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
+                 quiet: frozenset[str] = frozenset()) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it)."""
-    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp), label,
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet), label,
                                 [r.path for r in runs])
     return out_dir / names[0], out_dir / names[1]
 
 
-def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path) -> tuple[str, str]:
+def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
+                        quiet: frozenset[str] = frozenset()) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
     md: list[str] = ["# memfbench report", ""]
     figures: list[tuple[str, Path]] = []
@@ -124,7 +147,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path)
             md += [f"![speed-up]({fig.name})", ""]
     for i, run in enumerate(runs):
         tag = f"run{i}"
-        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run), "",
+        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
         for name, fn in (("timeseries", plots.timeseries), ("distributions", plots.distributions)):

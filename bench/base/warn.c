@@ -11,6 +11,52 @@ const char *mfb_severity_name(enum mfb_severity s)
     return names[s];
 }
 
+static const char *const codes[] = {
+    "batch", "boost", "build", "caches", "clock", "governor", "isolation", "linearity", "load", "long_calls",
+    "max_batches", "overlap", "small_max", "smt", "smt_busy", "target_ci", "thp", "warmup",
+};
+
+size_t mfb_warning_codes(const char *const **out)
+{
+    *out = codes;
+    return sizeof codes / sizeof codes[0];
+}
+
+static int code_index(const char *code, size_t len)
+{
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (strlen(codes[i]) == len && !strncmp(codes[i], code, len))
+            return (int)i;
+    return -1;
+}
+
+int mfb_warning_mask(const char *list, uint64_t *mask, char *bad, size_t bad_cap)
+{
+    *mask = 0;
+    if (!strcmp(list, "all")) {
+        *mask = (1ull << (sizeof codes / sizeof codes[0])) - 1;
+        return 0;
+    }
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        int i = code_index(p, len);
+        if (i < 0) {
+            snprintf(bad, bad_cap, "%.*s", (int)(len > 64 ? 64 : len), p);
+            return -1;
+        }
+        *mask |= 1ull << i;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+bool mfb_warning_silenced(uint64_t mask, const char *code)
+{
+    int i = code_index(code, strlen(code));
+    return i >= 0 && (mask >> i & 1);
+}
+
 static void add(struct mfb_warnings *w, enum mfb_severity sev, const char *code, const char *fmt, va_list ap)
 {
     char buf[1024];
@@ -20,7 +66,7 @@ static void add(struct mfb_warnings *w, enum mfb_severity sev, const char *code,
     for (int i = 0; i < w->n; i++)
         if (!strcmp(w->code[i], code) && !strcmp(w->msg[i], buf))
             return;
-    if (!w->quiet && sev == MFB_SEV_WARNING)
+    if (!w->quiet && sev == MFB_SEV_WARNING && !mfb_warning_silenced(w->silenced, code))
         fprintf(stderr, "memfbench: warning: %s\n", buf);
     if (w->n == MFB_MAX_WARNINGS)
         return;

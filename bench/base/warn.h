@@ -6,6 +6,8 @@
 #define MFB_WARN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define MFB_MAX_WARNINGS 64
 
@@ -13,12 +15,21 @@ enum mfb_severity { MFB_SEV_WARNING, MFB_SEV_NOTE };
 
 const char *mfb_severity_name(enum mfb_severity s);
 
+/* Every code a warning or note may carry, in one table (warn.c): --quiet-warnings names them, so
+ * an unknown one is refused rather than silently matching nothing. */
+size_t mfb_warning_codes(const char *const **out);
+/* Parses "CODE[,CODE...]" or "all" into a mask over that table; -1 with the offending code in bad. */
+int mfb_warning_mask(const char *list, uint64_t *mask, char *bad, size_t bad_cap);
+/* True when code is in mask (an unknown code never is). */
+bool mfb_warning_silenced(uint64_t mask, const char *code);
+
 struct mfb_warnings {
     char *msg[MFB_MAX_WARNINGS];
     enum mfb_severity severity[MFB_MAX_WARNINGS];
     char *code[MFB_MAX_WARNINGS]; /* short stable key, e.g. "governor" */
     int n;
-    bool quiet;
+    bool quiet;       /* -q: nothing printed */
+    uint64_t silenced; /* --quiet-warnings: these codes are recorded but not printed */
 };
 
 void mfb_warn(struct mfb_warnings *w, const char *code, const char *fmt, ...)

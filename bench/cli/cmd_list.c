@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "base/functions.h"
+#include "base/warn.h"
 #include "cli/commands.h"
+
+#include "base/warn.h"
 #include "config.h"
 #include "impl/variants.h"
 #include "workload/distribution.h"
@@ -49,5 +52,11 @@ int mfb_cmd_list(int argc, char **argv)
     if (mfb_dist_list(dir, print_name, NULL) < 0)
         printf("  (folder not readable)\n");
     printf("\nsynthetic: fixed:N, uniform:LO-HI, pow2:LO-HI\n");
+    const char *const *codes;
+    size_t ncodes = mfb_warning_codes(&codes);
+    printf("\nwarning codes (for --quiet-warnings):");
+    for (size_t i = 0; i < ncodes; i++)
+        printf("%s %s", i ? "," : "", codes[i]);
+    printf("\n");
     return MFB_EXIT_OK;
 }

@@ -196,7 +196,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_study cfg = *cfg_in;
     struct mfb_err err = {{0}};
     int rc;
-    struct mfb_warnings warn = {.quiet = cfg.quiet};
+    struct mfb_warnings warn = {.quiet = cfg.quiet, .silenced = cfg.quiet_warnings};
     struct mfb_output out;
     struct mfb_dist dist = {0};
     struct mfb_workset ws = {0};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/warn.h"
 #include "config.h"
 
 void mfb_options_usage(FILE *out)
@@ -61,6 +62,8 @@ void mfb_options_usage(FILE *out)
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
+            "      --quiet-warnings L warnings of these codes (comma-separated, or 'all') are kept in the\n"
+            "                         file but not printed; codes: memfbench list\n"
             "  -o, --output FILE      result file, written atomically; '-' for stdout\n"
             "  -h, --help             this text\n",
             MFB_DIST_DIR);
@@ -88,7 +91,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argc = argc;
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG };
+           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
+           OPT_QUIETW };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -104,7 +108,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
         {"flip-lead", required_argument, 0, OPT_FLIP},
         {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
-        {"watchdog", required_argument, 0, OPT_WATCHDOG},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG}, {"quiet-warnings", required_argument, 0, OPT_QUIETW},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -192,6 +196,19 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
+        case OPT_QUIETW: {
+            char bad[80];
+            if (mfb_warning_mask(optarg, &c->quiet_warnings, bad, sizeof bad) < 0) {
+                const char *const *codes;
+                size_t n = mfb_warning_codes(&codes);
+                char known[512] = "";
+                for (size_t i = 0; i < n; i++)
+                    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", codes[i]);
+                return mfb_fail(err, "memfbench run: --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad,
+                                known);
+            }
+            break;
+        }
         case OPT_WATCHDOG: {
             char *end;
             errno = 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/seeds.h"
+#include "base/warn.h"
 #include "cli/commands.h"
 #include "base/rng.h"
 #include "measure/layout.h"
@@ -432,6 +433,9 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         const cJSON *w;
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(st, "warnings")) {
             const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
+            const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
+            if (cJSON_IsString(code) && mfb_warning_silenced(cfg->quiet_warnings, code->valuestring))
+                continue;  /* --quiet-warnings: kept in the file only */
             if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "note") != 0)  /* notes stay in the file */
                 fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
         }

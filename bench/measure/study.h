@@ -86,6 +86,7 @@ struct mfb_study {
     size_t l1d, l2, llc;               /* cache overrides; 0: detect */
     const char *dist_dir;
     bool quiet;
+    uint64_t quiet_warnings;           /* --quiet-warnings: mask over mfb_warning_codes() */
     int argc;                          /* the command line, recorded as given */
     char **argv;
 };

@@ -1,5 +1,7 @@
 #include "report/document.h"
 
+#include "base/warn.h"
+
 #include <stdio.h>
 #include <math.h>
 #include <stdbool.h>
@@ -7,6 +9,7 @@
 #include <time.h>
 
 #include "base/seeds.h"
+#include "base/warn.h"
 #include "config.h"
 
 static void add_u64_string(cJSON *o, const char *key, uint64_t v)
@@ -165,6 +168,12 @@ static cJSON *config_json(const struct mfb_run *r)
     add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
     cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
+    cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
+    const char *const *codes;
+    size_t ncodes = mfb_warning_codes(&codes);
+    for (size_t i = 0; i < ncodes; i++)
+        if (mfb_warning_silenced(c->quiet_warnings, codes[i]))
+            cJSON_AddItemToArray(quiet, cJSON_CreateString(codes[i]));
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);

@@ -1,0 +1,72 @@
+"""--quiet-warnings: a known warning code is recorded in the file but not printed by the run (one
+process or several), and the analysis hides it with one line naming it; unknown codes are refused;
+every code the C sources use is in the table the option checks."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+# --max-batches 200 stops the run early with warning 'max_batches' on any machine.
+BOUNDED = ["-d", "fixed:64", "-v", "libc", "-v", "avx2", "-p", "l1", "--max-batches", "200", "--warmup-rounds", "2",
+           "-t", "2"]
+
+
+def memfbench_run(memfbench: str, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([memfbench, "run", *BOUNDED, *args, "-o", str(out)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_silenced_code_is_kept_in_the_file_but_not_printed(memfbench, tmp_path, processes):
+    loud = memfbench_run(memfbench, tmp_path / "loud.json", "--processes", processes)
+    assert loud.returncode == 0 and "warning: stopped after" in loud.stderr, loud.stderr
+    out = tmp_path / "quiet.json"
+    quiet = memfbench_run(memfbench, out, "--processes", processes, "--quiet-warnings", "max_batches,boost")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "stopped after" not in quiet.stderr
+    doc = json.loads(out.read_text())
+    assert "max_batches" in {w["code"] for w in doc["status"]["warnings"]}
+    assert doc["config"]["quiet_warnings"] == ["boost", "max_batches"]
+    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out), "--allow-single-process"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "silenced (--quiet-warnings): max_batches" in p.stdout and "(max_batches):" not in p.stdout
+
+
+def test_analysis_hides_codes_it_is_given(memfbench, tmp_path):
+    out = tmp_path / "r.json"
+    assert memfbench_run(memfbench, out, "--processes", "1", "-q").returncode == 0
+    shown = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out)], capture_output=True,
+                           text=True, cwd=ROOT, timeout=120)
+    assert "(max_batches):" in shown.stdout
+    for args, env in ((["--quiet-warnings", "all"], {}), ([], {"MEMFBENCH_QUIET_WARNINGS": "max_batches"})):
+        hidden = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out), *args], capture_output=True,
+                                text=True, cwd=ROOT, timeout=120, env={**__import__("os").environ, **env})
+        assert hidden.returncode == 0 and "(max_batches):" not in hidden.stdout
+        assert "silenced (--quiet-warnings):" in hidden.stdout and "max_batches" in hidden.stdout
+
+
+@pytest.mark.parametrize("value,fragment", [("nope", "unknown code 'nope'"), ("boost,", "unknown code ''"),
+                                            ("", "unknown code ''")])
+def test_unknown_codes_are_refused(memfbench, tmp_path, value, fragment):
+    p = memfbench_run(memfbench, tmp_path / "x.json", "--quiet-warnings", value)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0] and "governor" in lines[0], p.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_every_code_in_the_sources_is_in_the_table(memfbench):
+    used = set()
+    for f in (Path(ROOT) / "bench").rglob("*.c"):
+        used |= set(re.findall(r'mfb_(?:warn|note)\([^,]+, "([a-z_]+)"', f.read_text()))
+        used |= set(re.findall(r'AddStringToObject\(w, "code", "([a-z_]+)"\)', f.read_text()))
+    listed = subprocess.run([memfbench, "list"], capture_output=True, text=True).stdout
+    table = set(listed.split("warning codes (for --quiet-warnings):")[1].strip().split(", "))
+    assert used and used <= table, used - table
