@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(r)
     r.add_argument("-o", "--output", required=True, help="folder for report.md, report.html and figures "
                                                          "(created; its parent must exist)")
+    r.add_argument("--svg", action="store_true", help="also write each figure as SVG (vector, for papers)")
     g = sub.add_parser("gate", help="regression gate: exit 1 when a variant is slower than the baseline by "
                                     "more than P %% (multiplicity-adjusted)")
     _common(g)
@@ -220,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
               f"verdict: {path}")
         return 1 if doc["failed"] else 0
     else:
-        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet)
+        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg)
         print(f"wrote {md} and {html}")
     return 0
 

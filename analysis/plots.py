@@ -10,13 +10,32 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from .compare import Comparison
+from .compare import Comparison, paired_rounds
 from .load import Run, measured
 
 
 # Names come from result files: a long one would widen a figure past what Agg can draw, and a
 # "$" would start mathtext (an unpaired one fails at drawing).
 LABEL_MAX = 60
+
+
+# One colour per variant in every figure of a report: the variant's place in the list of every
+# variant name met (baseline first), through matplotlib's ten-colour cycle. Verdicts are shown by
+# marker and text, never by colour, so a colour always means a variant.
+VERDICT_MARKERS = {"faster": "v", "slower": "^", "equivalent": "D", "inconclusive": "o"}
+
+
+def palette(names: list[str]) -> dict[str, str]:
+    """Variant name -> colour, in the order given (duplicates ignored)."""
+    return {n: f"C{i % 10}" for i, n in enumerate(dict.fromkeys(names))}
+
+
+def _colors(names: list[str], colors: dict[str, str] | None) -> dict[str, str]:
+    base = dict(colors or {})
+    extra = [n for n in names if n not in base]
+    for n, c in palette(list(base) + extra).items():
+        base.setdefault(n, c)
+    return base
 
 
 def _label(text: str) -> str:
@@ -29,26 +48,29 @@ def _figure(w: float, h: float):
     return fig, fig.subplots()
 
 
-def save(fig: Figure, stem: Path) -> list[Path]:
-    """Writes stem.png and stem.svg; returns both paths."""
+def save(fig: Figure, stem: Path, svg: bool = False) -> list[Path]:
+    """Writes stem.png (and stem.svg when asked: drawing it costs as much again); returns the paths,
+    PNG first."""
     stem.parent.mkdir(parents=True, exist_ok=True)
-    out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    out = [stem.with_suffix(".png")] + ([stem.with_suffix(".svg")] if svg else [])
     fig.savefig(out[0], dpi=120, bbox_inches="tight")
-    fig.savefig(out[1], bbox_inches="tight")
+    if svg:
+        fig.savefig(out[1], bbox_inches="tight")
     return out
 
 
-def timeseries(run: Run, bins: int = 150) -> Figure:
+def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) -> Figure:
     """Per-call batch time against time, per variant: the median of each time bin as a line and its
     10-90 % range as a band, in the variant's colour (the same in every figure). Bins, not points:
     a default study has 100,000 batches, which as dots merge into one band. The warm-up is the grey
     span at the start."""
     df = run.batches
+    col = _colors(run.variants, colors)
     fig, ax = _figure(10, 4.5)
     m = df[~df["warmup"] & (df["ns_per_call"] > 0)]
     if len(m):
         edges = np.linspace(m["t_start_s"].min(), m["t_start_s"].max(), bins + 1)
-        for i, v in enumerate(run.variants):
+        for v in run.variants:
             g = m[m["variant"] == v]
             if g.empty:
                 continue
@@ -56,7 +78,7 @@ def timeseries(run: Run, bins: int = 150) -> Figure:
             q = pd.DataFrame({"bin": which, "y": g["ns_per_call"].to_numpy()}).groupby("bin")["y"].quantile(
                 [0.1, 0.5, 0.9]).unstack()
             x = (edges[q.index] + edges[q.index + 1]) / 2
-            color = f"C{i % 10}"
+            color = col[v]
             ax.fill_between(x, q[0.1], q[0.9], color=color, alpha=0.18, linewidth=0)
             ax.plot(x, q[0.5], color=color, lw=1.2, label=_label(v))
     warm = df[df["warmup"]]["t_start_s"]
@@ -76,20 +98,21 @@ def timeseries(run: Run, bins: int = 150) -> Figure:
     return fig
 
 
-def distributions(run: Run) -> Figure:
+def distributions(run: Run, colors: dict[str, str] | None = None) -> Figure:
     """Per-variant empirical CDF of per-call batch times (measured batches) on a log axis: each
     curve is exact at 1000 quantiles, whatever the number of batches; a variant whose batches all
     took the same time is a vertical step."""
     m = measured(run.batches)
+    col = _colors(run.variants, colors)
     fig, ax = _figure(8, 4.5)
     probs = np.linspace(0, 1, 1001)
     drawn = 0
-    for i, v in enumerate(run.variants):
+    for v in run.variants:
         d = m[m["variant"] == v]["ns_per_call"].to_numpy()
         d = d[d > 0]  # a log axis shows no 0
         if not len(d):
             continue
-        ax.step(np.quantile(d, probs), probs, where="post", color=f"C{i % 10}", lw=1.2,
+        ax.step(np.quantile(d, probs), probs, where="post", color=col[v], lw=1.2,
                 label=f"{_label(v)} (median {np.median(d):.3g} ns)")
         drawn += 1
     if not drawn:
@@ -104,28 +127,27 @@ def distributions(run: Run) -> Figure:
     return fig
 
 
-def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
-    """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals."""
+def forest(comps: list[Comparison], margin: float | None = None, colors: dict[str, str] | None = None) -> Figure:
+    """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals, in the
+    variant's colour; the marker shows the verdict (legend), the row label its numbers."""
     comps = [c for c in comps if np.isfinite(c.ratio)]
+    col = _colors([c.baseline for c in comps] + [c.variant for c in comps], colors)
     fig, ax = _figure(8, 0.45 * len(comps) + 1.5)
-    colors = {"faster": "tab:green", "slower": "tab:red", "equivalent": "tab:blue", "inconclusive": "0.5"}
     for i, c in enumerate(comps):
         y = len(comps) - 1 - i
-        ax.plot([c.ci_adj_low, c.ci_adj_high], [y, y], color=colors[c.verdict], lw=1)
-        ax.plot([c.ci_low, c.ci_high], [y, y], color=colors[c.verdict], lw=4, alpha=0.6)
-        ax.plot([c.ratio], [y], "o", color=colors[c.verdict])
+        ax.plot([c.ci_adj_low, c.ci_adj_high], [y, y], color=col[c.variant], lw=1)
+        ax.plot([c.ci_low, c.ci_high], [y, y], color=col[c.variant], lw=4, alpha=0.6)
+        ax.plot([c.ratio], [y], VERDICT_MARKERS[c.verdict], color=col[c.variant], markeredgecolor="k", ms=7)
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
-    ax.axvspan(1 / (1 + m), 1 + m, color="tab:blue", alpha=0.08, label=f"equivalence margin ±{m:.1%}")
+    ax.axvspan(1 / (1 + m), 1 + m, color="0.85", alpha=0.5, label=f"equivalence margin ±{m:.1%}")
     ax.axvline(1, color="k", lw=0.8)
+    for verdict in dict.fromkeys(c.verdict for c in comps):
+        ax.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
     # The numbers beside each row: ratio [per-comparison interval], verdict.
     ax.set_yticks(range(len(comps)), [f"{_label(c.variant)} vs {_label(c.baseline)} ({_label(c.distribution)}) — "
                                       f"{c.verdict}\n{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]"
                                       for c in reversed(comps)], fontsize=8)
-    ax.set_xscale("log")
-    plain = FuncFormatter(lambda v, _: f"{v:.3g}")
-    ax.xaxis.set_major_formatter(plain)
-    ax.xaxis.set_minor_formatter(plain)
-    ax.tick_params(axis="x", which="minor", labelsize=7)
+    _log_ratio_axis(ax.xaxis)
     ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     across = any(c.across_processes for c in comps)
@@ -134,24 +156,129 @@ def forest(comps: list[Comparison], margin: float | None = None) -> Figure:
     return fig
 
 
-def speedup_by_distribution(comps: list[Comparison]) -> Figure:
-    """Speed-up (baseline time / variant time) of each variant on each distribution, with intervals."""
-    df = pd.DataFrame([{"variant": c.variant, "distribution": c.distribution, "speedup": 1 / c.ratio,
-                        "lo": 1 / c.ci_high, "hi": 1 / c.ci_low} for c in comps if np.isfinite(c.ratio)])
+def _log_ratio_axis(axis) -> None:
+    """A log axis of ratios labelled with plain numbers (0.9, 1, 1.1), minor ticks too."""
+    getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
+    plain = FuncFormatter(lambda v, _: f"{v:.3g}")
+    axis.set_major_formatter(plain)
+    axis.set_minor_formatter(plain)
+    axis.axes.tick_params(axis=axis.axis_name, which="minor", labelsize=7)
+
+
+def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
+    """Per measured round of each process: ln(t_variant / t_baseline) and the round's start time."""
+    pr = paired_rounds(run.batches, variant, baseline)
+    m = measured(run.batches)
+    t = m[m["variant"] == baseline][["process", "round", "t_start_s"]]
+    pr = pr.merge(t, on=["process", "round"], how="left")
+    return pd.DataFrame({"process": pr["process"].to_numpy(), "t": pr["t_start_s"].to_numpy(),
+                         "d": np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())})
+
+
+def _comparisons_of(run: Run, comps: list[Comparison]) -> list[Comparison]:
+    return [c for c in comps if c.function == run.function and c.distribution == run.distribution
+            and c.variant in run.variants and c.baseline in run.variants and np.isfinite(c.ratio)]
+
+
+Ratios = dict[tuple[str, str], pd.DataFrame]
+
+
+def round_ratios(run: Run, comps: list[Comparison]) -> Ratios:
+    """The per-round ratios of every comparison of this run, for log_ratios and ratio_over_time to
+    share (pairing the rounds is most of their cost)."""
+    return {(c.variant, c.baseline): _round_ratios(run, c.variant, c.baseline) for c in _comparisons_of(run, comps)}
+
+
+def _ratios_for(run: Run, c: Comparison, ratios: Ratios | None) -> pd.DataFrame:
+    key = (c.variant, c.baseline)
+    return ratios[key] if ratios is not None and key in ratios else _round_ratios(run, c.variant, c.baseline)
+
+
+def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None = None,
+               ratios: Ratios | None = None) -> Figure:
+    """Per comparison, how the per-round ratios variant / baseline are spread: a histogram on a log
+    axis in the variant's colour, the median round (dashed) and the comparison's estimate with its
+    interval (the shaded band: over processes when there are several) marked."""
+    comps = _comparisons_of(run, comps)
+    col = _colors(run.variants, colors)
+    fig = Figure(figsize=(9, 1.6 * max(1, len(comps)) + 0.8))
+    axes = fig.subplots(max(1, len(comps)), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, c in zip(axes, comps):
+        d = _ratios_for(run, c, ratios)["d"].to_numpy()
+        d = d[np.isfinite(d)]
+        if not len(d):
+            continue
+        lo, hi = np.quantile(d, [0.001, 0.999])
+        ax.hist(np.exp(np.clip(d, lo, hi)), bins=np.exp(np.linspace(lo, hi, 80)), color=col[c.variant], alpha=0.7)
+        ax.axvspan(c.ci_low, c.ci_high, color="k", alpha=0.15, lw=0)
+        ax.axvline(c.ratio, color="k", lw=1.2)
+        ax.axvline(float(np.exp(np.median(d))), color="k", lw=0.8, ls="--")
+        ax.axvline(1, color="0.5", lw=0.6, ls=":")
+        ax.set_ylabel("rounds", fontsize=8)
+        ax.text(1.01, 0.5, f"{_label(c.variant)} / {_label(c.baseline)}\n{c.ratio:.4f} [{c.ci_low:.4f}, "
+                f"{c.ci_high:.4f}]\n{c.verdict}", transform=ax.transAxes, fontsize=8, va="center")
+    if not comps:
+        axes[0].text(0.5, 0.5, "no comparisons", transform=axes[0].transAxes, ha="center")
+    else:
+        _log_ratio_axis(axes[-1].xaxis)
+    axes[-1].set_xlabel("per-round time ratio variant / baseline (0.1-99.9 % range)")
+    axes[0].set_title(f"{run.function} on {_label(run.distribution)}: per-round ratios\n"
+                      "solid: the estimate, band: its 95 % interval, dashed: the median round", fontsize=10)
+    return fig
+
+
+def ratio_over_time(run: Run, comps: list[Comparison], bins: int = 60, colors: dict[str, str] | None = None,
+                    ratios: Ratios | None = None) -> Figure:
+    """Drift: per comparison, the median per-round ratio in each of `bins` time bins (time since
+    the first batch of its process, pooled over processes), against the comparison's estimate
+    (dotted). A flat line means the ratio did not move while the run went on."""
+    comps = _comparisons_of(run, comps)
+    col = _colors(run.variants, colors)
+    fig, ax = _figure(10, 4.5)
+    for c in comps:
+        r = _ratios_for(run, c, ratios).dropna()
+        if len(r) < 2:
+            continue
+        edges = np.linspace(r["t"].min(), r["t"].max(), bins + 1)
+        which = np.clip(np.searchsorted(edges, r["t"].to_numpy(), side="right") - 1, 0, bins - 1)
+        med = pd.Series(r["d"].to_numpy()).groupby(which).median()
+        x = (edges[med.index] + edges[med.index + 1]) / 2
+        ax.plot(x, np.exp(med.to_numpy()), color=col[c.variant], lw=1.2, label=_label(c.variant))
+        ax.axhline(c.ratio, color=col[c.variant], lw=0.8, ls=":")
+    if comps:
+        _log_ratio_axis(ax.yaxis)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    else:
+        ax.text(0.5, 0.5, "no comparisons", transform=ax.transAxes, ha="center")
+    ax.set_xlabel("time since the first batch of its process (s)")
+    ax.set_ylabel(f"time ratio to {_label(comps[0].baseline) if comps else 'baseline'}")
+    ax.set_title(f"{run.function} on {_label(run.distribution)}: ratio over the run (median round in {bins} time "
+                 "bins; dotted: the estimate)")
+    return fig
+
+
+def ratio_by_distribution(comps: list[Comparison], colors: dict[str, str] | None = None) -> Figure:
+    """Each variant's ratio to the baseline on each distribution, with its per-comparison
+    interval: the forest's numbers arranged by distribution (log axis, below 1: faster), colour
+    by variant, marker by verdict."""
+    comps = [c for c in comps if np.isfinite(c.ratio)]
+    col = _colors([c.baseline for c in comps] + [c.variant for c in comps], colors)
     fig, ax = _figure(9, 4.5)
-    if df.empty:
+    if not comps:
         return fig
-    dists = list(dict.fromkeys(df["distribution"]))
-    variants = list(dict.fromkeys(df["variant"]))
+    dists = list(dict.fromkeys(c.distribution for c in comps))
+    variants = list(dict.fromkeys(c.variant for c in comps))
     width = 0.8 / max(1, len(variants))
     for i, v in enumerate(variants):
-        g = df[df["variant"] == v].set_index("distribution").reindex(dists)
-        x = np.arange(len(dists)) + i * width
-        ax.bar(x, g["speedup"], width, color=f"C{i % 10}", label=_label(v),
-               yerr=[g["speedup"] - g["lo"], g["hi"] - g["speedup"]], capsize=2)
+        for c in (c for c in comps if c.variant == v):
+            x = dists.index(c.distribution) + (i - (len(variants) - 1) / 2) * width
+            ax.plot([x, x], [c.ci_low, c.ci_high], color=col[v], lw=2)
+            ax.plot([x], [c.ratio], VERDICT_MARKERS[c.verdict], color=col[v], markeredgecolor="k",
+                    label=_label(v) if c is next(k for k in comps if k.variant == v) else None)
     ax.axhline(1, color="k", lw=0.8)
-    ax.set_xticks(np.arange(len(dists)) + 0.4 - width / 2, [_label(d) for d in dists], rotation=20, fontsize=8)
-    ax.set_ylabel(f"speed-up over {_label(comps[0].baseline)}")
+    _log_ratio_axis(ax.yaxis)
+    ax.set_xticks(range(len(dists)), [_label(d) for d in dists], rotation=20, fontsize=8)
+    ax.set_ylabel(f"time ratio to {_label(comps[0].baseline)} (below 1: faster)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
-    ax.set_title("speed-up per distribution (above 1: faster than the baseline)")
+    ax.set_title("ratio per distribution with 95 % intervals (marker: verdict, as in the forest plot)")
     return fig

@@ -120,40 +120,48 @@ COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "round
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
-                 quiet: frozenset[str] = frozenset()) -> tuple[Path, Path]:
+                 quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it)."""
-    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet), label,
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg), label,
                                 [r.path for r in runs])
     return out_dir / names[0], out_dir / names[1]
 
 
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
-                        quiet: frozenset[str] = frozenset()) -> tuple[str, str]:
+                        quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
     md: list[str] = ["# memfbench report", ""]
     figures: list[tuple[str, Path]] = []
+    # one colour per variant in every figure: baselines first, then every variant in file order
+    colors = plots.palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])
     if comps:
         md += ["## Verdicts", "", *verdict_lines(comps), "",
                _md_table(comparisons_frame(comps)[COMPARISON_COLUMNS]), ""]
-        fig = plots.save(plots.forest(comps), out_dir / "forest")[0]
+        fig = plots.save(plots.forest(comps, colors=colors), out_dir / "forest", svg)[0]
         figures.append(("Paired ratios", fig))
         md += [f"![forest plot]({fig.name})", ""]
         if len({c.distribution for c in comps}) > 1:
-            fig = plots.save(plots.speedup_by_distribution(comps), out_dir / "speedup")[0]
-            figures.append(("Speed-up per distribution", fig))
-            md += [f"![speed-up]({fig.name})", ""]
+            fig = plots.save(plots.ratio_by_distribution(comps, colors), out_dir / "by_distribution", svg)[0]
+            figures.append(("Ratio per distribution", fig))
+            md += [f"![ratio per distribution]({fig.name})", ""]
     for i, run in enumerate(runs):
         tag = f"run{i}"
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
-        for name, fn in (("timeseries", plots.timeseries), ("distributions", plots.distributions)):
-            fig = plots.save(fn(run), out_dir / f"{tag}_{name}")[0]
-            figures.append((f"{run.distribution}: {name}", fig))
-            md += [f"![{name}]({fig.name})", ""]
+        ratios = plots.round_ratios(run, comps)
+        drawings = (("per-round ratios", "log_ratios", lambda r: plots.log_ratios(r, comps, colors, ratios)),
+                    ("ratio over the run", "ratio_over_time",
+                     lambda r: plots.ratio_over_time(r, comps, colors=colors, ratios=ratios)),
+                    ("batch times over the run", "timeseries", lambda r: plots.timeseries(r, colors=colors)),
+                    ("batch time distributions", "distributions", lambda r: plots.distributions(r, colors)))
+        for title, name, fn in drawings:
+            fig = plots.save(fn(run), out_dir / f"{tag}_{name}", svg)[0]
+            figures.append((f"{run.distribution}: {title}", fig))
+            md += [f"![{title}]({fig.name})", ""]
     # backslashreplace: a file name with bytes that are not UTF-8 is shown escaped
     md_path = out_dir / "report.md"
     md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")

@@ -56,13 +56,14 @@ def test_compare_json_and_baseline(runs, tmp_path):
 
 
 def test_report(runs, tmp_path):
-    p = analysis("report", *map(str, runs), "-o", str(tmp_path / "rep"))
+    p = analysis("report", *map(str, runs), "-o", str(tmp_path / "rep"), "--svg")
     assert p.returncode == 0, p.stderr
     files = {f.name for f in (tmp_path / "rep").iterdir()}
-    assert {"report.md", "report.html", "forest.png", "forest.svg", "speedup.png", "run0_timeseries.png",
-            "run0_distributions.svg"} <= files
+    figures = {"forest", "by_distribution"} | {f"run{i}_{name}" for i in range(len(runs)) for name in
+                                               ("log_ratios", "ratio_over_time", "timeseries", "distributions")}
+    assert {"report.md", "report.html"} | {f"{f}.png" for f in figures} | {f"{f}.svg" for f in figures} <= files
     html = (tmp_path / "rep" / "report.html").read_text()
-    assert html.count("data:image/png;base64,") >= 8 and "Verdicts" in html
+    assert html.count("data:image/png;base64,") == len(figures) and "Verdicts" in html
     # The page's structure, parsed: each Markdown table is one HTML table with a header row and
     # one row per data line, of equal widths; list items sit in lists; no Markdown marks left.
     md = (tmp_path / "rep" / "report.md").read_text()
@@ -163,6 +164,8 @@ def test_notebooks_execute_headless(runs, name):
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed with outputs"
     os.environ["MEMFBENCH_RESULT"] = str(runs[0])
     os.environ["MEMFBENCH_RESULTS"] = os.pathsep.join(map(str, runs))
+    # ab_compare's before/after section: two files of the same distribution (two runs' worth)
+    os.environ["MEMFBENCH_BEFORE"], os.environ["MEMFBENCH_AFTER"] = str(runs[0]), str(runs[0])
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(nb_dir)}})
@@ -170,3 +173,5 @@ def test_notebooks_execute_headless(runs, name):
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     assert "image/png" in text
     assert "slower" in text or "faster" in text or "equivalent" in text
+    if name == "ab_compare.ipynb":
+        assert "after/before 1.0000" in text and text.count("image/png") >= 1 + 2 * len(runs) + 1
