@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from . import stats
 from .compare import comparisons_frame, compare_runs
-from .diff import context_differences, diff_runs, shift_line
+from .diff import context_differences, diff_runs, shift_line, unmatched_models
 from .export import to_csv, to_gbench_file
 from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
@@ -256,6 +256,8 @@ def _diff(args: argparse.Namespace) -> int:
     print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
     for line in changed:
         print(f"warning: the contexts differ: {line}")
+    for model in unmatched_models(rb, ra):
+        print(f"note: not compared, a CPU model on one side only: {model}")
     print("\n".join(shift_line(s) for s in shifts))
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
           f"(simultaneous: Bonferroni), Welch t over processes")

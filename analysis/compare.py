@@ -65,6 +65,8 @@ class Comparison:
     net_ratio: float = float("nan")           # the same estimand with each process's harness cost per
     net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
     net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
+    cpu_model: str = ""                       # the host group: files of one CPU model are pooled
+    hosts: int = 1                            # distinct host names among the pooled files
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -183,15 +185,17 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                  resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
                  include_noop: bool = False, allow_single_process: bool = False) -> list[Comparison]:
     """Every variant against the baseline in every run, then multiplicity adjustment over the whole
-    family (all runs, all variants) and verdicts. Runs of the same function and distribution from
-    several files (hosts, processes) are pooled into one comparison, processes kept apart.
+    family (all runs, all variants) and verdicts. Files of the same CPU model, function and
+    distribution (several hosts of one machine type, or several runs) are pooled into one
+    comparison, each file's processes kept apart; different CPU models are compared separately
+    (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
     (memfbench run --allow-single-process)."""
-    groups: dict[tuple[str, str], list[Run]] = {}
+    groups: dict[tuple[str, str, str], list[Run]] = {}
     for r in runs:
-        groups.setdefault((r.function, r.distribution), []).append(r)
+        groups.setdefault((r.cpu_model, r.function, r.distribution), []).append(r)
     out: list[Comparison] = []
-    for (function, distribution), rs in groups.items():
+    for (cpu_model, function, distribution), rs in groups.items():
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
@@ -211,8 +215,9 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                 raise ValueError(f"variant '{v}' is not in {run_name}")
             if v not in present:
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
-            out.append(compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed,
-                                   allowed))
+            c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed)
+            c.cpu_model, c.hosts = cpu_model, len({r.hostname for r in rs})
+            out.append(c)
     return adjust_family(out, level, adjust)
 
 

@@ -44,6 +44,7 @@ class Shift:
     margin: float
     level: float
     notes: list[str] = field(default_factory=list)
+    cpu_model: str = ""              # the host group: each CPU model is compared with itself
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -135,8 +136,38 @@ def context_differences(before: list[Run], after: list[Run]) -> list[str]:
 def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants: list[str] | None = None,
               level: float = 0.95, margin: float = 0.01) -> list[Shift]:
     """Each variant present on both sides (the harness noop and the normalizing baseline aside),
-    after against before. Holm-adjusted p-values and Bonferroni simultaneous intervals over the
-    variants compared; verdicts as within a run (compare.verdict_of)."""
+    after against before, separately for each CPU model found on both sides (several hosts of one
+    model pool as replicates). Sides that share no model (host A before, host B after) are compared
+    as they are, and context_differences says the CPU model differs. Holm-adjusted p-values
+    and Bonferroni simultaneous intervals over every shift; verdicts as within a run
+    (compare.verdict_of)."""
+    models = [m for m in dict.fromkeys(r.cpu_model for r in before) if m in {r.cpu_model for r in after}]
+    if len({r.cpu_model for r in before + after}) <= 1 or not models:
+        # one model, or two machines compared on purpose (host A before, host B after): one group;
+        # context_differences warns that the CPU model changed
+        return _adjust(_diff_group(before, after, normalize, variants, level, margin), margin, level)
+    shifts = []
+    for m in models:
+        group = _diff_group([r for r in before if r.cpu_model == m], [r for r in after if r.cpu_model == m],
+                            normalize, variants, level, margin, n_groups=len(models))
+        for s in group:
+            s.cpu_model = m
+        shifts += group
+    return _adjust(shifts, margin, level)
+
+
+def unmatched_models(before: list[Run], after: list[Run]) -> list[str]:
+    """CPU models found on one side only: their files are left out of the shifts."""
+    b, a = {r.cpu_model for r in before}, {r.cpu_model for r in after}
+    if len(b | a) <= 1 or not (b & a):
+        return []
+    return [f"{m} ({'before' if m in b else 'after'} only)" for m in sorted(b ^ a)]
+
+
+def _diff_group(before: list[Run], after: list[Run], normalize: str, variants: list[str] | None, level: float,
+                margin: float, n_groups: int = 1) -> list[Shift]:
+    """The shifts of one host group, p-values unadjusted; the simultaneous intervals cover every
+    variant of every group (n_groups of them alike)."""
     names_b = {n for r in before for n in r.variants}
     names_a = {n for r in after for n in r.variants}
     harness = {n for r in before + after for n in r.harness_variants}
@@ -150,7 +181,7 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
         raise ValueError(f"--normalize: '{normalize}' is not on both sides")
     if not common:
         raise ValueError("no variant is on both sides")
-    k = len(common)
+    k = len(common) * n_groups
     adj_level = 1 - (1 - level) / k
     fb, fa = combine(before), combine(after)
     shifts = []
@@ -169,6 +200,11 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
                             float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi)), float(np.exp(alo)),
                             float(np.exp(ahi)), p, p, "", median_ns(fb, v), median_ns(fa, v), margin, level,
                             notes))
+    return shifts
+
+
+def _adjust(shifts: list[Shift], margin: float, level: float) -> list[Shift]:
+    """Holm over every shift, then the verdicts."""
     ps = np.array([s.p for s in shifts])
     for s, pa in zip(shifts, stats.holm(ps)):
         s.p_adjusted = float(pa)
@@ -179,7 +215,8 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
 
 def shift_line(s: Shift) -> str:
     what = f"ratio to {s.normalized_by}" if s.normalized_by else "time per call"
-    return (f"- {s.variant}: {s.verdict}, after/before {s.ratio:.4f} ({100 * (s.ratio - 1):+.2f} %), "
+    where = f" [{s.cpu_model}]" if s.cpu_model else ""
+    return (f"- {s.variant}{where}: {s.verdict}, after/before {s.ratio:.4f} ({100 * (s.ratio - 1):+.2f} %), "
             f"{round(100 * s.level)}% CI [{s.ci_low:.4f}, {s.ci_high:.4f}], simultaneous "
             f"[{s.ci_adj_low:.4f}, {s.ci_adj_high:.4f}]; {what}, {s.before_processes} -> {s.after_processes} "
             f"processes; median {s.before_ns_per_call:.3g} -> {s.after_ns_per_call:.3g} ns/call; adjusted p "

@@ -39,6 +39,17 @@ class Run:
         return str(self.doc["config"]["function"])
 
     @property
+    def cpu_model(self) -> str:
+        """The host group of the file: comparisons pool files of one CPU model (their hosts are
+        replicates of one machine type) and keep different models apart."""
+        cpu = self.doc["host"].get("cpu") or {}
+        return str(cpu.get("model") or "unknown CPU")
+
+    @property
+    def hostname(self) -> str:
+        return str(self.doc["host"].get("hostname") or "")
+
+    @property
     def distribution(self) -> str:
         return str(self.doc["config"]["distribution"])
 

@@ -81,10 +81,17 @@ def fmt_p(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.3g}"
 
 
-def verdict_line(c: Comparison) -> str:
+def host_groups(comps: list[Comparison]) -> list[str]:
+    """The CPU models of the comparisons, in order of appearance."""
+    return list(dict.fromkeys(c.cpu_model for c in comps))
+
+
+def verdict_line(c: Comparison, with_host: bool = False) -> str:
     """One comparison as one line: the verdict and the interval it rests on first, then what a
-    re-run would show and how much of the spread is layout noise."""
-    head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}: **{c.verdict}**, ratio {c.ratio:.4f} "
+    re-run would show and how much of the spread is layout noise. with_host names the host group
+    (when the family spans several CPU models)."""
+    where = f" [{c.cpu_model}, {c.hosts} host{'s' if c.hosts != 1 else ''}]" if with_host else ""
+    head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01
     if c.across_processes:
@@ -104,7 +111,9 @@ def verdict_line(c: Comparison) -> str:
 
 
 def verdict_lines(comps: list[Comparison]) -> list[str]:
-    return [verdict_line(c) for c in comps]
+    """One line per comparison; the host group is named when there are several, or several hosts."""
+    with_host = len(host_groups(comps)) > 1 or any(c.hosts > 1 for c in comps)
+    return [verdict_line(c, with_host) for c in comps]
 
 
 def plain(line: str) -> str:
@@ -112,7 +121,7 @@ def plain(line: str) -> str:
     return _CODE.sub(r"\1", _STRONG.sub(r"\1", line))
 
 
-COMPARISON_COLUMNS = ["distribution", "variant", "baseline", "processes", "rounds", "ratio", "ci_low", "ci_high",
+COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline", "processes", "rounds", "ratio", "ci_low", "ci_high",
                       "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
                       "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
                       "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
@@ -137,15 +146,24 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
     figures: list[tuple[str, Path]] = []
     # one colour per variant in every figure: baselines first, then every variant in file order
     colors = plots.palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])
+    groups = host_groups(comps)
     if comps:
-        md += ["## Verdicts", "", *verdict_lines(comps), "",
-               _md_table(comparisons_frame(comps)[COMPARISON_COLUMNS]), ""]
-        fig = plots.save(plots.forest(comps, colors=colors), out_dir / "forest", svg)[0]
-        figures.append(("Paired ratios", fig))
+        md += ["## Verdicts", "", *verdict_lines(comps), ""]
+    # one table and one set of figures per host group (CPU model): ratios of different machine
+    # types are not pooled, so they are not drawn on one axis either
+    for gi, group in enumerate(groups):
+        gc = [c for c in comps if c.cpu_model == group]
+        suffix = f"_host{gi}" if len(groups) > 1 else ""
+        if len(groups) > 1:
+            hosts = max(c.hosts for c in gc)
+            md += [f"### {group} ({hosts} host{'s' if hosts != 1 else ''})", ""]
+        md += [_md_table(comparisons_frame(gc)[COMPARISON_COLUMNS]), ""]
+        fig = plots.save(plots.forest(gc, colors=colors), out_dir / f"forest{suffix}", svg)[0]
+        figures.append((f"Paired ratios{f' on {group}' if suffix else ''}", fig))
         md += [f"![forest plot]({fig.name})", ""]
-        if len({c.distribution for c in comps}) > 1:
-            fig = plots.save(plots.ratio_by_distribution(comps, colors), out_dir / "by_distribution", svg)[0]
-            figures.append(("Ratio per distribution", fig))
+        if len({c.distribution for c in gc}) > 1:
+            fig = plots.save(plots.ratio_by_distribution(gc, colors), out_dir / f"by_distribution{suffix}", svg)[0]
+            figures.append((f"Ratio per distribution{f' on {group}' if suffix else ''}", fig))
             md += [f"![ratio per distribution]({fig.name})", ""]
     for i, run in enumerate(runs):
         tag = f"run{i}"
