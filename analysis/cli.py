@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import stats
+from .classes import decompose, decompose_run, decomposition_lines
 from .compare import comparisons_frame, compare_runs
 from .diff import context_differences, diff_runs, shift_line, unmatched_models
 from .export import to_csv, to_gbench_file
@@ -104,6 +105,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="a gate against a saved baseline: exit 1 when a variant's after/before simultaneous "
                         "interval lies entirely above 1 + P %% (adjusted p below 1 - level)")
     d.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
+    k = sub.add_parser("classes", help="where the time goes: per size class ratios and the decomposition of "
+                                       "each difference into class contributions and a residual (run --by-class)")
+    k.add_argument("file")
+    k.add_argument("--baseline", help="variant to compare against (default: the run's first variant)")
+    k.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
+    k.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    k.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    k.add_argument("--csv", dest="csv_out", help="also write the table as CSV to this file")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -178,6 +187,8 @@ def _run(args: argparse.Namespace) -> int:
         return _export(args)
     if args.cmd == "diff":
         return _diff(args)
+    if args.cmd == "classes":
+        return _classes(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -198,6 +209,14 @@ def _run(args: argparse.Namespace) -> int:
         print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
+        for run in (r for r in runs if r.doc.get("by_class")):
+            print(f"\n== where the time goes: {run.function} on {run.distribution} by size class "
+                  f"(details: {sys.executable} -m analysis classes {run.path})")
+            try:
+                for dec in decompose_run(run, args.baseline, args.level, args.margin / 100):
+                    print("\n".join(decomposition_lines(dec)))
+            except ValueError as e:
+                print(f"(no decomposition: {e})")
         if args.report is not None:
             md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet)
             print(f"report: {html} (and {md.name})")
@@ -275,6 +294,31 @@ def _diff(args: argparse.Namespace) -> int:
                "context_differences": changed, "shifts": rows}
         write_text_atomic(args.json_out, json_text(doc), "--json", before + after)
     return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0
+
+
+def _classes(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.margin) and args.margin >= 0):
+        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
+    if not 0.5 <= args.level < 1:
+        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    if args.csv_out is not None:
+        check_output_file(args.csv_out, "--csv", [args.file])
+    run = load_run(args.file)
+    try:
+        decs = ([decompose(run, v, args.baseline, args.level, args.margin / 100) for v in args.variant]
+                if args.variant else decompose_run(run, args.baseline, args.level, args.margin / 100))
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    for dec in decs:
+        print("\n".join(decomposition_lines(dec)) + "\n")
+    print("class: the whole distribution's share of calls (calls %) x the per-call difference within the class; "
+          "residual: the whole difference less the classes' sum (what timing the classes apart misses: "
+          "predictors and caches mixing sizes); ratios paired by round, Holm over the classes")
+    if args.csv_out is not None:
+        import pandas as pd
+        rows = [row for dec in decs for row in dec.rows()]
+        write_text_atomic(args.csv_out, pd.DataFrame(rows).to_csv(index=False), "--csv", [args.file])
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -106,8 +106,10 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
 
 
 def csv_text(run: Run) -> str:
-    """Every batch, warm-up included (flagged), one row each, with the variant's name."""
-    df: pd.DataFrame = run.batches.copy()
+    """Every batch, warm-up included (flagged), one row each, with the variant's name; with
+    --by-class the size classes' batches follow the whole distribution's (column size_class)."""
+    df: pd.DataFrame = pd.concat([run.batches, run.class_batches], ignore_index=True) if len(run.class_batches) \
+        else run.batches.copy()
     df["variant"] = df["variant"].astype(str)
     return str(df.to_csv(index=False))
 

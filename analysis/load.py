@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -14,11 +14,15 @@ from . import schema
 
 @dataclass(frozen=True)
 class Run:
-    """One result file: its document (context) and its batches."""
+    """One result file: its document (context) and its batches. `batches` holds the whole
+    distribution's batches, which every statistic of the file is about; with --by-class the size
+    classes' batches are apart in `class_batches` (analysis/classes.py reads them), so no
+    comparison can pair a round's class batch with its whole-distribution batch."""
 
     path: str
     doc: dict[str, Any]
     batches: pd.DataFrame
+    class_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def variants(self) -> list[str]:
@@ -102,7 +106,9 @@ def load_run(path: str | Path) -> Run:
     doc = schema.read(path)
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise schema.ResultFileError(f"{path}: no samples: the run recorded no batches")
-    return Run(str(path), doc, batches_frame(doc, schema.result_stem(path)))
+    df = batches_frame(doc, schema.result_stem(path))
+    whole = df["size_class"].to_numpy() == 0
+    return Run(str(path), doc, df[whole].reset_index(drop=True), df[~whole].reset_index(drop=True))
 
 
 def _file_id(path: str | Path) -> tuple[int, int] | None:

@@ -5,6 +5,7 @@ import base64
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -139,6 +140,26 @@ def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label:
     return out_dir / names[0], out_dir / names[1]
 
 
+def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
+                   figures: list[tuple[str, Path]], plots: Any) -> list[str]:
+    """--by-class: per variant the decomposition table and its contribution plot."""
+    from .classes import decompose_run
+    md = ["### Where the time goes (size classes)", ""]
+    try:
+        decs = decompose_run(run)
+    except ValueError as e:
+        return md + [f"No decomposition: {e}", ""]
+    for dec in decs:
+        md += [f"**{dec.variant}** vs {dec.baseline}: whole difference {dec.whole.ns:+.3f} ns/call "
+               f"({dec.whole.pct_of_baseline:+.2f} %), of which the residual (mixing effects) "
+               f"{dec.residual.ns:+.3f} ns/call; intervals over {dec.n_units} {dec.units}.", "",
+               _md_table(pd.DataFrame(dec.rows()).drop(columns=["variant"])), ""]
+        fig = plots.save(plots.contributions(dec, colors), out_dir / f"{tag}_classes_{len(figures)}", svg)[0]
+        figures.append((f"{run.distribution}: where {dec.variant}'s difference comes from", fig))
+        md += [f"![contributions]({fig.name})", ""]
+    return md
+
+
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
@@ -170,6 +191,8 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
+        if run.doc.get("by_class"):
+            md += _class_section(run, tag, out_dir, colors, svg, figures, plots)
         ratios = plots.round_ratios(run, comps)
         drawings = (("per-round ratios", "log_ratios", lambda r: plots.log_ratios(r, comps, colors, ratios)),
                     ("ratio over the run", "ratio_over_time",

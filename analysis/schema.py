@@ -319,6 +319,19 @@ def _read_bytes(p: Path) -> bytes:
         raise ResultFileError(f"{p}: cannot read: {e.strerror or e}") from e
 
 
+def upgrade(doc: Any) -> Any:
+    """A version 1 result (before --by-class) as version 2: every batch was of the whole
+    distribution, so its size_class column is all 0 and it has no by_class block. Anything else
+    is returned as it is (validation then names what is wrong)."""
+    if not (isinstance(doc, dict) and doc.get("schema") == "memfbench-run" and doc.get("schema_version") == 1):
+        return doc
+    samples = doc.get("samples")
+    if isinstance(samples, dict) and "size_class" not in samples and isinstance(samples.get("variant"), list):
+        doc = {**doc, "schema_version": 2, "by_class": None,
+               "samples": {**samples, "size_class": [0] * len(samples["variant"])}}
+    return doc
+
+
 def read(path: str | Path) -> dict[str, Any]:
     """Reads and validates one result file."""
     p = Path(path)
@@ -335,5 +348,6 @@ def read(path: str | Path) -> dict[str, Any]:
         raise ResultFileError(f"{p}: not a memfbench result: nested too deeply to read") from e
     except ValueError as e:  # Python's limit on the digits of an integer (4300)
         raise ResultFileError(f"{p}: not a memfbench result: an integer with too many digits") from e
+    doc = upgrade(doc)
     validate(doc, str(p))
     return doc

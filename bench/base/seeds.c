@@ -23,6 +23,11 @@ uint64_t mfb_stream_seed(uint64_t master, enum mfb_stream s)
     return mfb_seed_derive(master, 1 + (uint64_t)s);
 }
 
+uint64_t mfb_class_seed(uint64_t master, enum mfb_stream s, int k)
+{
+    return mfb_seed_derive(mfb_stream_seed(master, s), (uint64_t)k);
+}
+
 uint64_t mfb_process_seed(uint64_t master, int i)
 {
     return mfb_seed_derive(master, 1000 + (uint64_t)i);

@@ -23,6 +23,8 @@ enum mfb_stream {
 /* The stream's name in the result file ("params", "order", ...). */
 const char *mfb_stream_name(enum mfb_stream s);
 uint64_t mfb_stream_seed(uint64_t master, enum mfb_stream s);
+/* --by-class: stream s of size class k (1-based), derived from the run's stream s. */
+uint64_t mfb_class_seed(uint64_t master, enum mfb_stream s, int k);
 /* --processes: the master seed of process i of a study. */
 uint64_t mfb_process_seed(uint64_t master, int i);
 

@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "base/warn.h"
+#include "workload/classes.h"
 #include "config.h"
 
 void mfb_options_usage(FILE *out)
@@ -62,6 +63,9 @@ void mfb_options_usage(FILE *out)
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
+            "      --by-class[=E,...] also time each size class of the distribution as its own batches\n"
+            "                         in the same rounds, for the analysis's per-class attribution\n"
+            "                         (default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)\n"
             "      --quiet-warnings L warnings of these codes (comma-separated, or 'all') are kept in the\n"
             "                         file but not printed; codes: memfbench list\n"
             "  -o, --output FILE      result file, written atomically; '-' for stdout\n"
@@ -92,7 +96,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW };
+           OPT_QUIETW, OPT_BYCLASS };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -109,6 +113,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"flip-lead", required_argument, 0, OPT_FLIP},
         {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
         {"watchdog", required_argument, 0, OPT_WATCHDOG}, {"quiet-warnings", required_argument, 0, OPT_QUIETW},
+        {"by-class", optional_argument, 0, OPT_BYCLASS},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -196,6 +201,14 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
+        case OPT_BYCLASS: {
+            /* checked here so a bad edge fails before any set-up; the run parses it again */
+            struct mfb_classes probe;
+            if (optarg && mfb_classes_parse_edges(&probe, optarg, err) < 0)
+                return -1;
+            c->by_class = optarg ? optarg : "";
+            break;
+        }
         case OPT_QUIETW: {
             char bad[80];
             if (mfb_warning_mask(optarg, &c->quiet_warnings, bad, sizeof bad) < 0) {

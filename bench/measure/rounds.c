@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/seeds.h"
@@ -23,6 +24,8 @@
 
 struct rounds {
     struct mfb_sampler sampler;
+    struct mfb_sampler *class_samplers; /* --by-class: one per class */
+    struct mfb_call *first;             /* --by-class: the first array, replayed by warm-up rounds */
     struct mfb_call *params;
     uint64_t pass_bytes;            /* bytes of the calls one pass makes */
     struct mfb_rng order_rng, shift_rng;
@@ -48,12 +51,41 @@ static uint64_t pass_bytes(const struct mfb_call *calls, uint32_t n)
     return b;
 }
 
-static void release(struct rounds *st)
+static void release(struct rounds *st, int nclasses)
 {
+    for (int k = 0; st->class_samplers && k < nclasses; k++)
+        mfb_sampler_free(&st->class_samplers[k]);
+    free(st->class_samplers);
+    free(st->first);
     free(st->passes);
     free(st->warm);
     mfb_stoprule_free(&st->target);
     mfb_sampler_free(&st->sampler);
+}
+
+/* --by-class: a sampler per class (each its own stream, derived from the params stream), and a
+ * copy of the first array: class batches overwrite the parameter array, and warm-up rounds
+ * replay the first one. */
+static int begin_classes(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
+{
+    const struct mfb_classes *cl = &r->by_class.classes;
+    if (!r->by_class.on)
+        return 0;
+    size_t n = mfb_calls_per_pass(&r->cal);
+    st->class_samplers = calloc((size_t)cl->n + 1, sizeof *st->class_samplers);
+    st->first = malloc(n * sizeof *st->first);
+    if (!st->class_samplers || !st->first) {
+        release(st, 0);
+        return mfb_fail(err, "out of memory preparing the size classes");
+    }
+    memcpy(st->first, st->params, n * sizeof *st->first);
+    for (int k = 0; k < cl->n; k++)
+        if (mfb_sampler_init(&st->class_samplers[k], &cl->c[k].dist, &r->ws->space, r->study->align_mode,
+                             mfb_class_seed(r->seed, MFB_STREAM_PARAMS, k + 1), err) < 0) {
+            release(st, k + 1);
+            return -1;
+        }
+    return 0;
 }
 
 static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
@@ -73,9 +105,11 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     st->passes = calloc((size_t)r->cal.passes + 1, sizeof *st->passes); /* + the priming pass */
     st->warm = malloc(sizeof *st->warm);
     if (!st->passes || !st->warm) {
-        release(st);
+        release(st, 0);
         return mfb_fail(err, "out of memory preparing the rounds");
     }
+    if (begin_classes(r, st, err) < 0)
+        return -1;
     for (int i = 0; i < r->nvars; i++)
         st->order[i] = i;
     st->warming = mfb_warmup_begin(st->warm, &r->warmup, r->study);
@@ -104,6 +138,40 @@ static void next_order(struct rounds *st, uint32_t round, int n)
     }
 }
 
+/* Every variant once, in the round's order, on the calls now in the parameter array (the whole
+ * distribution's, or size class `cls`'s with its own shape); adds their ticks to *total. */
+static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t calls_log2, uint32_t passes,
+                        uint64_t pass_bytes, double *total, struct mfb_err *err)
+{
+    double ns_per_tick = r->timer->ns_per_tick;
+    for (int pos = 0; pos < r->nvars; pos++) {
+        int vi = st->order[pos];
+        struct mfb_batch_result res;
+        mfb_passes_draw(&st->shift_rng, st->passes, passes + 1);
+        /* Priming: an untimed pass of the same variant over the same calls in an order of its own
+         * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
+         * L1) is this variant's own when the timed passes start, without replaying their order. */
+        if (!r->study->no_prime)
+            mfb_run_time_batch_shaped(r, r->vars[vi].v, calls_log2, 1, st->passes + passes, &res);
+        mfb_run_time_batch_shaped(r, r->vars[vi].v, calls_log2, passes, st->passes, &res);
+        if (!st->have_first) {
+            st->first_tick = res.begin;
+            st->have_first = true;
+        }
+        *total += (double)res.ticks;
+        struct mfb_sample smp = {
+            .variant = (uint16_t)vi, .position = (uint16_t)pos, .round = r->res.rounds,
+            .calls = (uint32_t)(((uint64_t)1 << calls_log2) * passes), .warmup = st->warming,
+            .cpu = (int16_t)(res.cpu >= 0 ? res.cpu : sched_getcpu()), .bytes = pass_bytes * passes,
+            .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
+            .t_start_ns = (uint64_t)((double)(res.begin - st->first_tick) * ns_per_tick),
+            .size_class = (uint16_t)cls};
+        if (mfb_samples_push(&r->res.samples, &smp) < 0)
+            return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
+    }
+    return 0;
+}
+
 /* Times every variant once on the round's calls and keeps each batch; *total is the round's
  * total ticks (the warm-up rule compares them). */
 static int time_round(struct mfb_run *r, struct rounds *st, double *total, struct mfb_err *err)
@@ -112,33 +180,19 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     /* Warm-up rounds replay the first array; measured rounds draw fresh calls. */
     if (round > 0 && !st->warming)
         st->pass_bytes = mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->cal));
+    else if (round > 0 && st->first) /* --by-class: the class batches of the last round overwrote it */
+        memcpy(st->params, st->first, mfb_calls_per_pass(&r->cal) * sizeof *st->params);
     next_order(st, round, r->nvars);
     r->activity->round = round;
-    double ns_per_tick = r->timer->ns_per_tick;
     *total = 0;
-    for (int pos = 0; pos < r->nvars; pos++) {
-        int vi = st->order[pos];
-        struct mfb_batch_result res;
-        mfb_passes_draw(&st->shift_rng, st->passes, r->cal.passes + 1);
-        /* Priming: an untimed pass of the same variant over the same calls in an order of its own
-         * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
-         * L1) is this variant's own when the timed passes start, without replaying their order. */
-        if (!r->study->no_prime)
-            mfb_run_time_batch(r, r->vars[vi].v, 1, st->passes + r->cal.passes, &res);
-        mfb_run_time_batch(r, r->vars[vi].v, r->cal.passes, st->passes, &res);
-        if (!st->have_first) {
-            st->first_tick = res.begin;
-            st->have_first = true;
-        }
-        *total += (double)res.ticks;
-        struct mfb_sample smp = {
-            .variant = (uint16_t)vi, .position = (uint16_t)pos, .round = round,
-            .calls = mfb_calls_per_pass(&r->cal) * r->cal.passes, .warmup = st->warming,
-            .cpu = (int16_t)(res.cpu >= 0 ? res.cpu : sched_getcpu()), .bytes = st->pass_bytes * r->cal.passes,
-            .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
-            .t_start_ns = (uint64_t)((double)(res.begin - st->first_tick) * ns_per_tick)};
-        if (mfb_samples_push(&r->res.samples, &smp) < 0)
-            return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
+    if (time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err) < 0)
+        return -1;
+    /* --by-class: every class, in the same order of variants, on fresh calls of its own. */
+    for (int k = 0; r->by_class.on && k < r->by_class.classes.n; k++) {
+        const struct mfb_class_shape *sh = &r->by_class.shape[k];
+        uint64_t bytes = mfb_sampler_fill(&st->class_samplers[k], st->params, (size_t)1 << sh->calls_log2);
+        if (time_batches(r, st, k + 1, sh->calls_log2, sh->passes, bytes, total, err) < 0)
+            return -1;
     }
     r->res.rounds++;
     return 0;
@@ -171,7 +225,8 @@ static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct ro
         return MFB_STOP_TARGET_CI;
     /* Another round would keep more batches than the bound (even in the warm-up: a fixed one may
      * be long). */
-    if (r->res.samples.n + (size_t)r->nvars > (size_t)s->max_batches)
+    size_t per_round = (size_t)r->nvars * (1 + (size_t)(r->by_class.on ? r->by_class.classes.n : 0));
+    if (r->res.samples.n + per_round > (size_t)s->max_batches)
         return MFB_STOP_BATCHES;
     if (st->warming)
         return MFB_STOP_NONE;
@@ -253,6 +308,6 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     if (rc == 0)
         rc = finish(r, &st, err);
     r->activity->phase = MFB_PHASE_IDLE;
-    release(&st);
+    release(&st, r->by_class.classes.n);
     return rc;
 }

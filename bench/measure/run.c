@@ -44,8 +44,14 @@ struct mfb_call *mfb_run_params(const struct mfb_run *r)
 void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
                         const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
+    mfb_run_time_batch_shaped(r, v, r->cal.calls_log2, npasses, passes, res);
+}
+
+void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+                               size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res)
+{
     struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
-                          .calls_log2 = r->cal.calls_log2, .pages_mask = r->ws->space.large.pages_mask,
+                          .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
                           .flip_lead = (uint32_t)r->study->flip_lead,
                           .passes = passes, .reps = npasses, .timer = r->timer};
     struct mfb_activity *a = r->activity;
@@ -60,4 +66,5 @@ void mfb_run_free(struct mfb_run *r)
     for (int i = 0; i < r->nvars; i++)
         mfb_plugin_unload(&r->vars[i].own, r->vars[i].plugin);
     mfb_samples_free(&r->res.samples);
+    mfb_classes_free(&r->by_class.classes);
 }

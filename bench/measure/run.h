@@ -21,6 +21,7 @@
 #include "measure/study.h"
 #include "measure/timer.h"
 #include "measure/workset.h"
+#include "workload/classes.h"
 #include "workload/distribution.h"
 #include "workload/selfcheck.h"
 
@@ -87,6 +88,21 @@ struct mfb_stop {
     double target_widths[MFB_MAX_VARIANTS]; /* --target-ci: half-width reached per variant */
 };
 
+/* --by-class: the size classes timed beside the whole distribution, each with a batch shape of
+ * its own (a class of large calls gets fewer calls per batch, so its batch processes about the
+ * bytes of the whole's) and its own sampler self-check. */
+struct mfb_class_shape {
+    uint8_t calls_log2;
+    uint32_t passes;
+    struct mfb_selfcheck selfcheck;
+};
+
+struct mfb_by_class {
+    bool on;
+    struct mfb_classes classes;
+    struct mfb_class_shape shape[MFB_MAX_CLASS_EDGES + 1];
+};
+
 struct mfb_harness {
     double overhead_ns_per_call; /* the function's noop through the same loop, always measured */
 };
@@ -113,6 +129,7 @@ struct mfb_run {
     size_t verified_sizes;       /* distinct sizes among them */
     size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
     struct mfb_calibration cal;
+    struct mfb_by_class by_class;
     struct mfb_warmup warmup;
     struct mfb_stop stop;
     struct mfb_harness harness;
@@ -130,5 +147,8 @@ struct mfb_call *mfb_run_params(const struct mfb_run *r);
 /* Times one batch of v: the run's calls per pass, npasses passes. */
 void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
                         const struct mfb_pass *passes, struct mfb_batch_result *res);
+/* The same with 2^calls_log2 calls per pass (a size class's shape). */
+void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+                               size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res);
 
 #endif

@@ -17,6 +17,7 @@ struct mfb_sample {
     double ns;           /* ticks on the clock of the process that measured it */
     uint16_t process;    /* --processes: index of the process */
     uint64_t t_start_ns; /* since the first round began */
+    uint16_t size_class; /* --by-class: 0 the whole distribution, k >= 1 its k-th size class */
 };
 
 struct mfb_samples {

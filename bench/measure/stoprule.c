@@ -8,12 +8,14 @@
 #include "base/tdist.h"
 
 /* Log ratio of variant v's batch time to the baseline's (variant 0), one per measured round of
- * the n samples at s. Each round is nv consecutive samples; warm-up rounds are skipped. */
+ * the n samples at s. A round is blocks of nv consecutive samples: the whole distribution's, then
+ * with --by-class one per size class; only the whole's count here, and warm-up rounds are
+ * skipped. */
 static size_t log_ratios(const struct mfb_sample *s, size_t n, size_t nv, int v, double *out)
 {
     size_t m = 0;
     for (size_t i = 0; i + nv <= n; i += nv) {
-        if (s[i].warmup)
+        if (s[i].warmup || s[i].size_class != 0)
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {

@@ -76,6 +76,7 @@ struct mfb_study {
     bool placement_seed_given;
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
+    const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */
     int cpu;                           /* -1: do not pin */
     bool cpu_given;
     uint64_t seed;

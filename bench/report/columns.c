@@ -21,6 +21,7 @@ static const struct mfb_column table[] = {
     COLUMN("cpu", INT, cpu),              /* -1: unknown */
     COLUMN("warmup", BOOL, warmup),
     COLUMN("process", UINT, process),     /* --processes: index of the process; 0 otherwise */
+    COLUMN("size_class", UINT, size_class), /* --by-class: 0 the whole distribution, k its class k */
 };
 
 size_t mfb_columns(const struct mfb_column **out)

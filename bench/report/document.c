@@ -253,6 +253,33 @@ static cJSON *selfcheck_json(const struct mfb_selfcheck *sc)
     return o;
 }
 
+/* --by-class: the edges and each class's sizes, share of calls, mean size, batch shape and
+ * self-check; null without --by-class. */
+static cJSON *by_class_json(const struct mfb_by_class *bc)
+{
+    if (!bc->on)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON *edges = cJSON_AddArrayToObject(o, "edges");
+    for (int i = 0; i < bc->classes.nedges; i++)
+        cJSON_AddItemToArray(edges, cJSON_CreateNumber((double)bc->classes.edges[i]));
+    cJSON *list = cJSON_AddArrayToObject(o, "classes");
+    for (int k = 0; k < bc->classes.n; k++) {
+        const struct mfb_size_class *c = &bc->classes.c[k];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "index", k + 1);
+        cJSON_AddNumberToObject(e, "lo", (double)c->lo);
+        cJSON_AddNumberToObject(e, "hi", (double)c->hi);
+        cJSON_AddNumberToObject(e, "p", c->p);
+        cJSON_AddNumberToObject(e, "mean_size", c->mean_size);
+        cJSON_AddNumberToObject(e, "calls_per_pass", (double)(1u << bc->shape[k].calls_log2));
+        cJSON_AddNumberToObject(e, "passes", bc->shape[k].passes);
+        cJSON_AddItemToObject(e, "selfcheck", selfcheck_json(&bc->shape[k].selfcheck));
+        cJSON_AddItemToArray(list, e);
+    }
+    return o;
+}
+
 static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc)
 {
     cJSON *dist = cJSON_CreateObject();
@@ -417,6 +444,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(&r->cal));
+    cJSON_AddItemToObject(d, "by_class", by_class_json(&r->by_class));
     cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));
     cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");

@@ -19,7 +19,7 @@ static double paired_ratio(const struct mfb_run *r, int vi, double *buf)
     size_t k = 0, nv = (size_t)r->nvars;
     for (size_t i = 0; i + nv <= r->res.samples.n; i += nv) {
         const struct mfb_sample *row = &r->res.samples.s[i];
-        if (row->warmup)
+        if (row->warmup || row->size_class != 0) /* --by-class: the whole distribution's block only */
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -39,7 +39,7 @@ static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, d
     struct stats s = {0};
     for (size_t i = 0; i < r->res.samples.n; i++) {
         const struct mfb_sample *x = &r->res.samples.s[i];
-        if (x->variant != vi || x->warmup)
+        if (x->variant != vi || x->warmup || x->size_class != 0)
             continue;
         double t = (double)x->ticks * r->timer->ns_per_tick;
         ns[s.n] = t / x->calls;
@@ -94,7 +94,8 @@ static double process_ratio(const struct mfb_samples *all, int nvars, unsigned p
     size_t k = 0, nv = (size_t)nvars;
     for (size_t i = 0; i + nv <= all->n; i++) {
         const struct mfb_sample *row = &all->s[i];
-        if (row->process != process || row->warmup || row[nv - 1].round != row->round || row[nv - 1].process != process)
+        if (row->process != process || row->warmup || row->size_class != 0 || row[nv - 1].round != row->round ||
+            row[nv - 1].process != process || row[nv - 1].size_class != 0)
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -120,7 +121,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
         goto done;
     size_t measured = 0;
     for (size_t i = 0; i < all->n; i++)
-        measured += !all->s[i].warmup;
+        measured += !all->s[i].warmup && all->s[i].size_class == 0;
     fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", v->function, v->distribution, v->cpu_model, v->clock);
     fprintf(out, "  %d processes, %zu measured batches, %.1f s of rounds in all\n", v->processes, measured, v->rounds_s);
     fprintf(out, "  %-15s %10s %21s %9s %9s %19s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
@@ -129,7 +130,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
         size_t n = 0;
         for (size_t i = 0; i < all->n; i++) {
             const struct mfb_sample *x = &all->s[i];
-            if ((int)x->variant != vi || x->warmup || x->calls == 0)
+            if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0)
                 continue;
             ns[n] = x->ns / x->calls;
             bpn[n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;

@@ -289,10 +289,11 @@ int mfb_table_copy(struct mfb_table *dst, const struct mfb_table *src)
 {
     *dst = *src;
     dst->path = src->path ? strdup(src->path) : NULL;
-    dst->rows = malloc(src->n * sizeof *src->rows);
-    if (!dst->rows || (src->path && !dst->path))
+    dst->rows = src->n ? malloc(src->n * sizeof *src->rows) : NULL;
+    if ((src->n && !dst->rows) || (src->path && !dst->path))
         return -1;
-    memcpy(dst->rows, src->rows, src->n * sizeof *src->rows);
+    if (src->n)
+        memcpy(dst->rows, src->rows, src->n * sizeof *src->rows);
     return 0;
 }
 

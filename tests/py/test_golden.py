@@ -9,6 +9,8 @@ from pathlib import Path
 from analysis import load, schema
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-run.json"
+# The same run as schema version 1 wrote it (before --by-class): old files keep loading.
+GOLDEN_V1 = GOLDEN.with_name("golden-run-v1.json")
 
 
 def test_golden_file_validates_against_the_schema() -> None:
@@ -35,3 +37,12 @@ def test_golden_file_loads_into_one_row_per_batch() -> None:
         assert sorted(g["position"]) == [0, 1]
     assert (df["ns_per_call"] > 0).all()
     assert df["warmup"].sum() == 4  # one warm-up round of 2 variants in each of 2 processes
+
+
+def test_version_1_files_load_as_version_2() -> None:
+    old = load.load_run(GOLDEN_V1)
+    new = load.load_run(GOLDEN)
+    assert old.doc["schema_version"] == 2 and old.doc["by_class"] is None
+    assert (old.batches["size_class"] == 0).all()
+    cols = [c for c in new.batches.columns if c != "run"]
+    assert old.batches[cols].equals(new.batches[cols])
