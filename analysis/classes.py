@@ -77,6 +77,7 @@ class Decomposition:
     classes: list[ClassResult]
     residual: Term
     notes: list[str] = field(default_factory=list)
+    measure: str = "throughput"    # the run's: throughput or latency
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per class, then the residual and the whole, for tables and CSV."""
@@ -170,7 +171,7 @@ def decompose(run: Run, variant: str, baseline: str | None = None, level: float 
     units = "processes" if by_process else "rounds (one process: its layout only)"
     dec = Decomposition(variant, base, run.function, run.distribution, units, len(table), b_whole,
                         _term("whole", table["whole"].to_numpy(), level, b_whole), results,
-                        _term("residual", residual.to_numpy(), level, b_whole))
+                        _term("residual", residual.to_numpy(), level, b_whole), measure=run.measure)
     if not by_process:
         dec.notes.append("one process: intervals over rounds cover this process's layout only")
     return dec
@@ -186,7 +187,7 @@ def decompose_run(run: Run, baseline: str | None = None, level: float = 0.95,
 
 def decomposition_lines(dec: Decomposition) -> list[str]:
     """A terminal table: one line per class, then the residual and the whole."""
-    head = (f"{dec.variant} vs {dec.baseline} on {dec.distribution}: whole difference "
+    head = (f"{dec.variant} vs {dec.baseline} on {dec.distribution} ({dec.measure}): whole difference "
             f"{dec.whole.ns:+.3f} ns/call ({dec.whole.pct_of_baseline:+.2f} % of {dec.baseline}'s "
             f"{dec.baseline_ns_per_call:.3g} ns), {round(100 * dec.classes[0].comparison.level)}% CI "
             f"[{dec.whole.low:+.3f}, {dec.whole.high:+.3f}] over {dec.n_units} {dec.units}")

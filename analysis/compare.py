@@ -66,6 +66,7 @@ class Comparison:
     net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
     net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
     cpu_model: str = ""                       # the host group: files of one CPU model are pooled
+    measure: str = "throughput"               # throughput or latency: never pooled together
     hosts: int = 1                            # distinct host names among the pooled files
 
     def as_dict(self) -> dict[str, Any]:
@@ -191,11 +192,11 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
     (memfbench run --allow-single-process)."""
-    groups: dict[tuple[str, str, str], list[Run]] = {}
+    groups: dict[tuple[str, str, str, str], list[Run]] = {}
     for r in runs:
-        groups.setdefault((r.cpu_model, r.function, r.distribution), []).append(r)
+        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution), []).append(r)
     out: list[Comparison] = []
-    for (cpu_model, function, distribution), rs in groups.items():
+    for (cpu_model, measure, function, distribution), rs in groups.items():
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
@@ -216,7 +217,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             if v not in present:
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
             c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed)
-            c.cpu_model, c.hosts = cpu_model, len({r.hostname for r in rs})
+            c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
             out.append(c)
     return adjust_family(out, level, adjust)
 

@@ -93,6 +93,7 @@ CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("build type", ("tool", "build", "type")),
     ("C flags", ("tool", "build", "c_args")),
     ("function", ("config", "function")),
+    ("measure", ("config", "measure")),
     ("distribution", ("config", "distribution")),
     ("placement", ("config", "placement")),
     ("alignment mode", ("config", "alignment_mode")),

@@ -50,6 +50,12 @@ class Run:
         return str(cpu.get("model") or "unknown CPU")
 
     @property
+    def measure(self) -> str:
+        """throughput (independent calls, the default) or latency (memfbench run --latency: each
+        call waits for the previous one's result); files before the option are throughput."""
+        return str(self.doc["config"].get("measure", "throughput"))
+
+    @property
     def hostname(self) -> str:
         return str(self.doc["host"].get("hostname") or "")
 

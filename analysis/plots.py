@@ -42,6 +42,15 @@ def _colors(names: list[str], colors: dict[str, str] | None) -> dict[str, str]:
     return base
 
 
+def _what(run: Run) -> str:
+    """The head of a run's figure title: function, distribution and what was measured."""
+    return f"{run.function} on {_label(run.distribution)} ({run.measure})"
+
+
+def _measures(comps: list[Comparison]) -> str:
+    return ", ".join(dict.fromkeys(c.measure for c in comps)) or "throughput"
+
+
 def _label(text: str) -> str:
     short = text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 1] + "…"
     return short.replace("$", r"\$")
@@ -94,7 +103,7 @@ def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) 
         ax.set_yscale("log")
     ax.set_xlabel("time since the first batch of its process (s)")
     ax.set_ylabel("ns per call (batch)")
-    ax.set_title(f"{run.function} on {_label(run.distribution)}: batch times over the run "
+    ax.set_title(f"{_what(run)}: batch times over the run "
                  f"(median and 10-90 % range in {bins} time bins)")
     # A fixed place outside the axes: matplotlib's "best" search is slow on big plots, and a legend
     # inside covers data.
@@ -127,7 +136,7 @@ def distributions(run: Run, colors: dict[str, str] | None = None) -> Figure:
     ax.axhline(0.5, color="0.7", lw=0.6, ls=":")
     ax.set_xlabel("ns per call (batch)")
     ax.set_ylabel("fraction of batches at or below")
-    ax.set_title(f"{run.function} on {_label(run.distribution)}: per-batch times (ECDF)")
+    ax.set_title(f"{_what(run)}: per-batch times (ECDF)")
     return fig
 
 
@@ -155,7 +164,7 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
     ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     across = any(c.across_processes for c in comps)
-    ax.set_title("paired ratios with 95 % (thick) and simultaneous (thin) intervals, "
+    ax.set_title(f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) intervals, "
                  + ("t over processes" if across else "sign test within one process"))
     return fig
 
@@ -226,7 +235,7 @@ def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None 
     else:
         _log_ratio_axis(axes[-1].xaxis)
     axes[-1].set_xlabel("per-round time ratio variant / baseline (0.1-99.9 % range)")
-    axes[0].set_title(f"{run.function} on {_label(run.distribution)}: per-round ratios\n"
+    axes[0].set_title(f"{_what(run)}: per-round ratios\n"
                       "solid: the estimate, band: its 95 % interval, dashed: the median round", fontsize=10)
     return fig
 
@@ -256,7 +265,7 @@ def ratio_over_time(run: Run, comps: list[Comparison], bins: int = 60, colors: d
         ax.text(0.5, 0.5, "no comparisons", transform=ax.transAxes, ha="center")
     ax.set_xlabel("time since the first batch of its process (s)")
     ax.set_ylabel(f"time ratio to {_label(comps[0].baseline) if comps else 'baseline'}")
-    ax.set_title(f"{run.function} on {_label(run.distribution)}: ratio over the run (median round in {bins} time "
+    ax.set_title(f"{_what(run)}: ratio over the run (median round in {bins} time "
                  "bins; dotted: the estimate)")
     return fig
 
@@ -284,7 +293,8 @@ def ratio_by_distribution(comps: list[Comparison], colors: dict[str, str] | None
     ax.set_xticks(range(len(dists)), [_label(d) for d in dists], rotation=20, fontsize=8)
     ax.set_ylabel(f"time ratio to {_label(comps[0].baseline)} (below 1: faster)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
-    ax.set_title("ratio per distribution with 95 % intervals (marker: verdict, as in the forest plot)")
+    ax.set_title(f"{_measures(comps)}: ratio per distribution with 95 % intervals (marker: verdict, as in the "
+                 "forest plot)")
     return fig
 
 
@@ -305,7 +315,7 @@ def contributions(dec: Decomposition, colors: dict[str, str] | None = None) -> F
     top.axhline(0, color="k", lw=0.8)
     top.axvline(len(dec.classes) - 0.5, color="0.6", lw=0.6, ls=":")
     top.set_ylabel(f"ns per call ({_label(dec.variant)} - {_label(dec.baseline)})")
-    top.set_title(f"{dec.function} on {_label(dec.distribution)}: where {_label(dec.variant)}'s difference from "
+    top.set_title(f"{dec.function} on {_label(dec.distribution)} ({dec.measure}): where {_label(dec.variant)}'s difference from "
                   f"{_label(dec.baseline)} comes from\n(class: call share x per-class difference; residual: what "
                   f"timing classes apart misses; {round(100 * dec.classes[0].comparison.level)} % intervals over "
                   f"{dec.n_units} {dec.units.split(' ')[0]})", fontsize=10)

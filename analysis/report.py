@@ -63,6 +63,8 @@ def context_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
         f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
         f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
         rounds_line(d),
+        "- measure: " + ("latency (each call waits for the previous call's result: one dependent chain)"
+                         if run.measure == "latency" else "throughput (independent calls, which may overlap in the core)"),
     ] + warning_lines(run, quiet)
 
 
@@ -92,6 +94,7 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     re-run would show and how much of the spread is layout noise. with_host names the host group
     (when the family spans several CPU models)."""
     where = f" [{c.cpu_model}, {c.hosts} host{'s' if c.hosts != 1 else ''}]" if with_host else ""
+    where += " (latency)" if c.measure == "latency" else ""
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01

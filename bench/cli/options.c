@@ -63,6 +63,9 @@ void mfb_options_usage(FILE *out)
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
+            "      --latency          time dependent calls: each call's addresses wait for the previous\n"
+            "                         call's result (its last byte written), so calls cannot overlap\n"
+            "                         (default: independent calls, a throughput)\n"
             "      --by-class[=E,...] also time each size class of the distribution as its own batches\n"
             "                         in the same rounds, for the analysis's per-class attribution\n"
             "                         (default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)\n"
@@ -96,7 +99,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -113,7 +116,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"flip-lead", required_argument, 0, OPT_FLIP},
         {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
         {"watchdog", required_argument, 0, OPT_WATCHDOG}, {"quiet-warnings", required_argument, 0, OPT_QUIETW},
-        {"by-class", optional_argument, 0, OPT_BYCLASS},
+        {"by-class", optional_argument, 0, OPT_BYCLASS}, {"latency", no_argument, 0, OPT_LATENCY},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -200,6 +203,12 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         }
         case OPT_DISTDIR:
             c->dist_dir = optarg;
+            break;
+        case OPT_LATENCY:
+            if (!mfb_latency_supported())
+                return mfb_fail(err, "memfbench run: --latency: not available on this CPU architecture (needs "
+                                     "x86-64 or AArch64)");
+            c->latency = true;
             break;
         case OPT_BYCLASS: {
             /* checked here so a bad edge fails before any set-up; the run parses it again */

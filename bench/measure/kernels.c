@@ -6,14 +6,35 @@ static inline void escape(uint64_t v)
     __asm__ volatile("" ::"r"(v) : "memory");
 }
 
-static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
+/* Latency mode (--latency): zero, but a zero the CPU knows only once v is known. The next call's
+ * addresses add it, so each call starts when the previous one has returned and its last byte
+ * can be read back: the calls form one dependent chain instead of overlapping in the core.
+ * `and` with 0 is not a zero idiom (the core does not break its dependency, unlike xor r,r);
+ * the compiler cannot fold it because it is inside asm. */
+static inline uint64_t chain_zero(uint64_t v)
+{
+#if defined(__x86_64__)
+    __asm__("andq $0, %0" : "+r"(v));
+#elif defined(__aarch64__)
+    __asm__("and %0, %0, xzr" : "+r"(v));
+#else
+    __asm__ volatile("" : "+r"(v));
+    v = 0; /* no dependent zero here: --latency is refused on such targets (measure/study.h) */
+#endif
+    return v;
+}
+
+/* The loops take `chain` as a constant: each is compiled twice, the throughput loop exactly as
+ * it was and the latency loop with the dependency, from one source. */
+static inline __attribute__((always_inline)) void copy_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
+                                                            const int chain)
 {
     mfb_copy_fn fn = b->variant->fn.copy;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
     uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
     size_t reps = b->reps;
-    uint64_t sink = 0;
+    uint64_t sink = 0, z = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
         const struct mfb_pass *p = &b->passes[r];
@@ -21,23 +42,29 @@ static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
-            sink ^= (uintptr_t)fn(base + c->dst + o, base + c->src + o, c->size & MFB_SIZE_MASK);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages) + z;
+            size_t len = c->size & MFB_SIZE_MASK;
+            unsigned char *ret = fn(base + c->dst + o, base + c->src + o, len);
+            if (chain)
+                z = chain_zero(ret[len ? len - 1 : 0]); /* the last byte written (or the pointer) */
+            else
+                sink ^= (uintptr_t)ret;
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
     out->begin = t0;
-    escape(sink);
+    escape(sink ^ z);
 }
 
-static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
+static inline __attribute__((always_inline)) void set_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
+                                                           const int chain)
 {
     mfb_set_fn fn = b->variant->fn.set;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
     uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
     size_t reps = b->reps;
-    uint64_t sink = 0;
+    uint64_t sink = 0, z = 0;
     uint64_t t0 = mfb_timer_begin(b->timer);
     for (size_t r = 0; r < reps; r++) {
         const struct mfb_pass *p = &b->passes[r];
@@ -45,13 +72,34 @@ static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
-            sink ^= (uintptr_t)fn(base + c->dst + o, (int)c->aux, c->size & MFB_SIZE_MASK);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages) + z;
+            size_t len = c->size & MFB_SIZE_MASK;
+            unsigned char *ret = fn(base + c->dst + o, (int)c->aux, len);
+            if (chain)
+                z = chain_zero(ret[len ? len - 1 : 0]);
+            else
+                sink ^= (uintptr_t)ret;
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
     out->begin = t0;
-    escape(sink);
+    escape(sink ^ z);
+}
+
+static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
+{
+    if (b->latency)
+        copy_loop(b, out, 1);
+    else
+        copy_loop(b, out, 0);
+}
+
+static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
+{
+    if (b->latency)
+        set_loop(b, out, 1);
+    else
+        set_loop(b, out, 0);
 }
 
 /* The byte a compare call flips in its right-hand buffer, and the flip (0 when it compares
@@ -75,14 +123,15 @@ static inline unsigned char *flip_at(const struct mfb_batch *b, size_t k, unsign
  * so the flip is stored flip_lead calls ahead (the first ones before the timer starts) and undone
  * right after the call. The price: a call whose bytes include one of the next flip_lead calls'
  * flipped bytes sees an extra difference, about flip_lead x size / window of the calls. */
-static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
+static inline __attribute__((always_inline)) void cmp_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
+                                                           const int chain)
 {
     mfb_cmp_fn fn = b->variant->fn.cmp;
     unsigned char *base = b->base;
     const struct mfb_call *calls = b->calls;
     uint32_t n = 1u << b->calls_log2, mask = n - 1, pages = b->pages_mask;
     size_t reps = b->reps, total = reps << b->calls_log2;
-    uint64_t sink = 0;
+    uint64_t sink = 0, z = 0;
     unsigned char flip;
     size_t lead = b->flip_lead;
     for (size_t k = 0; k < lead && k < total; k++) {
@@ -101,15 +150,27 @@ static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
             }
             uint32_t idx = (i * stride + offset) & mask;
             const struct mfb_call *c = &calls[idx];
-            uint64_t o = mfb_pass_shift(c->size, idx, p, pages);
+            uint64_t o = mfb_pass_shift(c->size, idx, p, pages) + z;
             unsigned char *rhs = base + c->dst + o;
-            sink += (uint64_t)fn(base + c->src + o, rhs, c->size & MFB_SIZE_MASK);
+            int res = fn(base + c->src + o, rhs, c->size & MFB_SIZE_MASK);
+            if (chain)
+                z = chain_zero((uint64_t)(unsigned)res); /* the next call waits for this result */
+            else
+                sink += (uint64_t)res;
             rhs[mfb_mis_pos(c->aux)] ^= mfb_mis_flip(c->aux);
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
     out->begin = t0;
-    escape(sink);
+    escape(sink ^ z);
+}
+
+static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
+{
+    if (b->latency)
+        cmp_loop(b, out, 1);
+    else
+        cmp_loop(b, out, 0);
 }
 
 void mfb_run_batch(const struct mfb_batch *b, struct mfb_batch_result *out)

@@ -3,6 +3,7 @@
 #ifndef MFB_KERNELS_H
 #define MFB_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,7 @@ struct mfb_batch {
     const struct mfb_pass *passes;
     size_t reps;
     const struct mfb_timer *timer;
+    bool latency;                 /* --latency: each call's addresses depend on the previous call */
 };
 
 struct mfb_batch_result {

@@ -53,7 +53,8 @@ void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant
     struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
                           .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
                           .flip_lead = (uint32_t)r->study->flip_lead,
-                          .passes = passes, .reps = npasses, .timer = r->timer};
+                          .passes = passes, .reps = npasses, .timer = r->timer,
+                          .latency = r->study->latency};
     struct mfb_activity *a = r->activity;
     a->variant = v->name;
     a->origin = v->description;

@@ -19,3 +19,13 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->clock = "auto";
     s->dist_dir = dist_dir;
 }
+
+bool mfb_latency_supported(void)
+{
+    /* the dependent zero of the latency loops (measure/kernels.c) exists for these targets */
+#if defined(__x86_64__) || defined(__aarch64__)
+    return true;
+#else
+    return false;
+#endif
+}

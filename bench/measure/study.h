@@ -77,6 +77,7 @@ struct mfb_study {
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
     const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */
+    bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
     int cpu;                           /* -1: do not pin */
     bool cpu_given;
     uint64_t seed;
@@ -96,5 +97,8 @@ struct mfb_study {
  * detected warm-up, auto placement, exact alignment, no pinning decided yet, shipped
  * distributions in dist_dir. */
 void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
+
+/* Whether --latency can run here: the latency loops need a dependent zero (x86-64, AArch64). */
+bool mfb_latency_supported(void);
 
 #endif

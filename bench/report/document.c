@@ -168,6 +168,7 @@ static cJSON *config_json(const struct mfb_run *r)
     add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
     cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
+    cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
     cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
     const char *const *codes;
     size_t ncodes = mfb_warning_codes(&codes);
