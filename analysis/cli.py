@@ -15,10 +15,12 @@ from typing import NoReturn
 
 from . import stats
 from .classes import decompose, decompose_run, decomposition_lines
+from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
 from .compare import comparisons_frame, compare_runs
 from .diff import context_differences, diff_runs, shift_line, unmatched_models
 from .export import to_csv, to_gbench_file
-from .files import OutputError, check_output_file, check_output_folder, json_text, write_text_atomic
+from .files import (OutputError, check_output_file, check_output_folder, json_text, write_bytes_atomic,
+                    write_text_atomic)
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
 from .load import load_run, load_runs
 from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
@@ -113,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
     k.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     k.add_argument("--csv", dest="csv_out", help="also write the table as CSV to this file")
+    w = sub.add_parser("sweep", help="a size sweep (memfbench sweep SIZES): per size and variant ns/call, "
+                                     "bytes/ns and the ratio to the baseline")
+    w.add_argument("file")
+    w.add_argument("--baseline", help="variant to compare against (default: the run's first variant)")
+    w.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    w.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    w.add_argument("--csv", dest="csv_out", help="also write every point as CSV to this file")
+    w.add_argument("--plot", metavar="STEM", help="also write the plot as STEM.png")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -189,6 +199,8 @@ def _run(args: argparse.Namespace) -> int:
         return _diff(args)
     if args.cmd == "classes":
         return _classes(args)
+    if args.cmd == "sweep":
+        return _sweep(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -199,7 +211,11 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as e:  # a baseline or variant the files do not have
         raise UsageError(str(e)) from e
     if args.cmd == "summarize":
-        for run in runs:
+        for run in (r for r in runs if is_sweep(r)):
+            print(f"\n== size sweep: {run.function}, {describe(run)}")
+            print("\n".join(plain(x) for x in context_lines(run, args.quiet)))
+            print(sweep_table(sweep_points(run, args.baseline, args.level, args.margin / 100)))
+        for run in (r for r in runs if not is_sweep(r)):
             print(f"\n== {run.function} on {run.distribution}")
             print("\n".join(plain(x) for x in context_lines(run, args.quiet)))
             print()
@@ -319,6 +335,41 @@ def _classes(args: argparse.Namespace) -> int:
         rows = [row for dec in decs for row in dec.rows()]
         write_text_atomic(args.csv_out, pd.DataFrame(rows).to_csv(index=False), "--csv", [args.file])
     return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.margin) and args.margin >= 0):
+        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
+    if not 0.5 <= args.level < 1:
+        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    if args.csv_out is not None:
+        check_output_file(args.csv_out, "--csv", [args.file])
+    if args.plot is not None:
+        check_output_file(f"{args.plot}.png", "--plot", [args.file])
+    run = load_run(args.file)
+    try:
+        points = sweep_points(run, args.baseline, args.level, args.margin / 100)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    print(f"== size sweep: {run.function}, {describe(run)}")
+    print(sweep_table(points))
+    print("ns: per process the median over its rounds, then the mean over processes (log scale); x ratio to "
+          f"{points[0].variant} in the same rounds with its {args.level:.0%} interval, Holm over the sizes")
+    if args.csv_out is not None:
+        import pandas as pd
+        write_text_atomic(args.csv_out, pd.DataFrame(sweep_rows(points)).to_csv(index=False), "--csv", [args.file])
+    if args.plot is not None:
+        from . import plots
+        fig = plots.sweep(run, points)
+        write_bytes_atomic(f"{args.plot}.png", _png(fig), "--plot", [args.file])
+    return 0
+
+
+def _png(fig) -> bytes:
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return buf.getvalue()
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -194,6 +194,8 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     (memfbench run --allow-single-process)."""
     groups: dict[tuple[str, str, str, str], list[Run]] = {}
     for r in runs:
+        if r.doc.get("sweep"):
+            continue  # a sweep has no whole-distribution batches: analysis/sweep.py compares its points
         groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution), []).append(r)
     out: list[Comparison] = []
     for (cpu_model, measure, function, distribution), rs in groups.items():

@@ -98,12 +98,16 @@ def check_output_file(path: str | Path, label: str = "", inputs: Iterable[str | 
 
 def write_text_atomic(path: str | Path, text: str, label: str = "", inputs: Iterable[str | Path] = ()) -> None:
     """Writes `text` (UTF-8; characters that cannot be encoded, such as undecodable bytes of a
-    file name, backslash-escaped) to `path` with the permissions a plain write would give.
-    A regular file is replaced atomically (through symlinks: the link stays, its target is
-    replaced); a device or pipe (/dev/null, /dev/stdout) is written directly, since renaming over
-    it would replace the device. Raises OutputError."""
+    file name, backslash-escaped) as write_bytes_atomic does."""
+    write_bytes_atomic(path, text.encode("utf-8", errors="backslashreplace"), label, inputs)
+
+
+def write_bytes_atomic(path: str | Path, data: bytes, label: str = "", inputs: Iterable[str | Path] = ()) -> None:
+    """Writes `data` to `path` with the permissions a plain write would give. A regular file is
+    replaced atomically (through symlinks: the link stays, its target is replaced); a device or
+    pipe (/dev/null, /dev/stdout) is written directly, since renaming over it would replace the
+    device. Raises OutputError."""
     p = check_output_file(path, label, inputs)
-    data = text.encode("utf-8", errors="backslashreplace")
     try:
         st = _existing(p, str(path), label)
         if st is not None and not stat.S_ISREG(st.st_mode):

@@ -15,6 +15,7 @@ from .compare import Comparison, paired_rounds
 
 if TYPE_CHECKING:
     from .classes import Decomposition
+    from .sweep import SweepPoint
 from .load import Run, measured
 
 
@@ -331,4 +332,51 @@ def contributions(dec: Decomposition, colors: dict[str, str] | None = None) -> F
     bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     bottom.set_xticks(x, labels, rotation=35, fontsize=8)
     bottom.set_xlabel("size class (bytes)")
+    return fig
+
+
+def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = None) -> Figure:
+    """Time per call, bytes per ns and the ratio to the baseline against size (log axes; size 0 on
+    a linear stretch), one line per variant with its interval band; the caches and the placement's
+    small/large threshold marked."""
+    df = pd.DataFrame([p.__dict__ for p in points])
+    variants = list(dict.fromkeys(df["variant"]))
+    col = _colors(variants, colors)
+    fig = Figure(figsize=(10, 9))
+    ax_ns, ax_bw, ax_r = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]})
+    for v in variants:
+        g = df[df["variant"] == v].sort_values("size")
+        x = g["size"].to_numpy()
+        ax_ns.plot(x, g["ns_per_call"], color=col[v], lw=1.2, marker=".", ms=3, label=_label(v))
+        ax_ns.fill_between(x, g["ns_low"], g["ns_high"], color=col[v], alpha=0.2, lw=0)
+        ax_bw.plot(x, g["bytes_per_ns"], color=col[v], lw=1.2, marker=".", ms=3)
+        if g["verdict"].iloc[0] != "baseline":
+            ax_r.plot(x, g["ratio"], color=col[v], lw=1.2, marker=".", ms=3)
+            ax_r.fill_between(x, g["ratio_low"], g["ratio_high"], color=col[v], alpha=0.2, lw=0)
+    ax_r.axhline(1, color="k", lw=0.8)
+    caches = run.doc["host"].get("caches") or {}
+    threshold = (run.doc.get("workset") or {}).get("small_window", {}) or {}
+    # the placement's threshold: calls up to it in the L1 window, larger ones beyond the LLC
+    marks = [(caches.get("l1d"), "L1d"), (caches.get("l2"), "L2"), (caches.get("llc"), "LLC"),
+             (threshold.get("max_call_size") if isinstance(threshold, dict) else None, "L1 window | beyond LLC")]
+    top = df["size"].max()
+    for value, name in marks:
+        if isinstance(value, (int, float)) and 0 < value <= top:
+            for ax in (ax_ns, ax_bw, ax_r):
+                ax.axvline(value, color="0.6", lw=0.7, ls="--")
+            ax_ns.text(value, 1.0, f" {name}", transform=ax_ns.get_xaxis_transform(), fontsize=7, color="0.4",
+                       va="top")
+    ax_ns.set_yscale("log")
+    ax_ns.set_ylabel("ns per call")
+    ax_bw.set_ylabel("bytes per ns")
+    _log_ratio_axis(ax_r.yaxis)
+    ax_r.set_ylabel(f"ratio to {_label(run.baseline)}")
+    ax_r.set_xscale("symlog", linthresh=1)
+    ax_r.set_xlim(left=0)
+    ax_r.set_xlabel("size (bytes; the point's nominal size)")
+    ax_ns.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    s = run.doc["sweep"]
+    mode = "predictable" if s["mode"] == "predictable" else "unpredictable"
+    ax_ns.set_title(f"{run.function}: size sweep ({mode}, {run.measure}); bands: 95 % intervals over "
+                    f"{int(df['processes'].max())} processes", fontsize=10)
     return fig

@@ -163,6 +163,20 @@ def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], sv
     return md
 
 
+def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
+                   figures: list[tuple[str, Path]], plots: Any, quiet: frozenset[str]) -> list[str]:
+    """A sweep: context, the plot, and every point's numbers."""
+    from .sweep import describe, sweep_frame, sweep_points
+    points = sweep_points(run)
+    fig = plots.save(plots.sweep(run, points, colors), out_dir / f"{tag}_sweep", svg)[0]
+    figures.append((f"{run.function}: size sweep", fig))
+    cols = ["variant", "size", "lo", "hi", "ns_per_call", "ns_low", "ns_high", "bytes_per_ns", "ratio", "ratio_low",
+            "ratio_high", "verdict"]
+    return [f"## {run.function}: size sweep (`{Path(run.path).name}`)", "", f"- {describe(run)}",
+            *context_lines(run, quiet), "", f"![size sweep]({fig.name})", "", "### Every point", "",
+            _md_table(sweep_frame(points)[cols]), ""]
+
+
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
@@ -191,6 +205,9 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             md += [f"![ratio per distribution]({fig.name})", ""]
     for i, run in enumerate(runs):
         tag = f"run{i}"
+        if run.doc.get("sweep"):
+            md += _sweep_section(run, tag, out_dir, colors, svg, figures, plots, quiet)
+            continue
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]

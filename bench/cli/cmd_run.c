@@ -203,6 +203,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_timer timer;
     struct mfb_caches caches;
     struct mfb_activity activity = {.phase = MFB_PHASE_IDLE};
+    struct mfb_sweep *sweep = NULL;
     struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
                           .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
@@ -247,9 +248,24 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto fail;
     if (!timer.invariant)
         mfb_warn(&warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
-    const char *spec = cfg.distribution ? cfg.distribution : mfb_func_default_distribution(cfg.func);
-    if (mfb_dist_resolve(&dist, spec, cfg.func, cfg.dist_dir, &err) < 0)
-        goto fail;
+    if (cfg.sweep) {
+        if (!(sweep = calloc(1, sizeof *sweep))) {
+            mfb_fail(&err, "out of memory for the sweep");
+            goto fail;
+        }
+        sweep->align_src = cfg.align_src;
+        sweep->align_dst = cfg.align_dst;
+        if (mfb_sweep_parse_sizes(sweep, cfg.sweep, &err) < 0 ||
+            (cfg.unpredictable && mfb_sweep_parse_mode(sweep, cfg.unpredictable, &err) < 0) ||
+            mfb_sweep_build(sweep, cfg.func, cfg.dist_dir, &dist, &run.by_class.classes, &err) < 0)
+            goto fail;
+        run.sweep = sweep;
+        run.by_class.on = true;
+    } else {
+        const char *spec = cfg.distribution ? cfg.distribution : mfb_func_default_distribution(cfg.func);
+        if (mfb_dist_resolve(&dist, spec, cfg.func, cfg.dist_dir, &err) < 0)
+            goto fail;
+    }
     if (dist.overlap_ignored)
         mfb_note(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
@@ -285,6 +301,7 @@ done:
     mfb_run_free(&run);
     mfb_workset_free(&ws);
     mfb_dist_free(&dist);
+    free(sweep);
     mfb_warnings_free(&warn);
     return status;
 }

@@ -1,5 +1,6 @@
 /* memfbench: distribution-driven benchmark of memcpy, memmove, memset, memcmp and bcmp. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -10,9 +11,36 @@ static void usage(FILE *out)
     fprintf(out, "usage: memfbench <command> [options]\n\n"
                  "commands:\n"
                  "  run       time variants of one function on a recorded distribution (memfbench run --help)\n"
+                 "  sweep     time against size: memfbench sweep SIZES [run options] (as run --sweep SIZES)\n"
                  "  list      functions, variants available on this CPU, shipped distributions\n"
                  "  version   print the version\n"
                  "  help      this text\n");
+}
+
+/* memfbench sweep SIZES [options] is memfbench run --sweep SIZES [options]: the same study, so
+ * --processes children (which run `memfbench run` with the parent's options) sweep too. */
+static int sweep_command(int argc, char **argv)
+{
+    if (argc < 3 || argv[2][0] == '-') {
+        fprintf(stderr, "memfbench sweep: give the sizes first, e.g. memfbench sweep 0-512:1,pow2:1K-16M "
+                        "[run options]\n");
+        return MFB_EXIT_USAGE;
+    }
+    /* run, --sweep, SIZES, then every option after SIZES; argv[argc] stays NULL */
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    if (!args) {
+        fprintf(stderr, "memfbench sweep: out of memory\n");
+        return MFB_EXIT_FAIL;
+    }
+    int n = 0;
+    args[n++] = "run";
+    args[n++] = "--sweep";
+    args[n++] = argv[2];
+    for (int i = 3; i < argc; i++)
+        args[n++] = argv[i];
+    int rc = mfb_cmd_run(n, args);
+    free(args);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -24,6 +52,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return mfb_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return sweep_command(argc, argv);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -11,6 +11,7 @@
 #include "base/parse.h"
 #include "base/warn.h"
 #include "workload/classes.h"
+#include "workload/sweep.h"
 #include "config.h"
 
 void mfb_options_usage(FILE *out)
@@ -66,6 +67,12 @@ void mfb_options_usage(FILE *out)
             "      --latency          time dependent calls: each call's addresses wait for the previous\n"
             "                         call's result (its last byte written), so calls cannot overlap\n"
             "                         (default: independent calls, a throughput)\n"
+            "      --sweep SIZES      a size sweep instead of a distribution (memfbench sweep SIZES):\n"
+            "                         N, LO-HI:STEP, pow2:LO-HI, comma-separated; each size its own\n"
+            "                         batches, every variant interleaved per size in every round\n"
+            "      --unpredictable P  sweep: each call's size drawn within +-P %% of the point, or\n"
+            "                         'class': within its power-of-two class (default: the size itself)\n"
+            "      --align-src A, --align-dst A  sweep: every call's alignment (default: any offset)\n"
             "      --by-class[=E,...] also time each size class of the distribution as its own batches\n"
             "                         in the same rounds, for the analysis's per-class attribution\n"
             "                         (default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)\n"
@@ -99,7 +106,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -117,6 +124,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
         {"watchdog", required_argument, 0, OPT_WATCHDOG}, {"quiet-warnings", required_argument, 0, OPT_QUIETW},
         {"by-class", optional_argument, 0, OPT_BYCLASS}, {"latency", no_argument, 0, OPT_LATENCY},
+        {"sweep", required_argument, 0, OPT_SWEEP}, {"unpredictable", required_argument, 0, OPT_UNPRED},
+        {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -204,6 +213,30 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
+        case OPT_SWEEP:
+        case OPT_UNPRED: {
+            /* checked here so a bad list fails before any set-up; the run parses it again */
+            struct mfb_sweep *probe = malloc(sizeof *probe);
+            if (!probe)
+                return mfb_fail(err, "memfbench run: out of memory");
+            *probe = (struct mfb_sweep){0};
+            int bad = ch == OPT_SWEEP ? mfb_sweep_parse_sizes(probe, optarg, err) : mfb_sweep_parse_mode(probe, optarg, err);
+            free(probe);
+            if (bad < 0)
+                return -1;
+            *(ch == OPT_SWEEP ? &c->sweep : &c->unpredictable) = optarg;
+            break;
+        }
+        case OPT_ALIGNSRC:
+        case OPT_ALIGNDST: {
+            size_t a;
+            const char *name = ch == OPT_ALIGNSRC ? "--align-src" : "--align-dst";
+            if (mfb_parse_bytes(optarg, &a) < 0 || a == 0 || a > MFB_MAX_ALIGN || (a & (a - 1)))
+                return mfb_fail(err, "memfbench run: %s: '%s' is not a power of two from 1 to %u", name, optarg,
+                                MFB_MAX_ALIGN);
+            *(ch == OPT_ALIGNSRC ? &c->align_src : &c->align_dst) = a;
+            break;
+        }
         case OPT_LATENCY:
             if (!mfb_latency_supported())
                 return mfb_fail(err, "memfbench run: --latency: not available on this CPU architecture (needs "
@@ -326,5 +359,12 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                         c->time_s / (double)c->processes, MFB_MIN_PROCESS_TIME_S);
     if (c->target_ci > 0 && c->nvariants == 1)
         return mfb_fail(err, "memfbench run: --target-ci needs a baseline and at least one other variant");
+    if (!c->sweep && (c->unpredictable || c->align_src || c->align_dst))
+        return mfb_fail(err, "memfbench run: %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
+                        "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
+                        "--align-src" : "--align-dst");
+    if (c->sweep && (c->distribution || c->by_class || c->target_ci > 0))
+        return mfb_fail(err, "memfbench sweep: %s does not apply to a sweep (its points are its sizes)",
+                        c->distribution ? "-d" : c->by_class ? "--by-class" : "--target-ci");
     return 0;
 }

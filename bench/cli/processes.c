@@ -248,6 +248,24 @@ static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "rounds"), "duration_s");
         rounds_s += cJSON_IsNumber(d) ? d->valuedouble : 0;
     }
+    const cJSON *classes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "by_class"), "classes");
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "sweep")) && cJSON_IsArray(classes)) {
+        int n = cJSON_GetArraySize(classes), k = 0;
+        uint64_t *lo = malloc(((size_t)n + 1) * sizeof *lo), *hi = malloc(((size_t)n + 1) * sizeof *hi);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, classes) {
+            if (!lo || !hi)
+                break;
+            lo[k] = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "lo"));
+            hi[k] = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "hi"));
+            k++;
+        }
+        if (lo && hi)
+            mfb_summary_print_sweep(stderr, all, names, nvars, lo, hi, k, output);
+        free(lo);
+        free(hi);
+        return;
+    }
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "host"), "cpu");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(cpu, "model");
     struct mfb_merged_view view = {

@@ -1,6 +1,7 @@
 /* mfb_run_prepare: everything before the rounds, in the order that fails fastest: the sampler
  * self-check, the calls, the correctness check of every variant on those calls, then the batch
  * shape and its linearity. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "base/seeds.h"
@@ -55,11 +56,41 @@ static int selfcheck(struct mfb_run *r, struct mfb_err *err)
                         err);
 }
 
-/* --by-class: the classes, each one's batch shape and self-check (after the whole's calibration,
- * whose shape they scale). */
+/* A sweep point's batch: about SWEEP_BATCH_BYTES, at least SWEEP_MIN_CALLS calls (a 16 MiB copy
+ * lasts milliseconds, so the clock's overhead is nothing beside 4 of them), and no more calls than
+ * a point of SWEEP_MEAN_FLOOR bytes gets: tiny sizes would otherwise ask for 256K calls a batch. */
+#define SWEEP_BATCH_BYTES (256u << 10)
+#define SWEEP_MIN_CALLS 4
+#define SWEEP_MEAN_FLOOR 128.0
+
+static void sweep_shape(const struct mfb_run *r, const struct mfb_size_class *c, struct mfb_class_shape *sh)
+{
+    uint64_t calls = (uint64_t)((double)SWEEP_BATCH_BYTES / fmax(c->mean_size, SWEEP_MEAN_FLOOR));
+    if (calls < SWEEP_MIN_CALLS)
+        calls = SWEEP_MIN_CALLS;
+    uint8_t lg = r->ws->params_log2;
+    while (lg > 0 && (1ull << lg) > calls)
+        lg--;
+    sh->calls_log2 = lg;
+    sh->passes = (uint32_t)(calls >> lg) ? (uint32_t)(calls >> lg) : 1;
+}
+
+/* --by-class or a sweep: the classes (a sweep's points were made with its distribution), each
+ * one's batch shape and self-check (after the whole's calibration, whose shape a class scales). */
 static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
 {
     struct mfb_by_class *bc = &r->by_class;
+    if (r->sweep) {
+        if (!(bc->shape = calloc((size_t)bc->classes.n, sizeof *bc->shape)))
+            return mfb_fail(err, "out of memory for %d sweep points", bc->classes.n);
+        for (int k = 0; k < bc->classes.n; k++) {
+            sweep_shape(r, &bc->classes.c[k], &bc->shape[k]);
+            if (selfcheck_of(r, &bc->classes.c[k].dist, CLASS_SELFCHECK_DRAWS,
+                             mfb_class_seed(r->seed, MFB_STREAM_SELFCHECK, k + 1), &bc->shape[k].selfcheck, err) < 0)
+                return -1;
+        }
+        return 0;
+    }
     if (!r->study->by_class)
         return 0;
     bc->on = true;
@@ -72,6 +103,8 @@ static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
     }
     if (mfb_classes_split(&bc->classes, r->dist, err) < 0)
         return -1;
+    if (!(bc->shape = calloc((size_t)bc->classes.n + 1, sizeof *bc->shape)))
+        return mfb_fail(err, "out of memory for %d size classes", bc->classes.n);
     double whole_mean = mfb_table_mean(&r->dist->size);
     uint64_t whole_calls = (uint64_t)mfb_calls_per_pass(&r->cal) * r->cal.passes;
     for (int k = 0; k < bc->classes.n; k++) {

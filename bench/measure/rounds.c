@@ -102,7 +102,12 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->cal));
     mfb_rng_seed(&st->order_rng, mfb_stream_seed(r->seed, MFB_STREAM_ORDER));
     mfb_rng_seed(&st->shift_rng, mfb_stream_seed(r->seed, MFB_STREAM_SHIFT));
-    st->passes = calloc((size_t)r->cal.passes + 1, sizeof *st->passes); /* + the priming pass */
+    /* Room for the most passes any batch takes (a size class may take more than the whole), plus
+     * the priming pass. */
+    uint32_t most = r->cal.passes;
+    for (int k = 0; r->by_class.on && k < r->by_class.classes.n; k++)
+        most = r->by_class.shape[k].passes > most ? r->by_class.shape[k].passes : most;
+    st->passes = calloc((size_t)most + 1, sizeof *st->passes);
     st->warm = malloc(sizeof *st->warm);
     if (!st->passes || !st->warm) {
         release(st, 0);
@@ -185,7 +190,8 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     next_order(st, round, r->nvars);
     r->activity->round = round;
     *total = 0;
-    if (time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err) < 0)
+    /* A sweep times its points only: the union of their sizes is for verification and calibration. */
+    if (!r->sweep && time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err) < 0)
         return -1;
     /* --by-class: every class, in the same order of variants, on fresh calls of its own. */
     for (int k = 0; r->by_class.on && k < r->by_class.classes.n; k++) {
@@ -225,7 +231,7 @@ static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct ro
         return MFB_STOP_TARGET_CI;
     /* Another round would keep more batches than the bound (even in the warm-up: a fixed one may
      * be long). */
-    size_t per_round = (size_t)r->nvars * (1 + (size_t)(r->by_class.on ? r->by_class.classes.n : 0));
+    size_t per_round = (size_t)r->nvars * ((r->sweep ? 0 : 1) + (size_t)(r->by_class.on ? r->by_class.classes.n : 0));
     if (r->res.samples.n + per_round > (size_t)s->max_batches)
         return MFB_STOP_BATCHES;
     if (st->warming)

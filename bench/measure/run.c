@@ -2,6 +2,8 @@
  * one batch of the run's shape, and freeing what the rounds kept. */
 #include "measure/run.h"
 
+#include <stdlib.h>
+
 #include "impl/plugin.h"
 
 const char *mfb_batch_rule_text(enum mfb_batch_rule r)
@@ -68,4 +70,5 @@ void mfb_run_free(struct mfb_run *r)
         mfb_plugin_unload(&r->vars[i].own, r->vars[i].plugin);
     mfb_samples_free(&r->res.samples);
     mfb_classes_free(&r->by_class.classes);
+    free(r->by_class.shape);
 }

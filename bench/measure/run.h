@@ -24,6 +24,7 @@
 #include "workload/classes.h"
 #include "workload/distribution.h"
 #include "workload/selfcheck.h"
+#include "workload/sweep.h"
 
 struct mfb_run_variant {
     const struct mfb_variant *v; /* points at own */
@@ -100,7 +101,7 @@ struct mfb_class_shape {
 struct mfb_by_class {
     bool on;
     struct mfb_classes classes;
-    struct mfb_class_shape shape[MFB_MAX_CLASS_EDGES + 1];
+    struct mfb_class_shape *shape; /* one per class */
 };
 
 struct mfb_harness {
@@ -130,6 +131,7 @@ struct mfb_run {
     size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
     struct mfb_calibration cal;
     struct mfb_by_class by_class;
+    const struct mfb_sweep *sweep; /* a sweep: its points are the classes, and the whole is not timed */
     struct mfb_warmup warmup;
     struct mfb_stop stop;
     struct mfb_harness harness;

@@ -281,6 +281,31 @@ static cJSON *by_class_json(const struct mfb_by_class *bc)
     return o;
 }
 
+/* A sweep: its sizes, how each point draws them, the alignments; null for a replay. */
+static cJSON *sweep_json(const struct mfb_sweep *s)
+{
+    if (!s)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON *sizes = cJSON_AddArrayToObject(o, "sizes");
+    for (size_t i = 0; i < s->n; i++)
+        cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)s->sizes[i]));
+    cJSON_AddStringToObject(o, "mode", mfb_sweep_mode_name(s->mode));
+    if (s->mode == MFB_SWEEP_SPREAD)
+        cJSON_AddNumberToObject(o, "spread_percent", s->spread_pct);
+    else
+        cJSON_AddNullToObject(o, "spread_percent");
+    if (s->align_src)
+        cJSON_AddNumberToObject(o, "align_src", (double)s->align_src);
+    else
+        cJSON_AddNullToObject(o, "align_src");
+    if (s->align_dst)
+        cJSON_AddNumberToObject(o, "align_dst", (double)s->align_dst);
+    else
+        cJSON_AddNullToObject(o, "align_dst");
+    return o;
+}
+
 static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc)
 {
     cJSON *dist = cJSON_CreateObject();
@@ -446,6 +471,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(&r->cal));
     cJSON_AddItemToObject(d, "by_class", by_class_json(&r->by_class));
+    cJSON_AddItemToObject(d, "sweep", sweep_json(r->sweep));
     cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));
     cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");

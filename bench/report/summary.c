@@ -55,8 +55,92 @@ static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, d
     return s;
 }
 
+/* Rows of a sweep's terminal table: the file has every point. */
+#define SWEEP_ROWS 40
+
+/* Median over measured rounds of class cls of vi's batch time per call over variant 0's (both in
+ * the same round and process); rows of a class's round are nv consecutive samples. */
+static double class_ratio(const struct mfb_samples *all, int nvars, unsigned cls, int vi, double *buf)
+{
+    size_t k = 0, nv = (size_t)nvars;
+    for (size_t i = 0; i + nv <= all->n; i++) {
+        const struct mfb_sample *row = &all->s[i];
+        if (row->size_class != cls || row->warmup || row[nv - 1].size_class != cls || row[nv - 1].round != row->round ||
+            row[nv - 1].process != row->process)
+            continue;
+        double t0 = 0, tv = 0;
+        for (size_t j = 0; j < nv; j++) {
+            if (row[j].variant == 0)
+                t0 = row[j].ns / row[j].calls;
+            if ((int)row[j].variant == vi)
+                tv = row[j].ns / row[j].calls;
+        }
+        if (t0 > 0 && tv > 0)
+            buf[k++] = tv / t0;
+        i += nv - 1;
+    }
+    return mfb_quantile_median(buf, k);
+}
+
+void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const char *const *names, int nvars,
+                             const uint64_t *lo, const uint64_t *hi, int npoints, const char *output_path)
+{
+    double *buf = malloc((all->n + 1) * sizeof *buf);
+    if (!buf)
+        return;
+    fprintf(out, "\nmemfbench: sweep of %d sizes; ns/call per variant (ratio to %s)\n  %-15s", npoints, names[0],
+            "size");
+    for (int v = 0; v < nvars; v++)
+        fprintf(out, " %20.20s", names[v]);
+    fprintf(out, "\n");
+    int step = npoints > SWEEP_ROWS ? (npoints + SWEEP_ROWS - 1) / SWEEP_ROWS : 1;
+    for (int k = 0; k < npoints; k += step) {
+        char label[48];
+        if (lo[k] == hi[k])
+            snprintf(label, sizeof label, "%llu", (unsigned long long)lo[k]);
+        else
+            snprintf(label, sizeof label, "%llu-%llu", (unsigned long long)lo[k], (unsigned long long)hi[k]);
+        fprintf(out, "  %-15s", label);
+        for (int v = 0; v < nvars; v++) {
+            size_t n = 0;
+            for (size_t i = 0; i < all->n; i++) {
+                const struct mfb_sample *x = &all->s[i];
+                if ((int)x->variant == v && !x->warmup && x->size_class == (unsigned)(k + 1) && x->calls)
+                    buf[n++] = x->ns / x->calls;
+            }
+            double med = mfb_quantile_median(buf, n);
+            if (v == 0)
+                fprintf(out, " %20.3f", med);
+            else
+                fprintf(out, " %11.3f (%6.3f)", med, class_ratio(all, nvars, (unsigned)(k + 1), v, buf));
+        }
+        fprintf(out, "\n");
+    }
+    if (step > 1)
+        fprintf(out, "  (every %d%s point shown; the file holds all %d)\n", step, step == 2 ? "nd" : step == 3 ? "rd" : "th",
+                npoints);
+    fprintf(out, "  Intervals, bytes/ns and the plot: ");
+    mfb_summary_analysis_command(out, output_path);
+    free(buf);
+}
+
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
 {
+    if (r->sweep) {
+        const char *names[MFB_MAX_VARIANTS];
+        uint64_t *lo = malloc((size_t)r->by_class.classes.n * sizeof *lo), *hi = malloc((size_t)r->by_class.classes.n * sizeof *hi);
+        for (int v = 0; v < r->nvars; v++)
+            names[v] = r->vars[v].v->name;
+        for (int k = 0; lo && hi && k < r->by_class.classes.n; k++) {
+            lo[k] = r->by_class.classes.c[k].lo;
+            hi[k] = r->by_class.classes.c[k].hi;
+        }
+        if (lo && hi)
+            mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n, output_path);
+        free(lo);
+        free(hi);
+        return;
+    }
     double *ns = malloc((r->res.samples.n + 1) * sizeof *ns), *bpn = malloc((r->res.samples.n + 1) * sizeof *bpn);
     if (!ns || !bpn) {
         free(ns);

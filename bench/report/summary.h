@@ -3,6 +3,7 @@
 #ifndef MFB_SUMMARY_H
 #define MFB_SUMMARY_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "measure/run.h"
@@ -10,6 +11,12 @@
 /* The command that analyses a result file, as one line. */
 void mfb_summary_analysis_command(FILE *out, const char *result_path);
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path);
+
+/* A sweep's table: per point (at most SWEEP_ROWS of them, evenly spaced) each variant's median
+ * ns/call and its ratio to the first variant (median over rounds of the paired ratio). lo/hi
+ * give each point's sizes (class k + 1 of the samples). */
+void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const char *const *names, int nvars,
+                             const uint64_t *lo, const uint64_t *hi, int npoints, const char *output_path);
 
 /* What the summary of a --processes run names, read from the merged document. */
 struct mfb_merged_view {
