@@ -86,7 +86,8 @@ def synthetic(template: dict, ratio: float, sigma: float, rounds: int, seed: int
             effect = ratio * layout[proc] if v == 1 else 1.0
             ticks = int(work * effect * np.exp(rng.normal(0, sigma)) / nspt)
             row = {"variant": v, "round": rnd, "position": pos, "calls": 1000, "bytes": 135000, "ticks": ticks,
-                   "ns": round(ticks * nspt, 3), "t_start_ns": t, "cpu": 1, "warmup": False, "process": proc}
+                   "ns": round(ticks * nspt, 3), "t_start_ns": t, "cpu": 1, "warmup": False, "process": proc,
+                   "size_class": 0}
             for k in schema.SAMPLE_COLUMNS:  # a column the schema adds and this row lacks fails here
                 cols[k].append(row[k])
             t += 30000
