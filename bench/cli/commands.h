@@ -8,5 +8,7 @@ enum { MFB_EXIT_OK = 0, MFB_EXIT_FAIL = 1, MFB_EXIT_USAGE = 2, MFB_EXIT_INTERRUP
 
 int mfb_cmd_run(int argc, char **argv);
 int mfb_cmd_list(int argc, char **argv);
+int mfb_cmd_record(int argc, char **argv);
+int mfb_cmd_merge(int argc, char **argv);
 
 #endif

@@ -12,6 +12,8 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run       time variants of one function on a recorded distribution (memfbench run --help)\n"
                  "  sweep     time against size: memfbench sweep SIZES [run options] (as run --sweep SIZES)\n"
+                 "  record    record a program's calls as a distribution: memfbench record -o DIR -- PROGRAM ARGS\n"
+                 "  merge     add recorded folders (and bpftrace histograms) into one: memfbench merge -o DIR A B\n"
                  "  list      functions, variants available on this CPU, shipped distributions\n"
                  "  version   print the version\n"
                  "  help      this text\n");
@@ -54,6 +56,10 @@ int main(int argc, char **argv)
         return mfb_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep"))
         return sweep_command(argc, argv);
+    if (!strcmp(cmd, "record"))
+        return mfb_cmd_record(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return mfb_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

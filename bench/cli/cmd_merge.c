@@ -1,0 +1,116 @@
+/* memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... FOLDER...: sums recorded tables (their
+ * weights are call counts, so a fleet of recordings adds up with each weighing what it called),
+ * and bpftrace size histograms taken from a running process, into one recorded folder. */
+#include <cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "config.h"
+#include "report/folder.h"
+#include "workload/recording.h"
+
+/* --bpftrace options at most: the command line would be unwieldy long before. */
+#define MAX_BPFTRACE 64
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... [FOLDER...]\n\n"
+                 "Adds the tables of recorded folders (memfbench record's; weights are call counts) and\n"
+                 "bpftrace size histograms (lines '@[SIZE]: COUNT') into a new folder DIR.\n");
+}
+
+int mfb_cmd_merge(int argc, char **argv)
+{
+    const char *out = NULL, *bpf[MAX_BPFTRACE];
+    int nbpf = 0;
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"bpftrace", required_argument, 0, 'b'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        if (ch == 'o') {
+            out = optarg;
+        } else if (ch == 'b') {
+            if (nbpf == MAX_BPFTRACE) {
+                fprintf(stderr, "memfbench merge: at most %d --bpftrace files\n", MAX_BPFTRACE);
+                return MFB_EXIT_USAGE;
+            }
+            bpf[nbpf++] = optarg;
+        } else if (ch == 'h') {
+            usage(stdout);
+            return MFB_EXIT_OK;
+        } else {
+            fprintf(stderr, "memfbench merge: %s '%s' (see memfbench merge --help)\n",
+                    ch == ':' ? "a value is missing for" : "unknown option", argv[optind - 1]);
+            return MFB_EXIT_USAGE;
+        }
+    }
+    if (!out || (optind >= argc && nbpf == 0)) {
+        fprintf(stderr, "memfbench merge: %s\n", !out ? "-o DIR is required" : "nothing to merge: give folders or --bpftrace");
+        return MFB_EXIT_USAGE;
+    }
+    struct mfb_err err = {{0}};
+    struct mfb_recording rec = {0};
+    int rc = 0;
+    for (int i = optind; i < argc && rc == 0; i++)
+        rc = mfb_recording_add_tables(&rec, argv[i], &err);
+    for (int i = 0; i < nbpf && rc == 0; i++) {
+        char fname[16];
+        const char *colon = strchr(bpf[i], ':');
+        enum mfb_func f;
+        if (!colon || colon - bpf[i] >= (long)sizeof fname) {
+            rc = mfb_fail(&err, "--bpftrace: '%s' is not FUNCTION:FILE", bpf[i]);
+            break;
+        }
+        snprintf(fname, sizeof fname, "%.*s", (int)(colon - bpf[i]), bpf[i]);
+        if (mfb_func_parse(fname, &f) < 0)
+            rc = mfb_fail(&err, "--bpftrace: '%s' is not memcpy, memmove, memset, memcmp or bcmp", fname);
+        else
+            rc = mfb_recording_add_bpftrace(&rec, colon + 1, f, &err);
+    }
+    char *tmp = rc == 0 ? mfb_folder_begin(out, &err) : NULL;
+    int written = tmp ? mfb_recording_write(&rec, tmp, &err) : -1;
+    if (written > 0) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "schema", "memfbench-recording");
+        cJSON_AddNumberToObject(p, "schema_version", 1);
+        cJSON_AddStringToObject(p, "tool", "memfbench " MFB_VERSION);
+        cJSON *src = cJSON_AddArrayToObject(p, "merged_from");
+        for (int i = optind; i < argc; i++)
+            cJSON_AddItemToArray(src, cJSON_CreateString(argv[i]));
+        for (int i = 0; i < nbpf; i++)
+            cJSON_AddItemToArray(src, cJSON_CreateString(bpf[i]));
+        char ts[64];
+        time_t now = time(NULL);
+        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        cJSON_AddStringToObject(p, "created_utc", ts);
+        cJSON *calls = cJSON_AddObjectToObject(p, "calls");
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec.f[f].calls) {
+                cJSON *c = cJSON_AddObjectToObject(calls, mfb_func_name((enum mfb_func)f));
+                cJSON_AddNumberToObject(c, "calls", (double)rec.f[f].calls);
+                cJSON_AddNumberToObject(c, "sampled", (double)rec.f[f].sampled);
+            }
+        if (mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 || mfb_folder_commit(tmp, out, &err) < 0)
+            written = -1;
+        cJSON_Delete(p);
+    } else if (written == 0) {
+        mfb_fail(&err, "nothing to merge: the inputs hold no calls");
+        written = -1;
+    }
+    if (written < 0) {
+        mfb_folder_abort(tmp);
+        fprintf(stderr, "memfbench merge: %s\n", err.msg);
+    } else {
+        fprintf(stderr, "memfbench merge: %s from %d source%s\n", out, rec.sources, rec.sources == 1 ? "" : "s");
+    }
+    free(tmp);
+    mfb_recording_free(&rec);
+    return written < 0 ? (rc < 0 ? MFB_EXIT_FAIL : MFB_EXIT_USAGE) : MFB_EXIT_OK;
+}

@@ -1,0 +1,243 @@
+/* memfbench record -o DIR [--rate 1/N] [--flush S] -- PROGRAM ARGS...: runs the program with the
+ * recorder preloaded (record/recorder.c), then turns what its processes counted into distribution
+ * tables in DIR (workload/recording.h). DIR appears whole or not at all; the program's exit
+ * status is passed through. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "report/folder.h"
+#include "config.h"
+#include "workload/recording.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: memfbench record -o DIR [--rate 1/N] [--flush S] -- PROGRAM [ARGS...]\n\n"
+                 "Runs PROGRAM with the recorder preloaded and writes the distribution of its calls to\n"
+                 "memcpy, memmove, memset, memcmp and bcmp as tables in DIR (a new folder):\n"
+                 "FUNCTION_size.csv and siblings, and provenance.json. Replay one with\n"
+                 "memfbench run -f FUNCTION -d DIR/FUNCTION_size.csv. PROGRAM's exit status is passed through.\n\n"
+                 "  -o, --output DIR   the folder to create\n"
+                 "      --rate 1/N     count the shape (size, alignment, ...) of every Nth call only (default 1/1);\n"
+                 "                     every call is still counted\n"
+                 "      --flush S      also write the counts every S seconds and on SIGUSR1 (long-lived services)\n"
+                 "  -h, --help         this text\n");
+}
+
+static const char *recorder_path(void)
+{
+    const char *env = getenv("MEMFBENCH_RECORDER");
+    if (env && *env)
+        return env;
+    struct stat st;
+    if (stat(MFB_RECORDER_BUILD_PATH, &st) == 0 && S_ISREG(st.st_mode))
+        return MFB_RECORDER_BUILD_PATH;
+    return MFB_RECORDER_INSTALL_PATH;
+}
+
+/* Runs argv with the recorder; returns its exit status (128 + signal when killed), 127 when it
+ * could not be started. */
+static int run_program(char **argv, const char *raw_dir, const char *rate, const char *flush, const char *lib)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "memfbench record: cannot fork: %s\n", strerror(errno));
+        return 127;
+    }
+    if (pid == 0) {
+        const char *old = getenv("LD_PRELOAD");
+        size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+        char *preload = malloc(n);
+        if (!preload)
+            _exit(127);
+        snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("LD_PRELOAD", preload, 1);
+        setenv("MEMFBENCH_RECORD_DIR", raw_dir, 1);
+        setenv("MEMFBENCH_RECORD_RATE", rate, 1);
+        if (flush)
+            setenv("MEMFBENCH_RECORD_FLUSH", flush, 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "memfbench record: %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    /* Ctrl-C reaches the program (same process group); we wait for it to end and keep what it
+     * recorded. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "memfbench record: %s was killed by signal %d\n", argv[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
+}
+
+static int add_raw_files(struct mfb_recording *rec, const char *raw_dir, struct mfb_err *err)
+{
+    DIR *d = opendir(raw_dir);
+    if (!d)
+        return mfb_fail(err, "%s: cannot read: %s", raw_dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        /* raw-<pid>.txt; a .tmp is a dump its process did not finish (killed while writing) */
+        if (strncmp(e->d_name, "raw-", 4) || n < 8 || strcmp(e->d_name + n - 4, ".txt"))
+            continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", raw_dir, e->d_name);
+        rc = mfb_recording_add_raw(rec, path, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+static cJSON *provenance(char **argv, const struct mfb_recording *rec, int status)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "schema", "memfbench-recording");
+    cJSON_AddNumberToObject(p, "schema_version", 1);
+    cJSON_AddStringToObject(p, "tool", "memfbench " MFB_VERSION);
+    cJSON *cmd = cJSON_AddArrayToObject(p, "command");
+    for (char **a = argv; *a; a++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(*a));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(p, "host", host);
+    char ts[64];
+    time_t now = time(NULL);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(p, "created_utc", ts);
+    cJSON_AddNumberToObject(p, "exit_status", status);
+    cJSON_AddNumberToObject(p, "processes", rec->sources);
+    cJSON_AddNumberToObject(p, "sampling_rate", (double)rec->rate);
+    return p;
+}
+
+int mfb_cmd_record(int argc, char **argv)
+{
+    const char *out = NULL, *rate = "1", *flush = NULL;
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"rate", required_argument, 0, 'r'},
+                                         {"flush", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    optind = 0;
+    opterr = 0;
+    int ch;
+    /* "+": options end at the program's name, so its own options are its own */
+    while ((ch = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'r': {
+            const char *n = strchr(optarg, '/') ? strchr(optarg, '/') + 1 : optarg;
+            char *end;
+            long v = strtol(n, &end, 10);
+            if (end == n || *end || v < 1 || v > 1000000000L || (strchr(optarg, '/') && strncmp(optarg, "1/", 2))) {
+                fprintf(stderr, "memfbench record: --rate: '%s' is not 1/N with N from 1 to 10^9\n", optarg);
+                return MFB_EXIT_USAGE;
+            }
+            rate = n;
+            break;
+        }
+        case 'f': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 86400) {
+                fprintf(stderr, "memfbench record: --flush: '%s' is not a whole number of seconds from 1 to 86400\n",
+                        optarg);
+                return MFB_EXIT_USAGE;
+            }
+            flush = optarg;
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return MFB_EXIT_OK;
+        case ':':
+            fprintf(stderr, "memfbench record: %s needs a value\n", argv[optind - 1]);
+            return MFB_EXIT_USAGE;
+        default:
+            fprintf(stderr, "memfbench record: unknown option '%s' (see memfbench record --help)\n", argv[optind - 1]);
+            return MFB_EXIT_USAGE;
+        }
+    }
+    if (!out) {
+        fprintf(stderr, "memfbench record: -o DIR is required\n");
+        return MFB_EXIT_USAGE;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "memfbench record: no program given (memfbench record -o DIR -- PROGRAM ARGS...)\n");
+        return MFB_EXIT_USAGE;
+    }
+    struct mfb_err err = {{0}};
+    const char *lib = recorder_path();
+    struct stat st;
+    if (stat(lib, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "memfbench record: the recorder library %s is missing (build it, or set MEMFBENCH_RECORDER)\n",
+                lib);
+        return MFB_EXIT_FAIL;
+    }
+    char *tmp = mfb_folder_begin(out, &err);
+    if (!tmp) {
+        fprintf(stderr, "memfbench record: %s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    char raw[4096];
+    snprintf(raw, sizeof raw, "%s/raw", tmp);
+    if (mkdir(raw, 0700) != 0) {
+        fprintf(stderr, "memfbench record: %s: %s\n", raw, strerror(errno));
+        mfb_folder_abort(tmp);
+        return MFB_EXIT_FAIL;
+    }
+    int status = run_program(argv + optind, raw, rate, flush, lib);
+    struct mfb_recording rec = {0};
+    int rc = add_raw_files(&rec, raw, &err);
+    int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
+    if (written > 0) {
+        cJSON *p = provenance(argv + optind, &rec, status);
+        cJSON *calls = cJSON_AddObjectToObject(p, "calls");
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec.f[f].calls) {
+                cJSON *c = cJSON_AddObjectToObject(calls, mfb_func_name((enum mfb_func)f));
+                cJSON_AddNumberToObject(c, "calls", (double)rec.f[f].calls);
+                cJSON_AddNumberToObject(c, "sampled", (double)rec.f[f].sampled);
+            }
+        written = mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ? -1 : written;
+        cJSON_Delete(p);
+    }
+    mfb_folder_remove_tree(raw);
+    if (written > 0 && mfb_folder_commit(tmp, out, &err) == 0) {
+        fprintf(stderr, "memfbench record: %s:", out);
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec.f[f].calls)
+                fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec.f[f].calls);
+        fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec.sources,
+                rec.sources == 1 ? "" : "es", out);
+    } else {
+        mfb_folder_abort(tmp);
+        if (written == 0 && status != 127)
+            fprintf(stderr, "memfbench record: no calls recorded: %s made none through the dynamic C library, "
+                            "or ended without running its exit handlers (killed, _exit); %s not written\n",
+                    argv[optind], out);
+        else if (written < 0)
+            fprintf(stderr, "memfbench record: %s\n", err.msg);
+        if (status == 0)
+            status = MFB_EXIT_FAIL;
+    }
+    mfb_recording_free(&rec);
+    free(tmp);
+    return status;
+}

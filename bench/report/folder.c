@@ -1,0 +1,101 @@
+#include "report/folder.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *mfb_folder_begin(const char *target, struct mfb_err *err)
+{
+    size_t len = strlen(target);
+    if (len == 0 || len >= PATH_MAX - 64) {
+        mfb_fail(err, "-o: %s folder name", len ? "too long a" : "empty");
+        return NULL;
+    }
+    struct stat st;
+    if (lstat(target, &st) == 0) {
+        mfb_fail(err, "%s: exists; give a new folder (nothing is written over)", target);
+        return NULL;
+    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", target);
+    while (len > 1 && parent[len - 1] == '/')
+        parent[--len] = '\0';
+    char *slash = strrchr(parent, '/');
+    const char *base = slash ? slash + 1 : parent;
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == parent)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - parent), parent);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        mfb_fail(err, "%s: the folder %s does not exist", target, dir);
+        return NULL;
+    }
+    size_t cap = strlen(dir) + strlen(base) + 64;
+    char *tmp = malloc(cap);
+    if (!tmp) {
+        mfb_fail(err, "out of memory");
+        return NULL;
+    }
+    snprintf(tmp, cap, "%s/.%s.memfbench-%ld.XXXXXX", dir, base, (long)getpid());
+    if (!mkdtemp(tmp)) {
+        mfb_fail(err, "%s: cannot create a folder in %s: %s", target, dir, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    /* mkdtemp makes it 0700; the result is an ordinary folder */
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(tmp, 0777 & ~mask);
+    return tmp;
+}
+
+int mfb_folder_put_json(const char *dir, const char *name, const cJSON *doc, struct mfb_err *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return mfb_fail(err, "%s: out of memory", name);
+    FILE *fp = fopen(path, "w");
+    int bad = !fp;
+    if (fp) {
+        bad |= fputs(text, fp) < 0 || fputc('\n', fp) == EOF;
+        bad |= fclose(fp) != 0;
+    }
+    free(text);
+    return bad ? mfb_fail(err, "%s: cannot write %s", dir, name) : 0;
+}
+
+int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err)
+{
+    if (rename(tmp, target) != 0)
+        return mfb_fail(err, "%s: cannot move the folder into place: %s", target, strerror(errno));
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    (flag == FTW_DP ? rmdir : unlink)(path);
+    return 0;
+}
+
+void mfb_folder_remove_tree(const char *path)
+{
+    nftw(path, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+void mfb_folder_abort(const char *tmp)
+{
+    if (tmp)
+        mfb_folder_remove_tree(tmp);
+}

@@ -1,0 +1,21 @@
+/* An output folder written whole or not at all (memfbench record, merge): filled as a hidden
+ * temporary beside the target, renamed into place when complete. */
+#ifndef MFB_FOLDER_H
+#define MFB_FOLDER_H
+
+#include <cJSON.h>
+
+#include "base/error.h"
+
+/* Refuses a target that exists (or whose parent is not a folder); creates the temporary and
+ * returns its malloc'd path, NULL with the message in err. */
+char *mfb_folder_begin(const char *target, struct mfb_err *err);
+/* Writes doc as dir/name. */
+int mfb_folder_put_json(const char *dir, const char *name, const cJSON *doc, struct mfb_err *err);
+/* Renames the temporary to the target. */
+int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err);
+/* Removes a folder and everything under it (the temporary, when a command fails). */
+void mfb_folder_remove_tree(const char *path);
+void mfb_folder_abort(const char *tmp);
+
+#endif

@@ -1,0 +1,162 @@
+"""memfbench record / merge: a program with a known call mix is recorded exactly (threads and
+forks too); real programs give tables that load and replay; sampling keeps the shape; merging
+adds call counts; a program that fails, is killed or does not exist leaves a whole folder or
+none, and its exit status is passed through."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+MIX = os.environ.get("MEMFBENCH_RECORD_MIX") or str(Path(os.environ.get("MEMFBENCH_BUILD", ROOT / "build"))
+                                                    / "tests/c/record_mix")
+pytestmark = pytest.mark.skipif(not Path(MIX).exists(), reason="tests/c/record_mix is not built")
+
+
+def record(memfbench: str, out: Path, *cmd: str, rate: str | None = None) -> subprocess.CompletedProcess[str]:
+    args = [memfbench, "record", "-o", str(out)] + (["--rate", rate] if rate else []) + ["--", *cmd]
+    # the program's output is its own (gzip's is binary): only memfbench's stderr is read
+    return subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
+
+
+def table(path: Path) -> dict[str, float]:
+    """A recorded table as {key: weight} (keys as written: '17,17', 'forward', '64')."""
+    rows = [x for x in path.read_text().splitlines() if x and not x.startswith("#")][1:]
+    return {r.rsplit(",", 1)[0]: float(r.rsplit(",", 1)[1]) for r in rows}
+
+
+def test_a_known_mix_is_recorded_exactly(memfbench, tmp_path):
+    out = tmp_path / "mix"
+    p = record(memfbench, out, MIX, "mix")
+    assert p.returncode == 0, p.stderr
+    assert table(out / "memcpy_size.csv") == {"17,17": 1000}
+    assert table(out / "memcpy_src_alignment.csv") == {"16": 1000} == table(out / "memcpy_dst_alignment.csv")
+    assert table(out / "memset_size.csv") == {"4096,4096": 10, "64,64": 2}
+    assert not (out / "memset_src_alignment.csv").exists()  # memset has one buffer
+    assert table(out / "memmove_size.csv") == {"100,100": 5} and table(out / "memmove_overlap.csv") == {"forward": 5}
+    assert table(out / "memcmp_mismatch.csv") == {"equal": 7, "5": 3}
+    assert table(out / "bcmp_mismatch.csv") == {"last": 2} and table(out / "bcmp_size.csv") == {"8,8": 2}
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["calls"]["memcpy"] == {"calls": 1000, "sampled": 1000} and prov["processes"] == 1
+    assert prov["command"] == [MIX, "mix"] and prov["exit_status"] == 0 and prov["sampling_rate"] == 1
+    # no temporary left beside it
+    assert [x.name for x in tmp_path.iterdir()] == ["mix"]
+
+
+@pytest.mark.parametrize("args,factor,processes", [(["threads", "4"], 4, 1), (["threads", "16"], 16, 1), (["fork"], 2, 2)])
+def test_threads_and_forks(memfbench, tmp_path, args, factor, processes):
+    out = tmp_path / "r"
+    p = record(memfbench, out, MIX, *args)
+    assert p.returncode == 0, p.stderr
+    assert table(out / "memcpy_size.csv") == {"17,17": 1000 * factor}
+    assert table(out / "memcmp_mismatch.csv") == {"equal": 7 * factor, "5": 3 * factor}
+    assert json.loads((out / "provenance.json").read_text())["processes"] == processes
+
+
+def test_exit_status_is_passed_through(memfbench, tmp_path):
+    out = tmp_path / "e"
+    p = record(memfbench, out, MIX, "exit", "3")
+    assert p.returncode == 3 and table(out / "memcpy_size.csv") == {"17,17": 1000}
+    assert json.loads((out / "provenance.json").read_text())["exit_status"] == 3
+
+
+def test_killed_or_missing_programs_leave_no_folder(memfbench, tmp_path):
+    p = record(memfbench, tmp_path / "k", MIX, "kill")
+    assert p.returncode == 128 + 9 and not (tmp_path / "k").exists()
+    assert "killed by signal 9" in p.stderr and "no calls recorded" in p.stderr
+    p = record(memfbench, tmp_path / "n", "no-such-program-here")
+    assert p.returncode == 127 and not (tmp_path / "n").exists()
+    assert p.stderr.strip().splitlines() == ["memfbench record: no-such-program-here: No such file or directory"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["-o", "{tmp}/exists", "--", MIX], "exists; give a new folder"),
+    (["-o", "{tmp}/x", "--rate", "2/3", "--", MIX], "--rate: '2/3'"),
+    (["-o", "{tmp}/x", "--rate", "1/0", "--", MIX], "--rate: '1/0'"),
+    (["-o", "{tmp}/x"], "no program given"),
+    (["--", MIX], "-o DIR is required"),
+    (["-o", "{tmp}/no/such/x", "--", MIX], "does not exist"),
+])
+def test_bad_record_arguments(memfbench, tmp_path, args, fragment):
+    (tmp_path / "exists").mkdir()
+    p = subprocess.run([memfbench, "record", *[a.replace("{tmp}", str(tmp_path)) for a in args]],
+                       capture_output=True, text=True, timeout=60)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["exists"] and not any((tmp_path / "exists").iterdir())
+
+
+WORKLOAD = "import json, zlib; d=[json.dumps({'k': i, 'v': 'x' * (i % 300)}) for i in range(20000)]; zlib.compress(''.join(d).encode())"
+
+
+def sizes(folder: Path, function: str = "memcpy") -> dict[str, float]:
+    t = table(folder / f"{function}_size.csv")
+    total = sum(t.values())
+    return {k: v / total for k, v in t.items()}
+
+
+def test_real_programs_record_load_and_replay(memfbench, tmp_path):
+    data = tmp_path / "data.txt"
+    data.write_text("\n".join(f"line {i * 7919 % 10007} {'y' * (i % 97)}" for i in range(20000)))
+    programs = {"python": [sys.executable, "-c", WORKLOAD], "sort": ["sort", str(data)],
+                "gzip": ["gzip", "-c", str(data)]}
+    if shutil.which("sqlite3"):
+        programs["sqlite3"] = ["sqlite3", ":memory:", "create table t(a); insert into t values (1),(2); "
+                               "select sum(a) from t;"]
+    for name, cmd in programs.items():
+        if not shutil.which(cmd[0]):
+            continue
+        out = tmp_path / name
+        p = record(memfbench, out, *cmd)
+        assert p.returncode == 0, (name, p.stderr)
+        for f in ("memcpy", "memset", "memmove", "memcmp", "bcmp"):
+            if not (out / f"{f}_size.csv").exists():
+                continue
+            r = subprocess.run([memfbench, "run", "-q", "-f", f, "-d", str(out / f"{f}_size.csv"), "--processes", "1",
+                                "--rounds", "4", "--warmup-rounds", "1", "-o", str(tmp_path / "replay.json")],
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, (name, f, r.stderr)
+
+
+def test_sampling_keeps_the_shape(memfbench, tmp_path):
+    full, sampled = tmp_path / "full", tmp_path / "sampled"
+    assert record(memfbench, full, sys.executable, "-c", WORKLOAD).returncode == 0
+    assert record(memfbench, sampled, sys.executable, "-c", WORKLOAD, rate="1/16").returncode == 0
+    a, b = sizes(full), sizes(sampled)
+    tv = 0.5 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
+    print(f"total variation distance between the memcpy size distributions, every call vs 1/16: {tv:.4f}")
+    assert tv < 0.05
+    prov = json.loads((sampled / "provenance.json").read_text())
+    assert prov["sampling_rate"] == 16
+    c = prov["calls"]["memcpy"]
+    assert abs(c["sampled"] / (c["calls"] / 16) - 1) < 0.05  # about one call in 16, drawn at random
+
+
+def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
+    one, four = tmp_path / "one", tmp_path / "four"
+    assert record(memfbench, one, MIX, "mix").returncode == 0
+    assert record(memfbench, four, MIX, "threads", "4").returncode == 0
+    bpf = tmp_path / "bpf.txt"
+    bpf.write_text("Attaching 1 probe...\n\n@[17]: 500\n@[4096]: 20\n")
+    out = tmp_path / "merged"
+    p = subprocess.run([memfbench, "merge", "-o", str(out), str(one), str(four), "--bpftrace", f"memcpy:{bpf}"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert table(out / "memcpy_size.csv") == {"17,17": 5500, "4096,4096": 20}
+    assert table(out / "memcmp_mismatch.csv") == {"equal": 35, "5": 15}
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["calls"]["memcpy"]["calls"] == 5520 and len(prov["merged_from"]) == 3
+    for args, fragment in ((["-o", str(tmp_path / "m2"), str(tmp_path / "nothing")], "no FUNCTION_size.csv"),
+                           (["-o", str(tmp_path / "m3"), "--bpftrace", f"memzap:{bpf}"], "'memzap' is not"),
+                           (["-o", str(out), str(one)], "exists; give a new folder")):
+        p = subprocess.run([memfbench, "merge", *args], capture_output=True, text=True, timeout=60)
+        lines = [x for x in p.stderr.splitlines() if x.strip()]
+        assert p.returncode in (1, 2) and len(lines) == 1 and fragment in lines[0], p.stderr
