@@ -1,5 +1,6 @@
 #include "histogram.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
@@ -165,6 +166,100 @@ void rec_dump(int fd, uint64_t rate)
                 line(&o, "mismatch", names[f], 2, p, c->mis_at[p]);
         if (c->mis_last)
             line(&o, "mismatch", names[f], 3, 0, c->mis_last);
+    }
+    put_str(&o, "end\n");
+    flush(&o);
+}
+
+static struct rec_trace_entry *trace;
+static uint64_t trace_cap;
+static atomic_uint_fast64_t trace_next;
+
+int rec_trace_init(uint64_t n)
+{
+    void *p = mmap(NULL, n * sizeof *trace, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    trace = p;
+    trace_cap = n;
+    return 0;
+}
+
+void rec_trace_add(enum rec_func f, uint64_t size, const void *src, const void *dst, const void *caller)
+{
+    if (!trace || atomic_load_explicit(&trace_next, memory_order_relaxed) >= trace_cap)
+        return;
+    uint64_t i = atomic_fetch_add(&trace_next, 1);
+    if (i >= trace_cap)
+        return;
+    trace[i] = (struct rec_trace_entry){.size = size, .caller = (uintptr_t)caller, .func = (uint8_t)f,
+                                        .src_log = (uint8_t)(src ? rec_align_log(src) : 0),
+                                        .dst_log = (uint8_t)rec_align_log(dst)};
+}
+
+static void put_hex(struct out *o, uint64_t v)
+{
+    char tmp[20];
+    int i = 0;
+    do {
+        tmp[i++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    put_str(o, "0x");
+    char rev[20];
+    for (int j = 0; j < i; j++)
+        rev[j] = tmp[i - 1 - j];
+    rev[i] = '\0';
+    put_str(o, rev);
+}
+
+/* A caller as symbol+offset, else object+offset, else the address; no spaces. */
+static void put_caller(struct out *o, uintptr_t a)
+{
+    Dl_info info;
+    if (dladdr((void *)a, &info) && info.dli_fname) {
+        const char *base = info.dli_fname;
+        for (const char *s = info.dli_fname; *s; s++)
+            if (*s == '/')
+                base = s + 1;
+        if (info.dli_sname) {
+            put_str(o, info.dli_sname);
+            put_str(o, "+");
+            put_hex(o, a - (uintptr_t)info.dli_saddr);
+            put_str(o, "@");
+            put_str(o, base);
+        } else {
+            put_str(o, base);
+            put_str(o, "+");
+            put_hex(o, a - (uintptr_t)info.dli_fbase);
+        }
+        return;
+    }
+    put_hex(o, a);
+}
+
+/* Format: "memfbench-trace 1", then per call "FUNC SIZE SRC_ALIGN DST_ALIGN CALLER", then "end". */
+void rec_trace_dump(int fd)
+{
+    static struct out o;
+    o.fd = fd;
+    o.n = 0;
+    put_str(&o, "memfbench-trace 1\n");
+    uint64_t n = atomic_load(&trace_next);
+    if (n > trace_cap)
+        n = trace_cap;
+    for (uint64_t i = 0; i < n; i++) {
+        const struct rec_trace_entry *e = &trace[i];
+        put_str(&o, names[e->func]);
+        put_str(&o, " ");
+        put_u64(&o, e->size);
+        put_str(&o, " ");
+        put_u64(&o, 1ull << e->src_log);
+        put_str(&o, " ");
+        put_u64(&o, 1ull << e->dst_log);
+        put_str(&o, " ");
+        put_caller(&o, e->caller);
+        put_str(&o, "\n");
     }
     put_str(&o, "end\n");
     flush(&o);

@@ -74,7 +74,23 @@ static inline unsigned rec_align_log(const void *p)
     uintptr_t a = (uintptr_t)p | ((uintptr_t)1 << REC_ALIGN_LOG_MAX);
     return (unsigned)__builtin_ctzll((unsigned long long)a);
 }
-/* Writes every block's counts as text to fd (see record/dump.c for the format). */
+/* The call sequence (MEMFBENCH_RECORD_TRACE=N): the first N calls of the process, every thread,
+ * in the order they took a slot. */
+struct rec_trace_entry {
+    uint64_t size;
+    uintptr_t caller;        /* the return address of the recorded call */
+    uint8_t func;            /* enum rec_func */
+    uint8_t src_log, dst_log;
+};
+
+/* Makes room for n entries (mmap); 0 on success. */
+int rec_trace_init(uint64_t n);
+/* Takes the next slot, or does nothing once the window is full. */
+void rec_trace_add(enum rec_func f, uint64_t size, const void *src, const void *dst, const void *caller);
+/* Writes the window as text to fd, callers symbolized with dladdr. */
+void rec_trace_dump(int fd);
+
+/* Writes every block's counts as text to fd (see the format above rec_dump in histogram.c). */
 void rec_dump(int fd, uint64_t rate);
 /* After fork, in the child: every block restarts at zero (the parent's counts stay the parent's). */
 void rec_reset_all(void);

@@ -6,7 +6,8 @@
  * Environment: MEMFBENCH_RECORD_DIR (where each process writes raw-<pid>.txt at exit; unset: the
  * library only forwards calls), MEMFBENCH_RECORD_RATE (1/N or N: every Nth call's shape is counted,
  * all calls are counted), MEMFBENCH_RECORD_FLUSH (seconds: also rewrite the file that often, and
- * on SIGUSR1, for services that do not exit). */
+ * on SIGUSR1, for services that do not exit), MEMFBENCH_RECORD_TRACE (N: also keep the first N calls
+ * in order, with their callers, written as trace-<pid>.txt). */
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -42,6 +43,9 @@ static uint64_t rate = 1;
 static int recording;             /* MEMFBENCH_RECORD_DIR was given */
 static const char *out_dir;
 static uint64_t flush_ns;         /* 0: at exit only */
+static int tracing;               /* MEMFBENCH_RECORD_TRACE */
+/* The trace window's bound: 16 M calls is 400 MB of text, beyond any useful replay. */
+#define TRACE_MAX (1u << 24)
 static atomic_int flush_asked;    /* SIGUSR1 */
 static atomic_uint_fast64_t last_flush_ns;
 static __thread int inside __attribute__((tls_model("initial-exec"))); /* in the recorder's own code: do not count */
@@ -144,6 +148,9 @@ static void resolve(void)
     }
 
     flush_ns = parse_u64(getenv("MEMFBENCH_RECORD_FLUSH")) * 1000000000u;
+    uint64_t window = parse_u64(getenv("MEMFBENCH_RECORD_TRACE"));
+    if (recording && window)
+        tracing = rec_trace_init(window < TRACE_MAX ? window : TRACE_MAX) == 0;
     if (recording) {
         pthread_atfork(NULL, NULL, after_fork_child);
         if (flush_ns) {
@@ -171,18 +178,16 @@ static inline int ready(void)
     return atomic_load(&state) == 2;
 }
 
-/* Writes raw-<pid>.txt in the output folder: a temporary first, renamed over the last one, so
- * a reader sees a whole file or the previous whole file. */
-static void dump(void)
+/* Writes <prefix><pid>.txt in the output folder: a temporary first, renamed over the last one,
+ * so a reader sees a whole file or the previous whole file. */
+static void write_file(const char *prefix, void (*writer)(int fd))
 {
-    if (!recording)
-        return;
-    inside = 1;
     char path[4096], tmp[4096];
     size_t n = 0;
     for (const char *s = out_dir; *s && n < sizeof path - 64; s++)
         path[n++] = *s;
-    const char *mid = "/raw-";
+    path[n++] = '/';
+    const char *mid = prefix;
     for (const char *s = mid; *s; s++)
         path[n++] = *s;
     char digits[24];
@@ -205,7 +210,7 @@ static void dump(void)
     tmp[m] = '\0';
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
-        rec_dump(fd, rate);
+        writer(fd);
         int ok = fsync(fd) == 0;
         close(fd);
         if (ok)
@@ -213,6 +218,21 @@ static void dump(void)
         else
             unlink(tmp);
     }
+}
+
+static void write_counts(int fd)
+{
+    rec_dump(fd, rate);
+}
+
+static void dump(void)
+{
+    if (!recording)
+        return;
+    inside = 1;
+    write_file("raw-", write_counts);
+    if (tracing)
+        write_file("trace-", rec_trace_dump);
     inside = 0;
 }
 
@@ -308,6 +328,8 @@ EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
     struct rec_func_counts *c = count(REC_MEMCPY);
     if (c)
         copy_shape(c, d, s, n, 0);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
     return real_memcpy(d, s, n);
 }
 
@@ -318,6 +340,8 @@ EXPORT void *memmove(void *d, const void *s, size_t n)
     struct rec_func_counts *c = count(REC_MEMMOVE);
     if (c)
         copy_shape(c, d, s, n, 1);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMMOVE, n, s, d, __builtin_return_address(0));
     return real_memmove(d, s, n);
 }
 
@@ -345,6 +369,8 @@ EXPORT void *memset(void *d, int v, size_t n)
         rec_count_size(c, n);
         c->dst_align[rec_align_log(d)]++;
     }
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMSET, n, NULL, d, __builtin_return_address(0));
     return real_memset(d, v, n);
 }
 
@@ -355,6 +381,8 @@ EXPORT int memcmp(const void *a, const void *b, size_t n)
     struct rec_func_counts *c = count(REC_MEMCMP);
     if (c)
         cmp_shape(c, a, b, n);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCMP, n, a, b, __builtin_return_address(0));
     return real_memcmp(a, b, n);
 }
 
@@ -365,6 +393,8 @@ EXPORT int bcmp(const void *a, const void *b, size_t n)
     struct rec_func_counts *c = count(REC_BCMP);
     if (c)
         cmp_shape(c, a, b, n);
+    if (tracing && !inside)
+        rec_trace_add(REC_BCMP, n, a, b, __builtin_return_address(0));
     return real_bcmp(a, b, n);
 }
 

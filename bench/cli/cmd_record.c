@@ -19,6 +19,7 @@
 #include "report/folder.h"
 #include "config.h"
 #include "workload/recording.h"
+#include "workload/trace.h"
 
 static void usage(FILE *out)
 {
@@ -31,6 +32,8 @@ static void usage(FILE *out)
                  "      --rate 1/N     count the shape (size, alignment, ...) of every Nth call only (default 1/1);\n"
                  "                     every call is still counted\n"
                  "      --flush S      also write the counts every S seconds and on SIGUSR1 (long-lived services)\n"
+                 "      --trace N      also keep each process's first N calls in order, with their callers:\n"
+                 "                     FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv\n"
                  "  -h, --help         this text\n");
 }
 
@@ -47,7 +50,8 @@ static const char *recorder_path(void)
 
 /* Runs argv with the recorder; returns its exit status (128 + signal when killed), 127 when it
  * could not be started. */
-static int run_program(char **argv, const char *raw_dir, const char *rate, const char *flush, const char *lib)
+static int run_program(char **argv, const char *raw_dir, const char *rate, const char *flush, const char *trace,
+                       const char *lib)
 {
     pid_t pid = fork();
     if (pid < 0) {
@@ -66,6 +70,8 @@ static int run_program(char **argv, const char *raw_dir, const char *rate, const
         setenv("MEMFBENCH_RECORD_RATE", rate, 1);
         if (flush)
             setenv("MEMFBENCH_RECORD_FLUSH", flush, 1);
+        if (trace)
+            setenv("MEMFBENCH_RECORD_TRACE", trace, 1);
         execvp(argv[0], argv);
         fprintf(stderr, "memfbench record: %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -128,9 +134,10 @@ static cJSON *provenance(char **argv, const struct mfb_recording *rec, int statu
 
 int mfb_cmd_record(int argc, char **argv)
 {
-    const char *out = NULL, *rate = "1", *flush = NULL;
+    const char *out = NULL, *rate = "1", *flush = NULL, *trace = NULL;
     static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"rate", required_argument, 0, 'r'},
-                                         {"flush", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+                                         {"flush", required_argument, 0, 'f'}, {"trace", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     optind = 0;
     opterr = 0;
@@ -161,6 +168,17 @@ int mfb_cmd_record(int argc, char **argv)
                 return MFB_EXIT_USAGE;
             }
             flush = optarg;
+            break;
+        }
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > (long)MFB_MAX_TRACE_CALLS) {
+                fprintf(stderr, "memfbench record: --trace: '%s' is not a number of calls from 1 to %u\n", optarg,
+                        MFB_MAX_TRACE_CALLS);
+                return MFB_EXIT_USAGE;
+            }
+            trace = optarg;
             break;
         }
         case 'h':
@@ -202,10 +220,13 @@ int mfb_cmd_record(int argc, char **argv)
         mfb_folder_abort(tmp);
         return MFB_EXIT_FAIL;
     }
-    int status = run_program(argv + optind, raw, rate, flush, lib);
+    int status = run_program(argv + optind, raw, rate, flush, trace, lib);
     struct mfb_recording rec = {0};
     int rc = add_raw_files(&rec, raw, &err);
     int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
+    long traced = written > 0 && trace ? mfb_trace_convert(raw, tmp, &err) : 0;
+    if (traced < 0)
+        written = -1;
     if (written > 0) {
         cJSON *p = provenance(argv + optind, &rec, status);
         cJSON *calls = cJSON_AddObjectToObject(p, "calls");
@@ -226,6 +247,9 @@ int mfb_cmd_record(int argc, char **argv)
                 fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec.f[f].calls);
         fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec.sources,
                 rec.sources == 1 ? "" : "es", out);
+        if (trace)
+            fprintf(stderr, "memfbench record: traced %ld calls in order: memfbench run -f FUNCTION --trace "
+                            "%s/FUNCTION_trace.csv; call sites by bytes: %s/callsites.csv\n", traced, out, out);
     } else {
         mfb_folder_abort(tmp);
         if (written == 0 && status != 127)

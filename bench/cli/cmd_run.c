@@ -204,6 +204,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_caches caches;
     struct mfb_activity activity = {.phase = MFB_PHASE_IDLE};
     struct mfb_sweep *sweep = NULL;
+    struct mfb_trace trace = {0};
     struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
                           .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
@@ -248,7 +249,12 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto fail;
     if (!timer.invariant)
         mfb_warn(&warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
-    if (cfg.sweep) {
+    if (cfg.trace) {
+        if (mfb_trace_load(&trace, cfg.trace, &err) < 0 ||
+            mfb_trace_dist(&trace, cfg.trace, cfg.func, cfg.dist_dir, &dist, &err) < 0)
+            goto fail;
+        run.trace = &trace;
+    } else if (cfg.sweep) {
         if (!(sweep = calloc(1, sizeof *sweep))) {
             mfb_fail(&err, "out of memory for the sweep");
             goto fail;
@@ -302,6 +308,7 @@ done:
     mfb_workset_free(&ws);
     mfb_dist_free(&dist);
     free(sweep);
+    mfb_trace_free(&trace);
     mfb_warnings_free(&warn);
     return status;
 }

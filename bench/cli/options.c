@@ -73,6 +73,8 @@ void mfb_options_usage(FILE *out)
             "      --unpredictable P  sweep: each call's size drawn within +-P %% of the point, or\n"
             "                         'class': within its power-of-two class (default: the size itself)\n"
             "      --align-src A, --align-dst A  sweep: every call's alignment (default: any offset)\n"
+            "      --trace FILE       replay a recorded call sequence in its order (FUNCTION_trace.csv of\n"
+            "                         memfbench record --trace): each round the next window of calls\n"
             "      --by-class[=E,...] also time each size class of the distribution as its own batches\n"
             "                         in the same rounds, for the analysis's per-class attribution\n"
             "                         (default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)\n"
@@ -106,7 +108,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -126,6 +128,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"by-class", optional_argument, 0, OPT_BYCLASS}, {"latency", no_argument, 0, OPT_LATENCY},
         {"sweep", required_argument, 0, OPT_SWEEP}, {"unpredictable", required_argument, 0, OPT_UNPRED},
         {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
+        {"trace", required_argument, 0, OPT_TRACE},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -237,6 +240,9 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
             *(ch == OPT_ALIGNSRC ? &c->align_src : &c->align_dst) = a;
             break;
         }
+        case OPT_TRACE:
+            c->trace = optarg;
+            break;
         case OPT_LATENCY:
             if (!mfb_latency_supported())
                 return mfb_fail(err, "memfbench run: --latency: not available on this CPU architecture (needs "
@@ -363,6 +369,13 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         return mfb_fail(err, "memfbench run: %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
                         "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
                         "--align-src" : "--align-dst");
+    if (c->trace && (c->distribution || c->sweep || c->by_class))
+        return mfb_fail(err, "memfbench run: --trace replays a recorded sequence; %s does not apply",
+                        c->distribution ? "-d" : c->sweep ? "--sweep" : "--by-class");
+    /* A trace's window is timed once per batch: a second pass over the same window in the same
+     * order would let the predictors learn a sequence the program never repeated. */
+    if (c->trace && c->batch_passes == 0)
+        c->batch_passes = 1;
     if (c->sweep && (c->distribution || c->by_class || c->target_ci > 0))
         return mfb_fail(err, "memfbench sweep: %s does not apply to a sweep (its points are its sizes)",
                         c->distribution ? "-d" : c->by_class ? "--by-class" : "--target-ci");

@@ -63,6 +63,34 @@ static void release(struct rounds *st, int nclasses)
     mfb_sampler_free(&st->sampler);
 }
 
+/* --trace: the next window of the trace into the parameter array, each call placed with its own
+ * size and alignments (the sampler's placement rules); returns the bytes of the window. */
+static uint64_t trace_fill(struct mfb_run *r, struct rounds *st, size_t n)
+{
+    struct mfb_trace *t = r->trace;
+    const struct mfb_dist *d = r->dist;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct mfb_trace_call *c = &t->c[t->next];
+        t->next = t->next + 1 == t->n ? 0 : t->next + 1;
+        struct mfb_shape shape = {.src_align = d->src_align.n ? mfb_table_find(&d->src_align, c->src_align) : MFB_SHAPE_DRAW,
+                                  .dst_align = d->dst_align.n ? mfb_table_find(&d->dst_align, c->dst_align) : MFB_SHAPE_DRAW,
+                                  .overlap = MFB_SHAPE_DRAW, .mismatch = MFB_SHAPE_DRAW};
+        mfb_sampler_place(&st->sampler, c->size, &shape, &st->params[i]);
+        bytes += c->size;
+    }
+    return bytes;
+}
+
+/* --trace: the timed passes visit the calls in the order of the trace. */
+static void in_order(struct mfb_pass *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i].stride = 1;
+        p[i].offset = 0;
+    }
+}
+
 /* --by-class: a sampler per class (each its own stream, derived from the params stream), and a
  * copy of the first array: class batches overwrite the parameter array, and warm-up rounds
  * replay the first one. */
@@ -97,7 +125,12 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
                          mfb_stream_seed(r->seed, MFB_STREAM_PARAMS), err) < 0)
         return -1;
     st->params = mfb_run_params(r);
-    mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->ws));
+    if (r->trace) { /* round 0 (and the warm-up) replays the trace's first window */
+        r->trace->next = 0;
+        trace_fill(r, st, mfb_calls_per_pass(&r->cal));
+    } else {
+        mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->ws));
+    }
     /* A pass may use only the first calls_per_pass records. */
     st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->cal));
     mfb_rng_seed(&st->order_rng, mfb_stream_seed(r->seed, MFB_STREAM_ORDER));
@@ -153,6 +186,10 @@ static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t c
         int vi = st->order[pos];
         struct mfb_batch_result res;
         mfb_passes_draw(&st->shift_rng, st->passes, passes + 1);
+        /* The timed passes follow the trace; the priming pass (the last) keeps an order of its own,
+         * so the predictors have not seen the window's sequence before it is timed. */
+        if (r->trace)
+            in_order(st->passes, passes);
         /* Priming: an untimed pass of the same variant over the same calls in an order of its own
          * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
          * L1) is this variant's own when the timed passes start, without replaying their order. */
@@ -184,7 +221,8 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     uint32_t round = r->res.rounds;
     /* Warm-up rounds replay the first array; measured rounds draw fresh calls. */
     if (round > 0 && !st->warming)
-        st->pass_bytes = mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->cal));
+        st->pass_bytes = r->trace ? trace_fill(r, st, mfb_calls_per_pass(&r->cal))
+                                  : mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->cal));
     else if (round > 0 && st->first) /* --by-class: the class batches of the last round overwrote it */
         memcpy(st->params, st->first, mfb_calls_per_pass(&r->cal) * sizeof *st->params);
     next_order(st, round, r->nvars);

@@ -25,6 +25,7 @@
 #include "workload/distribution.h"
 #include "workload/selfcheck.h"
 #include "workload/sweep.h"
+#include "workload/trace.h"
 
 struct mfb_run_variant {
     const struct mfb_variant *v; /* points at own */
@@ -132,6 +133,7 @@ struct mfb_run {
     struct mfb_calibration cal;
     struct mfb_by_class by_class;
     const struct mfb_sweep *sweep; /* a sweep: its points are the classes, and the whole is not timed */
+    struct mfb_trace *trace;       /* --trace: the calls replayed in order, window after window */
     struct mfb_warmup warmup;
     struct mfb_stop stop;
     struct mfb_harness harness;

@@ -79,6 +79,7 @@ struct mfb_study {
     const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
     const char *sweep;                 /* memfbench sweep / --sweep SIZES: NULL for a replay */
+    const char *trace;                 /* --trace FILE: replay a recorded call sequence in order */
     const char *unpredictable;         /* --unpredictable P|class (sweeps); NULL: predictable */
     uint64_t align_src, align_dst;     /* --align-src/--align-dst (sweeps); 0: any offset */
     int cpu;                           /* -1: do not pin */

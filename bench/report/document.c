@@ -169,6 +169,10 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
     cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
     cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
+    if (c->trace)
+        cJSON_AddStringToObject(cfg, "trace", c->trace);
+    else
+        cJSON_AddNullToObject(cfg, "trace");
     cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
     const char *const *codes;
     size_t ncodes = mfb_warning_codes(&codes);

@@ -160,3 +160,46 @@ def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
         p = subprocess.run([memfbench, "merge", *args], capture_output=True, text=True, timeout=60)
         lines = [x for x in p.stderr.splitlines() if x.strip()]
         assert p.returncode in (1, 2) and len(lines) == 1 and fragment in lines[0], p.stderr
+
+
+def test_a_trace_keeps_the_order_and_the_call_sites_and_replays(memfbench, tmp_path):
+    out = tmp_path / "t"
+    p = subprocess.run([memfbench, "record", "--trace", "100000", "-o", str(out), "--", MIX, "mix"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [x for x in (out / "memcpy_trace.csv").read_text().splitlines() if not x.startswith("#")]
+    assert rows[0] == "size,src_alignment,dst_alignment,caller" and len(rows) == 1 + 1000
+    assert all(r.startswith("17,16,16,") for r in rows[1:]) and len({r.split(",")[3] for r in rows[1:]}) == 1
+    sets = [x.split(",")[0] for x in (out / "memset_trace.csv").read_text().splitlines()[2:]]
+    assert sets == ["4096"] * 10 + ["64"] * 2  # the program's order
+    sites = [x.split(",") for x in (out / "callsites.csv").read_text().splitlines() if not x.startswith("#")][1:]
+    assert sites[0][0] == "memset" and int(sites[0][3]) == 10 * 4096  # most bytes first
+    assert sum(int(s[2]) for s in sites if s[0] == "memcpy") == 1000
+    r = subprocess.run([memfbench, "run", "-q", "--trace", str(out / "memcpy_trace.csv"), "--processes", "1",
+                        "--rounds", "4", "--warmup-rounds", "1", "-o", str(tmp_path / "r.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["config"]["trace"] == str(out / "memcpy_trace.csv") and doc["config"]["batch_passes"] == 1
+    assert doc["distribution"]["name"].startswith("trace:")
+    s = doc["samples"]
+    assert all(b == 17 * c for b, c in zip(s["bytes"], s["calls"]))
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("size,weight\n1,2\n", "header: expected size,src_alignment,dst_alignment,caller"),
+    ("size,src_alignment,dst_alignment,caller\n17,3,16,x\n", ":2: alignment"),
+    ("size,src_alignment,dst_alignment,caller\n17;16\n", ":2: expected SIZE"),
+    ("size,src_alignment,dst_alignment,caller\n", "no calls"),
+])
+def test_bad_traces_are_one_line(memfbench, tmp_path, text, fragment):
+    f = tmp_path / "memcpy_trace.csv"
+    f.write_text(text)
+    p = subprocess.run([memfbench, "run", "--trace", str(f), "--processes", "1", "--rounds", "2", "-o",
+                        str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode != 0 and len(lines) == 1 and fragment in lines[0] and str(f) in lines[0], p.stderr
+    assert not (tmp_path / "x.json").exists()
+    p = subprocess.run([memfbench, "run", "--trace", str(f), "-d", "fixed:8", "-o", str(tmp_path / "x.json")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--trace replays a recorded sequence; -d does not apply" in p.stderr
