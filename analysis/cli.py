@@ -136,10 +136,7 @@ def _check_options(args: argparse.Namespace) -> None:
     and "1e999" as floats, and numpy refuses negative seeds deep inside a bootstrap)."""
     if args.cmd == "gate" and not (math.isfinite(args.fail_if_slower) and args.fail_if_slower >= 0):
         raise UsageError(f"--fail-if-slower {args.fail_if_slower:g}: must be a finite, non-negative percentage")
-    if not (math.isfinite(args.margin) and args.margin >= 0):
-        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
-    if not 0.5 <= args.level < 1:  # also refuses nan
-        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    _check_margin_level(args)
     if not 1000 <= args.resamples <= stats.MAX_RESAMPLES:
         raise UsageError(f"--resamples {args.resamples}: must be from 1000 to {stats.MAX_RESAMPLES}")
     if args.seed < 0:
@@ -272,10 +269,7 @@ def _diff(args: argparse.Namespace) -> int:
         before, after = args.before, args.after
     else:
         raise UsageError("diff: needs BEFORE AFTER, or both --before and --after")
-    if not (math.isfinite(args.margin) and args.margin >= 0):
-        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
-    if not 0.5 <= args.level < 1:
-        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    _check_margin_level(args)
     gate = args.fail_if_slower
     if gate is not None and not (math.isfinite(gate) and gate >= 0):
         raise UsageError(f"--fail-if-slower {gate:g}: must be a finite, non-negative percentage")
@@ -312,11 +306,15 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0
 
 
-def _classes(args: argparse.Namespace) -> int:
+def _check_margin_level(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.margin) and args.margin >= 0):
         raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
-    if not 0.5 <= args.level < 1:
+    if not 0.5 <= args.level < 1:  # also refuses nan
         raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+
+
+def _classes(args: argparse.Namespace) -> int:
+    _check_margin_level(args)
     if args.csv_out is not None:
         check_output_file(args.csv_out, "--csv", [args.file])
     run = load_run(args.file)
@@ -338,10 +336,7 @@ def _classes(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    if not (math.isfinite(args.margin) and args.margin >= 0):
-        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
-    if not 0.5 <= args.level < 1:
-        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    _check_margin_level(args)
     if args.csv_out is not None:
         check_output_file(args.csv_out, "--csv", [args.file])
     if args.plot is not None:

@@ -6,11 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
-#include "config.h"
 #include "report/folder.h"
+#include "report/provenance.h"
 #include "workload/recording.h"
 
 /* --bpftrace options at most: the command line would be unwieldy long before. */
@@ -77,26 +76,13 @@ int mfb_cmd_merge(int argc, char **argv)
     char *tmp = rc == 0 ? mfb_folder_begin(out, &err) : NULL;
     int written = tmp ? mfb_recording_write(&rec, tmp, &err) : -1;
     if (written > 0) {
-        cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "schema", "memfbench-recording");
-        cJSON_AddNumberToObject(p, "schema_version", 1);
-        cJSON_AddStringToObject(p, "tool", "memfbench " MFB_VERSION);
+        cJSON *p = mfb_provenance_new();
         cJSON *src = cJSON_AddArrayToObject(p, "merged_from");
         for (int i = optind; i < argc; i++)
             cJSON_AddItemToArray(src, cJSON_CreateString(argv[i]));
         for (int i = 0; i < nbpf; i++)
             cJSON_AddItemToArray(src, cJSON_CreateString(bpf[i]));
-        char ts[64];
-        time_t now = time(NULL);
-        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        cJSON_AddStringToObject(p, "created_utc", ts);
-        cJSON *calls = cJSON_AddObjectToObject(p, "calls");
-        for (int f = 0; f < MFB_FUNC_COUNT; f++)
-            if (rec.f[f].calls) {
-                cJSON *c = cJSON_AddObjectToObject(calls, mfb_func_name((enum mfb_func)f));
-                cJSON_AddNumberToObject(c, "calls", (double)rec.f[f].calls);
-                cJSON_AddNumberToObject(c, "sampled", (double)rec.f[f].sampled);
-            }
+        mfb_provenance_add_calls(p, &rec);
         if (mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 || mfb_folder_commit(tmp, out, &err) < 0)
             written = -1;
         cJSON_Delete(p);

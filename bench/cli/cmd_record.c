@@ -12,11 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "report/folder.h"
+#include "report/provenance.h"
 #include "config.h"
 #include "workload/recording.h"
 #include "workload/trace.h"
@@ -112,20 +112,13 @@ static int add_raw_files(struct mfb_recording *rec, const char *raw_dir, struct 
 
 static cJSON *provenance(char **argv, const struct mfb_recording *rec, int status)
 {
-    cJSON *p = cJSON_CreateObject();
-    cJSON_AddStringToObject(p, "schema", "memfbench-recording");
-    cJSON_AddNumberToObject(p, "schema_version", 1);
-    cJSON_AddStringToObject(p, "tool", "memfbench " MFB_VERSION);
+    cJSON *p = mfb_provenance_new();
     cJSON *cmd = cJSON_AddArrayToObject(p, "command");
     for (char **a = argv; *a; a++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(*a));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     cJSON_AddStringToObject(p, "host", host);
-    char ts[64];
-    time_t now = time(NULL);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(p, "created_utc", ts);
     cJSON_AddNumberToObject(p, "exit_status", status);
     cJSON_AddNumberToObject(p, "processes", rec->sources);
     cJSON_AddNumberToObject(p, "sampling_rate", (double)rec->rate);
@@ -229,13 +222,7 @@ int mfb_cmd_record(int argc, char **argv)
         written = -1;
     if (written > 0) {
         cJSON *p = provenance(argv + optind, &rec, status);
-        cJSON *calls = cJSON_AddObjectToObject(p, "calls");
-        for (int f = 0; f < MFB_FUNC_COUNT; f++)
-            if (rec.f[f].calls) {
-                cJSON *c = cJSON_AddObjectToObject(calls, mfb_func_name((enum mfb_func)f));
-                cJSON_AddNumberToObject(c, "calls", (double)rec.f[f].calls);
-                cJSON_AddNumberToObject(c, "sampled", (double)rec.f[f].sampled);
-            }
+        mfb_provenance_add_calls(p, &rec);
         written = mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ? -1 : written;
         cJSON_Delete(p);
     }
