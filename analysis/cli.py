@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import stats
+from .callsites import read_callsites, top
 from .classes import decompose, decompose_run, decomposition_lines
 from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
 from .compare import comparisons_frame, compare_runs
@@ -123,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     w.add_argument("--csv", dest="csv_out", help="also write every point as CSV to this file")
     w.add_argument("--plot", metavar="STEM", help="also write the plot as STEM.png")
+    cs = sub.add_parser("callsites", help="the call sites of a recorded trace (memfbench record --trace), "
+                                          "by bytes and by calls")
+    cs.add_argument("folder", help="a recorded folder (or its callsites.csv)")
+    cs.add_argument("--top", type=int, default=10, help="how many of each ranking (default 10)")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -198,6 +203,8 @@ def _run(args: argparse.Namespace) -> int:
         return _classes(args)
     if args.cmd == "sweep":
         return _sweep(args)
+    if args.cmd == "callsites":
+        return _callsites(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -365,6 +372,20 @@ def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
     return buf.getvalue()
+
+
+def _callsites(args: argparse.Namespace) -> int:
+    if args.top < 1:
+        raise UsageError(f"--top {args.top}: must be at least 1")
+    df = read_callsites(args.folder)
+    cols = ["function", "caller", "calls", "calls_pct", "bytes", "bytes_pct"]
+    for by in ("bytes", "calls"):
+        print(f"== top {args.top} call sites by {by} (% of the function's traced {by})")
+        print(_fmt_table(top(df, by, args.top)[cols]))
+        print()
+    print("callers as symbol+offset@object, or object+offset (addr2line -f -e OBJECT OFFSET names those when the "
+          "object has debug information)")
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
