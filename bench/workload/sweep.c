@@ -62,9 +62,13 @@ static int parse_item(struct mfb_sweep *s, const char *item, struct mfb_err *err
     if (hi < lo)
         return mfb_fail(err, "memfbench sweep: --sizes: '%s': HI is below LO", item);
     if (pow2) {
+        size_t before = s->n;
         for (uint64_t p = 1; p <= hi; p <<= 1)
             if (p >= lo && add_point(s, p, err) < 0)
                 return -1;
+        /* found by tests/fuzz/fuzz_recorded: "pow2:0-0" made an empty sweep */
+        if (s->n == before)
+            return mfb_fail(err, "memfbench sweep: --sizes: '%s': no power of two between LO and HI", item);
         return 0;
     }
     if (!colon)

@@ -97,6 +97,7 @@ def test_analysis_tabulates_plots_and_summarizes(predictable, tmp_path):
     (["sweep", "8", "--by-class"], "--by-class does not apply"),
     (["run", "--unpredictable", "20"], "--unpredictable applies to sweeps"),
     (["sweep", "0-100000:1"], "more than 4096 sizes"),
+    (["sweep", "pow2:0-0"], "no power of two between LO and HI"),
     (["sweep"], "give the sizes first"),
 ])
 def test_bad_sweeps_are_one_line(memfbench, tmp_path, args, fragment):
