@@ -1,5 +1,7 @@
 #include "report/folder.h"
 
+#include "report/output.h"
+
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -38,6 +40,7 @@ char *mfb_folder_begin(const char *target, struct mfb_err *err)
         mfb_fail(err, "%s: the folder %s does not exist", target, dir);
         return NULL;
     }
+    mfb_output_remove_stale(dir, base); /* a folder left by a record or merge that was killed */
     size_t cap = strlen(dir) + strlen(base) + 64;
     char *tmp = malloc(cap);
     if (!tmp) {

@@ -1,5 +1,6 @@
 #include "report/output.h"
 
+#include "report/folder.h"
 #include "report/gzip.h"
 
 #include <dirent.h>
@@ -35,8 +36,9 @@ static void split_path(const char *path, char *dir, size_t dir_cap, const char *
     }
 }
 
-/* Removes leftovers ".<base>.memfbench-<pid>.XXXXXX" of processes that no longer exist. */
-static void remove_stale(const char *dir, const char *base)
+/* Removes leftovers ".<base>.memfbench-<pid>.XXXXXX" of processes that no longer exist: files
+ * (result temporaries) and folders (memfbench record and merge, report/folder.c). */
+void mfb_output_remove_stale(const char *dir, const char *base)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -54,8 +56,9 @@ static void remove_stale(const char *dir, const char *base)
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue; /* its process is alive (or not ours to probe): in use */
         char full[PATH_MAX];
-        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) < sizeof full)
-            unlink(full);
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) < sizeof full && unlink(full) != 0 &&
+            (errno == EISDIR || errno == EPERM))
+            mfb_folder_remove_tree(full);
     }
     closedir(d);
 }
@@ -138,7 +141,7 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
     char dir[PATH_MAX];
     const char *base;
     split_path(target, dir, sizeof dir, &base);
-    remove_stale(dir, base);
+    mfb_output_remove_stale(dir, base);
     if (!(o->tmp = mfb_output_temp(target, ""))) {
         int e = errno;
         mfb_output_abort(o);

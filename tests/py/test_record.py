@@ -211,3 +211,40 @@ def test_bad_traces_are_one_line(memfbench, tmp_path, text, fragment):
     p = subprocess.run([memfbench, "run", "--trace", str(f), "-d", "fixed:8", "-o", str(tmp_path / "x.json")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--trace replays a recorded sequence; -d does not apply" in p.stderr
+
+
+def test_flush_keeps_the_counts_of_a_program_that_is_killed(memfbench, tmp_path):
+    """--flush 1: the counts are rewritten every second, so a service killed without running its
+    exit handlers still leaves its calls; memfbench record reports the signal in the exit status."""
+    out = tmp_path / "f"
+    proc = subprocess.Popen([memfbench, "record", "--flush", "1", "-o", str(out), "--", MIX, "loop", "4000000000", "16"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    import time
+    time.sleep(3)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert len(children) == 1
+    os.kill(int(children[0]), 9)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 137, err
+    assert "killed by signal 9" in err
+    calls = table(out / "memcpy_size.csv")
+    assert list(calls) == ["16,16"] and calls["16,16"] > 1000
+    assert json.loads((out / "provenance.json").read_text())["exit_status"] == 137
+
+
+def test_a_killed_recorder_leaves_nothing_the_next_run_keeps(memfbench, tmp_path):
+    """memfbench record itself killed (-9): its hidden temporary folder is removed by the next
+    record into the same place."""
+    proc = subprocess.Popen([memfbench, "record", "-o", str(tmp_path / "x"), "--", MIX, "loop", "4000000000", "16"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import time
+    time.sleep(1)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    proc.kill()
+    proc.wait()
+    for c in children:
+        os.kill(int(c), 9)
+    time.sleep(0.5)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.memfbench-")]
+    assert record(memfbench, tmp_path / "x", MIX, "mix").returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
