@@ -4,6 +4,11 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
+/* The trace window (rec_trace_init); after fork the child starts its own. */
+static struct rec_trace_entry *trace;
+static uint64_t trace_cap;
+static atomic_uint_fast64_t trace_next;
+
 /* Every block, pushed once by its thread; the dump and the fork handler walk it. */
 static _Atomic(struct rec_block *) blocks;
 __thread struct rec_block *rec_mine __attribute__((tls_model("initial-exec")));
@@ -24,6 +29,7 @@ struct rec_block *rec_block_new(void)
 
 void rec_reset_all(void)
 {
+    atomic_store(&trace_next, 0);
     for (struct rec_block *b = atomic_load(&blocks); b; b = b->next) {
         struct rec_block *next = b->next;
         uint64_t countdown = b->countdown;
@@ -171,9 +177,6 @@ void rec_dump(int fd, uint64_t rate)
     flush(&o);
 }
 
-static struct rec_trace_entry *trace;
-static uint64_t trace_cap;
-static atomic_uint_fast64_t trace_next;
 
 int rec_trace_init(uint64_t n)
 {

@@ -106,7 +106,7 @@ static void on_usr1(int sig)
 
 static void after_fork_child(void)
 {
-    rec_reset_all(); /* the child records its own calls, to its own file */
+    rec_reset_all(); /* the child records its own calls (counts and trace), to its own files */
 }
 
 /* The thread looking the functions up: its own calls meanwhile (dlsym copies) take the fallbacks;
@@ -279,7 +279,8 @@ static inline struct rec_func_counts *count(enum rec_func f)
     b->countdown = b->rng % (2 * rate - 1);
 sampled:
     c->sampled++;
-    if ((c->sampled & 4095) == 0)
+    /* SIGUSR1 is looked at on every sampled call (a plain load), the clock every 4096 */
+    if (flush_ns && (atomic_load_explicit(&flush_asked, memory_order_relaxed) || (c->sampled & 4095) == 0))
         maybe_flush();
     return c;
 }
@@ -352,6 +353,8 @@ EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
     struct rec_func_counts *c = count(REC_MEMCPY);
     if (c)
         copy_shape(c, d, s, n, 0);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
     return real_mempcpy ? real_mempcpy(d, s, n) : (unsigned char *)real_memcpy(d, s, n) + n;
 }
 
@@ -407,6 +410,8 @@ EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
     struct rec_func_counts *c = count(REC_MEMCPY);
     if (c)
         copy_shape(c, d, s, n, 0);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
     return real_memcpy_chk(d, s, n, room);
 }
 
@@ -417,6 +422,8 @@ EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
     struct rec_func_counts *c = count(REC_MEMMOVE);
     if (c)
         copy_shape(c, d, s, n, 1);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMMOVE, n, s, d, __builtin_return_address(0));
     return real_memmove_chk(d, s, n, room);
 }
 
@@ -427,6 +434,8 @@ EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
     struct rec_func_counts *c = count(REC_MEMCPY);
     if (c)
         copy_shape(c, d, s, n, 0);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
     return real_mempcpy_chk(d, s, n, room);
 }
 
@@ -439,6 +448,8 @@ EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
         rec_count_size(c, n);
         c->dst_align[rec_align_log(d)]++;
     }
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMSET, n, NULL, d, __builtin_return_address(0));
     return real_memset_chk(d, v, n, room);
 }
 
@@ -450,5 +461,7 @@ EXPORT wchar_t *wmemcpy(wchar_t *restrict d, const wchar_t *restrict s, size_t n
     struct rec_func_counts *c = count(REC_MEMCPY);
     if (c)
         copy_shape(c, d, s, n * sizeof(wchar_t), 0);
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMCPY, n * sizeof(wchar_t), s, d, __builtin_return_address(0));
     return real_wmemcpy(d, s, n);
 }

@@ -352,8 +352,9 @@ static cJSON *workset_json(const struct mfb_workset *ws)
 }
 
 /* The batch shape (calibration) and how batches are ordered and replayed. */
-static cJSON *calibration_json(const struct mfb_calibration *c)
+static cJSON *calibration_json(const struct mfb_run *r)
 {
+    const struct mfb_calibration *c = &r->cal;
     cJSON *b = cJSON_CreateObject();
     cJSON_AddNumberToObject(b, "calls_per_pass", mfb_calls_per_pass(c));
     cJSON_AddNumberToObject(b, "passes", c->passes);
@@ -364,12 +365,16 @@ static cJSON *calibration_json(const struct mfb_calibration *c)
     cJSON_AddNumberToObject(b, "predicted_slowest_ns", c->slowest_batch_ns);
     cJSON_AddStringToObject(b, "rule", mfb_batch_rule_text(c->rule));
     cJSON_AddBoolToObject(b, "single_call", c->single_call);
-    cJSON_AddStringToObject(b, "pass_order", "every pass visits the call array in its own random order "
-                            "(odd stride and offset modulo the power-of-two array length)");
+    cJSON_AddStringToObject(b, "pass_order", r->trace ? "every timed pass visits the trace's window in the "
+                            "program's order; the priming pass in a random order of its own"
+                            : "every pass visits the call array in its own random order (odd stride and offset "
+                              "modulo the power-of-two array length)");
     cJSON_AddNumberToObject(b, "linearity_tolerance", c->linearity_tolerance);
     cJSON_AddStringToObject(b, "order", "random permutation on even rounds, reversed on odd rounds");
-    cJSON_AddStringToObject(b, "calls_overlap", "throughput: consecutive calls are independent and may overlap "
-                            "in the core");
+    cJSON_AddStringToObject(b, "calls_overlap", r->study->latency
+                            ? "latency: each call's addresses depend on the previous call's result, so calls "
+                              "cannot overlap"
+                            : "throughput: consecutive calls are independent and may overlap in the core");
     return b;
 }
 
@@ -473,7 +478,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "timer", timer_json(r->timer));
     cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
-    cJSON_AddItemToObject(d, "batch", calibration_json(&r->cal));
+    cJSON_AddItemToObject(d, "batch", calibration_json(r));
     cJSON_AddItemToObject(d, "by_class", by_class_json(&r->by_class));
     cJSON_AddItemToObject(d, "sweep", sweep_json(r->sweep));
     cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));

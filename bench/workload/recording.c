@@ -240,7 +240,8 @@ static FILE *open_table(const char *dir, const char *fn, const char *suffix, con
     snprintf(path, cap, "%s/%s_%s.csv", dir, fn, suffix);
     FILE *fp = fopen(path, "w");
     if (fp)
-        fprintf(fp, "# recorded by memfbench record (weights: calls)\n%s\n", header);
+        fprintf(fp, "# recorded by memfbench record (weights: calls; with --rate 1/N the sampled calls "
+                    "scaled by calls / sampled)\n%s\n", header);
     return fp;
 }
 
@@ -251,7 +252,20 @@ static int close_table(FILE *fp, const char *path, struct mfb_err *err)
     return bad ? mfb_fail(err, "%s: write error", path) : 0;
 }
 
-static int write_align(const uint64_t *counts, const char *dir, const char *fn, const char *suffix,
+/* A sampled count as calls: with --rate 1/N the shape was counted for about one call in N, so
+ * each count stands for calls / sampled calls (a merge then weighs recordings by their calls,
+ * whatever their rates). */
+static unsigned long long as_calls(uint64_t count, double scale)
+{
+    return (unsigned long long)((double)count * scale + 0.5);
+}
+
+static double scale_of(const struct mfb_rec_func *c)
+{
+    return c->sampled && c->calls > c->sampled ? (double)c->calls / (double)c->sampled : 1.0;
+}
+
+static int write_align(const uint64_t *counts, double scale, const char *dir, const char *fn, const char *suffix,
                        struct mfb_err *err)
 {
     uint64_t total = 0;
@@ -265,25 +279,26 @@ static int write_align(const uint64_t *counts, const char *dir, const char *fn, 
         return mfb_fail(err, "%s: cannot create: %s", path, strerror(errno));
     for (unsigned k = 0; k <= MFB_REC_ALIGN_LOG_MAX; k++)
         if (counts[k])
-            fprintf(fp, "%llu,%llu\n", 1ull << k, (unsigned long long)counts[k]);
+            fprintf(fp, "%llu,%llu\n", 1ull << k, as_calls(counts[k], scale));
     return close_table(fp, path, err);
 }
 
 static int write_func(const struct mfb_rec_func *c, enum mfb_func f, const char *dir, struct mfb_err *err)
 {
     const char *fn = mfb_func_name(f);
+    double scale = scale_of(c);
     char path[4096];
     FILE *fp = open_table(dir, fn, "size", "size_lo,size_hi,weight", path, sizeof path);
     if (!fp)
         return mfb_fail(err, "%s: cannot create: %s", path, strerror(errno));
     for (size_t i = 0; i < c->nsizes; i++)
         fprintf(fp, "%llu,%llu,%llu\n", (unsigned long long)c->sizes[i].lo, (unsigned long long)c->sizes[i].hi,
-                (unsigned long long)c->sizes[i].count);
+                as_calls(c->sizes[i].count, scale));
     if (close_table(fp, path, err) < 0)
         return -1;
     /* memset has one buffer: its alignment is the destination's */
-    if ((f != MFB_MEMSET && write_align(c->src_align, dir, fn, "src_alignment", err) < 0) ||
-        write_align(c->dst_align, dir, fn, "dst_alignment", err) < 0)
+    if ((f != MFB_MEMSET && write_align(c->src_align, scale, dir, fn, "src_alignment", err) < 0) ||
+        write_align(c->dst_align, scale, dir, fn, "dst_alignment", err) < 0)
         return -1;
     if (f == MFB_MEMMOVE && c->overlap[0] + c->overlap[1] + c->overlap[2]) {
         static const char *const names[] = {"none", "forward", "backward"};
@@ -291,7 +306,7 @@ static int write_func(const struct mfb_rec_func *c, enum mfb_func f, const char 
             return mfb_fail(err, "%s: cannot create: %s", path, strerror(errno));
         for (int k = 0; k < 3; k++)
             if (c->overlap[k])
-                fprintf(fp, "%s,%llu\n", names[k], (unsigned long long)c->overlap[k]);
+                fprintf(fp, "%s,%llu\n", names[k], as_calls(c->overlap[k], scale));
         if (close_table(fp, path, err) < 0)
             return -1;
     }
@@ -303,14 +318,14 @@ static int write_func(const struct mfb_rec_func *c, enum mfb_func f, const char 
             if (!(fp = open_table(dir, fn, "mismatch", "mismatch,weight", path, sizeof path)))
                 return mfb_fail(err, "%s: cannot create: %s", path, strerror(errno));
             if (c->mis_equal)
-                fprintf(fp, "equal,%llu\n", (unsigned long long)c->mis_equal);
+                fprintf(fp, "equal,%llu\n", as_calls(c->mis_equal, scale));
             if (c->mis_uniform)
-                fprintf(fp, "uniform,%llu\n", (unsigned long long)c->mis_uniform);
+                fprintf(fp, "uniform,%llu\n", as_calls(c->mis_uniform, scale));
             if (c->mis_last)
-                fprintf(fp, "last,%llu\n", (unsigned long long)c->mis_last);
+                fprintf(fp, "last,%llu\n", as_calls(c->mis_last, scale));
             for (unsigned p = 0; p < MFB_REC_MISMATCH_EXACT; p++)
                 if (c->mis_at[p])
-                    fprintf(fp, "%u,%llu\n", p, (unsigned long long)c->mis_at[p]);
+                    fprintf(fp, "%u,%llu\n", p, as_calls(c->mis_at[p], scale));
             if (close_table(fp, path, err) < 0)
                 return -1;
         }

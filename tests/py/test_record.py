@@ -60,6 +60,15 @@ def test_threads_and_forks(memfbench, tmp_path, args, factor, processes):
     assert json.loads((out / "provenance.json").read_text())["processes"] == processes
 
 
+def test_a_forked_childs_trace_is_its_own(memfbench, tmp_path):
+    out = tmp_path / "f"
+    p = subprocess.run([memfbench, "record", "--trace", "100000", "-o", str(out), "--", MIX, "fork"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [x for x in (out / "memcpy_trace.csv").read_text().splitlines() if not x.startswith("#")]
+    assert len(rows) == 1 + 2 * 1000  # the parent's 1000 and the child's own 1000, not the parent's twice
+
+
 def test_exit_status_is_passed_through(memfbench, tmp_path):
     out = tmp_path / "e"
     p = record(memfbench, out, MIX, "exit", "3")
@@ -138,6 +147,9 @@ def test_sampling_keeps_the_shape(memfbench, tmp_path):
     assert prov["sampling_rate"] == 16
     c = prov["calls"]["memcpy"]
     assert abs(c["sampled"] / (c["calls"] / 16) - 1) < 0.05  # about one call in 16, drawn at random
+    # the table's weights stand for all calls (sampled counts scaled), so merges weigh by calls
+    weights = table(sampled / "memcpy_size.csv")
+    assert abs(sum(weights.values()) / c["calls"] - 1) < 0.01
 
 
 def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
