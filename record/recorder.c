@@ -50,7 +50,9 @@ static atomic_int flush_asked;    /* SIGUSR1 */
 static atomic_uint_fast64_t last_flush_ns;
 static __thread int inside __attribute__((tls_model("initial-exec"))); /* in the recorder's own code: do not count */
 
-/* Fallbacks for calls made while the real functions are being looked up (dlsym may copy). The
+/* Fallbacks for calls made while the real functions are being looked up (dlsym may copy); the
+ * same loops as bench/impl/reference.c, which this library cannot link: it is preloaded into other
+ * programs and carries nothing of the benchmark. The
  * build compiles this file with -fno-builtin and without loop-to-call patterns, so these stay
  * loops. */
 static void *fb_copy(void *d, const void *s, size_t n)
@@ -320,17 +322,47 @@ static inline void cmp_shape(struct rec_func_counts *c, const void *a, const voi
         c->mis_uniform++;
 }
 
+/* One call of each kind: its counts, its shape when sampled, its trace entry. Inlined into each
+ * interposed function, which passes its own return address as the caller. */
+static inline __attribute__((always_inline)) void on_copy(enum rec_func f, const void *d, const void *s, size_t n,
+                                                          int overlap, const void *caller)
+{
+    struct rec_func_counts *c = count(f);
+    if (c)
+        copy_shape(c, d, s, n, overlap);
+    if (tracing && !inside)
+        rec_trace_add(f, n, s, d, caller);
+}
+
+static inline __attribute__((always_inline)) void on_set(const void *d, size_t n, const void *caller)
+{
+    struct rec_func_counts *c = count(REC_MEMSET);
+    if (c) {
+        rec_count_size(c, n);
+        c->dst_align[rec_align_log(d)]++;
+    }
+    if (tracing && !inside)
+        rec_trace_add(REC_MEMSET, n, NULL, d, caller);
+}
+
+static inline __attribute__((always_inline)) void on_cmp(enum rec_func f, const void *a, const void *b, size_t n,
+                                                         const void *caller)
+{
+    struct rec_func_counts *c = count(f);
+    if (c)
+        cmp_shape(c, a, b, n);
+    if (tracing && !inside)
+        rec_trace_add(f, n, a, b, caller);
+}
+
 #define EXPORT __attribute__((visibility("default")))
+#define CALLER __builtin_return_address(0)
 
 EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
         return fb_copy(d, s, n);
-    struct rec_func_counts *c = count(REC_MEMCPY);
-    if (c)
-        copy_shape(c, d, s, n, 0);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_memcpy(d, s, n);
 }
 
@@ -338,11 +370,7 @@ EXPORT void *memmove(void *d, const void *s, size_t n)
 {
     if (!ready())
         return fb_copy(d, s, n);
-    struct rec_func_counts *c = count(REC_MEMMOVE);
-    if (c)
-        copy_shape(c, d, s, n, 1);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMMOVE, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMMOVE, d, s, n, 1, CALLER);
     return real_memmove(d, s, n);
 }
 
@@ -350,30 +378,23 @@ EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
         return (unsigned char *)fb_copy(d, s, n) + n;
-    struct rec_func_counts *c = count(REC_MEMCPY);
-    if (c)
-        copy_shape(c, d, s, n, 0);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_mempcpy ? real_mempcpy(d, s, n) : (unsigned char *)real_memcpy(d, s, n) + n;
 }
 
 EXPORT void *__mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    return mempcpy(d, s, n);
+    if (!ready())
+        return (unsigned char *)fb_copy(d, s, n) + n;
+    on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
+    return real_mempcpy ? real_mempcpy(d, s, n) : (unsigned char *)real_memcpy(d, s, n) + n;
 }
 
 EXPORT void *memset(void *d, int v, size_t n)
 {
     if (!ready())
         return fb_set(d, v, n);
-    struct rec_func_counts *c = count(REC_MEMSET);
-    if (c) {
-        rec_count_size(c, n);
-        c->dst_align[rec_align_log(d)]++;
-    }
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMSET, n, NULL, d, __builtin_return_address(0));
+    on_set(d, n, CALLER);
     return real_memset(d, v, n);
 }
 
@@ -381,11 +402,7 @@ EXPORT int memcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
         return fb_cmp(a, b, n);
-    struct rec_func_counts *c = count(REC_MEMCMP);
-    if (c)
-        cmp_shape(c, a, b, n);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCMP, n, a, b, __builtin_return_address(0));
+    on_cmp(REC_MEMCMP, a, b, n, CALLER);
     return real_memcmp(a, b, n);
 }
 
@@ -393,11 +410,7 @@ EXPORT int bcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
         return fb_cmp(a, b, n);
-    struct rec_func_counts *c = count(REC_BCMP);
-    if (c)
-        cmp_shape(c, a, b, n);
-    if (tracing && !inside)
-        rec_trace_add(REC_BCMP, n, a, b, __builtin_return_address(0));
+    on_cmp(REC_BCMP, a, b, n, CALLER);
     return real_bcmp(a, b, n);
 }
 
@@ -407,11 +420,7 @@ EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_memcpy_chk)
         return fb_copy(d, s, n);
-    struct rec_func_counts *c = count(REC_MEMCPY);
-    if (c)
-        copy_shape(c, d, s, n, 0);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_memcpy_chk(d, s, n, room);
 }
 
@@ -419,11 +428,7 @@ EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_memmove_chk)
         return fb_copy(d, s, n);
-    struct rec_func_counts *c = count(REC_MEMMOVE);
-    if (c)
-        copy_shape(c, d, s, n, 1);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMMOVE, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMMOVE, d, s, n, 1, CALLER);
     return real_memmove_chk(d, s, n, room);
 }
 
@@ -431,11 +436,7 @@ EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_mempcpy_chk)
         return (unsigned char *)fb_copy(d, s, n) + n;
-    struct rec_func_counts *c = count(REC_MEMCPY);
-    if (c)
-        copy_shape(c, d, s, n, 0);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCPY, n, s, d, __builtin_return_address(0));
+    on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_mempcpy_chk(d, s, n, room);
 }
 
@@ -443,13 +444,7 @@ EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
 {
     if (!ready() || !real_memset_chk)
         return fb_set(d, v, n);
-    struct rec_func_counts *c = count(REC_MEMSET);
-    if (c) {
-        rec_count_size(c, n);
-        c->dst_align[rec_align_log(d)]++;
-    }
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMSET, n, NULL, d, __builtin_return_address(0));
+    on_set(d, n, CALLER);
     return real_memset_chk(d, v, n, room);
 }
 
@@ -458,10 +453,6 @@ EXPORT wchar_t *wmemcpy(wchar_t *restrict d, const wchar_t *restrict s, size_t n
 {
     if (!ready() || !real_wmemcpy)
         return fb_copy(d, s, n * sizeof(wchar_t));
-    struct rec_func_counts *c = count(REC_MEMCPY);
-    if (c)
-        copy_shape(c, d, s, n * sizeof(wchar_t), 0);
-    if (tracing && !inside)
-        rec_trace_add(REC_MEMCPY, n * sizeof(wchar_t), s, d, __builtin_return_address(0));
+    on_copy(REC_MEMCPY, d, s, n * sizeof(wchar_t), 0, CALLER);
     return real_wmemcpy(d, s, n);
 }
