@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from .compare import Comparison, paired_rounds
 
@@ -170,13 +170,25 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
     return fig
 
 
+# Ratios worth a label on a log axis: dense near 1, where verdicts are decided, sparse far away.
+RATIO_TICKS = (0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0)
+
+
 def _log_ratio_axis(axis) -> None:
-    """A log axis of ratios labelled with plain numbers (0.9, 1, 1.1), minor ticks too."""
+    """A log axis of ratios labelled with plain numbers (0.9, 1, 1.1): the RATIO_TICKS within the
+    data's range (call it after drawing), 1 first, then outwards each one at least a seventh of the
+    range (in log) from those kept, so labels never crowd."""
     getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
-    plain = FuncFormatter(lambda v, _: f"{v:.3g}")
-    axis.set_major_formatter(plain)
-    axis.set_minor_formatter(plain)
-    axis.axes.tick_params(axis=axis.axis_name, which="minor", labelsize=7)
+    lo, hi = sorted(getattr(axis.axes, f"get_{axis.axis_name}lim")())
+    gap = np.log(hi / lo) / 7 if hi > lo > 0 else 0.0
+    kept = [1.0] if lo <= 1 <= hi else []
+    outwards = sorted((t for t in RATIO_TICKS if lo <= t <= hi and t != 1.0), key=lambda t: abs(np.log(t)))
+    for t in outwards:
+        if all(abs(np.log(t / k)) >= gap for k in kept):
+            kept.append(t)
+    axis.set_major_locator(FixedLocator(sorted(kept) or [1.0]))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
@@ -287,8 +299,10 @@ def ratio_by_distribution(comps: list[Comparison], colors: dict[str, str] | None
         for c in (c for c in comps if c.variant == v):
             x = dists.index(c.distribution) + (i - (len(variants) - 1) / 2) * width
             ax.plot([x, x], [c.ci_low, c.ci_high], color=col[v], lw=2)
-            ax.plot([x], [c.ratio], VERDICT_MARKERS[c.verdict], color=col[v], markeredgecolor="k",
-                    label=_label(v) if c is next(k for k in comps if k.variant == v) else None)
+            ax.plot([x], [c.ratio], VERDICT_MARKERS[c.verdict], color=col[v], markeredgecolor="k")
+        ax.plot([], [], color=col[v], lw=2, label=_label(v))
+    for verdict in dict.fromkeys(c.verdict for c in comps):
+        ax.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
     ax.axhline(1, color="k", lw=0.8)
     _log_ratio_axis(ax.yaxis)
     ax.set_xticks(range(len(dists)), [_label(d) for d in dists], rotation=20, fontsize=8)
