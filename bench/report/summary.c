@@ -8,65 +8,21 @@
 #include "report/hostinfo.h"
 
 struct stats {
-    double median, q1, q3, bpn, paired;
+    double median, q1, q3, bpn;
     size_t n;
 };
 
-/* Median over measured rounds of this variant's batch time over the baseline's in the same
- * round: the pairing cancels the round-to-round change of the drawn calls and machine drift. */
-static double paired_ratio(const struct mfb_run *r, int vi, double *buf)
-{
-    size_t k = 0, nv = (size_t)r->nvars;
-    for (size_t i = 0; i + nv <= r->res.samples.n; i += nv) {
-        const struct mfb_sample *row = &r->res.samples.s[i];
-        if (row->warmup || row->size_class != 0) /* --by-class: the whole distribution's block only */
-            continue;
-        double t0 = 0, tv = 0;
-        for (size_t j = 0; j < nv; j++) {
-            if (row[j].variant == 0)
-                t0 = (double)row[j].ticks;
-            if (row[j].variant == vi)
-                tv = (double)row[j].ticks;
-        }
-        if (t0 > 0)
-            buf[k++] = tv / t0;
-    }
-    return mfb_quantile_median(buf, k);
-}
-
-static struct stats variant_stats(const struct mfb_run *r, int vi, double *ns, double *bpn)
-{
-    struct stats s = {0};
-    for (size_t i = 0; i < r->res.samples.n; i++) {
-        const struct mfb_sample *x = &r->res.samples.s[i];
-        if (x->variant != vi || x->warmup || x->size_class != 0)
-            continue;
-        double t = (double)x->ticks * r->timer->ns_per_tick;
-        ns[s.n] = t / x->calls;
-        bpn[s.n] = t > 0 ? (double)x->bytes / t : 0;
-        s.n++;
-    }
-    mfb_quantile_sort(ns, s.n);
-    s.median = mfb_quantile_of_sorted(ns, s.n, 0.5);
-    s.q1 = mfb_quantile_of_sorted(ns, s.n, 0.25);
-    s.q3 = mfb_quantile_of_sorted(ns, s.n, 0.75);
-    s.bpn = mfb_quantile_median(bpn, s.n);
-    s.paired = paired_ratio(r, vi, ns);
-    return s;
-}
-
-/* Rows of a sweep's terminal table: the file has every point. */
-#define SWEEP_ROWS 40
-
-/* Median over measured rounds of class cls of vi's batch time per call over variant 0's (both in
- * the same round and process); rows of a class's round are nv consecutive samples. */
-static double class_ratio(const struct mfb_samples *all, int nvars, unsigned cls, int vi, double *buf)
+/* Median over measured rounds of variant vi's time per call over variant 0's in the same round,
+ * among the blocks of size class cls (0: the whole distribution) of one process (or of every
+ * process, when process < 0). A round's batches of one class are nvars consecutive samples, so the
+ * pairing cancels the round-to-round change of the drawn calls and the machine's drift. */
+static double paired_ratio(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, double *buf)
 {
     size_t k = 0, nv = (size_t)nvars;
     for (size_t i = 0; i + nv <= all->n; i++) {
-        const struct mfb_sample *row = &all->s[i];
-        if (row->size_class != cls || row->warmup || row[nv - 1].size_class != cls || row[nv - 1].round != row->round ||
-            row[nv - 1].process != row->process)
+        const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
+        if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
+            last->process != row->process || (process >= 0 && row->process != (unsigned)process))
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -81,6 +37,30 @@ static double class_ratio(const struct mfb_samples *all, int nvars, unsigned cls
     }
     return mfb_quantile_median(buf, k);
 }
+
+/* Variant vi's time per call over every measured batch of the whole distribution (all processes):
+ * median and quartiles, and the median bytes per ns. */
+static struct stats variant_stats(const struct mfb_samples *all, int vi, double *ns, double *bpn)
+{
+    struct stats s = {0};
+    for (size_t i = 0; i < all->n; i++) {
+        const struct mfb_sample *x = &all->s[i];
+        if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0)
+            continue;
+        ns[s.n] = x->ns / x->calls;
+        bpn[s.n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;
+        s.n++;
+    }
+    mfb_quantile_sort(ns, s.n);
+    s.median = mfb_quantile_of_sorted(ns, s.n, 0.5);
+    s.q1 = mfb_quantile_of_sorted(ns, s.n, 0.25);
+    s.q3 = mfb_quantile_of_sorted(ns, s.n, 0.75);
+    s.bpn = mfb_quantile_median(bpn, s.n);
+    return s;
+}
+
+/* Rows of a sweep's terminal table: the file has every point. */
+#define SWEEP_ROWS 40
 
 void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const char *const *names, int nvars,
                              const uint64_t *lo, const uint64_t *hi, int npoints, const char *output_path)
@@ -112,7 +92,7 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
             if (v == 0)
                 fprintf(out, " %20.3f", med);
             else
-                fprintf(out, " %11.3f (%6.3f)", med, class_ratio(all, nvars, (unsigned)(k + 1), v, buf));
+                fprintf(out, " %11.3f (%6.3f)", med, paired_ratio(all, nvars, -1, (unsigned)(k + 1), v, buf));
         }
         fprintf(out, "\n");
     }
@@ -156,9 +136,9 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
             mfb_calls_per_pass(&r->cal), r->cal.passes, r->selfcheck.mean_realized);
     fprintf(out, "  %-15s %10s %21s %9s %9s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio");
     for (int v = 0; v < r->nvars; v++) {
-        struct stats s = variant_stats(r, v, ns, bpn);
+        struct stats s = variant_stats(&r->res.samples, v, ns, bpn);
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
-                s.bpn, s.paired);
+                s.bpn, paired_ratio(&r->res.samples, r->nvars, -1, 0, v, ns));
     }
     fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "
                  "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: ",
@@ -169,30 +149,6 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
                      "verdicts need --processes K (default %d).\n", MFB_DEFAULT_PROCESSES);
     free(ns);
     free(bpn);
-}
-
-/* Median over this process's measured rounds of variant vi's batch time over the baseline's:
- * rows of a round are consecutive (nvars of them, one round of one process). */
-static double process_ratio(const struct mfb_samples *all, int nvars, unsigned process, int vi, double *buf)
-{
-    size_t k = 0, nv = (size_t)nvars;
-    for (size_t i = 0; i + nv <= all->n; i++) {
-        const struct mfb_sample *row = &all->s[i];
-        if (row->process != process || row->warmup || row->size_class != 0 || row[nv - 1].round != row->round ||
-            row[nv - 1].process != process || row[nv - 1].size_class != 0)
-            continue;
-        double t0 = 0, tv = 0;
-        for (size_t j = 0; j < nv; j++) {
-            if (row[j].variant == 0)
-                t0 = row[j].ns;
-            if ((int)row[j].variant == vi)
-                tv = row[j].ns;
-        }
-        if (t0 > 0 && tv > 0)
-            buf[k++] = tv / t0;
-        i += nv - 1;
-    }
-    return mfb_quantile_median(buf, k);
 }
 
 void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_merged_view *v,
@@ -211,26 +167,16 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
     fprintf(out, "  %-15s %10s %21s %9s %9s %19s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
             "process range");
     for (int vi = 0; vi < v->nvars; vi++) {
-        size_t n = 0;
-        for (size_t i = 0; i < all->n; i++) {
-            const struct mfb_sample *x = &all->s[i];
-            if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0)
-                continue;
-            ns[n] = x->ns / x->calls;
-            bpn[n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;
-            n++;
-        }
-        mfb_quantile_sort(ns, n);
-        double med = mfb_quantile_of_sorted(ns, n, 0.5), q1 = mfb_quantile_of_sorted(ns, n, 0.25),
-               q3 = mfb_quantile_of_sorted(ns, n, 0.75), b = mfb_quantile_median(bpn, n);
+        struct stats s = variant_stats(all, vi, ns, bpn);
         size_t k = 0;
         for (size_t p = 0; p < np; p++) {
-            double r = process_ratio(all, v->nvars, (unsigned)p, vi, ns);
+            double r = paired_ratio(all, v->nvars, (int)p, 0, vi, ns);
             if (!isnan(r))
                 ratios[k++] = r;
         }
         mfb_quantile_sort(ratios, k);
-        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f   [%6.3f, %6.3f]\n", v->names[vi], med, q1, q3, b,
+        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f   [%6.3f, %6.3f]\n", v->names[vi], s.median, s.q1,
+                s.q3, s.bpn,
                 mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN, k ? ratios[k - 1] : NAN);
     }
     fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the median over "

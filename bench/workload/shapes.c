@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quantile.h"
 #include "base/rng.h"
 
 /* Growable array of sizes. */
@@ -23,12 +24,6 @@ static int push(struct sizes *a, uint64_t x)
     }
     a->v[a->n++] = x;
     return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The sizes of one wide range row: ends, powers of two and their neighbours, random draws. */
@@ -102,7 +97,7 @@ int mfb_shapes_init(struct mfb_shapes *sh, const struct mfb_dist *d, uint64_t se
         free(a.v);
         return mfb_fail(err, "out of memory listing the call shapes to verify");
     }
-    qsort(a.v, a.n, sizeof *a.v, cmp_u64);
+    mfb_quantile_sort_u64(a.v, a.n);
     size_t k = 0;
     for (size_t i = 0; i < a.n; i++)
         if (k == 0 || a.v[i] != a.v[k - 1])

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/quantile.h"
 
 const char *mfb_sweep_mode_name(enum mfb_sweep_mode m)
 {
@@ -79,12 +80,6 @@ static int parse_item(struct mfb_sweep *s, const char *item, struct mfb_err *err
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 int mfb_sweep_parse_sizes(struct mfb_sweep *s, const char *text, struct mfb_err *err)
 {
     s->n = 0;
@@ -102,7 +97,7 @@ int mfb_sweep_parse_sizes(struct mfb_sweep *s, const char *text, struct mfb_err 
             break;
         p += len + 1;
     }
-    qsort(s->sizes, s->n, sizeof s->sizes[0], cmp_u64);
+    mfb_quantile_sort_u64(s->sizes, s->n);
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++)
         if (k == 0 || s->sizes[i] != s->sizes[k - 1])

@@ -1,12 +1,13 @@
 #include "workload/trace.h"
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quantile.h"
 #include "workload/table.h"
 
 struct site {
@@ -249,12 +250,6 @@ int mfb_trace_load(struct mfb_trace *t, const char *path, struct mfb_err *err)
     return rc;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* A table of the counts of values, in ascending order. */
 static int counted(struct mfb_table *t, enum mfb_table_kind kind, const struct mfb_trace *tr, int which,
                    const char *where, struct mfb_err *err)
@@ -264,7 +259,7 @@ static int counted(struct mfb_table *t, enum mfb_table_kind kind, const struct m
         return mfb_fail(err, "%s: out of memory", where);
     for (size_t i = 0; i < tr->n; i++)
         v[i] = which == 0 ? tr->c[i].size : which == 1 ? tr->c[i].src_align : tr->c[i].dst_align;
-    qsort(v, tr->n, sizeof *v, cmp_u64);
+    mfb_quantile_sort_u64(v, tr->n);
     mfb_table_free(t);
     memset(t, 0, sizeof *t);
     t->kind = kind;
