@@ -24,6 +24,9 @@ from .files import (OutputError, check_output_file, check_output_folder, json_te
                     write_text_atomic)
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
 from .load import load_run, load_runs
+from .probe import bandwidth_frame, bandwidth_table, latency_frame, levels_table, read_probe, roofline
+from .probe import context_lines as probe_context_lines
+from .probe import roofline_sentences, roofline_table
 from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
 from .schema import ResultFileError
 from .summary import summarize_run
@@ -87,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", required=True, help="folder for report.md, report.html and figures "
                                                          "(created; its parent must exist)")
     r.add_argument("--svg", action="store_true", help="also write each figure as SVG (vector, for papers)")
+    r.add_argument("--probe", metavar="FILE", help="a memfbench probe file of the same machine: its curves, the "
+                                                  "cache levels it found on sweep plots, and sweep throughput as a "
+                                                  "fraction of the measured bandwidth")
     g = sub.add_parser("gate", help="regression gate: exit 1 when a variant is slower than the baseline by "
                                     "more than P %% (multiplicity-adjusted)")
     _common(g)
@@ -124,6 +130,14 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     w.add_argument("--csv", dest="csv_out", help="also write every point as CSV to this file")
     w.add_argument("--plot", metavar="STEM", help="also write the plot as STEM.png")
+    w.add_argument("--probe", metavar="FILE", help="a memfbench probe file of the same machine: each point's "
+                                                  "bytes/ns as a fraction of the bandwidth where its data lives")
+    pb = sub.add_parser("probe", help="a probe file (memfbench probe): cache levels found against those reported, "
+                                      "latency and bandwidth per size")
+    pb.add_argument("file")
+    pb.add_argument("--plot", metavar="STEM", help="also write STEM_latency.png and STEM_bandwidth.png")
+    pb.add_argument("--csv", dest="csv_out", metavar="STEM", help="also write STEM_latency.csv and "
+                                                                   "STEM_bandwidth.csv")
     cs = sub.add_parser("callsites", help="the call sites of a recorded trace (memfbench record --trace), "
                                           "by bytes and by calls")
     cs.add_argument("folder", help="a recorded folder (or its callsites.csv)")
@@ -205,6 +219,8 @@ def _run(args: argparse.Namespace) -> int:
         return _sweep(args)
     if args.cmd == "callsites":
         return _callsites(args)
+    if args.cmd == "probe":
+        return _probe(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -260,7 +276,8 @@ def _run(args: argparse.Namespace) -> int:
               f"verdict: {path}")
         return 1 if doc["failed"] else 0
     else:
-        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg)
+        probe_doc = read_probe(args.probe) if args.probe else None
+        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc)
         print(f"wrote {md} and {html}")
     return 0
 
@@ -348,6 +365,7 @@ def _sweep(args: argparse.Namespace) -> int:
         check_output_file(args.csv_out, "--csv", [args.file])
     if args.plot is not None:
         check_output_file(f"{args.plot}.png", "--plot", [args.file])
+    probe_doc = read_probe(args.probe) if args.probe else None
     run = load_run(args.file)
     try:
         points = sweep_points(run, args.baseline, args.level, args.margin / 100)
@@ -362,8 +380,44 @@ def _sweep(args: argparse.Namespace) -> int:
         write_text_atomic(args.csv_out, pd.DataFrame(sweep_rows(points)).to_csv(index=False), "--csv", [args.file])
     if args.plot is not None:
         from . import plots
-        fig = plots.sweep(run, points)
+        fig = plots.sweep(run, points, probe_doc=probe_doc)
         write_bytes_atomic(f"{args.plot}.png", _png(fig), "--plot", [args.file])
+    if probe_doc is not None:
+        roof = roofline(points, run.doc, run.function, probe_doc)
+        print(f"\n== against the memory system (probe {args.probe})")
+        print(roofline_table(roof, run.function))
+        print("\n".join(roofline_sentences(roof, run.function)))
+    return 0
+
+
+def _probe(args: argparse.Namespace) -> int:
+    outs = []
+    if args.plot is not None:
+        outs += [f"{args.plot}_latency.png", f"{args.plot}_bandwidth.png"]
+    if args.csv_out is not None:
+        outs += [f"{args.csv_out}_latency.csv", f"{args.csv_out}_bandwidth.csv"]
+    for o in outs:
+        check_output_file(o, "--plot" if o.endswith(".png") else "--csv", [args.file])
+    doc = read_probe(args.file)
+    print(f"== memory system: {args.file}")
+    print("\n".join(plain(x) for x in probe_context_lines(doc)))
+    if doc.get("latency"):
+        print("\n== cache levels found in the latency curve "
+              f"({doc['latency']['levels']['pattern'] + ' chain, ' + doc['latency']['levels']['pages'] + ' pages' if doc['latency']['levels'] else 'none'})")
+        print(levels_table(doc))
+    if doc.get("bandwidth"):
+        print(f"\n== bandwidth, GB/s ({doc['bandwidth']['unit']})")
+        print(bandwidth_table(doc))
+    if args.csv_out is not None:
+        write_text_atomic(f"{args.csv_out}_latency.csv", latency_frame(doc).to_csv(index=False), "--csv", [args.file])
+        write_text_atomic(f"{args.csv_out}_bandwidth.csv", bandwidth_frame(doc).to_csv(index=False), "--csv",
+                          [args.file])
+    if args.plot is not None:
+        from . import plots
+        if doc.get("latency"):
+            write_bytes_atomic(f"{args.plot}_latency.png", _png(plots.probe_latency(doc)), "--plot", [args.file])
+        if doc.get("bandwidth"):
+            write_bytes_atomic(f"{args.plot}_bandwidth.png", _png(plots.probe_bandwidth(doc)), "--plot", [args.file])
     return 0
 
 

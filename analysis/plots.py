@@ -349,10 +349,13 @@ def contributions(dec: Decomposition, colors: dict[str, str] | None = None) -> F
     return fig
 
 
-def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = None) -> Figure:
+def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = None,
+          probe_doc: dict | None = None) -> Figure:
     """Time per call, bytes per ns and the ratio to the baseline against size (log axes; size 0 on
     a linear stretch), one line per variant with its interval band; the caches and the placement's
-    small/large threshold marked."""
+    small/large threshold marked. With a probe file: the levels it found are marked instead of the
+    reported sizes, and the bytes-per-ns panel shows the reference bandwidth where each point's
+    data lives (analysis.probe.roofline)."""
     df = pd.DataFrame([p.__dict__ for p in points])
     variants = list(dict.fromkeys(df["variant"]))
     col = _colors(variants, colors)
@@ -371,8 +374,17 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
     caches = run.doc["host"].get("caches") or {}
     threshold = (run.doc.get("workset") or {}).get("small_window", {}) or {}
     # the placement's threshold: calls up to it in the L1 window, larger ones beyond the LLC
-    marks = [(caches.get("l1d"), "L1d"), (caches.get("l2"), "L2"), (caches.get("llc"), "LLC"),
-             (threshold.get("max_call_size") if isinstance(threshold, dict) else None, "L1 window | beyond LLC")]
+    marks = [(caches.get("l1d"), "L1d"), (caches.get("l2"), "L2"), (caches.get("llc"), "LLC")]
+    if probe_doc is not None:
+        from . import probe as pr
+        found = [(lv.estimate, f"{lv.name} (probe)") for lv in pr.levels(probe_doc) if lv.estimate]
+        marks = found or marks
+        roof = pr.roofline([p for p in points if p.variant == variants[0]], run.doc, run.function, probe_doc)
+        if not roof.empty:
+            ax_bw.step(roof["size"], roof["reference_gbps"], where="mid", color="k", lw=1, ls=":",
+                       label=f"probe: best of {', '.join(pr.REFERENCE_KERNELS[run.function][0])} where the data lives")
+            ax_bw.legend(fontsize=7, loc="upper left")
+    marks.append((threshold.get("max_call_size") if isinstance(threshold, dict) else None, "L1 window | beyond LLC"))
     top = df["size"].max()
     for value, name in marks:
         if isinstance(value, (int, float)) and 0 < value <= top:
@@ -393,4 +405,95 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
     mode = "predictable" if s["mode"] == "predictable" else "unpredictable"
     ax_ns.set_title(f"{run.function}: size sweep ({mode}, {run.measure}); bands: 95 % intervals over "
                     f"{int(df['processes'].max())} processes", fontsize=10)
+    return fig
+
+
+def _size_axis(ax) -> None:
+    ax.set_xscale("log", base=2)
+    ticks = [1 << k for k in range(10, 41, 2)]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+    def fmt(v: float, _pos: int) -> str:
+        for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+            if v >= f:
+                return f"{v / f:g}{unit}"
+        return f"{v:g}"
+    ax.xaxis.set_major_formatter(FuncFormatter(fmt))
+
+
+def _level_marks(ax, doc: dict, text: bool) -> None:
+    """Dashed: the sizes the system reports; solid: the capacities the probe found."""
+    from . import probe as pr
+    caches = doc["host"]["caches"]
+    for key, name in (("l1d", "L1d"), ("l2", "L2"), ("llc", "LLC")):
+        v = caches.get(key)
+        if v:
+            ax.axvline(v, color="0.65", lw=0.8, ls="--")
+            if text:
+                ax.text(v, 0.99, f" {name} reported", transform=ax.get_xaxis_transform(), fontsize=7,
+                        color="0.45", va="top", rotation=90)
+    for lv in pr.levels(doc):
+        if lv.estimate:
+            ax.axvline(lv.estimate, color="0.3", lw=0.8)
+            if text:
+                ax.text(lv.estimate, 0.01, f" {lv.name} found", transform=ax.get_xaxis_transform(), fontsize=7,
+                        color="0.2", va="bottom", rotation=90)
+
+
+def probe_latency(doc: dict) -> Figure:
+    """ns per load against buffer size, one line per chain pattern and page kind, with the spread
+    of the repeats as a band; the reported and the found cache sizes marked."""
+    from . import probe as pr
+    df = pr.latency_frame(doc)
+    fig = Figure(figsize=(10, 5.5))
+    ax = fig.subplots()
+    styles = {("random", "4k"): ("C0", "-"), ("random", "thp"): ("C1", "-"), ("random", "hugetlb"): ("C1", "-"),
+              ("stride1", "4k"): ("C2", "--"), ("stride2", "4k"): ("C3", "--")}
+    names = {"random": "random chain", "stride1": "stride 1 line", "stride2": "stride 2 lines"}
+    for (pattern, pages), g in df.groupby(["pattern", "pages"], sort=False):
+        color, ls = styles.get((pattern, pages), ("C4", "-"))
+        g = g.sort_values("size")
+        ax.plot(g["size"], g["ns"], color=color, ls=ls, lw=1.3, marker=".", ms=3,
+                label=f"{names[pattern]}, {pages} pages")
+        ax.fill_between(g["size"], g["ns_min"], g["ns_max"], color=color, alpha=0.2, lw=0)
+    _level_marks(ax, doc, text=True)
+    _size_axis(ax)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.set_xlabel("buffer size (bytes)")
+    ax.set_ylabel("ns per dependent load")
+    clk = doc["core_clock"]
+    if clk["known"]:
+        sec = ax.secondary_yaxis("right", functions=(lambda ns: ns * clk["ghz"], lambda c: c / clk["ghz"]))
+        sec.set_ylabel(f"core cycles at {clk['ghz']:.2f} GHz")
+        sec.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.legend(fontsize=8, loc="upper left")
+    reps = int(df["repeats"].max()) if len(df) else 0
+    ax.set_title(f"load latency; bands: smallest to largest of {reps} repeats; dashed: sizes sysfs reports, "
+                 f"solid: capacities found", fontsize=9)
+    return fig
+
+
+def probe_bandwidth(doc: dict) -> Figure:
+    """GB/s against footprint, one line per kernel with the spread of the repeats."""
+    from . import probe as pr
+    df = pr.bandwidth_frame(doc)
+    fig = Figure(figsize=(10, 5.5))
+    ax = fig.subplots()
+    for i, (kernel, g) in enumerate(df.groupby("kernel", sort=False)):
+        g = g.sort_values("size")
+        ls = "--" if kernel.endswith("_nt") else ":" if kernel == "rep_movsb" else "-"
+        ax.plot(g["size"], g["gbps"], color=f"C{i}", ls=ls, lw=1.3, marker=".", ms=3, label=kernel)
+        ax.fill_between(g["size"], g["gbps_min"], g["gbps_max"], color=f"C{i}", alpha=0.2, lw=0)
+    _level_marks(ax, doc, text=True)
+    _size_axis(ax)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.set_xlabel("footprint: all buffers of all threads (bytes; a copy's source and destination are half each)")
+    ax.set_ylabel("GB/s (1e9 bytes/s, each byte moved counted once)")
+    ax.legend(fontsize=8, loc="upper right")
+    bw = doc["bandwidth"]
+    ax.set_title(f"bandwidth: {bw['vector']} kernels, {bw['threads']} thread(s), {bw['pages']} pages; "
+                 "bands: smallest to largest repeat", fontsize=9)
     return fig

@@ -133,12 +133,13 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
-                 quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[Path, Path]:
+                 quiet: frozenset[str] = frozenset(), svg: bool = False,
+                 probe_doc: dict[str, Any] | None = None) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it)."""
-    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg), label,
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc), label,
                                 [r.path for r in runs])
     return out_dir / names[0], out_dir / names[1]
 
@@ -164,21 +165,48 @@ def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], sv
 
 
 def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
-                   figures: list[tuple[str, Path]], plots: Any, quiet: frozenset[str]) -> list[str]:
-    """A sweep: context, the plot, and every point's numbers."""
+                   figures: list[tuple[str, Path]], plots: Any, quiet: frozenset[str],
+                   probe_doc: dict[str, Any] | None = None) -> list[str]:
+    """A sweep: context, the plot, and every point's numbers; with a probe file, each point's
+    bytes/ns as a fraction of the bandwidth where its data lives."""
     from .sweep import describe, sweep_frame, sweep_points
     points = sweep_points(run)
-    fig = plots.save(plots.sweep(run, points, colors), out_dir / f"{tag}_sweep", svg)[0]
+    fig = plots.save(plots.sweep(run, points, colors, probe_doc), out_dir / f"{tag}_sweep", svg)[0]
     figures.append((f"{run.function}: size sweep", fig))
     cols = ["variant", "size", "lo", "hi", "ns_per_call", "ns_low", "ns_high", "bytes_per_ns", "ratio", "ratio_low",
             "ratio_high", "verdict"]
-    return [f"## {run.function}: size sweep (`{Path(run.path).name}`)", "", f"- {describe(run)}",
-            *context_lines(run, quiet), "", f"![size sweep]({fig.name})", "", "### Every point", "",
-            _md_table(sweep_frame(points)[cols]), ""]
+    md = [f"## {run.function}: size sweep (`{Path(run.path).name}`)", "", f"- {describe(run)}",
+          *context_lines(run, quiet), "", f"![size sweep]({fig.name})", ""]
+    if probe_doc is not None:
+        from .probe import REFERENCE_KERNELS, roofline, roofline_sentences
+        roof = roofline(points, run.doc, run.function, probe_doc)
+        md += ["### Against the memory system (probe)", "", *[f"- {x}" for x in roofline_sentences(roof, run.function)],
+               "", f"Reference: the best of {', '.join(REFERENCE_KERNELS[run.function][0])} in the probe at the "
+               "footprint of the window the calls' data lives in.", "",
+               _md_table(roof[["variant", "size", "window", "bytes_per_ns", "reference_kernel", "reference_gbps",
+                               "fraction"]]), ""]
+    return md + ["### Every point", "", _md_table(sweep_frame(points)[cols]), ""]
+
+
+def _probe_section(doc: dict[str, Any], out_dir: Path, svg: bool, figures: list[tuple[str, Path]],
+                   plots: Any) -> list[str]:
+    """The memory system the runs ran on: levels found against those reported, and both curves."""
+    from .probe import bandwidth_table, context_lines as probe_context, levels_table
+    md = ["## Memory system (memfbench probe)", "", *probe_context(doc), ""]
+    if doc.get("latency"):
+        fig = plots.save(plots.probe_latency(doc), out_dir / "probe_latency", svg)[0]
+        figures.append(("Load latency against buffer size", fig))
+        md += ["```", levels_table(doc), "```", "", f"![latency]({fig.name})", ""]
+    if doc.get("bandwidth"):
+        fig = plots.save(plots.probe_bandwidth(doc), out_dir / "probe_bandwidth", svg)[0]
+        figures.append(("Bandwidth against footprint", fig))
+        md += ["```", bandwidth_table(doc), "```", "", f"![bandwidth]({fig.name})", ""]
+    return md
 
 
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
-                        quiet: frozenset[str] = frozenset(), svg: bool = False) -> tuple[str, str]:
+                        quiet: frozenset[str] = frozenset(), svg: bool = False,
+                        probe_doc: dict[str, Any] | None = None) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
     md: list[str] = ["# memfbench report", ""]
     figures: list[tuple[str, Path]] = []
@@ -203,10 +231,12 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             fig = plots.save(plots.ratio_by_distribution(gc, colors), out_dir / f"by_distribution{suffix}", svg)[0]
             figures.append((f"Ratio per distribution{f' on {group}' if suffix else ''}", fig))
             md += [f"![ratio per distribution]({fig.name})", ""]
+    if probe_doc is not None:
+        md += _probe_section(probe_doc, out_dir, svg, figures, plots)
     for i, run in enumerate(runs):
         tag = f"run{i}"
         if run.doc.get("sweep"):
-            md += _sweep_section(run, tag, out_dir, colors, svg, figures, plots, quiet)
+            md += _sweep_section(run, tag, out_dir, colors, svg, figures, plots, quiet, probe_doc)
             continue
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",

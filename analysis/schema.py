@@ -334,6 +334,13 @@ def upgrade(doc: Any) -> Any:
 
 def read(path: str | Path) -> dict[str, Any]:
     """Reads and validates one result file."""
+    doc = upgrade(read_json(path))
+    validate(doc, str(path))
+    return doc
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON text of a memfbench file (plain or gzip), decoded but not validated."""
     p = Path(path)
     data = _read_bytes(p)
     try:
@@ -348,6 +355,4 @@ def read(path: str | Path) -> dict[str, Any]:
         raise ResultFileError(f"{p}: not a memfbench result: nested too deeply to read") from e
     except ValueError as e:  # Python's limit on the digits of an integer (4300)
         raise ResultFileError(f"{p}: not a memfbench result: an integer with too many digits") from e
-    doc = upgrade(doc)
-    validate(doc, str(p))
     return doc

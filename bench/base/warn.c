@@ -12,8 +12,8 @@ const char *mfb_severity_name(enum mfb_severity s)
 }
 
 static const char *const codes[] = {
-    "batch", "boost", "build", "caches", "clock", "governor", "isolation", "linearity", "load", "long_calls",
-    "max_batches", "overlap", "small_max", "smt", "smt_busy", "target_ci", "thp", "warmup",
+    "batch", "boost", "build", "caches", "clock", "governor", "huge_pages", "isolation", "linearity", "load",
+    "long_calls", "max_batches", "memory", "overlap", "small_max", "smt", "smt_busy", "target_ci", "thp", "warmup",
 };
 
 size_t mfb_warning_codes(const char *const **out)

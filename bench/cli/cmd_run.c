@@ -18,6 +18,7 @@
 #include "impl/placements.h"
 #include "impl/plugin.h"
 #include "measure/run.h"
+#include "probe/file.h"
 #include "report/document.h"
 #include "report/hostinfo.h"
 #include "report/output.h"
@@ -139,7 +140,7 @@ static int resolve_variants(struct mfb_run *r, const struct mfb_study *c, struct
     return 0;
 }
 
-/* The result must not replace a file the run reads: a distribution file or a plugin. */
+/* The result must not replace a file the run reads: a distribution file, a plugin, a probe file. */
 static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
 {
     for (int i = 0; i < c->nvariants; i++) {
@@ -151,6 +152,8 @@ static int check_inputs(const struct mfb_output *out, const struct mfb_study *c,
         if (mfb_output_not_input(out, path, err) < 0)
             return -1;
     }
+    if (c->cache_from && mfb_output_not_input(out, c->cache_from, err) < 0)
+        return -1;
     struct mfb_dist d = {0};
     const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
     /* A distribution that does not load is reported later, where it is used. */
@@ -226,6 +229,10 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
              "in a release build. Fix: meson setup --buildtype=release");
 #endif
     run.seed = cfg.seed;
+    /* read before any process starts, so a bad probe file fails once, at once */
+    struct mfb_caches probed;
+    if (cfg.cache_from && mfb_probe_read_caches(cfg.cache_from, &probed, &err) < 0)
+        goto fail;
     if (cfg.processes > 1 && cfg.process_index < 0) {
         status = mfb_run_processes(&cfg, &out, run.seed, &stop_requested, &err);
         if (status == MFB_EXIT_FAIL)
@@ -236,7 +243,9 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (resolve_variants(&run, &cfg, &err) < 0 || pin_cpu(&cfg, &err) < 0)
         goto fail;
     mfb_cache_detect(&caches, cfg.cpu);
-    if (cfg.l1d) {
+    if (cfg.cache_from) {
+        caches = probed;
+    } else if (cfg.l1d) {
         caches.l1d = cfg.l1d;
         caches.l2 = cfg.l2;
         caches.llc = cfg.llc;

@@ -14,6 +14,8 @@ static void usage(FILE *out)
                  "  sweep     time against size: memfbench sweep SIZES [run options] (as run --sweep SIZES)\n"
                  "  record    record a program's calls as a distribution: memfbench record -o DIR -- PROGRAM ARGS\n"
                  "  merge     add recorded folders (and bpftrace histograms) into one: memfbench merge -o DIR A B\n"
+                 "  probe     measure the memory system: latency and bandwidth per size, cache levels\n"
+                 "            (memfbench probe --help)\n"
                  "  list      functions, variants available on this CPU, shipped distributions\n"
                  "  version   print the version\n"
                  "  help      this text\n");
@@ -60,6 +62,8 @@ int main(int argc, char **argv)
         return mfb_cmd_record(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge"))
         return mfb_cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "probe"))
+        return mfb_cmd_probe(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -62,6 +62,7 @@ void mfb_options_usage(FILE *out)
             "                         (default: fresh, recorded)\n"
             "      --clock C          auto (default), tsc, cntvct or monotonic\n"
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
+            "      --cache-from FILE  the cache sizes a memfbench probe file found (where sysfs is wrong)\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
             "      --latency          time dependent calls: each call's addresses wait for the previous\n"
@@ -108,7 +109,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -128,7 +129,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"by-class", optional_argument, 0, OPT_BYCLASS}, {"latency", no_argument, 0, OPT_LATENCY},
         {"sweep", required_argument, 0, OPT_SWEEP}, {"unpredictable", required_argument, 0, OPT_UNPRED},
         {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
-        {"trace", required_argument, 0, OPT_TRACE},
+        {"trace", required_argument, 0, OPT_TRACE}, {"cache-from", required_argument, 0, OPT_CACHEFROM},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -213,6 +214,9 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                                     optarg);
             break;
         }
+        case OPT_CACHEFROM:
+            c->cache_from = optarg;
+            break;
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;
@@ -347,6 +351,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[optind]);
     if (!c->output)
         return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
+    if (c->cache_from && c->l1d)
+        return mfb_fail(err, "memfbench run: --cache and --cache-from both set the cache sizes: give one");
     if (c->target_ci > 0 && !c->time_given)
         c->time_s = 60;
     else if (c->rounds && !c->time_given)

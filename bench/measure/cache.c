@@ -11,7 +11,8 @@ const char *mfb_cache_source_name(enum mfb_cache_source s)
 {
     static const char *const names[] = {
         [MFB_CACHE_SYSFS] = "sysfs", [MFB_CACHE_SYSCONF] = "sysconf",
-        [MFB_CACHE_DEFAULT] = "default", [MFB_CACHE_USER] = "user (--cache)"};
+        [MFB_CACHE_DEFAULT] = "default", [MFB_CACHE_USER] = "user (--cache)",
+        [MFB_CACHE_PROBE] = "probe (--cache-from)"};
     return names[s];
 }
 

@@ -4,8 +4,9 @@
 
 #include <stddef.h>
 
-/* Where the sizes came from; "default" means assumed, and the run warns. */
-enum mfb_cache_source { MFB_CACHE_SYSFS, MFB_CACHE_SYSCONF, MFB_CACHE_DEFAULT, MFB_CACHE_USER };
+/* Where the sizes came from; "default" means assumed, and the run warns; "probe" means the
+ * level boundaries a `memfbench probe` file found (run --cache-from). */
+enum mfb_cache_source { MFB_CACHE_SYSFS, MFB_CACHE_SYSCONF, MFB_CACHE_DEFAULT, MFB_CACHE_USER, MFB_CACHE_PROBE };
 
 struct mfb_caches {
     size_t l1d, l2, llc, line;

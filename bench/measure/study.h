@@ -90,6 +90,7 @@ struct mfb_study {
     enum mfb_align_mode align_mode;
     const char *clock;
     size_t l1d, l2, llc;               /* cache overrides; 0: detect */
+    const char *cache_from;            /* --cache-from: a probe file whose caches_found are used */
     const char *dist_dir;
     bool quiet;
     uint64_t quiet_warnings;           /* --quiet-warnings: mask over mfb_warning_codes() */

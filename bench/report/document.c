@@ -12,7 +12,7 @@
 #include "base/warn.h"
 #include "config.h"
 
-static void add_u64_string(cJSON *o, const char *key, uint64_t v)
+void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v)
 {
     /* 64-bit seeds do not fit a JSON number exactly (doubles), so they are decimal strings. */
     char buf[32];
@@ -101,7 +101,7 @@ static void add_number_or_null(cJSON *o, const char *key, bool present, double v
         cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *tool_json(void)
+cJSON *mfb_tool_json(void)
 {
     cJSON *tool = cJSON_CreateObject();
     cJSON_AddStringToObject(tool, "name", "memfbench");
@@ -116,6 +116,19 @@ static cJSON *command_line_json(const struct mfb_study *s)
     for (int i = 0; i < s->argc; i++)
         cJSON_AddItemToArray(argv, cJSON_CreateString(s->argv[i]));
     return argv;
+}
+
+cJSON *mfb_warnings_json(const struct mfb_warnings *ws)
+{
+    cJSON *warns = cJSON_CreateArray();
+    for (int i = 0; i < ws->n; i++) {
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddStringToObject(w, "code", ws->code[i]);
+        cJSON_AddStringToObject(w, "message", ws->msg[i]);
+        cJSON_AddStringToObject(w, "severity", mfb_severity_name(ws->severity[i]));
+        cJSON_AddItemToArray(warns, w);
+    }
+    return warns;
 }
 
 static cJSON *status_json(const struct mfb_run *r)
@@ -133,14 +146,7 @@ static cJSON *status_json(const struct mfb_run *r)
             if (!r->vars[i].v->noop && isfinite(stop->target_widths[i]))
                 cJSON_AddNumberToObject(hw, r->vars[i].v->name, stop->target_widths[i]);
     }
-    cJSON *warns = cJSON_AddArrayToObject(st, "warnings");
-    for (int i = 0; i < r->warn->n; i++) {
-        cJSON *w = cJSON_CreateObject();
-        cJSON_AddStringToObject(w, "code", r->warn->code[i]);
-        cJSON_AddStringToObject(w, "message", r->warn->msg[i]);
-        cJSON_AddStringToObject(w, "severity", mfb_severity_name(r->warn->severity[i]));
-        cJSON_AddItemToArray(warns, w);
-    }
+    cJSON_AddItemToObject(st, "warnings", mfb_warnings_json(r->warn));
     return st;
 }
 
@@ -169,10 +175,8 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
     cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
     cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
-    if (c->trace)
-        cJSON_AddStringToObject(cfg, "trace", c->trace);
-    else
-        cJSON_AddNullToObject(cfg, "trace");
+    add_or_null(cfg, "trace", c->trace);
+    add_or_null(cfg, "cache_from", c->cache_from);
     cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
     const char *const *codes;
     size_t ncodes = mfb_warning_codes(&codes);
@@ -192,10 +196,10 @@ static cJSON *config_json(const struct mfb_run *r)
 static cJSON *seeds_json(const struct mfb_run *r)
 {
     cJSON *seeds = cJSON_CreateObject();
-    add_u64_string(seeds, "master", r->seed);
+    mfb_json_add_u64_string(seeds, "master", r->seed);
     cJSON_AddStringToObject(seeds, "source", r->study->seed_given ? "given" : "fresh (getrandom)");
     for (int i = 0; i < MFB_STREAM_COUNT; i++)
-        add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->seed, (enum mfb_stream)i));
+        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->seed, (enum mfb_stream)i));
     return seeds;
 }
 
@@ -224,7 +228,7 @@ static cJSON *layout_json(const struct mfb_layout *l)
     return o;
 }
 
-static cJSON *timer_json(const struct mfb_timer *t)
+cJSON *mfb_timer_json(const struct mfb_timer *t)
 {
     cJSON *tm = cJSON_CreateObject();
     cJSON_AddStringToObject(tm, "name", t->name);
@@ -464,7 +468,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddStringToObject(d, "schema", "memfbench-run");
     cJSON_AddNumberToObject(d, "schema_version", MFB_SCHEMA_VERSION);
     cJSON_AddStringToObject(d, "mode", "replay");
-    cJSON_AddItemToObject(d, "tool", tool_json());
+    cJSON_AddItemToObject(d, "tool", mfb_tool_json());
     char ts[64];
     time_t now = time(NULL);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -475,7 +479,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "seeds", seeds_json(r));
     cJSON_AddItemToObject(d, "host", host);
     cJSON_AddItemToObject(d, "layout", layout_json(&r->layout));
-    cJSON_AddItemToObject(d, "timer", timer_json(r->timer));
+    cJSON_AddItemToObject(d, "timer", mfb_timer_json(r->timer));
     cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
     cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(r));

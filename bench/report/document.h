@@ -12,4 +12,11 @@
 
 cJSON *mfb_document(const struct mfb_run *r, cJSON *host);
 
+/* Parts every memfbench file shares (the run's, the probe's): the tool and its build, the
+ * clock, the warnings, and a 64-bit value as a decimal string (JSON numbers stop at 2^53). */
+cJSON *mfb_tool_json(void);
+cJSON *mfb_timer_json(const struct mfb_timer *t);
+cJSON *mfb_warnings_json(const struct mfb_warnings *w);
+void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v);
+
 #endif

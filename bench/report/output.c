@@ -182,11 +182,17 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
         free(text);
         return mfb_fail(err, "%s: out of memory starting the compressor", o->path);
     }
-    fwrite(text, 1, len - 1, f);
+    int bad = 0;
+    if (smp) {
+        fwrite(text, 1, len - 1, f);
+        fputs(",\n", f);
+        bad = mfb_columns_write(f, smp) < 0;
+        fputs("\n}\n", f);
+    } else {
+        fwrite(text, 1, len, f);
+        fputs("\n", f);
+    }
     free(text);
-    fputs(",\n", f);
-    int bad = mfb_columns_write(f, smp) < 0;
-    fputs("\n}\n", f);
     if (gz) {
         bad |= ferror(f) != 0;
         bad |= fclose(f) != 0;

@@ -29,7 +29,8 @@ int mfb_output_not_input(const struct mfb_output *o, const char *input, struct m
 char *mfb_output_temp(const char *target, const char *what);
 /* Removes ".<base>.memfbench-<pid>..." files and folders in dir whose process is gone (kill -9). */
 void mfb_output_remove_stale(const char *dir, const char *base);
-/* Writes doc with the samples appended as column arrays, then renames into place. */
+/* Writes doc with the samples appended as column arrays (none when smp is NULL: the probe's
+ * file), then renames into place. */
 int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *samples, struct mfb_err *err);
 /* Removes the temporary file (safe to call after commit). */
 void mfb_output_abort(struct mfb_output *o);

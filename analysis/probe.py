@@ -1,0 +1,304 @@
+"""Probe files (`memfbench probe`): the memory system's latency and bandwidth per buffer size,
+the cache levels found in the latency curve, and the roofline a size sweep is read against.
+
+A probe file gives, per buffer size, ns per dependent load (random and strided chains, on 4 KiB
+and huge pages) and GB/s of read, write and copy kernels (1e9 bytes per second, each byte moved
+counted once: a copy of n bytes counts n, as a memcpy of n bytes does). `reference` finds the
+bandwidth a call could at best reach where its data lives, so a sweep's bytes/ns become a
+fraction of what the machine can move.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import pandas as pd
+
+from .schema import ResultFileError, read_json
+
+PROBE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "memfbench-probe.schema.json"
+
+# The kernels a function is measured against: the best of them at the footprint is its roofline.
+# memcmp and bcmp read both buffers, so their bytes count twice against the read bandwidth.
+REFERENCE_KERNELS: dict[str, tuple[tuple[str, ...], int]] = {
+    "memcpy": (("copy", "copy_nt", "rep_movsb"), 1),
+    "memmove": (("copy", "copy_nt", "rep_movsb"), 1),
+    "memset": (("write", "write_nt"), 1),
+    "memcmp": (("read",), 2),
+    "bcmp": (("read",), 2),
+}
+# Buffers a call touches, for its footprint in the run's window.
+BUFFERS = {"memcpy": 2, "memmove": 2, "memset": 1, "memcmp": 2, "bcmp": 2}
+
+
+@lru_cache(maxsize=1)
+def load_probe_schema() -> dict[str, Any]:
+    with open(PROBE_SCHEMA_PATH, encoding="utf-8") as f:
+        schema: dict[str, Any] = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def probe_errors(doc: Any) -> list[str]:
+    """Schema violations and the cross-field rules, as 'path: message'."""
+    if not isinstance(doc, dict) or doc.get("schema") != "memfbench-probe":
+        return ["(top): not a memfbench probe file (its \"schema\" is not \"memfbench-probe\")"]
+    v = jsonschema.Draft202012Validator(load_probe_schema())
+    errors = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+              for e in sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))]
+    if errors:
+        return errors
+    for kind, key in (("latency", "ns"), ("bandwidth", "gbps")):
+        block = doc.get(kind)
+        for i, c in enumerate(block["curves"] if block else []):
+            sizes = [p["size"] for p in c["points"]]
+            if sizes != sorted(set(sizes)):
+                errors.append(f"{kind}/curves/{i}/points: sizes not ascending")
+            for k, p in enumerate(c["points"]):
+                if not p[f"{key}_min"] <= p[f"{key}_median"] <= p[f"{key}_max"]:
+                    errors.append(f"{kind}/curves/{i}/points/{k}: median outside [min, max]")
+    return errors
+
+
+def read_probe(path: str | Path) -> dict[str, Any]:
+    """Reads and validates a probe file (plain or .json.gz); ResultFileError names what is wrong."""
+    doc = read_json(path)
+    errors = probe_errors(doc)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ResultFileError(f"{path}: not a valid memfbench probe file: {errors[0][:300]}{more}")
+    return doc
+
+
+def latency_frame(doc: dict[str, Any]) -> pd.DataFrame:
+    """A row per point: pattern, pages, size, ns_median/min/max, cycles, huge_fraction."""
+    rows = []
+    for c in (doc.get("latency") or {}).get("curves", []):
+        for p in c["points"]:
+            rows.append({"pattern": c["pattern"], "pages": c["pages"], "size": p["size"], "ns": p["ns_median"],
+                         "ns_min": p["ns_min"], "ns_max": p["ns_max"], "cycles": p["cycles_median"],
+                         "huge_fraction": p["huge_fraction"], "repeats": len(p["ns"])})
+    return pd.DataFrame(rows, columns=["pattern", "pages", "size", "ns", "ns_min", "ns_max", "cycles",
+                                       "huge_fraction", "repeats"])
+
+
+def bandwidth_frame(doc: dict[str, Any]) -> pd.DataFrame:
+    """A row per point: kernel, size (footprint), gbps median/min/max."""
+    rows = []
+    for c in (doc.get("bandwidth") or {}).get("curves", []):
+        for p in c["points"]:
+            rows.append({"kernel": c["kernel"], "size": p["size"], "gbps": p["gbps_median"],
+                         "gbps_min": p["gbps_min"], "gbps_max": p["gbps_max"], "repeats": len(p["gbps"])})
+    return pd.DataFrame(rows, columns=["kernel", "size", "gbps", "gbps_min", "gbps_max", "repeats"])
+
+
+@dataclass
+class Level:
+    name: str            # "L1d", "L2", "LLC", "L4"... in the order found; the last plateau "memory"
+    ns: float            # the plateau's median latency
+    cycles: float | None
+    reported: int | None  # the size the system reports for the level of that name (sysfs)
+    estimate: float | None  # capacity found in the curve (None for the last plateau)
+    below: int | None
+    above: int | None
+
+
+def levels(doc: dict[str, Any]) -> list[Level]:
+    """The plateaus of the levels' curve, each with the boundary after it."""
+    lv = (doc.get("latency") or {}).get("levels")
+    if not lv:
+        return []
+    caches = doc["host"]["caches"]
+    reported = [caches.get("l1d"), caches.get("l2"), caches.get("llc")]
+    names = ["L1d", "L2", "LLC"]
+    out = []
+    n = len(lv["plateaus"])
+    top = max((p["size"] for c in doc["latency"]["curves"] for p in c["points"]), default=0)
+    for i, p in enumerate(lv["plateaus"]):
+        b = lv["boundaries"][i] if i < len(lv["boundaries"]) else None
+        last = i == n - 1 and b is None
+        name = names[i] if i < 3 else f"L{i + 1}"
+        if last and i > 0 and top > (caches.get("llc") or 0):
+            name = "memory"
+        out.append(Level(name, p["ns"], p["cycles"], reported[i] if i < 3 and name != "memory" else None,
+                         b["estimate"] if b else None, b["below"] if b else None, b["above"] if b else None))
+    return out
+
+
+def levels_frame(doc: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame([lv.__dict__ for lv in levels(doc)],
+                        columns=["name", "ns", "cycles", "reported", "estimate", "below", "above"])
+
+
+def interpolate(sizes: np.ndarray, values: np.ndarray, at: float) -> tuple[float, bool]:
+    """values at `at`, linear in log size between the points around it; outside the measured
+    range the nearest end's value, and False (not measured there)."""
+    if len(sizes) == 0:
+        return float("nan"), False
+    if at <= sizes[0]:
+        return float(values[0]), at == sizes[0]
+    if at >= sizes[-1]:
+        return float(values[-1]), at == sizes[-1]
+    return float(np.interp(math.log2(at), np.log2(sizes.astype(float)), values)), True
+
+
+@dataclass
+class Reference:
+    gbps: float          # the best reference kernel's median at the footprint
+    kernel: str
+    footprint: float     # bytes the calls' buffers span
+    within: bool         # False: the footprint is beyond the probe's sizes; the largest's value
+
+
+def reference(doc: dict[str, Any], function: str, footprint: float) -> Reference | None:
+    """The best bandwidth the function's reference kernels reach at this footprint."""
+    bw = bandwidth_frame(doc)
+    kernels, _ = REFERENCE_KERNELS[function]
+    best: Reference | None = None
+    for k in kernels:
+        g = bw[bw["kernel"] == k].sort_values("size")
+        if g.empty:
+            continue
+        v, within = interpolate(g["size"].to_numpy(), g["gbps"].to_numpy(), footprint)
+        if best is None or v > best.gbps:
+            best = Reference(v, k, footprint, within)
+    return best
+
+
+def call_footprint(run_doc: dict[str, Any], function: str, size: int) -> tuple[float, str]:
+    """Where a call of this size keeps its data in the run (the placement's windows), as the
+    bytes its buffers span, and the window's name."""
+    ws = run_doc.get("workset") or {}
+    small, large = ws.get("small_window") or {}, ws.get("large_window") or {}
+    nbuf = BUFFERS[function]
+    if small and size <= small.get("max_call_size", -1):
+        return float(nbuf * small["bytes_per_buffer"]), "small (L1) window"
+    if large:
+        return float(nbuf * large["bytes_per_buffer"]), "large window (beyond the LLC)"
+    return float(nbuf * max(size, 1)), "the call's own buffers"
+
+
+def roofline(points: list[Any], run_doc: dict[str, Any], function: str, probe: dict[str, Any]) -> pd.DataFrame:
+    """Per sweep point: bytes/ns, the reference bandwidth where its data lives, and the fraction."""
+    rows = []
+    _, count = REFERENCE_KERNELS[function]
+    for p in points:
+        footprint, window = call_footprint(run_doc, function, p.size)
+        ref = reference(probe, function, footprint)
+        moved = p.bytes_per_ns * count
+        rows.append({"variant": p.variant, "size": p.size, "bytes_per_ns": p.bytes_per_ns, "window": window,
+                     "footprint": footprint, "reference_gbps": ref.gbps if ref else float("nan"),
+                     "reference_kernel": ref.kernel if ref else "",
+                     "reference_within_probe": ref.within if ref else False,
+                     "fraction": moved / ref.gbps if ref and ref.gbps > 0 else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def _human(n: float | None) -> str:
+    if n is None or not math.isfinite(n):
+        return "-"
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            v = n / f
+            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.005 else f"{v:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def context_lines(doc: dict[str, Any]) -> list[str]:
+    cfg, host, pages = doc["config"], doc["host"], doc["pages"]
+    cpu = (host.get("cpu") or {}).get("model", "?") if isinstance(host.get("cpu"), dict) else "?"
+    clk = doc["core_clock"]
+    lines = [f"- CPU {cfg['cpu']} ({cpu}); core clock "
+             + (f"{clk['ghz']:.2f} GHz ({clk['method']})" if clk["known"] else "unknown (cycles not given)"),
+             f"- sizes {_human(cfg['min_size'])} to {_human(cfg['max_size'])} ({cfg['max_size_source']}), "
+             f"{cfg['steps_per_octave']} per octave, {cfg['repeats']} repeats each; seed {cfg['seed']}",
+             f"- huge pages: asked {pages['requested']}, had {pages['huge']}"
+             + (f" ({pages['why']})" if pages["why"] else "")]
+    if not doc["status"]["complete"]:
+        lines.append("- INTERRUPTED: the curves hold the points measured before Ctrl-C")
+    for w in doc["status"]["warnings"]:
+        lines.append(f"- {w['severity']} [{w['code']}]: {w['message']}")
+    return lines
+
+
+def levels_table(doc: dict[str, Any]) -> str:
+    lv = levels(doc)
+    if not lv:
+        return "(no levels: the file has no latency curve to find them in)"
+    head = f"{'level':<8}{'reported':>12}{'found':>12}{'rises between':>26}{'ns/load':>10}{'cycles':>8}"
+    lines = [head]
+    for x in lv:
+        rng = f"{_human(x.below)} and {_human(x.above)}" if x.below else "-"
+        cyc = f"{x.cycles:.1f}" if x.cycles is not None else "-"
+        lines.append(f"{x.name:<8}{_human(x.reported):>12}{_human(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
+    return "\n".join(lines)
+
+
+def bandwidth_table(doc: dict[str, Any], sizes: list[float] | None = None) -> str:
+    """GB/s per kernel at one size inside each level (half the found capacity) and the largest."""
+    bw = bandwidth_frame(doc)
+    if bw.empty:
+        return "(no bandwidth curves)"
+    kernels = list(dict.fromkeys(bw["kernel"]))
+    all_sizes = np.array(sorted(set(bw["size"])))
+    if sizes is None:
+        lv = levels(doc)
+        caps = [x.estimate for x in lv if x.estimate] or [doc["host"]["caches"][k] for k in ("l1d", "l2", "llc")]
+        sizes = [c / 2 for c in caps] + [float(all_sizes[-1])]
+    picked = sorted({int(all_sizes[np.argmin(np.abs(np.log2(all_sizes / s)))]) for s in sizes})
+    lines = [f"{'size':>12}" + "".join(f"{k:>11}" for k in kernels)]
+    for s in picked:
+        row = f"{_human(s):>12}"
+        for k in kernels:
+            g = bw[(bw["kernel"] == k) & (bw["size"] == s)]
+            row += f"{g['gbps'].iloc[0]:>11.1f}" if len(g) else f"{'-':>11}"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def roofline_table(roof: pd.DataFrame, function: str, max_rows: int = 24) -> str:
+    """Per size: where the data lives, the reference bandwidth there, and each variant's bytes/ns
+    as a fraction of it."""
+    if roof.empty:
+        return "(no points)"
+    kernels, count = REFERENCE_KERNELS[function]
+    variants = list(dict.fromkeys(roof["variant"]))
+    sizes = sorted(set(roof["size"]))
+    step = max(1, -(-len(sizes) // max_rows))
+    head = f"{'size':>10} {'data in':<30}{'reference GB/s':>22}" + "".join(f" {v[:22]:>24}" for v in variants)
+    lines = [head]
+    for s in sizes[::step]:
+        g = roof[roof["size"] == s]
+        r0 = g.iloc[0]
+        ref = f"{r0['reference_gbps']:.1f} {r0['reference_kernel']}" + ("" if r0["reference_within_probe"] else "*")
+        row = f"{s:>10} {r0['window']:<30}{ref:>22}"
+        for v in variants:
+            p = g[g["variant"] == v].iloc[0]
+            row += f" {p['bytes_per_ns']:>10.2f} B/ns {p['fraction']:>7.0%}"
+        lines.append(row)
+    lines.append(f"reference: the best of {', '.join(kernels)} in the probe at the footprint of the calls' window"
+                 + (" (bytes compared count twice: both buffers are read)" if count == 2 else "")
+                 + "; * beyond the probe's sizes: its largest point's value")
+    if step > 1:
+        lines.append(f"(every {step}th size of {len(sizes)})")
+    return "\n".join(lines)
+
+
+def roofline_sentences(roof: pd.DataFrame, function: str) -> list[str]:
+    """One line per variant at the largest size: "libc memcpy at 1 MiB reaches 71 % of copy
+    bandwidth (...)"."""
+    out = []
+    if roof.empty:
+        return out
+    top = roof["size"].max()
+    for _, p in roof[roof["size"] == top].iterrows():
+        out.append(f"{p['variant']} {function} at {_human(top)} reaches {p['fraction']:.0%} of the measured "
+                   f"{p['reference_kernel']} bandwidth ({p['bytes_per_ns']:.2f} of {p['reference_gbps']:.2f} GB/s; "
+                   f"data in the {p['window']})")
+    return out

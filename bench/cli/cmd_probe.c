@@ -1,0 +1,496 @@
+/* memfbench probe: the memory system a memcpy runs on. Latency per buffer size (random and
+ * strided chains, on 4 KiB and on huge pages), the cache levels the curve shows, and read,
+ * write and copy bandwidth per size, written atomically to one JSON file as `run` writes its. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/parse.h"
+#include "base/rng.h"
+#include "cli/commands.h"
+#include "probe/file.h"
+#include "probe/summary.h"
+#include "report/hostinfo.h"
+#include "report/output.h"
+
+/* Set by SIGINT/SIGTERM/SIGHUP: a handler reaches static storage only. */
+static volatile sig_atomic_t probe_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    probe_stop = 1;
+}
+
+/* Defaults, each with its reason. */
+enum {
+    PROBE_MIN_SIZE = 4 << 10,          /* one page: below it a chain has too few lines to matter */
+    PROBE_BW_MIN_SIZE = 16 << 10,      /* below it a kernel's call and loop set-up are a visible part */
+    PROBE_STEPS = 4,                   /* sizes per octave: a level's edge lands within 19 % */
+    PROBE_QUICK_STEPS = 2,
+    PROBE_REPEATS = 5,
+    PROBE_QUICK_REPEATS = 3,
+};
+/* The default largest size: 1 GiB, or 4x the LLC if larger, so the last points are in memory
+ * even on a CPU with a very large LLC; never more than a quarter of the memory available now
+ * (MemAvailable), so the probe does not push the machine into reclaim. */
+#define PROBE_DEFAULT_MAX ((size_t)1 << 30)
+#define PROBE_LLC_MULTIPLE 4
+#define PROBE_MEMORY_FRACTION 0.25
+/* --quick stops at 4x the L2 (at most 32 MiB): the first two levels and the start of the third. */
+#define PROBE_QUICK_L2_MULTIPLE 4
+#define PROBE_QUICK_MAX ((size_t)32 << 20)
+/* Timed loads per latency measurement: at least 2^20 (a millisecond or more at L1 speed, far
+ * above the clock's resolution), at most 2^22 (half a second at 120 ns: the largest buffers
+ * are walked in part). --quick: 2^16 and 2^18. */
+#define PROBE_MIN_LOADS (UINT64_C(1) << 20)
+#define PROBE_MAX_LOADS (UINT64_C(1) << 22)
+#define PROBE_QUICK_MIN_LOADS (UINT64_C(1) << 16)
+#define PROBE_QUICK_MAX_LOADS (UINT64_C(1) << 18)
+/* Seconds per bandwidth measurement: 50 ms spans many scheduler ticks and page walks. */
+#define PROBE_BW_SECONDS 0.05
+#define PROBE_QUICK_BW_SECONDS 0.002
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: memfbench probe [options] -o FILE\n\n"
+            "Measures the memory system: load latency per buffer size (a random chain through every\n"
+            "line, and strided chains), the cache levels the curve shows, and read/write/copy bandwidth.\n\n"
+            "  -o, --output FILE     probe file (JSON, .json.gz compressed), written atomically; '-' stdout\n"
+            "      --latency         measure latency (default: both latency and bandwidth)\n"
+            "      --bandwidth       measure bandwidth\n"
+            "      --max-size S      largest buffer (default: max(1 GiB, 4x LLC), at most 1/4 of free memory)\n"
+            "      --min-size S      smallest buffer (default 4K)\n"
+            "      --steps N         sizes per octave (default 4; bandwidth uses half as many)\n"
+            "      --repeats N       measurements per point, 1-%d (default 5)\n"
+            "      --huge MODE       auto|off|thp|hugetlb: huge pages for a second set of latency curves\n"
+            "                        (default auto: reserved huge pages, else THP, else none)\n"
+            "  -c, --cpu N           CPU for latency and one-thread bandwidth (default: last allowed)\n"
+            "      --threads N       bandwidth threads (default 1, or as many as --cpus lists)\n"
+            "      --cpus LIST       CPUs for the bandwidth threads, e.g. 0-3 (one thread per CPU)\n"
+            "      --quick           small and short: up to 4x L2, 2 sizes per octave, 3 repeats\n"
+            "  -s, --seed S          seed of the random chains (default: fresh, recorded)\n"
+            "      --clock NAME      auto|tsc|cntvct|monotonic\n"
+            "  -q, --quiet           no progress, no summary\n"
+            "  -h, --help            this text\n",
+            MFB_PROBE_MAX_REPEATS);
+}
+
+struct probe_args {
+    bool max_given, cpu_given, threads_given, seed_given, steps_given, repeats_given;
+    const char *cpus;
+};
+
+static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out, struct mfb_err *err)
+{
+    uint64_t v;
+    if (mfb_parse_u64(s, &v) < 0 || v < lo || v > hi)
+        return mfb_fail(err, "memfbench probe: %s: '%s' is not a whole number from %u to %u", opt, s, lo, hi);
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe_args *a, struct mfb_err *err)
+{
+    enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OPT_THREADS, OPT_CPUS, OPT_QUICK,
+           OPT_CLOCK };
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"latency", no_argument, 0, OPT_LAT},
+        {"bandwidth", no_argument, 0, OPT_BW}, {"max-size", required_argument, 0, OPT_MAX},
+        {"min-size", required_argument, 0, OPT_MIN}, {"steps", required_argument, 0, OPT_STEPS},
+        {"repeats", required_argument, 0, OPT_REP}, {"huge", required_argument, 0, OPT_HUGE},
+        {"cpu", required_argument, 0, 'c'}, {"threads", required_argument, 0, OPT_THREADS},
+        {"cpus", required_argument, 0, OPT_CPUS}, {"quick", no_argument, 0, OPT_QUICK},
+        {"seed", required_argument, 0, 's'}, {"clock", required_argument, 0, OPT_CLOCK},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const char *const huge_names[] = {"auto", "off", "thp", "hugetlb"};
+    *c = (struct mfb_probe_config){.min_size = PROBE_MIN_SIZE, .steps = PROBE_STEPS, .repeats = PROBE_REPEATS,
+                                   .huge = MFB_HUGE_AUTO, .threads = 1, .cpu = -1, .argc = argc, .argv = argv};
+    optind = 0;
+    opterr = 0;
+    int ch, h;
+    unsigned u = 0;
+    while ((ch = getopt_long(argc, argv, ":o:c:s:qh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            c->output = optarg;
+            break;
+        case OPT_LAT:
+            c->latency = true;
+            break;
+        case OPT_BW:
+            c->bandwidth = true;
+            break;
+        case OPT_MAX:
+        case OPT_MIN: {
+            size_t *dst = ch == OPT_MAX ? &c->max_size : &c->min_size;
+            if (mfb_parse_bytes(optarg, dst) < 0 || *dst < 4096 || *dst > ((size_t)1 << 40))
+                return mfb_fail(err, "memfbench probe: %s: '%s' is not a size from 4K to 1T, e.g. 256M",
+                                ch == OPT_MAX ? "--max-size" : "--min-size", optarg);
+            a->max_given |= ch == OPT_MAX;
+            break;
+        }
+        case OPT_STEPS:
+            if (parse_count("--steps", optarg, 1, 16, &c->steps, err) < 0)
+                return -1;
+            a->steps_given = true;
+            break;
+        case OPT_REP:
+            if (parse_count("--repeats", optarg, 1, MFB_PROBE_MAX_REPEATS, &c->repeats, err) < 0)
+                return -1;
+            a->repeats_given = true;
+            break;
+        case OPT_HUGE:
+            if ((h = mfb_parse_name(optarg, huge_names, MFB_HUGE_COUNT)) < 0)
+                return mfb_fail(err, "memfbench probe: --huge: '%s' is not auto, off, thp or hugetlb", optarg);
+            c->huge = (enum mfb_huge_request)h;
+            break;
+        case 'c':
+            if (parse_count("--cpu", optarg, 0, CPU_SETSIZE - 1, &u, err) < 0)
+                return -1;
+            c->cpu = (int)u;
+            a->cpu_given = true;
+            break;
+        case OPT_THREADS:
+            if (parse_count("--threads", optarg, 1, MFB_PROBE_MAX_THREADS, &u, err) < 0)
+                return -1;
+            c->threads = (int)u;
+            a->threads_given = true;
+            break;
+        case OPT_CPUS:
+            a->cpus = optarg;
+            break;
+        case OPT_QUICK:
+            c->quick = true;
+            break;
+        case 's':
+            if (mfb_parse_seed(optarg, &c->seed) < 0)
+                return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number", optarg);
+            a->seed_given = true;
+            break;
+        case OPT_CLOCK:
+            c->clock = optarg;
+            break;
+        case 'q':
+            c->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            return mfb_fail(err, "memfbench probe: %s needs a value", argv[optind - 1]);
+        default:
+            return mfb_fail(err, "memfbench probe: unknown option '%s' (see memfbench probe --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mfb_fail(err, "memfbench probe: unexpected argument '%s'", argv[optind]);
+    if (!c->output)
+        return mfb_fail(err, "memfbench probe: -o FILE is required ('-' for stdout)");
+    if (!c->latency && !c->bandwidth)
+        c->latency = c->bandwidth = true;
+    if (a->max_given && c->max_size < c->min_size)
+        return mfb_fail(err, "memfbench probe: --max-size is below --min-size");
+    return 0;
+}
+
+/* The CPUs: latency's, and the bandwidth threads' (the first of which is latency's CPU). */
+static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, struct mfb_err *err)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return mfb_fail(err, "memfbench probe: cannot read the CPU affinity");
+    if (a->cpu_given && !CPU_ISSET(c->cpu, &allowed))
+        return mfb_fail(err, "memfbench probe: --cpu: CPU %d is not one this process may run on", c->cpu);
+    if (!a->cpu_given)
+        for (int i = CPU_SETSIZE - 1; i >= 0 && c->cpu < 0; i--)
+            if (CPU_ISSET(i, &allowed))
+                c->cpu = i;
+    int n = 0;
+    if (a->cpus) {
+        bool listed[CPU_SETSIZE] = {0};
+        if (mfb_parse_cpu_list(a->cpus, listed, CPU_SETSIZE) < 0)
+            return mfb_fail(err, "memfbench probe: --cpus: '%s' is not a CPU list such as 0-3,6", a->cpus);
+        for (int i = 0; i < CPU_SETSIZE; i++) {
+            if (!listed[i])
+                continue;
+            if (!CPU_ISSET(i, &allowed))
+                return mfb_fail(err, "memfbench probe: --cpus: CPU %d is not one this process may run on "
+                                     "(offline or outside its affinity)", i);
+            if (n == MFB_PROBE_MAX_THREADS)
+                return mfb_fail(err, "memfbench probe: --cpus: more than %d CPUs", MFB_PROBE_MAX_THREADS);
+            c->cpus[n++] = i;
+        }
+        if (a->threads_given && c->threads != n)
+            return mfb_fail(err, "memfbench probe: --threads %d but --cpus lists %d CPUs (one thread per CPU)",
+                            c->threads, n);
+        c->threads = n;
+        if (!a->cpu_given)
+            c->cpu = c->cpus[0];
+    } else if (c->threads > 1) {
+        /* the latency CPU first, then the other allowed CPUs in order */
+        c->cpus[n++] = c->cpu;
+        for (int i = 0; i < CPU_SETSIZE && n < c->threads; i++)
+            if (CPU_ISSET(i, &allowed) && i != c->cpu)
+                c->cpus[n++] = i;
+        if (n < c->threads)
+            return mfb_fail(err, "memfbench probe: --threads %d: only %d CPUs allowed (one thread per CPU)",
+                            c->threads, n);
+    } else {
+        c->cpus[0] = c->cpu;
+    }
+    if (c->cpus[0] != c->cpu)
+        return mfb_fail(err, "memfbench probe: --cpu %d must be the first CPU of --cpus (%d): the calling thread "
+                             "is the first bandwidth thread", c->cpu, c->cpus[0]);
+    return 0;
+}
+
+static int pin(int cpu, struct mfb_err *err)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return mfb_fail(err, "cannot pin to CPU %d: %s", cpu, strerror(errno));
+    return 0;
+}
+
+static long long mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    long long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* The largest size: given, or the default rounded up to a point of the size grid. */
+static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a, const struct mfb_caches *caches,
+                          struct mfb_warnings *w)
+{
+    if (c->quick) {
+        c->steps = a->steps_given ? c->steps : PROBE_QUICK_STEPS;
+        c->repeats = a->repeats_given ? c->repeats : PROBE_QUICK_REPEATS;
+        c->min_loads = PROBE_QUICK_MIN_LOADS;
+        c->max_loads = PROBE_QUICK_MAX_LOADS;
+        c->bw_seconds = PROBE_QUICK_BW_SECONDS;
+    } else {
+        c->min_loads = PROBE_MIN_LOADS;
+        c->max_loads = PROBE_MAX_LOADS;
+        c->bw_seconds = PROBE_BW_SECONDS;
+    }
+    if (a->max_given) {
+        c->max_size_source = "--max-size";
+        return;
+    }
+    size_t want;
+    if (c->quick) {
+        want = caches->l2 * PROBE_QUICK_L2_MULTIPLE;
+        want = want > PROBE_QUICK_MAX ? PROBE_QUICK_MAX : want;
+        c->max_size_source = "--quick: 4x L2, at most 32 MiB";
+    } else {
+        want = caches->llc * PROBE_LLC_MULTIPLE;
+        want = want < PROBE_DEFAULT_MAX ? PROBE_DEFAULT_MAX : want;
+        c->max_size_source = "default: max(1 GiB, 4x LLC), rounded up to a size step";
+    }
+    /* round up to the grid min * 2^(k/steps) */
+    double k = ceil(log2((double)want / (double)c->min_size) * c->steps - 1e-9);
+    want = (size_t)ceil((double)c->min_size * exp2(k / c->steps) / 4096.0) * 4096;
+    long long avail = mem_available();
+    if (avail > 0 && (double)want > (double)avail * PROBE_MEMORY_FRACTION) {
+        size_t cap = (size_t)((double)avail * PROBE_MEMORY_FRACTION) / 4096 * 4096;
+        mfb_warn(w, "memory", "the largest size is %zu bytes, not %zu: a quarter of the memory available now "
+                              "(MemAvailable). Fix: free memory, or --max-size", cap, want);
+        want = cap;
+        c->max_size_source = "a quarter of MemAvailable (the default was larger)";
+    }
+    c->max_size = want < c->min_size ? c->min_size : want;
+}
+
+struct progress {
+    bool on;
+    const char *what;
+    size_t total, done;
+};
+
+static void show(struct progress *p, const char *curve, size_t size)
+{
+    if (!p->on)
+        return;
+    p->done++;
+    fprintf(stderr, "\rprobe: %s %-16s %12zu bytes  (%zu/%zu)   ", p->what, curve, size, p->done, p->total);
+    fflush(stderr);
+}
+
+static void lat_progress(const struct mfb_lat_curve *c, size_t i, void *ctx)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s/%s", mfb_chase_name(c->chase), mfb_pages_name(c->pages));
+    show(ctx, name, c->points[i].size);
+}
+
+static void bw_progress(const struct mfb_bw_curve *c, size_t i, void *ctx)
+{
+    show(ctx, mfb_stream_kernel_name(c->kernel), c->points[i].size);
+}
+
+static struct mfb_probe_point *points_of(const size_t *sizes, size_t n)
+{
+    struct mfb_probe_point *p = calloc(n ? n : 1, sizeof *p);
+    for (size_t i = 0; p && i < n; i++)
+        p[i].size = sizes[i];
+    return p;
+}
+
+static int measure_latency(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct mfb_err *err)
+{
+    const struct mfb_probe_config *c = run->cfg;
+    size_t n = mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, NULL, 0);
+    size_t *sizes = calloc(n, sizeof *sizes);
+    if (!sizes)
+        return mfb_fail(err, "out of memory");
+    mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, sizes, n);
+    /* random on 4 KiB pages, random on huge pages (when had), then the strided chains */
+    struct { enum mfb_chase chase; enum mfb_pages pages; } plan[] = {
+        {MFB_CHASE_RANDOM, MFB_PAGES_4K}, {MFB_CHASE_RANDOM, r->huge},
+        {MFB_CHASE_STRIDE1, MFB_PAGES_4K}, {MFB_CHASE_STRIDE2, MFB_PAGES_4K}};
+    for (size_t k = 0; k < sizeof plan / sizeof *plan; k++) {
+        if (k == 1 && r->huge == MFB_PAGES_4K)
+            continue;
+        struct mfb_lat_curve *cv = &r->lat[r->nlat];
+        *cv = (struct mfb_lat_curve){.chase = plan[k].chase, .pages = plan[k].pages, .npoints = n,
+                                     .points = points_of(sizes, n)};
+        if (!cv->points) {
+            free(sizes);
+            return mfb_fail(err, "out of memory");
+        }
+        r->nlat++;
+    }
+    free(sizes);
+    struct progress pg = {.on = !c->quiet && isatty(STDERR_FILENO), .what = "latency", .total = n * (size_t)r->nlat};
+    for (int i = 0; i < r->nlat; i++)
+        if (mfb_latency_curve(run, &r->lat[i], lat_progress, &pg, err) < 0)
+            return -1;
+    if (pg.on)
+        fprintf(stderr, "\r%100s\r", "");
+    return 0;
+}
+
+static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct mfb_err *err)
+{
+    const struct mfb_probe_config *c = run->cfg;
+    size_t lo = c->min_size > PROBE_BW_MIN_SIZE ? c->min_size : PROBE_BW_MIN_SIZE;
+    unsigned steps = (c->steps + 1) / 2;
+    size_t align = (size_t)2 * MFB_STREAM_GRAIN * (size_t)c->threads;
+    size_t n = lo <= c->max_size ? mfb_probe_sizes(lo, c->max_size, steps, align, NULL, 0) : 0;
+    size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+    if (!sizes)
+        return mfb_fail(err, "out of memory");
+    mfb_probe_sizes(lo, c->max_size, steps, align, sizes, n);
+    r->vector = mfb_vector_best();
+    for (int k = 0; k < MFB_STREAM_KERNEL_COUNT; k++) {
+        if (!mfb_stream_kernel((enum mfb_stream_kernel)k, r->vector))
+            continue;
+        struct mfb_bw_curve *cv = &r->bw[r->nbw];
+        *cv = (struct mfb_bw_curve){.kernel = (enum mfb_stream_kernel)k, .vector = r->vector, .pages = r->bw_pages,
+                                    .npoints = n, .points = points_of(sizes, n)};
+        if (!cv->points) {
+            free(sizes);
+            return mfb_fail(err, "out of memory");
+        }
+        r->nbw++;
+    }
+    free(sizes);
+    struct progress pg = {.on = !c->quiet && isatty(STDERR_FILENO), .what = "bandwidth", .total = n * (size_t)r->nbw};
+    for (int i = 0; i < r->nbw; i++)
+        if (mfb_bandwidth_curve(run, &r->bw[i], bw_progress, &pg, err) < 0)
+            return -1;
+    if (pg.on)
+        fprintf(stderr, "\r%100s\r", "");
+    return 0;
+}
+
+int mfb_cmd_probe(int argc, char **argv)
+{
+    struct mfb_probe_config cfg;
+    struct probe_args a = {0};
+    struct mfb_err err = {{0}};
+    int rc = parse(argc, argv, &cfg, &a, &err);
+    if (rc == 1)
+        return MFB_EXIT_OK;
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    if (resolve_cpus(&cfg, &a, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    if (!a.seed_given)
+        cfg.seed = mfb_seed_fresh();
+    struct mfb_probe_result res = {.levels_curve = -1, .bw_levels_curve = -1};
+    res.warn.quiet = cfg.quiet;
+    struct mfb_output out;
+    struct mfb_timer timer;
+    int status = MFB_EXIT_FAIL;
+    if (mfb_output_open(&out, cfg.output, &err) < 0) {
+        fprintf(stderr, "memfbench probe: %s\n", err.msg);
+        return MFB_EXIT_FAIL;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    if (pin(cfg.cpu, &err) < 0 || mfb_timer_init(&timer, cfg.clock, &err) < 0)
+        goto fail;
+    mfb_cache_detect(&res.caches, cfg.cpu);
+    resolve_sizes(&cfg, &a, &res.caches, &res.warn);
+    res.huge_page_size = mfb_pages_huge_size();
+    res.huge = mfb_probe_huge_mode(cfg.huge, cfg.max_size, res.huge_why, sizeof res.huge_why);
+    if (res.huge_why[0] && cfg.huge != MFB_HUGE_OFF)
+        mfb_warn(&res.warn, "huge_pages", "%s: latency is measured on 4 KiB pages only", res.huge_why);
+    /* Bandwidth on 4 KiB pages, as memfbench run's buffers and most heaps, unless huge pages
+     * were asked for by name. */
+    res.bw_pages = cfg.huge == MFB_HUGE_THP || cfg.huge == MFB_HUGE_HUGETLB ? res.huge : MFB_PAGES_4K;
+    mfb_core_clock_measure(&res.clock, &timer);
+    struct mfb_probe_run run = {.cfg = &cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
+    if (cfg.latency && measure_latency(&run, &res, &err) < 0)
+        goto fail;
+    if (cfg.bandwidth && !probe_stop && (pin(cfg.cpus[0], &err) < 0 || measure_bandwidth(&run, &res, &err) < 0))
+        goto fail;
+    res.interrupted = probe_stop != 0;
+    mfb_probe_find_levels(&res);
+    cJSON *host = mfb_host_json(&res.caches, cfg.cpu, &res.warn);
+    cJSON *doc = mfb_probe_document(&cfg, &res, &timer, host);
+    rc = mfb_output_commit(&out, doc, NULL, &err);
+    cJSON_Delete(doc);
+    if (rc < 0)
+        goto fail;
+    if (!cfg.quiet) {
+        mfb_probe_summary_print(stderr, &cfg, &res);
+        fprintf(stderr, "written: %s\n", cfg.output);
+    }
+    if (res.interrupted)
+        fprintf(stderr, "memfbench probe: interrupted; %s holds the points measured (status.complete = false)\n",
+                cfg.output);
+    status = res.interrupted ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
+    goto done;
+fail:
+    fprintf(stderr, "memfbench probe: %s\n", err.msg);
+done:
+    mfb_output_abort(&out);
+    mfb_probe_result_free(&res);
+    return status;
+}

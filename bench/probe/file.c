@@ -1,0 +1,310 @@
+#include "probe/file.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "report/document.h"
+
+/* A probe file is a few hundred kilobytes; anything much larger is not one. */
+enum { PROBE_FILE_MAX_BYTES = 64 << 20 };
+
+static cJSON *number_or_null(double v)
+{
+    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static cJSON *config_json(const struct mfb_probe_config *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "latency", c->latency);
+    cJSON_AddBoolToObject(o, "bandwidth", c->bandwidth);
+    cJSON_AddBoolToObject(o, "quick", c->quick);
+    cJSON_AddNumberToObject(o, "min_size", (double)c->min_size);
+    cJSON_AddNumberToObject(o, "max_size", (double)c->max_size);
+    cJSON_AddStringToObject(o, "max_size_source", c->max_size_source);
+    cJSON_AddNumberToObject(o, "steps_per_octave", c->steps);
+    cJSON_AddNumberToObject(o, "repeats", c->repeats);
+    cJSON_AddNumberToObject(o, "min_loads", (double)c->min_loads);
+    cJSON_AddNumberToObject(o, "max_loads", (double)c->max_loads);
+    cJSON_AddNumberToObject(o, "bandwidth_seconds", c->bw_seconds);
+    cJSON_AddStringToObject(o, "huge", mfb_huge_request_name(c->huge));
+    cJSON_AddNumberToObject(o, "cpu", c->cpu);
+    cJSON_AddNumberToObject(o, "threads", c->threads);
+    cJSON *cpus = cJSON_AddArrayToObject(o, "cpus");
+    for (int i = 0; i < c->threads; i++)
+        cJSON_AddItemToArray(cpus, cJSON_CreateNumber(c->cpus[i]));
+    mfb_json_add_u64_string(o, "seed", c->seed);
+    cJSON_AddStringToObject(o, "clock", c->clock ? c->clock : "auto");
+    cJSON *argv = cJSON_AddArrayToObject(o, "command_line");
+    for (int i = 0; i < c->argc; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(c->argv[i]));
+    return o;
+}
+
+static cJSON *point_json(const struct mfb_probe_point *p, const char *work, const char *unit, double per_ns_to_cycles)
+{
+    cJSON *o = cJSON_CreateObject();
+    double med, lo, hi;
+    mfb_probe_point_stats(p, &med, &lo, &hi);
+    cJSON_AddNumberToObject(o, "size", (double)p->size);
+    cJSON_AddNumberToObject(o, work, (double)p->work);
+    cJSON_AddNumberToObject(o, "huge_fraction", p->huge_fraction);
+    cJSON *reps = cJSON_CreateArray();
+    for (unsigned k = 0; k < p->nrep; k++)
+        cJSON_AddItemToArray(reps, cJSON_CreateNumber(p->rep[k]));
+    cJSON_AddItemToObject(o, unit, reps);
+    char key[32];
+    snprintf(key, sizeof key, "%s_median", unit);
+    cJSON_AddItemToObject(o, key, number_or_null(med));
+    snprintf(key, sizeof key, "%s_min", unit);
+    cJSON_AddItemToObject(o, key, number_or_null(lo));
+    snprintf(key, sizeof key, "%s_max", unit);
+    cJSON_AddItemToObject(o, key, number_or_null(hi));
+    if (per_ns_to_cycles > 0)
+        cJSON_AddItemToObject(o, "cycles_median", number_or_null(med * per_ns_to_cycles));
+    return o;
+}
+
+static const char *nearest_level(const struct mfb_caches *c, double bytes, size_t *sys)
+{
+    const char *names[] = {"L1d", "L2", "LLC"};
+    size_t sizes[] = {c->l1d, c->l2, c->llc};
+    int best = 0;
+    for (int i = 1; i < 3; i++)
+        if (fabs(log2(bytes / (double)sizes[i])) < fabs(log2(bytes / (double)sizes[best])))
+            best = i;
+    *sys = sizes[best];
+    return names[best];
+}
+
+/* Plateaus and boundaries of one curve. Latency plateaus are in ns (and cycles); bandwidth
+ * plateaus were found in ns per byte and are given back in GB/s. */
+static cJSON *levels_json(const struct mfb_levels *lv, const struct mfb_caches *caches, bool bandwidth, double ghz)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *pl = cJSON_AddArrayToObject(o, "plateaus");
+    for (int i = 0; i < lv->nplateaus; i++) {
+        const struct mfb_plateau *p = &lv->plateaus[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddNumberToObject(x, "from", (double)p->from);
+        cJSON_AddNumberToObject(x, "to", (double)p->to);
+        if (bandwidth) {
+            cJSON_AddNumberToObject(x, "gbps", 1 / p->ns);
+        } else {
+            cJSON_AddNumberToObject(x, "ns", p->ns);
+            cJSON_AddItemToObject(x, "cycles", ghz > 0 ? cJSON_CreateNumber(p->ns * ghz) : cJSON_CreateNull());
+        }
+        cJSON_AddItemToArray(pl, x);
+    }
+    cJSON *bs = cJSON_AddArrayToObject(o, "boundaries");
+    for (int i = 0; i < lv->nboundaries; i++) {
+        const struct mfb_boundary *b = &lv->boundaries[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddNumberToObject(x, "level", i + 1);
+        cJSON_AddNumberToObject(x, "below", (double)b->below);
+        cJSON_AddNumberToObject(x, "above", (double)b->above);
+        cJSON_AddNumberToObject(x, "estimate", round(b->estimate));
+        size_t sys;
+        const char *name = nearest_level(caches, b->estimate, &sys);
+        cJSON *n = cJSON_AddObjectToObject(x, "nearest_reported");
+        cJSON_AddStringToObject(n, "name", name);
+        cJSON_AddNumberToObject(n, "bytes", (double)sys);
+        cJSON_AddNumberToObject(n, "estimate_over_reported", b->estimate / (double)sys);
+        cJSON_AddItemToArray(bs, x);
+    }
+    return o;
+}
+
+static cJSON *latency_json(const struct mfb_probe_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    double ghz = r->clock.known ? r->clock.ghz : 0;
+    cJSON *curves = cJSON_AddArrayToObject(o, "curves");
+    for (int i = 0; i < r->nlat; i++) {
+        const struct mfb_lat_curve *c = &r->lat[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "pattern", mfb_chase_name(c->chase));
+        cJSON_AddStringToObject(x, "pages", mfb_pages_name(c->pages));
+        cJSON *pts = cJSON_AddArrayToObject(x, "points");
+        for (size_t k = 0; k < c->npoints; k++)
+            cJSON_AddItemToArray(pts, point_json(&c->points[k], "loads", "ns", ghz));
+        cJSON_AddItemToArray(curves, x);
+    }
+    cJSON *lv = r->levels_curve >= 0 ? levels_json(&r->levels, &r->caches, false, ghz) : cJSON_CreateNull();
+    if (r->levels_curve >= 0) {
+        cJSON_AddStringToObject(lv, "pattern", mfb_chase_name(r->lat[r->levels_curve].chase));
+        cJSON_AddStringToObject(lv, "pages", mfb_pages_name(r->lat[r->levels_curve].pages));
+    }
+    cJSON_AddItemToObject(o, "levels", lv);
+    return o;
+}
+
+static cJSON *bandwidth_json(const struct mfb_probe_config *cfg, const struct mfb_probe_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "vector", mfb_vector_name(r->vector));
+    cJSON_AddNumberToObject(o, "vector_bytes", (double)mfb_vector_bytes(r->vector));
+    cJSON_AddStringToObject(o, "pages", mfb_pages_name(r->bw_pages));
+    cJSON_AddNumberToObject(o, "threads", cfg->threads);
+    cJSON_AddStringToObject(o, "unit", "GB/s: 1e9 bytes per second, each byte counted once (a copy of n bytes "
+                                       "counts n), all threads together");
+    cJSON *lv = r->bw_levels_curve >= 0 ? levels_json(&r->bw_levels, &r->caches, true, 0) : cJSON_CreateNull();
+    if (r->bw_levels_curve >= 0)
+        cJSON_AddStringToObject(lv, "kernel", mfb_stream_kernel_name(r->bw[r->bw_levels_curve].kernel));
+    cJSON_AddItemToObject(o, "levels", lv);
+    cJSON *curves = cJSON_AddArrayToObject(o, "curves");
+    for (int i = 0; i < r->nbw; i++) {
+        const struct mfb_bw_curve *c = &r->bw[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "kernel", mfb_stream_kernel_name(c->kernel));
+        cJSON *pts = cJSON_AddArrayToObject(x, "points");
+        for (size_t k = 0; k < c->npoints; k++)
+            cJSON_AddItemToArray(pts, point_json(&c->points[k], "bytes", "gbps", 0));
+        cJSON_AddItemToArray(curves, x);
+    }
+    return o;
+}
+
+cJSON *mfb_probe_document(const struct mfb_probe_config *cfg, const struct mfb_probe_result *r,
+                          const struct mfb_timer *t, cJSON *host)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", "memfbench-probe");
+    cJSON_AddNumberToObject(d, "schema_version", MFB_PROBE_SCHEMA_VERSION);
+    cJSON_AddItemToObject(d, "tool", mfb_tool_json());
+    cJSON *st = cJSON_AddObjectToObject(d, "status");
+    cJSON_AddBoolToObject(st, "complete", !r->interrupted);
+    cJSON_AddStringToObject(st, "stop_reason", r->interrupted ? "interrupted" : "done");
+    cJSON_AddItemToObject(st, "warnings", mfb_warnings_json(&r->warn));
+    cJSON_AddItemToObject(d, "config", config_json(cfg));
+    cJSON_AddItemToObject(d, "host", host);
+    cJSON_AddItemToObject(d, "timer", mfb_timer_json(t));
+    cJSON *clk = cJSON_AddObjectToObject(d, "core_clock");
+    cJSON_AddBoolToObject(clk, "known", r->clock.known);
+    cJSON_AddItemToObject(clk, "ghz", r->clock.known ? cJSON_CreateNumber(r->clock.ghz) : cJSON_CreateNull());
+    cJSON_AddItemToObject(clk, "ghz_min", r->clock.known ? cJSON_CreateNumber(r->clock.ghz_min) : cJSON_CreateNull());
+    cJSON_AddItemToObject(clk, "ghz_max", r->clock.known ? cJSON_CreateNumber(r->clock.ghz_max) : cJSON_CreateNull());
+    cJSON_AddStringToObject(clk, "method", "a chain of dependent integer adds (one cycle each), timed");
+    cJSON *pages = cJSON_AddObjectToObject(d, "pages");
+    cJSON_AddStringToObject(pages, "requested", mfb_huge_request_name(cfg->huge));
+    cJSON_AddStringToObject(pages, "huge", mfb_pages_name(r->huge));
+    cJSON_AddNumberToObject(pages, "huge_page_size", (double)r->huge_page_size);
+    cJSON_AddItemToObject(pages, "why", r->huge_why[0] ? cJSON_CreateString(r->huge_why) : cJSON_CreateNull());
+    cJSON_AddItemToObject(d, "latency", cfg->latency ? latency_json(r) : cJSON_CreateNull());
+    cJSON_AddItemToObject(d, "bandwidth", cfg->bandwidth ? bandwidth_json(cfg, r) : cJSON_CreateNull());
+    cJSON *found = cJSON_CreateNull();
+    if (r->found) {
+        found = cJSON_CreateObject();
+        cJSON_AddNumberToObject(found, "l1d", (double)r->caches_found.l1d);
+        cJSON_AddNumberToObject(found, "l2", (double)r->caches_found.l2);
+        cJSON_AddNumberToObject(found, "llc", (double)r->caches_found.llc);
+        cJSON_AddNumberToObject(found, "line", (double)r->caches_found.line);
+        cJSON_AddStringToObject(found, "l1d_l2_from", "latency");
+        cJSON_AddStringToObject(found, "llc_from", r->llc_from);
+    }
+    cJSON_AddItemToObject(d, "caches_found", found);
+    return d;
+}
+
+/* The file's text, plain or gzip (zlib reads both), at most PROBE_FILE_MAX_BYTES. */
+static char *slurp(const char *path, struct mfb_err *err)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return mfb_fail(err, "--cache-from: %s: cannot open", path), NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        int got = gzread(f, buf + n, (unsigned)(cap - n));
+        if (got < 0) {
+            free(buf);
+            buf = NULL;
+            mfb_fail(err, "--cache-from: %s: damaged compressed data", path);
+            break;
+        }
+        n += (size_t)got;
+        if (got == 0)
+            break;
+        if (n == cap) {
+            if (cap >= PROBE_FILE_MAX_BYTES) {
+                free(buf);
+                buf = NULL;
+                mfb_fail(err, "--cache-from: %s: larger than %d MiB: not a probe file", path, PROBE_FILE_MAX_BYTES >> 20);
+                break;
+            }
+            cap *= 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                mfb_fail(err, "--cache-from: %s: out of memory", path);
+            }
+            buf = nb;
+        }
+    }
+    gzclose(f);
+    if (buf)
+        buf[n] = '\0';
+    else if (!err->msg[0])
+        mfb_fail(err, "--cache-from: %s: out of memory", path);
+    return buf;
+}
+
+/* A size field of caches_found: a whole number of bytes from 1 KiB to 1 PiB. */
+static int size_field(const cJSON *o, const char *key, size_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1024 && v->valuedouble <= 1e15) ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = (size_t)v->valuedouble;
+    return 0;
+}
+
+int mfb_probe_read_caches(const char *path, struct mfb_caches *c, struct mfb_err *err)
+{
+    char *text = slurp(path, err);
+    if (!text)
+        return -1;
+    cJSON *d = cJSON_Parse(text);
+    free(text);
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(d, "schema");
+    const cJSON *found = cJSON_GetObjectItemCaseSensitive(d, "caches_found");
+    const char *fields[] = {"l1d", "l2", "llc"};
+    size_t v[4] = {0};
+    int bad = -1;
+    for (int i = 0; i < 3 && cJSON_IsObject(found) && bad < 0; i++)
+        if (size_field(found, fields[i], &v[i]) < 0)
+            bad = i;
+    const cJSON *line = cJSON_GetObjectItemCaseSensitive(found, "line");
+    v[3] = cJSON_IsNumber(line) && line->valuedouble >= 16 && line->valuedouble <= 4096 ? (size_t)line->valuedouble : 64;
+    int rc = -1;
+    if (!d)
+        mfb_fail(err, "--cache-from: %s: not JSON", path);
+    else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "memfbench-probe") != 0)
+        mfb_fail(err, "--cache-from: %s: not a memfbench probe file (schema is not \"memfbench-probe\")", path);
+    else if (cJSON_IsNull(found))
+        mfb_fail(err, "--cache-from: %s: caches_found is null: the probe found fewer than three cache levels (probe "
+                      "with --latency up to a larger --max-size)", path);
+    else if (!cJSON_IsObject(found))
+        mfb_fail(err, "--cache-from: %s: caches_found: missing", path);
+    else if (bad >= 0)
+        mfb_fail(err, "--cache-from: %s: caches_found.%s: not a whole number of bytes from 1K to 1P", path, fields[bad]);
+    else if (!(v[0] < v[1] && v[1] <= v[2]))
+        mfb_fail(err, "--cache-from: %s: caches_found: l1d < l2 <= llc does not hold", path);
+    else
+        rc = 0;
+    if (rc == 0) {
+        memset(c, 0, sizeof *c);
+        c->l1d = v[0];
+        c->l2 = v[1];
+        c->llc = v[2];
+        c->line = v[3];
+        c->source = MFB_CACHE_PROBE;
+    }
+    cJSON_Delete(d);
+    return rc;
+}
