@@ -18,7 +18,7 @@
 #include "impl/placements.h"
 #include "impl/plugin.h"
 #include "measure/run.h"
-#include "probe/file.h"
+#include "probe/cachefrom.h"
 #include "report/document.h"
 #include "report/hostinfo.h"
 #include "report/output.h"

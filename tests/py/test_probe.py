@@ -1,0 +1,271 @@
+"""memfbench probe: a quick probe completes and its file validates against the probe schema; the
+configuration it used is echoed; huge pages are reported as had, never as asked; bandwidth runs
+on the threads asked; Ctrl-C keeps a valid partial file; bad input is one line and no file; the
+analysis reads the file (tables, plots, CSV), sets a sweep against it, and `run --cache-from`
+takes its caches. (The chains' every-line-once property is tests/c/test_probe.c.)"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis import probe as pr
+from conftest import QUICK, ROOT
+
+THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+
+
+def probe_run(memfbench: str, out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([memfbench, "probe", "--quick", *args, "-o", str(out)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def free_huge_pages() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("HugePages_Free:"):
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.fixture(scope="module")
+def quick(memfbench, tmp_path_factory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("probe") / "probe.json"
+    p = probe_run(memfbench, out, "--seed", "7")
+    assert p.returncode == 0, p.stderr
+    assert "levels found" in p.stderr and "bandwidth, GB/s" in p.stderr
+    return out, json.loads(out.read_text())
+
+
+def test_quick_probe_validates_and_echoes_what_it_used(quick):
+    path, d = quick
+    assert pr.probe_errors(d) == []
+    assert pr.read_probe(path)["schema"] == "memfbench-probe"
+    cfg = d["config"]
+    assert cfg["quick"] and cfg["seed"] == "7" and cfg["repeats"] == 3 and cfg["steps_per_octave"] == 2
+    assert cfg["max_size_source"].startswith("--quick") and cfg["cpus"] == [cfg["cpu"]]
+    assert d["status"]["complete"] and d["timer"]["name"]
+    curves = {(c["pattern"], c["pages"]) for c in d["latency"]["curves"]}
+    assert {("random", "4k"), ("stride1", "4k"), ("stride2", "4k")} <= curves
+    for c in d["latency"]["curves"]:
+        sizes = [p["size"] for p in c["points"]]
+        assert sizes[0] == cfg["min_size"] and sizes[-1] <= cfg["max_size"] and sizes == sorted(set(sizes))
+        assert all(len(p["ns"]) == cfg["repeats"] for p in c["points"])
+        assert all(s % d["host"]["caches"]["line"] == 0 for s in sizes)
+    kernels = {c["kernel"] for c in d["bandwidth"]["curves"]}
+    assert {"read", "write", "copy"} <= kernels
+    assert d["bandwidth"]["threads"] == 1 and d["bandwidth"]["vector"] in ("scalar64", "sse2", "avx2", "avx512")
+    for c in d["bandwidth"]["curves"]:
+        assert all(p["bytes"] > 0 and len(p["gbps"]) == cfg["repeats"] for p in c["points"])
+    # levels: plateaus ascend; every boundary lies between its two bracketing sizes
+    lv = d["latency"]["levels"]
+    assert lv is not None and len(lv["plateaus"]) == len(lv["boundaries"]) + 1
+    assert [p["ns"] for p in lv["plateaus"]] == sorted(p["ns"] for p in lv["plateaus"])
+    for b in lv["boundaries"]:
+        assert b["below"] <= b["estimate"] <= b["above"]
+    # a --quick probe stops before the LLC's edge: it finds no LLC, so --cache-from refuses it
+    assert d["caches_found"] is None or d["caches_found"]["l1d"] < d["caches_found"]["l2"] <= d["caches_found"]["llc"]
+
+
+def test_huge_pages_are_reported_as_had(memfbench, tmp_path):
+    out = tmp_path / "h.json"
+    p = probe_run(memfbench, out, "--latency", "--huge", "hugetlb", "--max-size", "8M")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())
+    pages = d["pages"]
+    need = 4  # 8 MiB of 2 MiB pages
+    if free_huge_pages() >= need:
+        assert pages["huge"] == "hugetlb" and pages["why"] is None
+        c = next(c for c in d["latency"]["curves"] if c["pages"] == "hugetlb")
+        assert all(pt["huge_fraction"] == 1 for pt in c["points"])
+    else:
+        assert pages["huge"] == "4k" and "reserved huge pages free" in pages["why"]
+        assert all(c["pages"] == "4k" for c in d["latency"]["curves"])
+        assert any(w["code"] == "huge_pages" for w in d["status"]["warnings"])
+        assert "--huge hugetlb" in p.stderr
+    out2 = tmp_path / "t.json"
+    p = probe_run(memfbench, out2, "--latency", "--huge", "thp", "--max-size", "8M")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out2.read_text())
+    thp_on = THP.exists() and "[never]" not in THP.read_text()
+    assert d["pages"]["huge"] == ("thp" if thp_on else "4k")
+    for c in d["latency"]["curves"]:
+        fractions = [pt["huge_fraction"] for pt in c["points"]]
+        assert all(0 <= f <= 1 for f in fractions)
+        if c["pages"] == "4k":
+            assert max(fractions) == 0  # MADV_NOHUGEPAGE: base pages only, as smaps says
+    out3 = tmp_path / "o.json"
+    assert probe_run(memfbench, out3, "--latency", "--huge", "off", "--max-size", "64K").returncode == 0
+    assert {c["pages"] for c in json.loads(out3.read_text())["latency"]["curves"]} == {"4k"}
+
+
+def test_bandwidth_threads_run_on_the_cpus_listed(memfbench, tmp_path):
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU allowed")
+    out = tmp_path / "bw.json"
+    p = probe_run(memfbench, out, "--bandwidth", "--cpus", f"{cpus[0]},{cpus[1]}", "--max-size", "1M")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())
+    assert d["latency"] is None and d["config"]["threads"] == 2 and d["config"]["cpus"] == cpus[:2]
+    assert d["bandwidth"]["threads"] == 2 and pr.probe_errors(d) == []
+    for c in d["bandwidth"]["curves"]:
+        assert all(p["size"] % (2 * 512) == 0 for p in c["points"])  # two threads, each whole copy steps
+
+
+def test_interrupt_keeps_a_valid_partial_file(memfbench, tmp_path):
+    out = tmp_path / "i.json"
+    proc = subprocess.Popen([memfbench, "probe", "--latency", "--max-size", "256M", "--repeats", "3", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    d = json.loads(out.read_text())
+    assert not d["status"]["complete"] and d["status"]["stop_reason"] == "interrupted"
+    assert pr.probe_errors(d) == [] and "interrupted" in err
+
+
+@pytest.mark.parametrize("args,fragment,code", [
+    (["--repeats", "0"], "--repeats: '0' is not a whole number from 1 to 32", 2),
+    (["--repeats", "33"], "from 1 to 32", 2),
+    (["--huge", "always"], "--huge: 'always' is not auto, off, thp or hugetlb", 2),
+    (["--max-size", "1K"], "--max-size: '1K' is not a size from 4K to 1T", 2),
+    (["--min-size", "8M", "--max-size", "4M"], "--max-size is below --min-size", 2),
+    (["--steps", "17"], "--steps: '17'", 2),
+    (["--cpu", "1000"], "--cpu: CPU 1000 is not one this process may run on", 2),
+    (["--cpus", "0-1000"], "is not one this process may run on", 2),
+    (["--cpus", "3-1"], "--cpus: '3-1' is not a CPU list", 2),
+    (["--threads", "3", "--cpus", "0"], "--threads 3 but --cpus lists 1 CPUs", 2),
+    (["--threads", "0"], "--threads: '0'", 2),
+    (["--bogus"], "unknown option '--bogus'", 2),
+    (["extra"], "unexpected argument 'extra'", 2),
+])
+def test_bad_probe_arguments_are_one_line(memfbench, tmp_path, args, fragment, code):
+    out = tmp_path / "x.json"
+    p = subprocess.run([memfbench, "probe", "--quick", *args, "-o", str(out)], capture_output=True, text=True,
+                       timeout=60)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == code and len(lines) == 1 and fragment in lines[0], p.stderr
+    assert not out.exists()
+
+
+def test_probe_needs_an_output_that_can_be_written(memfbench, tmp_path):
+    p = subprocess.run([memfbench, "probe", "--quick"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "-o FILE is required" in p.stderr
+    p = probe_run(memfbench, tmp_path / "no" / "such" / "p.json")
+    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "cannot create the output file" in p.stderr
+
+
+def test_analysis_reads_plots_and_exports_a_probe(quick, tmp_path):
+    path, d = quick
+    p = subprocess.run([sys.executable, "-m", "analysis", "probe", str(path), "--plot", str(tmp_path / "p"),
+                        "--csv", str(tmp_path / "p")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "cache levels found" in p.stdout and "bandwidth, GB/s" in p.stdout and "L1d" in p.stdout
+    for name in ("p_latency.png", "p_bandwidth.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+    lat = (tmp_path / "p_latency.csv").read_text().splitlines()
+    assert len(lat) == 1 + sum(len(c["points"]) for c in d["latency"]["curves"])
+    # a damaged file is one line naming it
+    bad = tmp_path / "bad.json"
+    broken = copy.deepcopy(d)
+    broken["latency"]["curves"][0]["points"][0]["ns_median"] = -1
+    bad.write_text(json.dumps(broken))
+    p = subprocess.run([sys.executable, "-m", "analysis", "probe", str(bad)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=60)
+    assert p.returncode == 2 and len(p.stderr.splitlines()) == 1 and str(bad) in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_reference_interpolates_in_log_size():
+    import numpy as np
+    sizes, vals = np.array([1024, 4096]), np.array([10.0, 30.0])
+    assert pr.interpolate(sizes, vals, 2048) == (20.0, True)
+    assert pr.interpolate(sizes, vals, 1 << 20) == (30.0, False)  # beyond: the last point's value, flagged
+    assert pr.interpolate(sizes, vals, 512) == (10.0, False)
+
+
+def with_caches(d: dict, l1d: int, l2: int, llc: int) -> dict:
+    d = copy.deepcopy(d)
+    d["caches_found"] = {"l1d": l1d, "l2": l2, "llc": llc, "line": 64, "l1d_l2_from": "latency",
+                         "llc_from": "latency"}
+    return d
+
+
+def test_run_cache_from_takes_the_probes_caches(quick, run, tmp_path):
+    _, d = quick
+    f = tmp_path / "found.json"
+    f.write_text(json.dumps(with_caches(d, 40 << 10, 1 << 20, 12 << 20)))
+    r = run(*QUICK, "--cache-from", str(f))
+    assert r.code == 0, r.stderr
+    caches = r.doc["host"]["caches"]
+    assert (caches["l1d"], caches["l2"], caches["llc"]) == (40 << 10, 1 << 20, 12 << 20)
+    assert caches["source"] == "probe (--cache-from)" and r.doc["config"]["cache_from"] == str(f)
+
+
+@pytest.mark.parametrize("edit,fragment", [
+    (lambda d: None, "caches_found is null"),
+    (lambda d: {**d, "schema": "memfbench-run"}, "not a memfbench probe file"),
+    (lambda d: with_caches(d, 2 << 20, 1 << 20, 12 << 20), "l1d < l2 <= llc does not hold"),
+    (lambda d: {**with_caches(d, 40 << 10, 1 << 20, 12 << 20), "caches_found": {"l1d": "big"}},
+     "caches_found.l1d: not a whole number"),
+])
+def test_bad_probe_files_for_cache_from_are_one_line(quick, run, tmp_path, edit, fragment):
+    _, d = quick
+    doc = copy.deepcopy(d)
+    doc["caches_found"] = None
+    doc = edit(doc) or doc
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps(doc))
+    r = run(*QUICK, "--cache-from", str(f))
+    assert r.code == 1 and len(r.stderr_lines) == 1 and fragment in r.stderr and str(f) in r.stderr, r.stderr
+    assert not r.out.exists()
+
+
+def test_cache_from_refuses_junk_and_clashes(run, tmp_path):
+    junk = tmp_path / "junk.json"
+    junk.write_text("not json")
+    r = run(*QUICK, "--cache-from", str(junk))
+    assert r.code == 1 and "not JSON" in r.stderr and not r.out.exists()
+    r = run(*QUICK, "--cache-from", str(tmp_path / "missing.json"))
+    assert r.code == 1 and "cannot open" in r.stderr
+    r = run(*QUICK, "--cache-from", str(junk), "--cache", "48K:2M:32M")
+    assert r.code == 2 and "give one" in r.stderr
+
+
+def test_sweep_against_the_probe(memfbench, quick, tmp_path):
+    _, d = quick
+    sw = tmp_path / "sw.json"
+    p = subprocess.run([memfbench, "sweep", "64,4K,64K", "--rounds", "4", "--warmup-rounds", "1", "-q",
+                        "--processes", "1", "--allow-single-process", "-v", "libc", "-v", "rep_movsb", "-o", str(sw)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    pf = tmp_path / "probe.json"
+    pf.write_text(json.dumps(d))
+    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(pf), "--plot",
+                        str(tmp_path / "s")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "against the memory system" in p.stdout and "of the measured" in p.stdout
+    # the fraction printed is the point's bytes/ns over the reference printed beside it
+    from analysis.load import load_run
+    from analysis.sweep import sweep_points
+    run = load_run(sw)
+    roof = pr.roofline(sweep_points(run), run.doc, "memcpy", d)
+    assert (abs(roof["fraction"] - roof["bytes_per_ns"] / roof["reference_gbps"]) < 1e-12).all()
+    assert set(roof["reference_kernel"]) <= {"copy", "copy_nt", "rep_movsb"}
+    big = roof[roof["size"] == 65536].iloc[0]
+    assert big["window"].startswith("large window")  # 64 KiB calls are placed beyond the LLC
+    rep = tmp_path / "rep"
+    p = subprocess.run([sys.executable, "-m", "analysis", "report", str(sw), "--probe", str(pf), "-o", str(rep)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=180)
+    assert p.returncode == 0, p.stderr
+    md = (rep / "report.md").read_text()
+    assert "## Memory system (memfbench probe)" in md and "Against the memory system" in md
+    assert (rep / "probe_latency.png").exists() and (rep / "probe_bandwidth.png").exists()
