@@ -24,7 +24,7 @@ from .files import (OutputError, check_output_file, check_output_folder, json_te
                     write_text_atomic)
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
 from .load import load_run, load_runs
-from .probe import bandwidth_frame, bandwidth_table, latency_frame, levels_table, read_probe, roofline
+from .probe import bandwidth_frame, bandwidth_table, check_reference, latency_frame, levels_table, read_probe, roofline
 from .probe import context_lines as probe_context_lines
 from .probe import roofline_sentences, roofline_table
 from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
@@ -277,7 +277,12 @@ def _run(args: argparse.Namespace) -> int:
         return 1 if doc["failed"] else 0
     else:
         probe_doc = read_probe(args.probe) if args.probe else None
-        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc)
+        for run in (r for r in runs if probe_doc is not None and is_sweep(r)):
+            try:
+                check_reference(probe_doc, run.function, args.probe)
+            except ValueError as e:
+                raise UsageError(str(e)) from e
+        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe)
         print(f"wrote {md} and {html}")
     return 0
 
@@ -361,14 +366,17 @@ def _classes(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
     _check_margin_level(args)
+    inputs = [args.file] + ([args.probe] if args.probe else [])
     if args.csv_out is not None:
-        check_output_file(args.csv_out, "--csv", [args.file])
+        check_output_file(args.csv_out, "--csv", inputs)
     if args.plot is not None:
-        check_output_file(f"{args.plot}.png", "--plot", [args.file])
+        check_output_file(f"{args.plot}.png", "--plot", inputs)
     probe_doc = read_probe(args.probe) if args.probe else None
     run = load_run(args.file)
     try:
         points = sweep_points(run, args.baseline, args.level, args.margin / 100)
+        if probe_doc is not None:
+            check_reference(probe_doc, run.function, args.probe)
     except ValueError as e:
         raise UsageError(str(e)) from e
     print(f"== size sweep: {run.function}, {describe(run)}")
@@ -377,11 +385,11 @@ def _sweep(args: argparse.Namespace) -> int:
           f"{points[0].variant} in the same rounds with its {args.level:.0%} interval, Holm over the sizes")
     if args.csv_out is not None:
         import pandas as pd
-        write_text_atomic(args.csv_out, pd.DataFrame(sweep_rows(points)).to_csv(index=False), "--csv", [args.file])
+        write_text_atomic(args.csv_out, pd.DataFrame(sweep_rows(points)).to_csv(index=False), "--csv", inputs)
     if args.plot is not None:
         from . import plots
         fig = plots.sweep(run, points, probe_doc=probe_doc)
-        write_bytes_atomic(f"{args.plot}.png", _png(fig), "--plot", [args.file])
+        write_bytes_atomic(f"{args.plot}.png", _png(fig), "--plot", inputs)
     if probe_doc is not None:
         roof = roofline(points, run.doc, run.function, probe_doc)
         print(f"\n== against the memory system (probe {args.probe})")

@@ -377,8 +377,9 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
     marks = [(caches.get("l1d"), "L1d"), (caches.get("l2"), "L2"), (caches.get("llc"), "LLC")]
     if probe_doc is not None:
         from . import probe as pr
-        found = [(lv.estimate, f"{lv.name} (probe)") for lv in pr.levels(probe_doc) if lv.estimate]
-        marks = found or marks
+        cf = probe_doc.get("caches_found")
+        if cf:  # what --cache-from would use
+            marks = [(cf["l1d"], "L1d (probe)"), (cf["l2"], "L2 (probe)"), (cf["llc"], "LLC (probe)")]
         roof = pr.roofline([p for p in points if p.variant == variants[0]], run.doc, run.function, probe_doc)
         if not roof.empty:
             ax_bw.step(roof["size"], roof["reference_gbps"], where="mid", color="k", lw=1, ls=":",
@@ -433,12 +434,14 @@ def _level_marks(ax, doc: dict, text: bool) -> None:
             if text:
                 ax.text(v, 0.99, f" {name} reported", transform=ax.get_xaxis_transform(), fontsize=7,
                         color="0.45", va="top", rotation=90)
-    for lv in pr.levels(doc):
-        if lv.estimate:
-            ax.axvline(lv.estimate, color="0.3", lw=0.8)
-            if text:
-                ax.text(lv.estimate, 0.01, f" {lv.name} found", transform=ax.get_xaxis_transform(), fontsize=7,
-                        color="0.2", va="bottom", rotation=90)
+    cf = doc.get("caches_found")
+    found = ([(cf["l1d"], "L1d"), (cf["l2"], "L2"), (cf["llc"], "LLC")] if cf else
+             [(lv.estimate, lv.name) for lv in pr.levels(doc) if lv.estimate])
+    for value, name in found:
+        ax.axvline(value, color="0.3", lw=0.8)
+        if text:
+            ax.text(value, 0.01, f" {name} found", transform=ax.get_xaxis_transform(), fontsize=7,
+                    color="0.2", va="bottom", rotation=90)
 
 
 def probe_latency(doc: dict) -> Figure:
@@ -471,7 +474,8 @@ def probe_latency(doc: dict) -> Figure:
     ax.legend(fontsize=8, loc="upper left")
     reps = int(df["repeats"].max()) if len(df) else 0
     ax.set_title(f"load latency; bands: smallest to largest of {reps} repeats; dashed: sizes sysfs reports, "
-                 f"solid: capacities found", fontsize=9)
+                 f"solid: {'caches found (--cache-from)' if doc.get('caches_found') else 'capacities found'}",
+                 fontsize=9)
     return fig
 
 

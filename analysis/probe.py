@@ -100,7 +100,7 @@ def bandwidth_frame(doc: dict[str, Any]) -> pd.DataFrame:
 
 @dataclass
 class Level:
-    name: str            # "L1d", "L2", "LLC", "L4"... in the order found; the last plateau "memory"
+    name: str            # "L1d", "L2", then "level 3"...; the last plateau "memory" if past the reported LLC
     ns: float            # the plateau's median latency
     cycles: float | None
     reported: int | None  # the size the system reports for the level of that name (sysfs)
@@ -123,10 +123,12 @@ def levels(doc: dict[str, Any]) -> list[Level]:
     for i, p in enumerate(lv["plateaus"]):
         b = lv["boundaries"][i] if i < len(lv["boundaries"]) else None
         last = i == n - 1 and b is None
-        name = names[i] if i < 3 else f"L{i + 1}"
+        # the first two are the L1d and the L2; a third rise may be the LLC's or (in a VM) the
+        # TLB's reach (docs/probe.md), so later levels are numbered, not named
+        name = names[i] if i < 2 else f"level {i + 1}"
         if last and i > 0 and top > (caches.get("llc") or 0):
             name = "memory"
-        out.append(Level(name, p["ns"], p["cycles"], reported[i] if i < 3 and name != "memory" else None,
+        out.append(Level(name, p["ns"], p["cycles"], reported[i] if i < 2 else None,
                          b["estimate"] if b else None, b["below"] if b else None, b["above"] if b else None))
     return out
 
@@ -171,6 +173,10 @@ def reference(doc: dict[str, Any], function: str, footprint: float) -> Reference
     return best
 
 
+# What each placement's large window is sized from (docs/methodology.md, "Placement").
+_PLACED = {"l1": "L1 window", "l2": "L2 window (L2/2)", "llc": "LLC window (LLC/2)", "dram": "memory window (8x LLC)"}
+
+
 def call_footprint(run_doc: dict[str, Any], function: str, size: int) -> tuple[float, str]:
     """Where a call of this size keeps its data in the run (the placement's windows), as the
     bytes its buffers span, and the window's name."""
@@ -180,8 +186,21 @@ def call_footprint(run_doc: dict[str, Any], function: str, size: int) -> tuple[f
     if small and size <= small.get("max_call_size", -1):
         return float(nbuf * small["bytes_per_buffer"]), "small (L1) window"
     if large:
-        return float(nbuf * large["bytes_per_buffer"]), "large window (beyond the LLC)"
+        name = _PLACED.get(ws.get("placement", "auto"), "large window (beyond the LLC)")
+        return float(nbuf * large["bytes_per_buffer"]), name
     return float(nbuf * max(size, 1)), "the call's own buffers"
+
+
+def check_reference(doc: dict[str, Any], function: str, source: str) -> None:
+    """Raises ValueError when the probe cannot be a sweep's roofline: no curve of the function's
+    kernels, or bandwidth measured on several threads (a sweep's calls run on one)."""
+    bw = doc.get("bandwidth")
+    kernels = REFERENCE_KERNELS[function][0]
+    if not bw or not any(c["kernel"] in kernels and c["points"] for c in bw["curves"]):
+        raise ValueError(f"{source}: no bandwidth curve of {', '.join(kernels)} (probe with --bandwidth)")
+    if bw["threads"] != 1:
+        raise ValueError(f"{source}: its bandwidth is {bw['threads']} threads together; a sweep's calls run on "
+                         "one thread: probe with --threads 1 for a roofline")
 
 
 def roofline(points: list[Any], run_doc: dict[str, Any], function: str, probe: dict[str, Any]) -> pd.DataFrame:
@@ -237,7 +256,20 @@ def levels_table(doc: dict[str, Any]) -> str:
         rng = f"{_human(x.below)} and {_human(x.above)}" if x.below else "-"
         cyc = f"{x.cycles:.1f}" if x.cycles is not None else "-"
         lines.append(f"{x.name:<8}{_human(x.reported):>12}{_human(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
+    bw = (doc.get("bandwidth") or {}).get("levels")
+    if bw and bw["boundaries"]:
+        lines.append("read bandwidth drops past: " + ", ".join(_human(b["estimate"]) for b in bw["boundaries"]))
+    lines.append(caches_found_line(doc))
     return "\n".join(lines)
+
+
+def caches_found_line(doc: dict[str, Any]) -> str:
+    """What `run --cache-from` takes from this file."""
+    f = doc.get("caches_found")
+    if not f:
+        return "caches found: none (fewer than three levels, or interrupted): --cache-from refuses this file"
+    return (f"caches found (run --cache-from): L1d {_human(f['l1d'])}, L2 {_human(f['l2'])}, LLC {_human(f['llc'])} "
+            f"(LLC from {f['llc_from']})")
 
 
 def bandwidth_table(doc: dict[str, Any], sizes: list[float] | None = None) -> str:

@@ -134,13 +134,14 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
                  quiet: frozenset[str] = frozenset(), svg: bool = False,
-                 probe_doc: dict[str, Any] | None = None) -> tuple[Path, Path]:
+                 probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it)."""
+    inputs = [r.path for r in runs] + ([probe_path] if probe_path is not None else [])
     names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc), label,
-                                [r.path for r in runs])
+                                inputs)
     return out_dir / names[0], out_dir / names[1]
 
 

@@ -66,7 +66,8 @@ static void usage(FILE *out)
             "  -o, --output FILE     probe file (JSON, .json.gz compressed), written atomically; '-' stdout\n"
             "      --latency         measure latency (default: both latency and bandwidth)\n"
             "      --bandwidth       measure bandwidth\n"
-            "      --max-size S      largest buffer (default: max(1 GiB, 4x LLC), at most 1/4 of free memory)\n"
+            "      --max-size S      largest buffer, up to 256G (default: max(1 GiB, 4x LLC), at most 1/4 of\n"
+            "                        free memory)\n"
             "      --min-size S      smallest buffer (default 4K)\n"
             "      --steps N         sizes per octave (default 4; bandwidth uses half as many)\n"
             "      --repeats N       measurements per point, 1-%d (default 5)\n"
@@ -131,8 +132,9 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe
         case OPT_MAX:
         case OPT_MIN: {
             size_t *dst = ch == OPT_MAX ? &c->max_size : &c->min_size;
-            if (mfb_parse_bytes(optarg, dst) < 0 || *dst < 4096 || *dst > ((size_t)1 << 40))
-                return mfb_fail(err, "memfbench probe: %s: '%s' is not a size from 4K to 1T, e.g. 256M",
+            /* at most 2^32 lines of 64 bytes: the chains index lines with 32 bits */
+            if (mfb_parse_bytes(optarg, dst) < 0 || *dst < 4096 || *dst > ((size_t)1 << 38))
+                return mfb_fail(err, "memfbench probe: %s: '%s' is not a size from 4K to 256G, e.g. 256M",
                                 ch == OPT_MAX ? "--max-size" : "--min-size", optarg);
             a->max_given |= ch == OPT_MAX;
             break;
@@ -215,12 +217,16 @@ static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, 
                 c->cpu = i;
     int n = 0;
     if (a->cpus) {
-        bool listed[CPU_SETSIZE] = {0};
-        if (mfb_parse_cpu_list(a->cpus, listed, CPU_SETSIZE) < 0)
+        /* read past CPU_SETSIZE so that a CPU no affinity mask can hold is refused, not dropped */
+        enum { LISTABLE = 4 * CPU_SETSIZE };
+        bool listed[LISTABLE] = {0};
+        if (mfb_parse_cpu_list(a->cpus, listed, LISTABLE) < 0)
             return mfb_fail(err, "memfbench probe: --cpus: '%s' is not a CPU list such as 0-3,6", a->cpus);
-        for (int i = 0; i < CPU_SETSIZE; i++) {
+        for (int i = 0; i < LISTABLE; i++) {
             if (!listed[i])
                 continue;
+            if (i >= CPU_SETSIZE)
+                return mfb_fail(err, "memfbench probe: --cpus: CPU %d is not one this process may run on", i);
             if (!CPU_ISSET(i, &allowed))
                 return mfb_fail(err, "memfbench probe: --cpus: CPU %d is not one this process may run on "
                                      "(offline or outside its affinity)", i);
@@ -228,6 +234,8 @@ static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, 
                 return mfb_fail(err, "memfbench probe: --cpus: more than %d CPUs", MFB_PROBE_MAX_THREADS);
             c->cpus[n++] = i;
         }
+        if (n == 0)
+            return mfb_fail(err, "memfbench probe: --cpus: '%s' lists no CPU", a->cpus);
         if (a->threads_given && c->threads != n)
             return mfb_fail(err, "memfbench probe: --threads %d but --cpus lists %d CPUs (one thread per CPU)",
                             c->threads, n);
@@ -318,6 +326,18 @@ static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a
     c->max_size = want < c->min_size ? c->min_size : want;
 }
 
+/* A --max-size the memory available now cannot hold is refused before anything runs: the
+ * largest chain needs its buffer and 4 bytes per line of scratch. */
+static int check_memory(const struct mfb_probe_config *c, struct mfb_err *err)
+{
+    long long avail = mem_available();
+    double need = (double)c->max_size * (1 + 4.0 / 64);
+    if (avail > 0 && need > (double)avail)
+        return mfb_fail(err, "--max-size %zu: the largest buffer needs about %.0f bytes, more than the %lld "
+                             "available now (MemAvailable)", c->max_size, need, avail);
+    return 0;
+}
+
 struct progress {
     bool on;
     const char *what;
@@ -398,7 +418,6 @@ static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_r
     if (!sizes)
         return mfb_fail(err, "out of memory");
     mfb_probe_sizes(lo, c->max_size, steps, align, sizes, n);
-    r->vector = mfb_vector_best();
     for (int k = 0; k < MFB_STREAM_KERNEL_COUNT; k++) {
         if (!mfb_stream_kernel((enum mfb_stream_kernel)k, r->vector))
             continue;
@@ -443,6 +462,7 @@ int mfb_cmd_probe(int argc, char **argv)
     res.warn.quiet = cfg.quiet;
     struct mfb_output out;
     struct mfb_timer timer;
+    cJSON *host = NULL;
     int status = MFB_EXIT_FAIL;
     if (mfb_output_open(&out, cfg.output, &err) < 0) {
         fprintf(stderr, "memfbench probe: %s\n", err.msg);
@@ -457,6 +477,9 @@ int mfb_cmd_probe(int argc, char **argv)
         goto fail;
     mfb_cache_detect(&res.caches, cfg.cpu);
     resolve_sizes(&cfg, &a, &res.caches, &res.warn);
+    if (check_memory(&cfg, &err) < 0)
+        goto fail;
+    res.vector = mfb_vector_best();
     res.huge_page_size = mfb_pages_huge_size();
     res.huge = mfb_probe_huge_mode(cfg.huge, cfg.max_size, res.huge_why, sizeof res.huge_why);
     if (res.huge_why[0] && cfg.huge != MFB_HUGE_OFF)
@@ -464,7 +487,20 @@ int mfb_cmd_probe(int argc, char **argv)
     /* Bandwidth on 4 KiB pages, as memfbench run's buffers and most heaps, unless huge pages
      * were asked for by name. */
     res.bw_pages = cfg.huge == MFB_HUGE_THP || cfg.huge == MFB_HUGE_HUGETLB ? res.huge : MFB_PAGES_4K;
+    if (res.bw_pages == MFB_PAGES_HUGETLB && cfg.bandwidth) {
+        /* each thread maps its share in whole huge pages */
+        size_t hp = res.huge_page_size, share = cfg.max_size / (size_t)cfg.threads;
+        size_t need = (size_t)cfg.threads * ((share + hp - 1) / hp) * hp;
+        char why[256];
+        if (*mfb_pages_unavailable(MFB_PAGES_HUGETLB, need, why, sizeof why)) {
+            mfb_warn(&res.warn, "huge_pages", "bandwidth: %s: measured on 4 KiB pages", why);
+            res.bw_pages = MFB_PAGES_4K;
+        }
+    }
     mfb_core_clock_measure(&res.clock, &timer);
+    /* the host block and its checks (load, governor) before measuring: the probe's own load
+     * must not read as another program's */
+    host = mfb_host_json(&res.caches, cfg.cpu, &res.warn);
     struct mfb_probe_run run = {.cfg = &cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
     if (cfg.latency && measure_latency(&run, &res, &err) < 0)
         goto fail;
@@ -472,8 +508,8 @@ int mfb_cmd_probe(int argc, char **argv)
         goto fail;
     res.interrupted = probe_stop != 0;
     mfb_probe_find_levels(&res);
-    cJSON *host = mfb_host_json(&res.caches, cfg.cpu, &res.warn);
     cJSON *doc = mfb_probe_document(&cfg, &res, &timer, host);
+    host = NULL; /* the document owns it */
     rc = mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);
     if (rc < 0)
@@ -490,6 +526,7 @@ int mfb_cmd_probe(int argc, char **argv)
 fail:
     fprintf(stderr, "memfbench probe: %s\n", err.msg);
 done:
+    cJSON_Delete(host);
     mfb_output_abort(&out);
     mfb_probe_result_free(&res);
     return status;

@@ -1,5 +1,6 @@
 #include "probe/bandwidth.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -36,6 +37,7 @@ static void passes_of(struct worker *w)
     w->t0 = mfb_timer_begin(w->timer);
     for (uint64_t i = 0; i < w->passes; i++)
         w->folded += w->fn(w->dst, w->src, w->bytes);
+    mfb_stream_fence(); /* non-temporal stores done before the clock stops */
     w->t1 = mfb_timer_end(w->timer, &cpu);
 }
 
@@ -121,7 +123,7 @@ static int measure_point(const struct mfb_probe_run *run, const struct mfb_bw_cu
         rc = mfb_region_map(&w->region, share, c->pages, err);
         if (rc < 0)
             break;
-        huge += w->region.huge_fraction / n;
+        huge += w->region.huge_fraction;
         char *b = w->region.buf;
         w->bytes = copies ? share / 2 : share;
         w->src = b;
@@ -147,7 +149,7 @@ static int measure_point(const struct mfb_probe_run *run, const struct mfb_bw_cu
         }
     }
     p->nrep = 0;
-    p->huge_fraction = huge;
+    p->huge_fraction = fmin(1.0, huge / n); /* a sum of n fractions can round past n */
     p->work = ws[0].passes * ws[0].bytes * (uint64_t)n;
     for (unsigned k = 0; rc == 0 && k < cfg->repeats && !*run->stop; k++) {
         double ns = round_ns(ws, n, err, &failed);

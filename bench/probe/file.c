@@ -41,7 +41,9 @@ static cJSON *config_json(const struct mfb_probe_config *c)
     return o;
 }
 
-static cJSON *point_json(const struct mfb_probe_point *p, const char *work, const char *unit, double per_ns_to_cycles)
+/* latency: a load point (with cycles_median, null when the core clock is unknown). */
+static cJSON *point_json(const struct mfb_probe_point *p, bool latency, const char *work, const char *unit,
+                         double per_ns_to_cycles)
 {
     cJSON *o = cJSON_CreateObject();
     double med, lo, hi;
@@ -60,8 +62,9 @@ static cJSON *point_json(const struct mfb_probe_point *p, const char *work, cons
     cJSON_AddItemToObject(o, key, number_or_null(lo));
     snprintf(key, sizeof key, "%s_max", unit);
     cJSON_AddItemToObject(o, key, number_or_null(hi));
-    if (per_ns_to_cycles > 0)
-        cJSON_AddItemToObject(o, "cycles_median", number_or_null(med * per_ns_to_cycles));
+    if (latency)
+        cJSON_AddItemToObject(o, "cycles_median", per_ns_to_cycles > 0 ? number_or_null(med * per_ns_to_cycles)
+                                                                       : cJSON_CreateNull());
     return o;
 }
 
@@ -127,7 +130,7 @@ static cJSON *latency_json(const struct mfb_probe_result *r)
         cJSON_AddStringToObject(x, "pages", mfb_pages_name(c->pages));
         cJSON *pts = cJSON_AddArrayToObject(x, "points");
         for (size_t k = 0; k < c->npoints; k++)
-            cJSON_AddItemToArray(pts, point_json(&c->points[k], "loads", "ns", ghz));
+            cJSON_AddItemToArray(pts, point_json(&c->points[k], true, "loads", "ns", ghz));
         cJSON_AddItemToArray(curves, x);
     }
     cJSON *lv = r->levels_curve >= 0 ? levels_json(&r->levels, &r->caches, false, ghz) : cJSON_CreateNull();
@@ -159,7 +162,7 @@ static cJSON *bandwidth_json(const struct mfb_probe_config *cfg, const struct mf
         cJSON_AddStringToObject(x, "kernel", mfb_stream_kernel_name(c->kernel));
         cJSON *pts = cJSON_AddArrayToObject(x, "points");
         for (size_t k = 0; k < c->npoints; k++)
-            cJSON_AddItemToArray(pts, point_json(&c->points[k], "bytes", "gbps", 0));
+            cJSON_AddItemToArray(pts, point_json(&c->points[k], false, "bytes", "gbps", 0));
         cJSON_AddItemToArray(curves, x);
     }
     return o;

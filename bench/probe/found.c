@@ -36,6 +36,9 @@ static int pick_latency_curve(struct mfb_probe_result *r)
             pick = pick < 0 ? i : pick;
             continue;
         }
+        /* a huge-page curve cut short (Ctrl-C) is not preferred to a longer 4 KiB one */
+        if (pick >= 0 && c->npoints < r->lat[pick].npoints)
+            continue;
         double least = 1;
         for (size_t k = 0; k < c->npoints; k++)
             if (c->points[k].size >= r->huge_page_size && c->points[k].huge_fraction < least)
@@ -63,21 +66,31 @@ void mfb_probe_find_levels(struct mfb_probe_result *r)
         find(r->bw[r->bw_levels_curve].points, r->bw[r->bw_levels_curve].npoints, true, &r->bw_levels);
     /* L1d and L2 from latency; with no latency curve, nothing is found (bandwidth alone blurs the
      * first edges: a streaming kernel's footprint is two buffers for a copy, one for a read).
-     * Three rises are needed: a curve that stopped before the LLC's edge (--quick) has found
-     * only two levels, and its last plateau is not memory. */
+     * Three rises are needed: a curve that stopped before the LLC's edge has found only two
+     * levels. An interrupted probe finds nothing: its curves may stop anywhere. */
     const struct mfb_levels *lat = &r->levels, *bw = &r->bw_levels;
-    r->found = r->levels_curve >= 0 && lat->nboundaries >= 3;
+    r->found = !r->interrupted && r->levels_curve >= 0 && lat->nboundaries >= 3;
     if (!r->found)
         return;
     r->caches_found = r->caches;
     r->caches_found.l1d = (size_t)lat->boundaries[0].estimate;
     r->caches_found.l2 = (size_t)lat->boundaries[1].estimate;
-    double llc = lat->boundaries[lat->nboundaries - 1].estimate;
-    r->llc_from = "latency";
-    if (r->bw_levels_curve >= 0 && bw->nboundaries >= 1 && bw->boundaries[bw->nboundaries - 1].estimate > llc) {
-        llc = bw->boundaries[bw->nboundaries - 1].estimate;
+    double lat_llc = lat->boundaries[lat->nboundaries - 1].estimate;
+    bool have_bw = r->bw_levels_curve >= 0 && bw->nboundaries >= 3;
+    double bw_llc = have_bw ? bw->boundaries[bw->nboundaries - 1].estimate : 0;
+    if (!have_bw) {
+        r->caches_found.llc = (size_t)lat_llc;
+        r->llc_from = "latency";
+    } else if (r->lat[r->levels_curve].pages == MFB_PAGES_4K) {
+        /* on 4 KiB pages the random chain's last rise may be the TLB's reach, past or before
+         * the LLC; the streams, one page walk per 64 lines, are not fooled */
+        r->caches_found.llc = (size_t)bw_llc;
         r->llc_from = "read bandwidth";
+    } else {
+        r->caches_found.llc = (size_t)fmax(lat_llc, bw_llc);
+        r->llc_from = bw_llc > lat_llc ? "read bandwidth" : "latency";
     }
-    r->caches_found.llc = (size_t)llc;
+    if (r->caches_found.llc < r->caches_found.l2)
+        r->found = false; /* the curves disagree beyond use: nothing for --cache-from */
     r->caches_found.source = MFB_CACHE_PROBE;
 }

@@ -7,37 +7,47 @@
 
 #include "base/quantile.h"
 
-/* Whether the step from point i to i + 1 rises faster than MFB_LEVELS_STEEP per octave. */
-static bool steep(const size_t *size, const double *ns, size_t i)
+/* The index of the first point at least MFB_LEVELS_SPAN octaves past point i (or the last). */
+static size_t span_end(const size_t *size, size_t n, size_t i)
 {
-    double octaves = log2((double)size[i + 1] / (double)size[i]);
-    return octaves > 0 && log(ns[i + 1] / ns[i]) / octaves > log(MFB_LEVELS_STEEP);
+    size_t j = i + 1;
+    /* sizes are rounded to whole lines: a step of "a quarter octave" may be a hair short */
+    while (j + 1 < n && log2((double)size[j] / (double)size[i]) < MFB_LEVELS_SPAN * 0.9)
+        j++;
+    return j;
 }
 
-static double median_of(const double *ns, size_t from, size_t to)
+/* Whether the curve rises faster than MFB_LEVELS_STEEP per octave from point i over the next
+ * MFB_LEVELS_SPAN octaves: at many sizes per octave one step is too short to tell a rise from
+ * a few percent of noise. */
+static bool steep(const size_t *size, const double *ns, size_t n, size_t i)
 {
-    double v[256];
-    size_t n = 0;
-    for (size_t i = from; i <= to && n < sizeof v / sizeof *v; i++)
-        v[n++] = ns[i];
-    return mfb_quantile_median(v, n);
+    size_t j = span_end(size, n, i);
+    double octaves = log2((double)size[j] / (double)size[i]);
+    return octaves > 0 && log(ns[j] / ns[i]) / octaves > log(MFB_LEVELS_STEEP);
+}
+
+static double median_of(const double *ns, size_t from, size_t to, double *scratch)
+{
+    size_t n = to - from + 1;
+    memcpy(scratch, ns + from, n * sizeof *scratch);
+    return mfb_quantile_median(scratch, n);
 }
 
 /* Stretches of points joined by gentle steps: [first[k], last[k]]. The point a rise ends on
- * starts the next stretch; a curve that ends rising ends on a stretch of one point, where the
- * next level begins as far as measured. Returns how many. */
-static int stretches(const size_t *size, const double *ns, size_t n, size_t *first, size_t *last, int cap)
+ * starts the next stretch; a curve that ends rising ends on a stretch of one point. Returns
+ * how many (at most n). */
+static size_t stretches(const size_t *size, const double *ns, size_t n, size_t *first, size_t *last)
 {
-    int k = 0;
-    size_t i = 0;
-    while (i < n && k < cap) {
+    size_t k = 0, i = 0;
+    while (i < n) {
         first[k] = i;
-        while (i + 1 < n && !steep(size, ns, i))
+        while (i + 1 < n && !steep(size, ns, n, i))
             i++;
         last[k++] = i;
         if (i + 1 >= n)
             break;
-        while (i + 1 < n && steep(size, ns, i))
+        while (i + 1 < n && steep(size, ns, n, i))
             i++;
     }
     return k;
@@ -53,27 +63,29 @@ void mfb_levels_find(const size_t *size, const double *raw, size_t n, struct mfb
     memset(out, 0, sizeof *out);
     if (n == 0)
         return;
+    double *ns = malloc(n * sizeof *ns), *scratch = malloc(n * sizeof *scratch);
+    size_t *first = malloc(n * sizeof *first), *last = malloc(n * sizeof *last);
+    size_t *f = malloc(n * sizeof *f), *l = malloc(n * sizeof *l);
+    if (!ns || !scratch || !first || !last || !f || !l)
+        goto done;
     /* A running median of three: one point disturbed (an interrupt, a neighbour's burst) can
-     * neither start a rise nor split a level; two in a row can. */
-    double *ns = malloc(n * sizeof *ns);
-    if (!ns)
-        return;
+     * neither start a rise nor split a level; two in a row can. The end points have one
+     * neighbour and are kept. */
     for (size_t i = 0; i < n; i++)
         ns[i] = i == 0 || i == n - 1 ? raw[i] : median3(raw[i - 1], raw[i], raw[i + 1]);
-    enum { CAP = 4 * MFB_LEVELS_MAX };
-    size_t first[CAP], last[CAP];
-    int k = stretches(size, ns, n, first, last, CAP);
+    size_t k = stretches(size, ns, n, first, last);
     /* A short stretch inside the curve is a pause in a rise, not a level: its points stay in
      * the rise. A stretch that is not MFB_LEVELS_DISTINCT slower than the level before is more
-     * of that level. The curve's last stretch is kept however short: the next level begins
-     * there, as far as measured. */
-    size_t f[CAP], l[CAP];
-    int m = 0;
-    for (int j = 0; j < k; j++) {
-        double v = median_of(ns, first[j], last[j]);
-        if (m > 0 && last[j] - first[j] + 1 < MFB_LEVELS_MIN_POINTS && last[j] != n - 1)
+     * of that level. The last stretch needs two points (one could be a disturbed end point,
+     * which the running median cannot correct). */
+    size_t m = 0;
+    for (size_t j = 0; j < k; j++) {
+        size_t len = last[j] - first[j] + 1;
+        bool at_end = last[j] == n - 1;
+        if (m > 0 && len < (at_end ? MFB_LEVELS_MIN_END_POINTS : MFB_LEVELS_MIN_POINTS))
             continue;
-        if (m > 0 && v < median_of(ns, f[m - 1], l[m - 1]) * MFB_LEVELS_DISTINCT) {
+        if (m > 0 && median_of(ns, first[j], last[j], scratch) <
+                         median_of(ns, f[m - 1], l[m - 1], scratch) * MFB_LEVELS_DISTINCT) {
             l[m - 1] = last[j];
             continue;
         }
@@ -82,19 +94,19 @@ void mfb_levels_find(const size_t *size, const double *raw, size_t n, struct mfb
         m++;
     }
     if (m > MFB_LEVELS_MAX + 1)
-        m = MFB_LEVELS_MAX + 1;
-    for (int j = 0; j < m; j++) {
+        m = MFB_LEVELS_MAX + 1; /* levels past the eighth are dropped; no CPU has them */
+    for (size_t j = 0; j < m; j++) {
         struct mfb_plateau *p = &out->plateaus[j];
         p->from = size[f[j]];
         p->to = size[l[j]];
-        p->ns = median_of(ns, f[j], l[j]);
+        p->ns = median_of(ns, f[j], l[j], scratch);
     }
-    out->nplateaus = m;
-    for (int j = 0; j + 1 < m; j++) {
+    out->nplateaus = (int)m;
+    for (size_t j = 0; j + 1 < m; j++) {
         double a = out->plateaus[j].ns, b = out->plateaus[j + 1].ns;
         double target = a + MFB_LEVELS_EDGE_FRACTION * (b - a);
         /* the last point before the next level's stretch that is below the target: a noisy
-         * point inside the level cannot end it early */
+         * point inside the level cannot end it early (f[j + 1] > f[j], so i >= f[j]) */
         size_t i = f[j + 1] - 1;
         while (i > f[j] && ns[i] >= target)
             i--;
@@ -110,6 +122,12 @@ void mfb_levels_find(const size_t *size, const double *raw, size_t n, struct mfb
         double e = s * (1 - MFB_LEVELS_EDGE_FRACTION);
         bd->estimate = e < (double)bd->below ? (double)bd->below : e > (double)bd->above ? (double)bd->above : e;
     }
-    out->nboundaries = m > 0 ? m - 1 : 0;
+    out->nboundaries = m > 0 ? (int)m - 1 : 0;
+done:
     free(ns);
+    free(scratch);
+    free(first);
+    free(last);
+    free(f);
+    free(l);
 }

@@ -7,6 +7,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Linux 6.1's synchronous collapse; glibc 2.36 does not name it yet. Older kernels refuse it
+ * with EINVAL, which leaves the pages as they faulted (smaps then tells). */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+/* The guard page at a mapping's end (see mfb_region_map). */
+enum { PROBE_GUARD = 4096 };
+
 const char *mfb_pages_name(enum mfb_pages p)
 {
     static const char *const names[] = {[MFB_PAGES_4K] = "4k", [MFB_PAGES_THP] = "thp", [MFB_PAGES_HUGETLB] = "hugetlb"};
@@ -106,23 +115,24 @@ int mfb_region_map(struct mfb_region *r, size_t size, enum mfb_pages p, struct m
     } else {
         /* Whole huge pages, and one more, so the buffer can start on a huge-page boundary and
          * every huge page it touches lies inside the mapping: THP can back it to its last byte. */
-        r->mapped = (size + hp - 1) / hp * hp + hp;
+        r->mapped = (size + hp - 1) / hp * hp + hp + PROBE_GUARD;
         r->base = mmap(NULL, r->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (r->base == MAP_FAILED) {
             int e = errno;
             r->base = NULL;
             return mfb_fail(err, "cannot map %zu bytes: %s", size, strerror(e));
         }
+        /* The last page inaccessible: two regions mapped side by side (the bandwidth threads')
+         * stay two mappings in smaps, so each one's AnonHugePages is its own. */
+        mprotect((char *)r->base + r->mapped - PROBE_GUARD, PROBE_GUARD, PROT_NONE);
         r->buf = (void *)(((uintptr_t)r->base + hp - 1) & ~(uintptr_t)(hp - 1));
         madvise(r->base, r->mapped, p == MFB_PAGES_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     }
     memset(r->buf, 0, size); /* faults every page in now, not inside a timed pass */
-#ifdef MADV_COLLAPSE
     /* A fault that found no free huge page fell back to 4 KiB pages; Linux 6.1 and later can
      * collapse them now, synchronously. Where it cannot, smaps below tells what was had. */
     if (p == MFB_PAGES_THP)
         madvise(r->buf, size, MADV_COLLAPSE);
-#endif
     if (p == MFB_PAGES_HUGETLB) {
         r->huge_fraction = 1.0;
     } else {

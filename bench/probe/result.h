@@ -40,10 +40,12 @@ void mfb_probe_result_free(struct mfb_probe_result *r);
 /* Finds the levels in the measured curves: in the random chain's latency (on huge pages when
  * they backed at least 90 % of every buffer past one huge page, else on 4 KiB pages, where TLB
  * misses would read as a level of their own), and in the read bandwidth. Then the caches found:
- * L1d and L2 from latency, whose edges are sharp; the LLC from whichever curve puts it higher.
- * On a VM whose host maps its memory with 4 KiB pages the random chain's last rise can be the
- * host's TLB reach, not the LLC (docs/probe.md): the streaming reads, whose page walks are few,
- * still see the cache beyond it, and memfbench's large calls must be placed beyond the real LLC. */
+ * L1d and L2 from latency, whose edges are sharp; the LLC from whichever curve puts it higher
+ * (from read bandwidth alone when the levels' curve is on 4 KiB pages, whose last rise may be
+ * the TLB's reach). On a VM whose host maps its memory with 4 KiB pages the random chain's last
+ * rise can be the host's TLB reach, not the LLC (docs/probe.md): the streaming reads, whose page
+ * walks are few, still see the cache beyond it, and memfbench's large calls must be placed
+ * beyond the real LLC. Nothing is found when interrupted or with fewer than three rises. */
 void mfb_probe_find_levels(struct mfb_probe_result *r);
 
 #endif

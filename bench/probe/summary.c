@@ -23,25 +23,29 @@ static const char *human(size_t bytes, char *buf, size_t n)
 static void print_levels(FILE *out, const struct mfb_probe_result *r)
 {
     const struct mfb_lat_curve *c = &r->lat[r->levels_curve];
-    const char *names[] = {"L1d", "L2", "LLC"};
-    size_t sys[] = {r->caches.l1d, r->caches.l2, r->caches.llc};
+    const char *names[] = {"L1d", "L2"};
+    size_t sys[] = {r->caches.l1d, r->caches.l2};
     double ghz = r->clock.known ? r->clock.ghz : 0;
     fprintf(out, "levels found in the %s chain on %s pages (sizes reported by %s):\n", mfb_chase_name(c->chase),
             mfb_pages_name(c->pages), mfb_cache_source_name(r->caches.source));
-    fprintf(out, "  %-6s %12s %26s %12s %10s %8s\n", "level", "reported", "latency rises between", "estimate",
+    fprintf(out, "  %-8s %12s %26s %12s %10s %8s\n", "level", "reported", "latency rises between", "estimate",
             "ns/load", "cycles");
     for (int i = 0; i < r->levels.nplateaus; i++) {
         const struct mfb_plateau *p = &r->levels.plateaus[i];
         char a[32], b[32], e[32], s[32], range[64], cyc[32];
         const struct mfb_boundary *bd = i < r->levels.nboundaries ? &r->levels.boundaries[i] : NULL;
-        const char *name = i < 3 ? names[i] : "-";
+        /* the first two are the L1d and the L2; a third rise may be the LLC's or the TLB's reach
+         * (docs/probe.md), so later levels are numbered */
+        char numbered[16];
+        snprintf(numbered, sizeof numbered, "level %d", i + 1);
+        const char *name = i < 2 ? names[i] : numbered;
         /* the last plateau is memory only if the curve went past the reported LLC */
         if (i == r->levels.nplateaus - 1 && !bd && i > 0 && c->points[c->npoints - 1].size > r->caches.llc)
             name = "memory";
         snprintf(range, sizeof range, "%s and %s", bd ? human(bd->below, a, sizeof a) : "-",
                  bd ? human(bd->above, b, sizeof b) : "-");
         snprintf(cyc, sizeof cyc, ghz > 0 ? "%.1f" : "-", p->ns * ghz);
-        fprintf(out, "  %-6s %12s %26s %12s %10.2f %8s\n", name, i < 3 ? human(sys[i], s, sizeof s) : "-",
+        fprintf(out, "  %-8s %12s %26s %12s %10.2f %8s\n", name, i < 2 ? human(sys[i], s, sizeof s) : "-",
                 bd ? range : "-", bd ? human((size_t)bd->estimate, e, sizeof e) : "-", p->ns, cyc);
     }
 }
@@ -115,7 +119,7 @@ void mfb_probe_summary_print(FILE *out, const struct mfb_probe_config *cfg, cons
                 human(r->caches_found.l1d, a, sizeof a), human(r->caches_found.l2, b, sizeof b),
                 human(r->caches_found.llc, e, sizeof e), r->llc_from);
     } else if (cfg->latency) {
-        fprintf(out, "caches found: none (fewer than three levels in the latency curve; --cache-from needs them)\n");
+        fprintf(out, "caches found: none (fewer than three levels in the latency curve, or interrupted): --cache-from refuses this file\n");
     }
     if (cfg->bandwidth)
         print_bandwidth(out, cfg, r);

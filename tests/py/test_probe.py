@@ -136,7 +136,9 @@ def test_interrupt_keeps_a_valid_partial_file(memfbench, tmp_path):
     (["--repeats", "0"], "--repeats: '0' is not a whole number from 1 to 32", 2),
     (["--repeats", "33"], "from 1 to 32", 2),
     (["--huge", "always"], "--huge: 'always' is not auto, off, thp or hugetlb", 2),
-    (["--max-size", "1K"], "--max-size: '1K' is not a size from 4K to 1T", 2),
+    (["--max-size", "1K"], "--max-size: '1K' is not a size from 4K to 256G", 2),
+    (["--max-size", "512G"], "--max-size: '512G' is not a size from 4K to 256G", 2),
+    (["--cpus", "1,4000"], "--cpus: CPU 4000 is not one this process may run on", 2),
     (["--min-size", "8M", "--max-size", "4M"], "--max-size is below --min-size", 2),
     (["--steps", "17"], "--steps: '17'", 2),
     (["--cpu", "1000"], "--cpu: CPU 1000 is not one this process may run on", 2),
@@ -154,6 +156,14 @@ def test_bad_probe_arguments_are_one_line(memfbench, tmp_path, args, fragment, c
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert p.returncode == code and len(lines) == 1 and fragment in lines[0], p.stderr
     assert not out.exists()
+
+
+def test_a_max_size_beyond_free_memory_is_refused_before_anything_runs(memfbench, tmp_path):
+    out = tmp_path / "m.json"
+    p = subprocess.run([memfbench, "probe", "--max-size", "256G", "-o", str(out)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 1 and "more than the" in p.stderr and "MemAvailable" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and not out.exists()
 
 
 def test_probe_needs_an_output_that_can_be_written(memfbench, tmp_path):
@@ -262,6 +272,18 @@ def test_sweep_against_the_probe(memfbench, quick, tmp_path):
     assert set(roof["reference_kernel"]) <= {"copy", "copy_nt", "rep_movsb"}
     big = roof[roof["size"] == 65536].iloc[0]
     assert big["window"].startswith("large window")  # 64 KiB calls are placed beyond the LLC
+    # a probe without the function's bandwidth, or measured on several threads, cannot be the roofline
+    for edit, fragment in ((lambda x: {**x, "bandwidth": None}, "no bandwidth curve"),
+                           (lambda x: {**x, "bandwidth": {**x["bandwidth"], "threads": 2}}, "2 threads together")):
+        bad = tmp_path / "badprobe.json"
+        bad.write_text(json.dumps(edit(d)))
+        p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(bad)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert p.returncode == 2 and fragment in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr
+    # the probe is an input: an output path naming it is refused
+    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(pf), "--csv", str(pf)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 2 and json.loads(pf.read_text()) == d
     rep = tmp_path / "rep"
     p = subprocess.run([sys.executable, "-m", "analysis", "report", str(sw), "--probe", str(pf), "-o", str(rep)],
                        capture_output=True, text=True, cwd=ROOT, timeout=180)
