@@ -16,6 +16,8 @@ from typing import NoReturn
 from . import stats
 from .callsites import read_callsites, top
 from .classes import decompose, decompose_run, decomposition_lines
+from .counters import counter_summary, counters_source, has_counters
+from .pressure import pressure_frame
 from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
 from .compare import comparisons_frame, compare_runs
 from .diff import context_differences, diff_runs, shift_line, unmatched_models
@@ -132,6 +134,13 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--plot", metavar="STEM", help="also write the plot as STEM.png")
     w.add_argument("--probe", metavar="FILE", help="a memfbench probe file of the same machine: each point's "
                                                   "bytes/ns as a fraction of the bandwidth where its data lives")
+    ip = sub.add_parser("pressure", help="instruction-cache pressure: ratio against --icache-pressure size, one "
+                                         "run file per size (a file without the option is size 0)")
+    ip.add_argument("files", nargs="+")
+    ip.add_argument("--baseline", help="variant to compare against (default: each run's first variant)")
+    ip.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    ip.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    ip.add_argument("--plot", metavar="STEM", help="also write STEM.png: ratio against pressure size")
     pb = sub.add_parser("probe", help="a probe file (memfbench probe): cache levels found against those reported, "
                                       "latency and bandwidth per size")
     pb.add_argument("file")
@@ -221,6 +230,8 @@ def _run(args: argparse.Namespace) -> int:
         return _callsites(args)
     if args.cmd == "probe":
         return _probe(args)
+    if args.cmd == "pressure":
+        return _pressure(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -240,6 +251,10 @@ def _run(args: argparse.Namespace) -> int:
             print("\n".join(plain(x) for x in context_lines(run, args.quiet)))
             print()
             print(_fmt_table(summarize_run(run, args.resamples, args.seed, args.level)))
+            if has_counters(run):
+                print(f"\nhardware counters ({counters_source(run)}), per call, median over batches "
+                      "(the noop's row is the loop's own share):")
+                print(_fmt_table(counter_summary(run)))
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
               "over processes, their mean in log space; below 1: faster)")
         print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
@@ -395,6 +410,30 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f"\n== against the memory system (probe {args.probe})")
         print(roofline_table(roof, run.function))
         print("\n".join(roofline_sentences(roof, run.function)))
+    return 0
+
+
+def _pressure(args: argparse.Namespace) -> int:
+    _check_margin_level(args)
+    if args.plot is not None:
+        check_output_file(f"{args.plot}.png", "--plot", args.files)
+    runs = load_runs(args.files)
+    try:
+        df = pressure_frame(runs, args.baseline, args.level, args.margin / 100)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    if df.empty:
+        raise UsageError("no comparisons: each file needs a baseline and another variant besides the noop")
+    print("== ratio to the baseline against instruction-cache pressure (one file per size; the block runs "
+          "after every call, inside the timed loop)")
+    cols = ["pressure_bytes", "variant", "code_size", "ratio", "ci_low", "ci_high", "diff_ns", "diff_low", "diff_high",
+            "verdict", "block_ns"]
+    print(_fmt_table(df[cols]))
+    print("diff_ns: variant minus baseline in ns per call, paired round by round (the block cancels; the ratio "
+          "is diluted by it); code_size: bytes of the variant's function (null: not known)")
+    if args.plot is not None:
+        from . import plots
+        write_bytes_atomic(f"{args.plot}.png", _png(plots.pressure(df)), "--plot", args.files)
     return 0
 
 

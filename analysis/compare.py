@@ -192,13 +192,15 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
     (memfbench run --allow-single-process)."""
-    groups: dict[tuple[str, str, str, str], list[Run]] = {}
+    groups: dict[tuple[str, str, str, str, int], list[Run]] = {}
     for r in runs:
         if r.doc.get("sweep"):
             continue  # a sweep has no whole-distribution batches: analysis/sweep.py compares its points
-        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution), []).append(r)
+        # runs under different --icache-pressure measure different things: never pooled
+        ip = (r.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
+        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip), []).append(r)
     out: list[Comparison] = []
-    for (cpu_model, measure, function, distribution), rs in groups.items():
+    for (cpu_model, measure, function, distribution, _), rs in groups.items():
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]

@@ -72,7 +72,11 @@ FRAME_NAMES: dict[str, str] = {"t_start_ns": "t_start_s"}
 
 def sample_arrays(samples: dict[str, Any]) -> dict[str, np.ndarray]:
     """Every sample column of the schema as a numpy array of its kind's type."""
-    return {c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.COLUMN_KINDS[c]]) for c in schema.SAMPLE_COLUMNS}
+    cols = {c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.COLUMN_KINDS[c]]) for c in schema.SAMPLE_COLUMNS}
+    # --counters: columns a file has only when it counted
+    cols.update({c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.OPTIONAL_KINDS[c]])
+                 for c in schema.OPTIONAL_COLUMNS if c in samples})
+    return cols
 
 
 def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:

@@ -385,6 +385,9 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
             ax_bw.step(roof["size"], roof["reference_gbps"], where="mid", color="k", lw=1, ls=":",
                        label=f"probe: best of {', '.join(pr.REFERENCE_KERNELS[run.function][0])} where the data lives")
             ax_bw.legend(fontsize=7, loc="upper left")
+            # L1 and memory rates differ by tens: a log axis keeps both readable against the roofline
+            ax_bw.set_yscale("log")
+            ax_bw.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     marks.append((threshold.get("max_call_size") if isinstance(threshold, dict) else None, "L1 window | beyond LLC"))
     top = df["size"].max()
     for value, name in marks:
@@ -500,4 +503,41 @@ def probe_bandwidth(doc: dict) -> Figure:
     bw = doc["bandwidth"]
     ax.set_title(f"bandwidth: {bw['vector']} kernels, {bw['threads']} thread(s), {bw['pages']} pages; "
                  "bands: smallest to largest repeat", fontsize=9)
+    return fig
+
+
+def pressure(df: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
+    """Against the pressure block's size, one line per variant: the ratio to the baseline with its
+    interval (diluted by the block's own cost as it grows), and the paired difference in ns per
+    call with its interval (the block cancels in it)."""
+    variants = list(dict.fromkeys(df["variant"]))
+    col = _colors(variants, colors)
+    fig = Figure(figsize=(8, 6.5))
+    ax_r, ax_d = fig.subplots(2, 1, sharex=True)
+    x0 = 32  # size 0 (no block) drawn left of the smallest block, on the log axis
+    for v in variants:
+        g = df[df["variant"] == v].sort_values("pressure_bytes")
+        x = np.where(g["pressure_bytes"] > 0, g["pressure_bytes"], x0)
+        ax_r.plot(x, g["ratio"], color=col[v], marker="o", ms=4, lw=1.2, label=_label(v))
+        ax_r.fill_between(x, g["ci_low"], g["ci_high"], color=col[v], alpha=0.2, lw=0)
+        ax_d.plot(x, g["diff_ns"], color=col[v], marker="o", ms=4, lw=1.2)
+        ax_d.fill_between(x, g["diff_low"], g["diff_high"], color=col[v], alpha=0.2, lw=0)
+    ax_r.axhline(1, color="k", lw=0.8)
+    ax_d.axhline(0, color="k", lw=0.8)
+    ax_d.set_xscale("log", base=2)
+    ticks = sorted(set(np.where(df["pressure_bytes"] > 0, df["pressure_bytes"], x0)))
+    ax_d.xaxis.set_major_locator(FixedLocator(ticks))
+    ax_d.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "none" if v == x0 else
+                                                 (f"{v / 1024:g}K" if v < 1 << 20 else f"{v / (1 << 20):g}M")))
+    ax_d.xaxis.set_minor_formatter(NullFormatter())
+    _log_ratio_axis(ax_r.yaxis)
+    base = _label(str(df["baseline"].iloc[0]))
+    ax_r.set_ylabel(f"ratio to {base}")
+    ax_d.set_ylabel(f"ns per call minus {base}")
+    # a large block's runs spread by hundreds of ns: symmetric log keeps the small sizes' few ns readable
+    ax_d.set_yscale("symlog", linthresh=10)
+    ax_d.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax_d.set_xlabel("instruction-cache pressure: bytes of generated jumps run after every call")
+    ax_r.legend(fontsize=8)
+    ax_r.set_title("against pressure size; bands: 95 % intervals over processes", fontsize=9)
     return fig

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from .counters import counter_summary, counters_source, has_counters
 from .compare import Comparison, comparisons_frame
 from .diagnostics import diagnose, diagnostics_frame
 from .files import write_folder_atomic
@@ -242,6 +243,10 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
+        if has_counters(run):
+            md += [f"### Hardware counters ({counters_source(run)})", "",
+                   "Per call, the median over measured batches; the noop's row is the loop's own share.", "",
+                   _md_table(counter_summary(run)), ""]
         if run.doc.get("by_class"):
             md += _class_section(run, tag, out_dir, colors, svg, figures, plots)
         ratios = plots.round_ratios(run, comps)

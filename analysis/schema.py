@@ -86,8 +86,18 @@ def sample_column_kinds(schema: dict[str, Any] | None = None) -> dict[str, str]:
             for name in samples["required"] if name != "count"}
 
 
+def optional_column_kinds(schema: dict[str, Any] | None = None) -> dict[str, str]:
+    """The sample columns a file has only sometimes (the properties of `samples` that are not
+    required: the --counters columns), with their kinds."""
+    samples = subschema("samples", schema=schema)
+    return {name: column_kind(spec, schema) for name, spec in samples["properties"].items()
+            if name not in samples["required"]}
+
+
 COLUMN_KINDS: dict[str, str] = sample_column_kinds()
 SAMPLE_COLUMNS: tuple[str, ...] = tuple(COLUMN_KINDS)
+OPTIONAL_KINDS: dict[str, str] = optional_column_kinds()
+OPTIONAL_COLUMNS: tuple[str, ...] = tuple(OPTIONAL_KINDS)
 STOP_REASONS: tuple[str, ...] = schema_enum("status", "stop_reason")
 WARMUP_MODES: tuple[str, ...] = schema_enum("rounds", "warmup_detail", "mode")
 TABLE_ORIGINS: tuple[str, ...] = schema_enum("distribution", "tables", "size", "origin")
@@ -158,7 +168,7 @@ def _column_errors(name: str, values: Any) -> list[str]:
         return []  # the schema reports the type
     if not values:
         return []
-    kind = COLUMN_KINDS.get(name)
+    kind = COLUMN_KINDS.get(name) or OPTIONAL_KINDS.get(name)
     # The set of the entries' exact types, built in C: a per-entry isinstance in Python took a
     # second on a default study's columns. (bool is its own type here, not a kind of int.)
     types = set(map(type, values))
@@ -231,12 +241,13 @@ def validation_errors(doc: Any) -> list[str]:
     errors = _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe)
     if errors:
         return errors
-    for col in SAMPLE_COLUMNS:
+    present = SAMPLE_COLUMNS + tuple(c for c in OPTIONAL_COLUMNS if c in samples)
+    for col in present:
         errors += _column_errors(col, samples[col])
     if errors:
         return errors
     n = samples["count"]
-    for col in SAMPLE_COLUMNS:
+    for col in present:
         if len(samples[col]) != n:
             errors.append(f"samples/{col}: {len(samples[col])} entries, count says {n}")
     nvar = len(doc["variants"])

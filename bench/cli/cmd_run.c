@@ -256,6 +256,16 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     }
     if (mfb_timer_init(&timer, cfg.clock, &err) < 0)
         goto fail;
+    if (cfg.icache_pressure && mfb_pressure_make(&run.pressure, cfg.icache_pressure, &timer, &err) < 0)
+        goto fail;
+    /* on the pinned thread that times the batches: perf_event counts this thread */
+    mfb_counters_open(&run.counters, cfg.counters);
+    if (!run.counters.active && cfg.counters == MFB_COUNTERS_ON)
+        mfb_warn(&warn, "counters", "--counters on: no hardware counters: %s; the run goes on without",
+                 run.counters.why);
+    else if (!run.counters.active && cfg.counters == MFB_COUNTERS_AUTO)
+        mfb_note(&warn, "counters", "no hardware counters (%s): batches are timed, not counted",
+                 run.counters.why);
     if (!timer.invariant)
         mfb_warn(&warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
     if (cfg.trace) {
@@ -313,6 +323,8 @@ fail:
 done:
     mfb_guard_remove();
     mfb_output_abort(&out);
+    mfb_counters_close(&run.counters);
+    mfb_pressure_free(&run.pressure);
     mfb_run_free(&run);
     mfb_workset_free(&ws);
     mfb_dist_free(&dist);

@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "base/warn.h"
+#include "measure/pressure.h"
 #include "workload/classes.h"
 #include "workload/sweep.h"
 #include "config.h"
@@ -63,6 +64,10 @@ void mfb_options_usage(FILE *out)
             "      --clock C          auto (default), tsc, cntvct or monotonic\n"
             "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
             "      --cache-from FILE  the cache sizes a memfbench probe file found (where sysfs is wrong)\n"
+            "      --icache-pressure S  run S bytes of generated jumps after every call (inside the timed loop;\n"
+            "                         the noop variant measures its cost), e.g. 16K\n"
+            "      --counters MODE    auto|on|off|fake: cycles, instructions, branch and L1d misses per batch\n"
+            "                         (auto: when the PMU allows; fake: clock-derived, for tests)\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
             "      --latency          time dependent calls: each call's addresses wait for the previous\n"
@@ -109,7 +114,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -130,6 +135,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"sweep", required_argument, 0, OPT_SWEEP}, {"unpredictable", required_argument, 0, OPT_UNPRED},
         {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
         {"trace", required_argument, 0, OPT_TRACE}, {"cache-from", required_argument, 0, OPT_CACHEFROM},
+        {"counters", required_argument, 0, OPT_COUNTERS}, {"icache-pressure", required_argument, 0, OPT_PRESSURE},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -217,6 +223,21 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_CACHEFROM:
             c->cache_from = optarg;
             break;
+        case OPT_PRESSURE:
+            if (mfb_parse_bytes(optarg, &c->icache_pressure) < 0 || c->icache_pressure < MFB_PRESSURE_LINE ||
+                c->icache_pressure > MFB_PRESSURE_MAX || c->icache_pressure % MFB_PRESSURE_LINE)
+                return mfb_fail(err, "memfbench run: --icache-pressure: '%s' is not a multiple of 64 bytes from 64 to "
+                                     "64M, e.g. 16K", optarg);
+            if (!mfb_pressure_supported())
+                return mfb_fail(err, "memfbench run: --icache-pressure: generated code is written for x86-64 only");
+            break;
+        case OPT_COUNTERS: {
+            int m = mfb_counters_mode_parse(optarg);
+            if (m < 0)
+                return mfb_fail(err, "memfbench run: --counters: '%s' is not auto, on, off or fake", optarg);
+            c->counters = (enum mfb_counters_mode)m;
+            break;
+        }
         case OPT_DISTDIR:
             c->dist_dir = optarg;
             break;

@@ -24,10 +24,12 @@ static inline uint64_t chain_zero(uint64_t v)
     return v;
 }
 
-/* The loops take `chain` as a constant: each is compiled twice, the throughput loop exactly as
- * it was and the latency loop with the dependency, from one source. */
+/* The loops take `chain` and `pressed` as constants: each is compiled four times from one source,
+ * the throughput loop exactly as it was, the latency loop with the dependency, and each again
+ * with the --icache-pressure block called after every call (inside the timed region: its cost,
+ * the same for every variant, is what the noop variant measures with the loop). */
 static inline __attribute__((always_inline)) void copy_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
-                                                            const int chain)
+                                                            const int chain, const int pressed)
 {
     mfb_copy_fn fn = b->variant->fn.copy;
     unsigned char *base = b->base;
@@ -49,6 +51,8 @@ static inline __attribute__((always_inline)) void copy_loop(const struct mfb_bat
                 z = chain_zero(ret[len ? len - 1 : 0]); /* the last byte written (or the pointer) */
             else
                 sink ^= (uintptr_t)ret;
+            if (pressed)
+                b->pressure();
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
@@ -57,7 +61,7 @@ static inline __attribute__((always_inline)) void copy_loop(const struct mfb_bat
 }
 
 static inline __attribute__((always_inline)) void set_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
-                                                           const int chain)
+                                                           const int chain, const int pressed)
 {
     mfb_set_fn fn = b->variant->fn.set;
     unsigned char *base = b->base;
@@ -79,6 +83,8 @@ static inline __attribute__((always_inline)) void set_loop(const struct mfb_batc
                 z = chain_zero(ret[len ? len - 1 : 0]);
             else
                 sink ^= (uintptr_t)ret;
+            if (pressed)
+                b->pressure();
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
@@ -88,18 +94,30 @@ static inline __attribute__((always_inline)) void set_loop(const struct mfb_batc
 
 static void batch_copy(const struct mfb_batch *b, struct mfb_batch_result *out)
 {
-    if (b->latency)
-        copy_loop(b, out, 1);
-    else
-        copy_loop(b, out, 0);
+    if (b->pressure) {
+        if (b->latency)
+            copy_loop(b, out, 1, 1);
+        else
+            copy_loop(b, out, 0, 1);
+    } else if (b->latency) {
+        copy_loop(b, out, 1, 0);
+    } else {
+        copy_loop(b, out, 0, 0);
+    }
 }
 
 static void batch_set(const struct mfb_batch *b, struct mfb_batch_result *out)
 {
-    if (b->latency)
-        set_loop(b, out, 1);
-    else
-        set_loop(b, out, 0);
+    if (b->pressure) {
+        if (b->latency)
+            set_loop(b, out, 1, 1);
+        else
+            set_loop(b, out, 0, 1);
+    } else if (b->latency) {
+        set_loop(b, out, 1, 0);
+    } else {
+        set_loop(b, out, 0, 0);
+    }
 }
 
 /* The byte a compare call flips in its right-hand buffer, and the flip (0 when it compares
@@ -124,7 +142,7 @@ static inline unsigned char *flip_at(const struct mfb_batch *b, size_t k, unsign
  * right after the call. The price: a call whose bytes include one of the next flip_lead calls'
  * flipped bytes sees an extra difference, about flip_lead x size / window of the calls. */
 static inline __attribute__((always_inline)) void cmp_loop(const struct mfb_batch *b, struct mfb_batch_result *out,
-                                                           const int chain)
+                                                           const int chain, const int pressed)
 {
     mfb_cmp_fn fn = b->variant->fn.cmp;
     unsigned char *base = b->base;
@@ -158,6 +176,8 @@ static inline __attribute__((always_inline)) void cmp_loop(const struct mfb_batc
             else
                 sink += (uint64_t)res;
             rhs[mfb_mis_pos(c->aux)] ^= mfb_mis_flip(c->aux);
+            if (pressed)
+                b->pressure();
         }
     }
     out->ticks = mfb_timer_end(b->timer, &out->cpu) - t0;
@@ -167,10 +187,16 @@ static inline __attribute__((always_inline)) void cmp_loop(const struct mfb_batc
 
 static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
 {
-    if (b->latency)
-        cmp_loop(b, out, 1);
-    else
-        cmp_loop(b, out, 0);
+    if (b->pressure) {
+        if (b->latency)
+            cmp_loop(b, out, 1, 1);
+        else
+            cmp_loop(b, out, 0, 1);
+    } else if (b->latency) {
+        cmp_loop(b, out, 1, 0);
+    } else {
+        cmp_loop(b, out, 0, 0);
+    }
 }
 
 void mfb_run_batch(const struct mfb_batch *b, struct mfb_batch_result *out)

@@ -49,6 +49,7 @@ struct mfb_batch {
     size_t reps;
     const struct mfb_timer *timer;
     bool latency;                 /* --latency: each call's addresses depend on the previous call */
+    void (*pressure)(void);       /* --icache-pressure: run after every call (measure/pressure.h); NULL none */
 };
 
 struct mfb_batch_result {

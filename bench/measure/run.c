@@ -56,7 +56,7 @@ void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant
                           .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
                           .flip_lead = (uint32_t)r->study->flip_lead,
                           .passes = passes, .reps = npasses, .timer = r->timer,
-                          .latency = r->study->latency};
+                          .latency = r->study->latency, .pressure = r->pressure.fn};
     struct mfb_activity *a = r->activity;
     a->variant = v->name;
     a->origin = v->description;

@@ -15,8 +15,10 @@
 #include "base/error.h"
 #include "base/warn.h"
 #include "impl/variants.h"
+#include "measure/counters.h"
 #include "measure/kernels.h"
 #include "measure/layout.h"
+#include "measure/pressure.h"
 #include "measure/samples.h"
 #include "measure/study.h"
 #include "measure/timer.h"
@@ -137,6 +139,8 @@ struct mfb_run {
     struct mfb_warmup warmup;
     struct mfb_stop stop;
     struct mfb_harness harness;
+    struct mfb_counters counters; /* --counters: read around every timed batch */
+    struct mfb_pressure pressure; /* --icache-pressure: the block run after every call */
     struct mfb_results res;
 };
 

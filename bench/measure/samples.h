@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measure/counters.h"
+
 struct mfb_sample {
     uint16_t variant;  /* index into the run's variant list */
     uint16_t position; /* place of this batch within its round */
@@ -18,6 +20,7 @@ struct mfb_sample {
     uint16_t process;    /* --processes: index of the process */
     uint64_t t_start_ns; /* since the first round began */
     uint16_t size_class; /* --by-class: 0 the whole distribution, k >= 1 its k-th size class */
+    int64_t counters[MFB_COUNTER_COUNT]; /* --counters: each counter's count over the batch; -1 not counted */
 };
 
 struct mfb_samples {

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #define COLUMN(name, kind, field) \
-    {name, MFB_COLUMN_##kind, offsetof(struct mfb_sample, field), sizeof(((struct mfb_sample *)0)->field)}
+    {name, MFB_COLUMN_##kind, offsetof(struct mfb_sample, field), sizeof(((struct mfb_sample *)0)->field), false}
+/* --counters: present in a file only when counted (docs/json-schema.md) */
+#define COUNTER_COLUMN(name, k) \
+    {name, MFB_COLUMN_INT, offsetof(struct mfb_sample, counters[k]), sizeof(int64_t), true}
 
 static const struct mfb_column table[] = {
     COLUMN("variant", UINT, variant),     /* index into the document's variants */
@@ -22,6 +25,10 @@ static const struct mfb_column table[] = {
     COLUMN("warmup", BOOL, warmup),
     COLUMN("process", UINT, process),     /* --processes: index of the process; 0 otherwise */
     COLUMN("size_class", UINT, size_class), /* --by-class: 0 the whole distribution, k its class k */
+    COUNTER_COLUMN("cycles", MFB_COUNTER_CYCLES),
+    COUNTER_COLUMN("instructions", MFB_COUNTER_INSTRUCTIONS),
+    COUNTER_COLUMN("branch_misses", MFB_COUNTER_BRANCH_MISSES),
+    COUNTER_COLUMN("l1d_misses", MFB_COUNTER_L1D_MISSES),
 };
 
 size_t mfb_columns(const struct mfb_column **out)
@@ -85,11 +92,22 @@ static void write_value(FILE *f, const struct mfb_column *c, const struct mfb_sa
     }
 }
 
+/* Whether an optional column has a value in some batch. */
+static bool column_present(const struct mfb_column *c, const struct mfb_samples *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (get_signed(&s->s[i], c) >= 0)
+            return true;
+    return false;
+}
+
 int mfb_columns_write(FILE *f, const struct mfb_samples *s)
 {
     size_t n = sizeof table / sizeof table[0];
     fprintf(f, "\t\"samples\": {\n    \"count\": %zu", s->n);
     for (size_t k = 0; k < n; k++) {
+        if (table[k].optional && !column_present(&table[k], s))
+            continue;
         fprintf(f, ",\n    \"%s\": [", table[k].name);
         for (size_t i = 0; i < s->n; i++) {
             if (i)
@@ -146,6 +164,10 @@ int mfb_columns_read(const cJSON *samples, struct mfb_samples *out, int process,
     const cJSON *it[NCOLUMNS];
     for (size_t k = 0; k < NCOLUMNS; k++) {
         const cJSON *col = cJSON_GetObjectItemCaseSensitive(samples, table[k].name);
+        if (!col && table[k].optional) {
+            it[k] = NULL; /* not counted in that file: -1 in every row */
+            continue;
+        }
         if (!cJSON_IsArray(col) || (size_t)cJSON_GetArraySize(col) != n)
             return mfb_fail(err, "%s: samples/%s is missing or does not hold count = %zu entries", where,
                             table[k].name, n);
@@ -154,6 +176,10 @@ int mfb_columns_read(const cJSON *samples, struct mfb_samples *out, int process,
     for (size_t i = 0; i < n; i++) {
         struct mfb_sample x = {0};
         for (size_t k = 0; k < NCOLUMNS; k++) {
+            if (!it[k]) {
+                set_bits(&x, &table[k], (uint64_t)(int64_t)-1);
+                continue;
+            }
             if (read_value(&table[k], it[k], &x) < 0)
                 return mfb_fail(err, "%s: samples/%s[%zu] is not a valid value for this column", where,
                                 table[k].name, i);

@@ -177,6 +177,23 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
     add_or_null(cfg, "trace", c->trace);
     add_or_null(cfg, "cache_from", c->cache_from);
+    if (r->pressure.bytes) {
+        cJSON *ip = cJSON_AddObjectToObject(cfg, "icache_pressure");
+        cJSON_AddNumberToObject(ip, "bytes", (double)r->pressure.bytes);
+        cJSON_AddNumberToObject(ip, "taken_branches", (double)r->pressure.branches);
+        cJSON_AddStringToObject(ip, "where", "inside the timed loop, after every call");
+        cJSON_AddNumberToObject(ip, "ns_per_run", r->pressure.ns_per_run);
+    } else {
+        cJSON_AddNullToObject(cfg, "icache_pressure");
+    }
+    cJSON *ctr = cJSON_AddObjectToObject(cfg, "counters");
+    cJSON_AddStringToObject(ctr, "requested", mfb_counters_mode_name(c->counters));
+    cJSON_AddStringToObject(ctr, "source", r->counters.source);
+    cJSON *ev = cJSON_AddArrayToObject(ctr, "events");
+    for (int k = 0; k < MFB_COUNTER_COUNT; k++)
+        if (r->counters.active && r->counters.have[k])
+            cJSON_AddItemToArray(ev, cJSON_CreateString(mfb_counter_name((enum mfb_counter)k)));
+    add_or_null(ctr, "why", r->counters.why[0] ? r->counters.why : NULL);
     cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
     const char *const *codes;
     size_t ncodes = mfb_warning_codes(&codes);

@@ -82,7 +82,25 @@ static void check_against_schema(struct tap *t, const cJSON *schema)
         }
         k++;
     }
-    TAP_CHECK(t, names && k == n, "the C table lists the schema's %zu sample columns in its order", k);
+    /* then the optional columns (--counters): in the schema's properties, not required */
+    size_t required = k;
+    for (; k < n; k++) {
+        const cJSON *prop = cJSON_GetObjectItemCaseSensitive(props, cols[k].name);
+        bool listed = false;
+        cJSON_ArrayForEach(name, req) listed |= !strcmp(name->valuestring, cols[k].name);
+        if (!cols[k].optional || !prop || listed) {
+            names = false;
+            printf("# C column '%s' after the required ones is not an optional column of the schema\n", cols[k].name);
+        } else if (schema_kind(prop) != (int)cols[k].kind) {
+            kinds = false;
+            printf("# column '%s': the schema's type differs from the C table's kind\n", cols[k].name);
+        }
+    }
+    size_t optional = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, props) optional += strcmp(p->string, "count") != 0;
+    TAP_CHECK(t, names && optional == n, "the C table lists the schema's %zu required sample columns in its order, "
+              "then its %zu optional ones", required, n - required);
     TAP_CHECK(t, kinds, "each column's kind matches its schema type");
 }
 
