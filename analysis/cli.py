@@ -73,6 +73,14 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
 
+def _verdict_options(p: argparse.ArgumentParser, each_run: bool = False) -> None:
+    """--baseline, --margin and --level, as every comparing subcommand takes them."""
+    p.add_argument("--baseline", help="variant to compare against (default: "
+                                      f"{'each' if each_run else 'the'} run's first variant)")
+    p.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+
+
 def _fmt_table(df) -> str:
     return df.to_string(index=False, float_format=lambda v: f"{v:.4g}")
 
@@ -119,17 +127,13 @@ def _parser() -> argparse.ArgumentParser:
     k = sub.add_parser("classes", help="where the time goes: per size class ratios and the decomposition of "
                                        "each difference into class contributions and a residual (run --by-class)")
     k.add_argument("file")
-    k.add_argument("--baseline", help="variant to compare against (default: the run's first variant)")
+    _verdict_options(k)
     k.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
-    k.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
-    k.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     k.add_argument("--csv", dest="csv_out", help="also write the table as CSV to this file")
     w = sub.add_parser("sweep", help="a size sweep (memfbench sweep SIZES): per size and variant ns/call, "
                                      "bytes/ns and the ratio to the baseline")
     w.add_argument("file")
-    w.add_argument("--baseline", help="variant to compare against (default: the run's first variant)")
-    w.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
-    w.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    _verdict_options(w)
     w.add_argument("--csv", dest="csv_out", help="also write every point as CSV to this file")
     w.add_argument("--plot", metavar="STEM", help="also write the plot as STEM.png")
     w.add_argument("--probe", metavar="FILE", help="a memfbench probe file of the same machine: each point's "
@@ -137,9 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     ip = sub.add_parser("pressure", help="instruction-cache pressure: ratio against --icache-pressure size, one "
                                          "run file per size (a file without the option is size 0)")
     ip.add_argument("files", nargs="+")
-    ip.add_argument("--baseline", help="variant to compare against (default: each run's first variant)")
-    ip.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
-    ip.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    _verdict_options(ip, each_run=True)
     ip.add_argument("--plot", metavar="STEM", help="also write STEM.png: ratio against pressure size")
     pb = sub.add_parser("probe", help="a probe file (memfbench probe): cache levels found against those reported, "
                                       "latency and bandwidth per size")

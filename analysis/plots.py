@@ -447,6 +447,14 @@ def _level_marks(ax, doc: dict, text: bool) -> None:
                     color="0.2", va="bottom", rotation=90)
 
 
+def _curve_axes(ax, doc: dict) -> None:
+    """A probe curve's axes: log size with the cache sizes marked, log values in plain numbers."""
+    _level_marks(ax, doc, text=True)
+    _size_axis(ax)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+
+
 def probe_latency(doc: dict) -> Figure:
     """ns per load against buffer size, one line per chain pattern and page kind, with the spread
     of the repeats as a band; the reported and the found cache sizes marked."""
@@ -463,10 +471,7 @@ def probe_latency(doc: dict) -> Figure:
         ax.plot(g["size"], g["ns"], color=color, ls=ls, lw=1.3, marker=".", ms=3,
                 label=f"{names[pattern]}, {pages} pages")
         ax.fill_between(g["size"], g["ns_min"], g["ns_max"], color=color, alpha=0.2, lw=0)
-    _level_marks(ax, doc, text=True)
-    _size_axis(ax)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    _curve_axes(ax, doc)
     ax.set_xlabel("buffer size (bytes)")
     ax.set_ylabel("ns per dependent load")
     clk = doc["core_clock"]
@@ -493,10 +498,7 @@ def probe_bandwidth(doc: dict) -> Figure:
         ls = "--" if kernel.endswith("_nt") else ":" if kernel == "rep_movsb" else "-"
         ax.plot(g["size"], g["gbps"], color=f"C{i}", ls=ls, lw=1.3, marker=".", ms=3, label=kernel)
         ax.fill_between(g["size"], g["gbps_min"], g["gbps_max"], color=f"C{i}", alpha=0.2, lw=0)
-    _level_marks(ax, doc, text=True)
-    _size_axis(ax)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    _curve_axes(ax, doc)
     ax.set_xlabel("footprint: all buffers of all threads (bytes; a copy's source and destination are half each)")
     ax.set_ylabel("GB/s (1e9 bytes/s, each byte moved counted once)")
     ax.legend(fontsize=8, loc="upper right")

@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-import numpy as np
 
 from . import stats
 from .compare import compare_runs, paired_rounds

@@ -9,10 +9,8 @@ fraction of what the machine can move.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from .schema import ResultFileError, read_json
+from .schema import ResultFileError, load_schema_file, read_json
 
 PROBE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "memfbench-probe.schema.json"
 
@@ -37,12 +35,8 @@ REFERENCE_KERNELS: dict[str, tuple[tuple[str, ...], int]] = {
 BUFFERS = {"memcpy": 2, "memmove": 2, "memset": 1, "memcmp": 2, "bcmp": 2}
 
 
-@lru_cache(maxsize=1)
 def load_probe_schema() -> dict[str, Any]:
-    with open(PROBE_SCHEMA_PATH, encoding="utf-8") as f:
-        schema: dict[str, Any] = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return schema
+    return load_schema_file(PROBE_SCHEMA_PATH)
 
 
 def probe_errors(doc: Any) -> list[str]:

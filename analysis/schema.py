@@ -21,12 +21,18 @@ class ResultFileError(ValueError):
     """A result file that cannot be used; the message names the file and what is wrong."""
 
 
-@lru_cache(maxsize=1)
-def load_schema() -> dict[str, Any]:
-    with open(SCHEMA_PATH, encoding="utf-8") as f:
+@lru_cache(maxsize=4)
+def load_schema_file(path: Path) -> dict[str, Any]:
+    """A JSON Schema of docs/schema/, read once and checked to be a valid Draft 2020-12 schema."""
+    with open(path, encoding="utf-8") as f:
         schema: dict[str, Any] = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     return schema
+
+
+def load_schema() -> dict[str, Any]:
+    """The result file's schema."""
+    return load_schema_file(SCHEMA_PATH)
 
 
 def resolve(node: dict[str, Any], schema: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ static void print_levels(FILE *out, const struct mfb_probe_result *r)
         const struct mfb_boundary *bd = i < r->levels.nboundaries ? &r->levels.boundaries[i] : NULL;
         /* the first two are the L1d and the L2; a third rise may be the LLC's or the TLB's reach
          * (docs/probe.md), so later levels are numbered */
-        char numbered[16];
+        char numbered[24];
         snprintf(numbered, sizeof numbered, "level %d", i + 1);
         const char *name = i < 2 ? names[i] : numbered;
         /* the last plateau is memory only if the curve went past the reported LLC */

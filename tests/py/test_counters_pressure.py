@@ -5,7 +5,6 @@ pressure run records its block's size and cost, runs of different pressure are n
 the analysis tabulates and plots ratio against pressure size; bad values are one line."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
