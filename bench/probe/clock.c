@@ -7,7 +7,8 @@
 enum {
     CLOCK_ADDS_PER_LOOP = 64,    /* adds per iteration: the loop branch runs in their shadow */
     CLOCK_LOOPS = 1 << 18,       /* 16.8 M adds: several milliseconds at any clock */
-    CLOCK_REPEATS = 7
+    CLOCK_REPEATS = 7,
+    CLOCK_WARM_LOOPS = 1 << 20,  /* 67 M adds */
 };
 
 /* Runs CLOCK_LOOPS iterations of 64 dependent adds; false where there is no such loop. */
@@ -42,7 +43,9 @@ static bool add_chain(uint64_t loops)
 void mfb_core_clock_measure(struct mfb_core_clock *c, const struct mfb_timer *t)
 {
     double ghz[CLOCK_REPEATS];
-    c->known = add_chain(1024); /* also warms the clock up from idle */
+    /* about 20 ms of adds first: a core coming out of idle can take milliseconds to reach the
+     * clock it will run the curves at */
+    c->known = add_chain(CLOCK_WARM_LOOPS);
     c->repeats = 0;
     if (!c->known)
         return;
