@@ -255,7 +255,7 @@ def _run(args: argparse.Namespace) -> int:
             print(_fmt_table(summarize_run(run, args.resamples, args.seed, args.level)))
             if has_counters(run):
                 print(f"\nhardware counters ({counters_source(run)}), per call, median over batches "
-                      "(the noop's row is the loop's own share):")
+                      "(with -v noop in the run, its row is the loop's own share):")
                 print(_fmt_table(counter_summary(run)))
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
               "over processes, their mean in log space; below 1: faster)")

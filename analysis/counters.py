@@ -1,7 +1,7 @@
 """Hardware counters per batch (`memfbench run --counters`): per variant, cycles, instructions,
 IPC, branch misses and L1d misses per call, each the median over the measured batches of the
 batch's count divided by its calls. The counts include the timed loop and the clock reads, the
-same for every variant: the harness's noop variant shows that part on its own row."""
+same for every variant: the noop variant, when the run has it (-v noop), shows that part on its own row."""
 from __future__ import annotations
 
 import numpy as np

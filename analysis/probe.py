@@ -127,9 +127,14 @@ def levels(doc: dict[str, Any]) -> list[Level]:
     return out
 
 
-def levels_frame(doc: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame([lv.__dict__ for lv in levels(doc)],
-                        columns=["name", "ns", "cycles", "reported", "estimate", "below", "above"])
+def levels_frame(doc: dict[str, Any], human: bool = False) -> pd.DataFrame:
+    """levels() as a frame; human=True writes the sizes as 45.2 KiB, 1.41 MiB (for reports)."""
+    df = pd.DataFrame([lv.__dict__ for lv in levels(doc)],
+                      columns=["name", "ns", "cycles", "reported", "estimate", "below", "above"])
+    if human:
+        for c in ("reported", "estimate", "below", "above"):
+            df[c] = [_human(v) if v is not None and not pd.isna(v) else "-" for v in df[c]]
+    return df
 
 
 def interpolate(sizes: np.ndarray, values: np.ndarray, at: float) -> tuple[float, bool]:
@@ -250,11 +255,17 @@ def levels_table(doc: dict[str, Any]) -> str:
         rng = f"{_human(x.below)} and {_human(x.above)}" if x.below else "-"
         cyc = f"{x.cycles:.1f}" if x.cycles is not None else "-"
         lines.append(f"{x.name:<8}{_human(x.reported):>12}{_human(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
-    bw = (doc.get("bandwidth") or {}).get("levels")
-    if bw and bw["boundaries"]:
-        lines.append("read bandwidth drops past: " + ", ".join(_human(b["estimate"]) for b in bw["boundaries"]))
+    lines.append(bandwidth_levels_line(doc))
     lines.append(caches_found_line(doc))
     return "\n".join(lines)
+
+
+def bandwidth_levels_line(doc: dict[str, Any]) -> str:
+    """Where the read bandwidth drops (the levels found in it)."""
+    bw = (doc.get("bandwidth") or {}).get("levels")
+    if not bw or not bw["boundaries"]:
+        return "read bandwidth drops: none found (no read curve, or a flat one)"
+    return "read bandwidth drops past: " + ", ".join(_human(b["estimate"]) for b in bw["boundaries"])
 
 
 def caches_found_line(doc: dict[str, Any]) -> str:
@@ -266,25 +277,34 @@ def caches_found_line(doc: dict[str, Any]) -> str:
             f"(LLC from {f['llc_from']})")
 
 
-def bandwidth_table(doc: dict[str, Any], sizes: list[float] | None = None) -> str:
-    """GB/s per kernel at one size inside each level (half the found capacity) and the largest."""
+def bandwidth_points(doc: dict[str, Any], sizes: list[float] | None = None) -> pd.DataFrame:
+    """GB/s per kernel (columns) at one measured size inside each level (nearest to half the
+    found capacity, else the reported one) and at the largest size (rows)."""
     bw = bandwidth_frame(doc)
     if bw.empty:
-        return "(no bandwidth curves)"
-    kernels = list(dict.fromkeys(bw["kernel"]))
+        return pd.DataFrame()
     all_sizes = np.array(sorted(set(bw["size"])))
     if sizes is None:
         lv = levels(doc)
         caps = [x.estimate for x in lv if x.estimate] or [doc["host"]["caches"][k] for k in ("l1d", "l2", "llc")]
         sizes = [c / 2 for c in caps] + [float(all_sizes[-1])]
     picked = sorted({int(all_sizes[np.argmin(np.abs(np.log2(all_sizes / s)))]) for s in sizes})
+    table = bw[bw["size"].isin(picked)].pivot_table(index="size", columns="kernel", values="gbps", sort=False)
+    table = table[list(dict.fromkeys(bw["kernel"]))]
+    table.insert(0, "footprint", [_human(s) for s in table.index])
+    return table.reset_index(drop=True)
+
+
+def bandwidth_table(doc: dict[str, Any], sizes: list[float] | None = None) -> str:
+    """bandwidth_points as terminal text."""
+    t = bandwidth_points(doc, sizes)
+    if t.empty:
+        return "(no bandwidth curves)"
+    kernels = [c for c in t.columns if c != "footprint"]
     lines = [f"{'size':>12}" + "".join(f"{k:>11}" for k in kernels)]
-    for s in picked:
-        row = f"{_human(s):>12}"
-        for k in kernels:
-            g = bw[(bw["kernel"] == k) & (bw["size"] == s)]
-            row += f"{g['gbps'].iloc[0]:>11.1f}" if len(g) else f"{'-':>11}"
-        lines.append(row)
+    for _, row in t.iterrows():
+        lines.append(f"{row['footprint']:>12}" + "".join(f"{row[k]:>11.1f}" if pd.notna(row[k]) else f"{'-':>11}"
+                                                         for k in kernels))
     return "\n".join(lines)
 
 

@@ -193,16 +193,19 @@ def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], sv
 def _probe_section(doc: dict[str, Any], out_dir: Path, svg: bool, figures: list[tuple[str, Path]],
                    plots: Any) -> list[str]:
     """The memory system the runs ran on: levels found against those reported, and both curves."""
-    from .probe import bandwidth_table, context_lines as probe_context, levels_table
+    from .probe import bandwidth_levels_line, bandwidth_points, caches_found_line, levels_frame
+    from .probe import context_lines as probe_context
     md = ["## Memory system (memfbench probe)", "", *probe_context(doc), ""]
     if doc.get("latency"):
         fig = plots.save(plots.probe_latency(doc), out_dir / "probe_latency", svg)[0]
         figures.append(("Load latency against buffer size", fig))
-        md += ["```", levels_table(doc), "```", "", f"![latency]({fig.name})", ""]
+        md += ["Levels found in the latency curve:", "", _md_table(levels_frame(doc, human=True)), "",
+               f"- {bandwidth_levels_line(doc)}", f"- {caches_found_line(doc)}", "", f"![latency]({fig.name})", ""]
     if doc.get("bandwidth"):
         fig = plots.save(plots.probe_bandwidth(doc), out_dir / "probe_bandwidth", svg)[0]
         figures.append(("Bandwidth against footprint", fig))
-        md += ["```", bandwidth_table(doc), "```", "", f"![bandwidth]({fig.name})", ""]
+        md += ["Bandwidth, GB/s (each byte moved once), at half of each level and the largest size:", "",
+               _md_table(bandwidth_points(doc)), "", f"![bandwidth]({fig.name})", ""]
     return md
 
 
@@ -245,7 +248,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
         if has_counters(run):
             md += [f"### Hardware counters ({counters_source(run)})", "",
-                   "Per call, the median over measured batches; the noop's row is the loop's own share.", "",
+                   "Per call, the median over measured batches; with `-v noop` in the run, its row is the loop's own share.", "",
                    _md_table(counter_summary(run)), ""]
         if run.doc.get("by_class"):
             md += _class_section(run, tag, out_dir, colors, svg, figures, plots)
