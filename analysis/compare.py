@@ -66,6 +66,7 @@ class Comparison:
     net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
     net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
     cpu_model: str = ""                       # the host group: files of one CPU model are pooled
+    icache_pressure: int = 0                  # --icache-pressure bytes: runs of different sizes never pooled
     measure: str = "throughput"               # throughput or latency: never pooled together
     hosts: int = 1                            # distinct host names among the pooled files
 
@@ -200,7 +201,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         ip = (r.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
         groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip), []).append(r)
     out: list[Comparison] = []
-    for (cpu_model, measure, function, distribution, _), rs in groups.items():
+    for (cpu_model, measure, function, distribution, pressure), rs in groups.items():
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
@@ -222,6 +223,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
             c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed)
             c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
+            c.icache_pressure = int(pressure)
             out.append(c)
     return adjust_family(out, level, adjust)
 

@@ -35,9 +35,12 @@ def counter_summary(run: Run) -> pd.DataFrame:
             x = g[c].to_numpy(dtype=np.float64) if c in g.columns else np.full(len(g), -1.0)
             ok = x >= 0
             row[f"{c}_per_call"] = float(np.median(x[ok] / calls[ok])) if ok.any() else float("nan")
-        cyc = g["cycles"].to_numpy(dtype=np.float64) if "cycles" in g.columns else np.zeros(0)
-        ins = g["instructions"].to_numpy(dtype=np.float64) if "instructions" in g.columns else np.zeros(0)
-        ok = (cyc > 0) & (ins >= 0) if len(cyc) else np.zeros(0, dtype=bool)
-        row["ipc"] = float(np.median(ins[ok] / cyc[ok])) if ok.any() else float("nan")
+        row["ipc"] = float("nan")
+        if "cycles" in g.columns and "instructions" in g.columns:  # a PMU may lack one of them
+            cyc = g["cycles"].to_numpy(dtype=np.float64)
+            ins = g["instructions"].to_numpy(dtype=np.float64)
+            ok = (cyc > 0) & (ins >= 0)
+            if ok.any():
+                row["ipc"] = float(np.median(ins[ok] / cyc[ok]))
         rows.append(row)
     return pd.DataFrame(rows, columns=["variant", "batches", "ipc", *(f"{c}_per_call" for c in COUNTER_COLUMNS)])

@@ -97,6 +97,7 @@ CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("distribution", ("config", "distribution")),
     ("placement", ("config", "placement")),
     ("alignment mode", ("config", "alignment_mode")),
+    ("icache pressure", ("config", "icache_pressure", "bytes")),
 )
 
 
@@ -142,6 +143,11 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
     as they are, and context_differences says the CPU model differs. Holm-adjusted p-values
     and Bonferroni simultaneous intervals over every shift; verdicts as within a run
     (compare.verdict_of)."""
+    for side, runs in (("before", before), ("after", after)):
+        sizes = sorted({(_get(r.doc, ("config", "icache_pressure", "bytes")) or 0) for r in runs})
+        if len(sizes) > 1:
+            raise ValueError(f"the {side} files mix --icache-pressure sizes ({', '.join(map(str, sizes))} bytes): "
+                             "they measure different things; diff one size at a time")
     models = [m for m in dict.fromkeys(r.cpu_model for r in before) if m in {r.cpu_model for r in after}]
     if len({r.cpu_model for r in before + after}) <= 1 or not models:
         # one model, or two machines compared on purpose (host A before, host B after): one group;

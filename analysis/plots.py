@@ -202,8 +202,10 @@ def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
 
 
 def _comparisons_of(run: Run, comps: list[Comparison]) -> list[Comparison]:
+    pressure = (run.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
     return [c for c in comps if c.function == run.function and c.distribution == run.distribution
-            and c.cpu_model in ("", run.cpu_model) and c.variant in run.variants and c.baseline in run.variants and np.isfinite(c.ratio)]
+            and c.cpu_model in ("", run.cpu_model) and c.icache_pressure == pressure
+            and c.variant in run.variants and c.baseline in run.variants and np.isfinite(c.ratio)]
 
 
 Ratios = dict[tuple[str, str], pd.DataFrame]

@@ -96,6 +96,7 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     (when the family spans several CPU models)."""
     where = f" [{c.cpu_model}, {c.hosts} host{'s' if c.hosts != 1 else ''}]" if with_host else ""
     where += " (latency)" if c.measure == "latency" else ""
+    where += f" [icache pressure {c.icache_pressure} B]" if c.icache_pressure else ""
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01

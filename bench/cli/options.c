@@ -66,8 +66,8 @@ void mfb_options_usage(FILE *out)
             "      --cache-from FILE  the cache sizes a memfbench probe file found (where sysfs is wrong)\n"
             "      --icache-pressure S  run S bytes of generated jumps after every call (inside the timed loop;\n"
             "                         the noop variant measures its cost), e.g. 16K\n"
-            "      --counters MODE    auto|on|off|fake: cycles, instructions, branch and L1d misses per batch\n"
-            "                         (auto: when the PMU allows; fake: clock-derived, for tests)\n"
+            "      --counters MODE    off|auto|on|fake: cycles, instructions, branch and L1d misses per batch\n"
+            "                         (default off; auto: when the PMU allows; fake: clock-derived, for tests)\n"
             "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
             "  -q, --quiet            no progress, warnings or summary on stderr\n"
             "      --latency          time dependent calls: each call's addresses wait for the previous\n"
@@ -234,7 +234,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_COUNTERS: {
             int m = mfb_counters_mode_parse(optarg);
             if (m < 0)
-                return mfb_fail(err, "memfbench run: --counters: '%s' is not auto, on, off or fake", optarg);
+                return mfb_fail(err, "memfbench run: --counters: '%s' is not off, auto, on or fake", optarg);
             c->counters = (enum mfb_counters_mode)m;
             break;
         }

@@ -18,8 +18,8 @@ const char *mfb_counter_name(enum mfb_counter k)
     return names[k];
 }
 
-static const char *const mode_names[] = {[MFB_COUNTERS_AUTO] = "auto", [MFB_COUNTERS_ON] = "on",
-                                         [MFB_COUNTERS_OFF] = "off", [MFB_COUNTERS_FAKE] = "fake"};
+static const char *const mode_names[] = {[MFB_COUNTERS_OFF] = "off", [MFB_COUNTERS_AUTO] = "auto",
+                                         [MFB_COUNTERS_ON] = "on", [MFB_COUNTERS_FAKE] = "fake"};
 
 const char *mfb_counters_mode_name(enum mfb_counters_mode m)
 {
@@ -61,7 +61,9 @@ static void attr_of(enum mfb_counter k, struct perf_event_attr *a)
      * done before timing), and readable without privileges where perf_event_paranoid <= 2. */
     a->exclude_kernel = 1;
     a->exclude_hv = 1;
-    a->read_format = PERF_FORMAT_GROUP;
+    /* with the group's enabled and running times: a group the kernel multiplexed with other
+     * perf users, or never scheduled (a core of another PMU type), counted only part of a batch */
+    a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 static int open_event(struct perf_event_attr *a, int group)
@@ -111,28 +113,42 @@ void mfb_counters_open(struct mfb_counters *c, enum mfb_counters_mode mode)
     c->source = "perf_event_open";
 }
 
-void mfb_counters_read(const struct mfb_counters *c, uint64_t v[MFB_COUNTER_COUNT])
+bool mfb_counters_read(const struct mfb_counters *c, struct mfb_counts *out)
 {
-    memset(v, 0, MFB_COUNTER_COUNT * sizeof *v);
+    memset(out, 0, sizeof *out);
     if (!c->active)
-        return;
+        return false;
     if (c->mode == MFB_COUNTERS_FAKE) {
         double ns = (double)mfb_mono_ns();
         double cycles = ns * MFB_FAKE_CYCLES_PER_NS;
-        v[MFB_COUNTER_CYCLES] = (uint64_t)cycles;
-        v[MFB_COUNTER_INSTRUCTIONS] = (uint64_t)(cycles * MFB_FAKE_IPC);
-        v[MFB_COUNTER_BRANCH_MISSES] = (uint64_t)(ns / 100);
-        v[MFB_COUNTER_L1D_MISSES] = (uint64_t)(ns / 10);
-        return;
+        out->v[MFB_COUNTER_CYCLES] = (uint64_t)cycles;
+        out->v[MFB_COUNTER_INSTRUCTIONS] = (uint64_t)(cycles * MFB_FAKE_IPC);
+        out->v[MFB_COUNTER_BRANCH_MISSES] = (uint64_t)(ns / 100);
+        out->v[MFB_COUNTER_L1D_MISSES] = (uint64_t)(ns / 10);
+        out->enabled = out->running = (uint64_t)ns;
+        return true;
     }
-    /* PERF_FORMAT_GROUP: the number of members, then each one's value in the order opened */
-    uint64_t buf[1 + MFB_COUNTER_COUNT];
+    /* PERF_FORMAT_GROUP with both times: the number of members, time enabled, time running, then
+     * each member's value in the order opened */
+    uint64_t buf[3 + MFB_COUNTER_COUNT];
     ssize_t got = read(c->fd[MFB_COUNTER_CYCLES], buf, sizeof buf);
-    if (got < (ssize_t)sizeof(uint64_t))
-        return;
-    uint64_t n = buf[0] < (uint64_t)c->nopen ? buf[0] : (uint64_t)c->nopen;
-    for (uint64_t i = 0; i < n && (ssize_t)((i + 2) * sizeof(uint64_t)) <= got; i++)
-        v[c->order[i]] = buf[1 + i];
+    if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != (uint64_t)c->nopen ||
+        got < (ssize_t)((3 + buf[0]) * sizeof(uint64_t)))
+        return false;
+    out->enabled = buf[1];
+    out->running = buf[2];
+    for (int i = 0; i < c->nopen; i++)
+        out->v[c->order[i]] = buf[3 + i];
+    return true;
+}
+
+void mfb_counters_delta(const struct mfb_counters *c, bool ok0, const struct mfb_counts *a, bool ok1,
+                        const struct mfb_counts *b, int64_t d[MFB_COUNTER_COUNT])
+{
+    /* a batch counted only in part (multiplexed, or a read that failed) is not counted at all */
+    bool whole = ok0 && ok1 && b->enabled - a->enabled == b->running - a->running;
+    for (int k = 0; k < MFB_COUNTER_COUNT; k++)
+        d[k] = whole && c->have[k] && b->v[k] >= a->v[k] ? (int64_t)(b->v[k] - a->v[k]) : -1;
 }
 
 void mfb_counters_close(struct mfb_counters *c)

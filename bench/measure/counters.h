@@ -20,9 +20,11 @@ enum mfb_counter {
  * "l1d_misses"). */
 const char *mfb_counter_name(enum mfb_counter k);
 
-/* --counters: auto (count if the PMU allows, else a note), on (the same, but a warning when it
- * does not), off, fake (the clock-derived source, for tests). */
-enum mfb_counters_mode { MFB_COUNTERS_AUTO, MFB_COUNTERS_ON, MFB_COUNTERS_OFF, MFB_COUNTERS_FAKE, MFB_COUNTERS_MODES };
+/* --counters: off (the default: reading the counters is a system call between the priming pass
+ * and the timed batch, which disturbs the very state the priming set up, so a run counts only when
+ * asked), auto (count if the PMU allows, else a note), on (the same, but a warning when it does
+ * not), fake (the clock-derived source, for tests). */
+enum mfb_counters_mode { MFB_COUNTERS_OFF, MFB_COUNTERS_AUTO, MFB_COUNTERS_ON, MFB_COUNTERS_FAKE, MFB_COUNTERS_MODES };
 
 const char *mfb_counters_mode_name(enum mfb_counters_mode m);
 /* The mode named s, or -1. */
@@ -45,11 +47,21 @@ struct mfb_counters {
     char why[256];                      /* why not active ("" when active or off) */
 };
 
+/* One reading of the group: each counter's total and the group's time enabled and running (ns). */
+struct mfb_counts {
+    uint64_t v[MFB_COUNTER_COUNT];
+    uint64_t enabled, running;
+};
+
 /* Opens the counters of this thread (user space only); never fails: when they cannot be had
  * the result is inactive and `why` says why. */
 void mfb_counters_open(struct mfb_counters *c, enum mfb_counters_mode mode);
-/* The running totals; a counter not had reads 0. */
-void mfb_counters_read(const struct mfb_counters *c, uint64_t v[MFB_COUNTER_COUNT]);
+/* Reads the totals; false when inactive or the read failed. */
+bool mfb_counters_read(const struct mfb_counters *c, struct mfb_counts *out);
+/* Each counter's count between readings a and b (ok0, ok1: their results), or -1 for a counter
+ * not had, a failed reading, or a batch the group did not run through whole (multiplexed). */
+void mfb_counters_delta(const struct mfb_counters *c, bool ok0, const struct mfb_counts *a, bool ok1,
+                        const struct mfb_counts *b, int64_t d[MFB_COUNTER_COUNT]);
 /* Closes what open opened; safe on a zeroed struct. */
 void mfb_counters_close(struct mfb_counters *c);
 

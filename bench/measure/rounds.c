@@ -198,10 +198,10 @@ static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t c
         /* --counters: read just outside the timed batch, so the reads' own cost is not timed;
          * the counts include the loop and the timer reads, the same for every variant (the
          * noop's counts are that part) */
-        uint64_t c0[MFB_COUNTER_COUNT], c1[MFB_COUNTER_COUNT];
-        mfb_counters_read(&r->counters, c0);
+        struct mfb_counts c0, c1;
+        bool ok0 = r->counters.active && mfb_counters_read(&r->counters, &c0);
         mfb_run_time_batch_shaped(r, r->vars[vi].v, calls_log2, passes, st->passes, &res);
-        mfb_counters_read(&r->counters, c1);
+        bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
         if (!st->have_first) {
             st->first_tick = res.begin;
             st->have_first = true;
@@ -214,8 +214,7 @@ static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t c
             .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
             .t_start_ns = (uint64_t)((double)(res.begin - st->first_tick) * ns_per_tick),
             .size_class = (uint16_t)cls};
-        for (int k = 0; k < MFB_COUNTER_COUNT; k++)
-            smp.counters[k] = r->counters.active && r->counters.have[k] ? (int64_t)(c1[k] - c0[k]) : -1;
+        mfb_counters_delta(&r->counters, ok0, &c0, ok1, &c1, smp.counters);
         if (mfb_samples_push(&r->res.samples, &smp) < 0)
             return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
     }

@@ -79,7 +79,7 @@ struct mfb_study {
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
     const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
-    enum mfb_counters_mode counters;   /* --counters (measure/counters.h); 0 is auto */
+    enum mfb_counters_mode counters;   /* --counters (measure/counters.h); 0 is off */
     size_t icache_pressure;            /* --icache-pressure: bytes of generated code run after every call; 0 none */
     const char *sweep;                 /* memfbench sweep / --sweep SIZES: NULL for a replay */
     const char *trace;                 /* --trace FILE: replay a recorded call sequence in order */

@@ -1,5 +1,5 @@
-"""Hardware counters (--counters) and instruction-cache pressure (--icache-pressure): a machine
-without a PMU gets one note and a run without counter columns; the fake source fills the columns
+"""Hardware counters (--counters) and instruction-cache pressure (--icache-pressure): counting is
+off unless asked; asked on a machine without a PMU, one note and a run without counter columns; the fake source fills the columns
 through the same path (and the merge of --processes), and the analysis gives back its IPC; a
 pressure run records its block's size and cost, runs of different pressure are never pooled, and
 the analysis tabulates and plots ratio against pressure size; bad values are one line."""
@@ -18,8 +18,17 @@ from conftest import QUICK, ROOT
 COUNTERS = ("cycles", "instructions", "branch_misses", "l1d_misses")
 
 
-def test_counters_auto_counts_or_says_once_why_not(run):
+def test_counters_are_off_unless_asked(run):
     r = run(*QUICK)
+    assert r.code == 0, r.stderr
+    c = r.doc["config"]["counters"]
+    assert c == {"requested": "off", "source": "none", "events": [], "why": None}
+    assert not any(w["code"] == "counters" for w in r.doc["status"]["warnings"])
+    assert not any(k in r.doc["samples"] for k in COUNTERS)
+
+
+def test_counters_auto_counts_or_says_once_why_not(run):
+    r = run(*QUICK, "--counters", "auto")
     assert r.code == 0, r.stderr
     d = r.doc
     c = d["config"]["counters"]
@@ -66,7 +75,7 @@ def test_fake_counters_fill_the_columns_and_the_analysis_reads_them(run, tmp_pat
 
 def test_bad_counters_mode_is_one_line(run):
     r = run(*QUICK, "--counters", "always")
-    assert r.code == 2 and len(r.stderr_lines) == 1 and "--counters: 'always' is not auto, on, off or fake" in r.stderr
+    assert r.code == 2 and len(r.stderr_lines) == 1 and "--counters: 'always' is not" in r.stderr
     assert not r.out.exists()
 
 
@@ -97,5 +106,13 @@ def test_pressure_analysis_and_no_pooling_across_sizes(run, tmp_path):
     assert {(x[0], x[1]) for x in rows} == {("0", "rep_movsb"), ("65536", "rep_movsb")}
     assert (tmp_path / "pr.png").read_bytes()[:4] == b"\x89PNG"
     from analysis.compare import compare_runs
-    comps = compare_runs([load_run(a.out), load_run(b.out)], allow_single_process=True)
-    assert len([c for c in comps if c.variant == "rep_movsb"]) == 2  # one per pressure size, not pooled
+    ra, rb = load_run(a.out), load_run(b.out)
+    comps = compare_runs([ra, rb], allow_single_process=True)
+    pooled = [c for c in comps if c.variant == "rep_movsb"]
+    assert sorted(c.icache_pressure for c in pooled) == [0, 65536]  # one per pressure size, not pooled
+    from analysis.report import verdict_line
+    assert any("[icache pressure 65536 B]" in verdict_line(c) for c in pooled)
+    from analysis.diff import context_differences, diff_runs
+    with pytest.raises(ValueError, match="mix --icache-pressure sizes"):
+        diff_runs([ra, rb], [ra])
+    assert any(x.startswith("icache pressure") for x in context_differences([ra], [rb]))
