@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .schema import ResultFileError, load_schema_file, read_json
+from .sweep import evenly
 
 PROBE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "memfbench-probe.schema.json"
 
@@ -316,10 +317,10 @@ def roofline_table(roof: pd.DataFrame, function: str, max_rows: int = 24) -> str
     kernels, count = REFERENCE_KERNELS[function]
     variants = list(dict.fromkeys(roof["variant"]))
     sizes = sorted(set(roof["size"]))
-    step = max(1, -(-len(sizes) // max_rows))
+    rows, step = evenly(sizes, max_rows)
     head = f"{'size':>10} {'data in':<30}{'reference GB/s':>22}" + "".join(f" {v[:22]:>24}" for v in variants)
     lines = [head]
-    for s in sizes[::step]:
+    for s in rows:
         g = roof[roof["size"] == s]
         r0 = g.iloc[0]
         ref = f"{r0['reference_gbps']:.1f} {r0['reference_kernel']}" + ("" if r0["reference_within_probe"] else "*")

@@ -100,16 +100,22 @@ def sweep_frame(points: list[SweepPoint]) -> pd.DataFrame:
     return pd.DataFrame([p.__dict__ for p in points])
 
 
+def evenly(sizes: list[Any], max_rows: int) -> tuple[list[Any], int]:
+    """At most max_rows of the sizes, every step-th one from the first: (the rows, step)."""
+    step = max(1, -(-len(sizes) // max_rows))
+    return sizes[::step], step
+
+
 def sweep_table(points: list[SweepPoint], max_rows: int = 40) -> str:
     """A terminal table: a row per size (at most max_rows, evenly spaced), per variant ns/call
     and the ratio to the baseline with its interval."""
     df = sweep_frame(points)
     variants = list(dict.fromkeys(df["variant"]))
     sizes = sorted(set(df["size"]))
-    step = max(1, -(-len(sizes) // max_rows))
+    rows, step = evenly(sizes, max_rows)
     head = f"{'size':>10}" + "".join(f" {v[:26]:>34}" for v in variants)
     lines = [head]
-    for size in sizes[::step]:
+    for size in rows:
         row = f"{size:>10}"
         for v in variants:
             p = df[(df["variant"] == v) & (df["size"] == size)].iloc[0]
