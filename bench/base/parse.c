@@ -97,3 +97,35 @@ int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
         return *p == '\0' || !strcmp(p, "\n") ? 0 : -1;
     }
 }
+
+int mfb_parse_cpu_order(const char *s, int *out, size_t max, size_t *n, int *repeated)
+{
+    const char *p = s;
+    *n = 0;
+    for (;;) {
+        uint64_t lo, hi;
+        if (digits(p, 10, &lo, &p) < 0)
+            return -1;
+        hi = lo;
+        if (*p == '-' && digits(p + 1, 10, &hi, &p) < 0)
+            return -1;
+        /* beyond any CPU number a kernel gives; bounds the loop below */
+        if (hi < lo || hi >= MFB_CPU_NUMBER_LIMIT)
+            return -1;
+        for (uint64_t c = lo; c <= hi; c++) {
+            for (size_t k = 0; k < *n; k++)
+                if (out[k] == (int)c) {
+                    *repeated = (int)c;
+                    return -3;
+                }
+            if (*n == max)
+                return -2;
+            out[(*n)++] = (int)c;
+        }
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        return *p == '\0' ? 0 : -1;
+    }
+}

@@ -19,5 +19,10 @@ int mfb_parse_name(const char *s, const char *const *names, int n);
 /* A Linux CPU list such as "0-3,8,10-11" (sysfs thread_siblings_list, isolated): sets
  * out[cpu] for each listed CPU below n. Rejects malformed lists and descending ranges. */
 int mfb_parse_cpu_list(const char *s, bool *out, size_t n);
+/* CPU numbers at or above this are no CPU (Linux configures at most 8192). */
+#define MFB_CPU_NUMBER_LIMIT 65536
+/* A CPU list ("2,0-1") in the order given, into out[0..*n): -1 not a list, -2 more than max CPUs,
+ * -3 a CPU listed twice (*repeated). */
+int mfb_parse_cpu_order(const char *s, int *out, size_t max, size_t *n, int *repeated);
 
 #endif

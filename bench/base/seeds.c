@@ -32,3 +32,9 @@ uint64_t mfb_process_seed(uint64_t master, int i)
 {
     return mfb_seed_derive(master, 1000 + (uint64_t)i);
 }
+
+/* Thread seeds live at 2000 + k, apart from the streams and the processes. */
+uint64_t mfb_thread_seed(uint64_t master, int k)
+{
+    return mfb_seed_derive(master, 2000 + (uint64_t)k);
+}

@@ -27,5 +27,8 @@ uint64_t mfb_stream_seed(uint64_t master, enum mfb_stream s);
 uint64_t mfb_class_seed(uint64_t master, enum mfb_stream s, int k);
 /* --processes: the master seed of process i of a study. */
 uint64_t mfb_process_seed(uint64_t master, int i);
+/* --threads: the master seed of timing thread k >= 1 (its calls, passes and buffers); thread 0
+ * uses the process's own. */
+uint64_t mfb_thread_seed(uint64_t master, int k);
 
 #endif

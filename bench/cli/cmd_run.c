@@ -12,6 +12,7 @@
 #include "base/seeds.h"
 #include "base/strbuf.h"
 #include "cli/commands.h"
+#include "cli/cpus.h"
 #include "cli/guard.h"
 #include "cli/options.h"
 #include "cli/processes.h"
@@ -169,19 +170,17 @@ static int check_inputs(const struct mfb_output *out, const struct mfb_study *c,
     return rc;
 }
 
-/* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts). */
-static int pin_cpu(struct mfb_study *c, struct mfb_err *err)
+/* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts);
+ * --cpus: its first. */
+static int pin_cpu(struct mfb_study *c, const struct mfb_cpu_plan *plan, struct mfb_err *err)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return mfb_fail(err, "cannot read the CPU affinity");
-    if (!c->cpu_given) {
-        for (int i = CPU_SETSIZE - 1; i >= 0; i--)
-            if (CPU_ISSET(i, &set)) {
-                c->cpu = i;
-                break;
-            }
-    }
+    if (c->cpus)
+        c->cpu = plan->cpus[0];
+    else if (!c->cpu_given)
+        c->cpu = mfb_cpus_last_allowed();
     if (c->cpu < 0)
         return 0;
     if (c->cpu >= CPU_SETSIZE || !CPU_ISSET(c->cpu, &set))
@@ -191,6 +190,36 @@ static int pin_cpu(struct mfb_study *c, struct mfb_err *err)
     if (sched_setaffinity(0, sizeof set, &set) != 0)
         return mfb_fail(err, "--cpu: cannot pin to CPU %d", c->cpu);
     return 0;
+}
+
+/* --threads: the team's CPUs and where they sit (recorded for one thread too); a note when two
+ * timing threads share a core. */
+static int plan_team(struct mfb_run *r, const struct mfb_study *c, const struct mfb_cpu_plan *plan,
+                     struct mfb_err *err)
+{
+    if (c->cpu < 0)
+        return 0;
+    if (!(r->team = calloc(1, sizeof *r->team)))
+        return mfb_fail(err, "out of memory planning the timing threads");
+    r->team->n = plan->threads;
+    for (int k = 0; k < plan->threads; k++)
+        mfb_cpus_place(k ? plan->cpus[k] : c->cpu, &r->team->place[k]);
+    for (int a = 0; a < plan->threads; a++)
+        for (int b = a + 1; b < plan->threads; b++)
+            if (mfb_team_same_core(r->team, a, b))
+                mfb_note(r->warn, "threads", "threads %d and %d are SMT siblings (CPUs %d and %d share core %d): they "
+                         "compete for its ports and its L1/L2", a, b, plan->cpus[a], plan->cpus[b], r->team->place[a].core);
+    return 0;
+}
+
+/* --background: the stressor's CPUs and buffers. */
+static void plan_background(struct mfb_background *b, const struct mfb_study *c, const struct mfb_cpu_plan *plan,
+                            const struct mfb_caches *caches)
+{
+    b->kind = c->background;
+    b->n = plan->nbackground;
+    memcpy(b->cpus, plan->background, (size_t)plan->nbackground * sizeof b->cpus[0]);
+    b->buffer_bytes = c->background == MFB_STRESS_BANDWIDTH ? mfb_background_buffer(caches) : 0;
 }
 
 /* Everything after the command line, called below a random stack offset. */
@@ -208,6 +237,8 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_activity activity = {.phase = MFB_PHASE_IDLE};
     struct mfb_sweep *sweep = NULL;
     struct mfb_trace trace = {0};
+    struct mfb_background background = {0};
+    struct mfb_samples merged = {0}; /* --threads: every thread's batches */
     struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
                           .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
@@ -240,7 +271,9 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto done;
     }
     mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
-    if (resolve_variants(&run, &cfg, &err) < 0 || pin_cpu(&cfg, &err) < 0)
+    struct mfb_cpu_plan plan;
+    if (resolve_variants(&run, &cfg, &err) < 0 || mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 ||
+        pin_cpu(&cfg, &plan, &err) < 0 || plan_team(&run, &cfg, &plan, &err) < 0)
         goto fail;
     mfb_cache_detect(&caches, cfg.cpu);
     if (cfg.cache_from) {
@@ -302,12 +335,29 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
                  "not the default %u: calls above go to the large window", caches.l1d,
                  (unsigned long long)ws.space.threshold, MFB_DEFAULT_SMALL_MAX);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
-    if (mfb_run_prepare(&run, &err) < 0 || mfb_run_rounds(&run, &stop_requested, &err) < 0) {
+    bool team = run.team && run.team->n > 1;
+    if (mfb_run_prepare(&run, &err) < 0 || (team && mfb_team_start(&run, cfg.counters, &err) < 0)) {
+        cJSON_Delete(host);
+        goto fail;
+    }
+    if (cfg.background) {
+        plan_background(&background, &cfg, &plan, &caches);
+        if (mfb_background_start(&background, &err) < 0) {
+            cJSON_Delete(host);
+            goto fail;
+        }
+        run.background = &background;
+    }
+    rc = mfb_run_rounds(&run, &stop_requested, &err);
+    mfb_background_stop(&background);
+    if (team)
+        rc = mfb_team_join(&run, rc, &merged, &err);
+    if (rc < 0) {
         cJSON_Delete(host);
         goto fail;
     }
     cJSON *doc = mfb_document(&run, host);
-    rc = mfb_output_commit(&out, doc, &run.res.samples, &err);
+    rc = mfb_output_commit(&out, doc, team ? &merged : &run.res.samples, &err);
     cJSON_Delete(doc);
     if (rc < 0)
         goto fail;
@@ -321,10 +371,15 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
 fail:
     fprintf(stderr, "memfbench: %s\n", err.msg);
 done:
+    /* the other threads first: they run thread 0's code, data and pressure block */
+    mfb_background_stop(&background);
+    mfb_team_free(run.team);
     mfb_guard_remove();
     mfb_output_abort(&out);
     mfb_counters_close(&run.counters);
     mfb_pressure_free(&run.pressure);
+    free(run.team);
+    mfb_samples_free(&merged);
     mfb_run_free(&run);
     mfb_workset_free(&ws);
     mfb_dist_free(&dist);

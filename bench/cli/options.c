@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "base/warn.h"
+#include "cli/cpus.h"
 #include "measure/pressure.h"
 #include "workload/classes.h"
 #include "workload/sweep.h"
@@ -59,6 +60,14 @@ void mfb_options_usage(FILE *out)
             "      --watchdog S       a variant that has not returned from a call for S seconds\n"
             "                         (verifying or timing) ends the run with its name (default 60)\n"
             "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
+            "      --threads N        N timing threads, each pinned to its CPU with its own buffers and\n"
+            "                         calls, every batch started together; thread 0 also times each\n"
+            "                         variant alone per round (interference). Default 1\n"
+            "      --cpus LIST        the timing threads' CPUs in thread order, e.g. 1,0 (default: --cpu\n"
+            "                         first, then the other allowed CPUs); SMT siblings allowed\n"
+            "      --background NAME  a stressor on other CPUs during the rounds: bandwidth (memcpy far\n"
+            "                         beyond the LLC) or spin (register adds, no memory)\n"
+            "      --background-cpus LIST  its CPUs (default: every allowed CPU no timing thread uses)\n"
             "  -s, --seed S           64-bit seed of every random choice, decimal or 0x hex\n"
             "                         (default: fresh, recorded)\n"
             "      --clock C          auto (default), tsc, cntvct or monotonic\n"
@@ -114,7 +123,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     c->argv = argv;
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE };
+           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
+           OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -136,6 +146,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
         {"trace", required_argument, 0, OPT_TRACE}, {"cache-from", required_argument, 0, OPT_CACHEFROM},
         {"counters", required_argument, 0, OPT_COUNTERS}, {"icache-pressure", required_argument, 0, OPT_PRESSURE},
+        {"threads", required_argument, 0, OPT_THREADS}, {"cpus", required_argument, 0, OPT_CPUS},
+        {"background", required_argument, 0, OPT_BACKGROUND}, {"background-cpus", required_argument, 0, OPT_BGCPUS},
         {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
@@ -230,6 +242,23 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                                      "64M, e.g. 16K", optarg);
             if (!mfb_pressure_supported())
                 return mfb_fail(err, "memfbench run: --icache-pressure: generated code is written for x86-64 only");
+            break;
+        case OPT_THREADS:
+            if (parse_long("--threads", optarg, 1, MFB_MAX_THREADS, &c->threads, err) < 0)
+                return -1;
+            break;
+        case OPT_CPUS:
+            c->cpus = optarg;
+            break;
+        case OPT_BACKGROUND: {
+            int k = mfb_stressor_parse(optarg);
+            if (k < 0)
+                return mfb_fail(err, "memfbench run: --background: '%s' is not bandwidth or spin", optarg);
+            c->background = (enum mfb_stressor)k;
+            break;
+        }
+        case OPT_BGCPUS:
+            c->background_cpus = optarg;
             break;
         case OPT_COUNTERS: {
             int m = mfb_counters_mode_parse(optarg);
@@ -372,6 +401,15 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[optind]);
     if (!c->output)
         return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
+    if (c->background_cpus && !c->background)
+        return mfb_fail(err, "memfbench run: --background-cpus needs --background NAME");
+    if ((c->threads > 1 || c->cpus || c->background) && c->cpu_given && c->cpu < 0)
+        return mfb_fail(err, "memfbench run: --cpu none: %s pins its threads", c->background ? "--background" :
+                        "--threads/--cpus");
+    /* checked here, so a CPU that is not there fails before any set-up; the run plans again */
+    struct mfb_cpu_plan plan;
+    if ((c->threads > 1 || c->cpus || c->background) && mfb_cpus_plan(c, mfb_cpus_last_allowed(), &plan, err) < 0)
+        return -1;
     if (c->cache_from && c->l1d)
         return mfb_fail(err, "memfbench run: --cache and --cache-from both set the cache sizes: give one");
     if (c->target_ci > 0 && !c->time_given)

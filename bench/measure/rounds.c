@@ -22,6 +22,12 @@
 /* The sign-test interval needs this many rounds before it can be narrower than everything. */
 #define TARGET_MIN_ROUNDS 6
 
+/* --threads N > 1: the team the rounds are timed with; NULL: one thread. */
+static struct mfb_team *team_of(const struct mfb_run *r)
+{
+    return r->team && r->team->n > 1 ? r->team : NULL;
+}
+
 struct rounds {
     struct mfb_sampler sampler;
     struct mfb_sampler *class_samplers; /* --by-class: one per class */
@@ -133,7 +139,8 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     }
     /* A pass may use only the first calls_per_pass records. */
     st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->cal));
-    mfb_rng_seed(&st->order_rng, mfb_stream_seed(r->seed, MFB_STREAM_ORDER));
+    /* --threads: one order for every thread (the team's seed), so all time the same variant */
+    mfb_rng_seed(&st->order_rng, mfb_stream_seed(team_of(r) ? team_of(r)->seed : r->seed, MFB_STREAM_ORDER));
     mfb_rng_seed(&st->shift_rng, mfb_stream_seed(r->seed, MFB_STREAM_SHIFT));
     /* Room for the most passes any batch takes (a size class may take more than the whole), plus
      * the priming pass. */
@@ -152,6 +159,10 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
         st->order[i] = i;
     st->warming = mfb_warmup_begin(st->warm, &r->warmup, r->study);
     st->start_ns = st->last_progress_ns = st->last_check_ns = mfb_mono_ns();
+    if (team_of(r)) { /* every thread's batch times count from one origin */
+        st->first_tick = team_of(r)->origin_tick;
+        st->have_first = true;
+    }
     return 0;
 }
 
@@ -176,47 +187,96 @@ static void next_order(struct rounds *st, uint32_t round, int n)
     }
 }
 
+/* One batch's place in a round: its variant and position, its size class and shape. */
+struct slot {
+    int vi, pos, cls;
+    uint8_t calls_log2;
+    uint32_t passes;
+    uint64_t pass_bytes;
+};
+
+/* One timed batch of the slot's variant on the calls now in the parameter array, kept with the
+ * run's batches (or, alone, with thread 0's alone batches); *ticks is its time. */
+static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *sl, bool alone, uint64_t *ticks,
+                      struct mfb_err *err)
+{
+    double ns_per_tick = r->timer->ns_per_tick;
+    const struct mfb_variant *v = r->vars[sl->vi].v;
+    struct mfb_batch_result res;
+    mfb_passes_draw(&st->shift_rng, st->passes, sl->passes + 1);
+    /* The timed passes follow the trace; the priming pass (the last) keeps an order of its own,
+     * so the predictors have not seen the window's sequence before it is timed. */
+    if (r->trace)
+        in_order(st->passes, sl->passes);
+    /* Priming: an untimed pass of the same variant over the same calls in an order of its own
+     * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
+     * L1) is this variant's own when the timed passes start, without replaying their order. */
+    if (!r->study->no_prime)
+        mfb_run_time_batch_shaped(r, v, sl->calls_log2, 1, st->passes + sl->passes, &res);
+    /* --threads: every thread's timed passes start together, each thread primed */
+    if (team_of(r) && !alone && mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
+        return mfb_fail(err, MFB_TEAM_STOPPED);
+    /* --counters: read just outside the timed batch, so the reads' own cost is not timed;
+     * the counts include the loop and the timer reads, the same for every variant (the
+     * noop's counts are that part) */
+    struct mfb_counts c0, c1;
+    bool ok0 = r->counters.active && mfb_counters_read(&r->counters, &c0);
+    mfb_run_time_batch_shaped(r, v, sl->calls_log2, sl->passes, st->passes, &res);
+    bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
+    if (!st->have_first) {
+        st->first_tick = res.begin;
+        st->have_first = true;
+    }
+    *ticks = res.ticks;
+    /* another thread's clock may read a little behind the origin thread 0 took */
+    uint64_t since = res.begin > st->first_tick ? res.begin - st->first_tick : 0;
+    struct mfb_sample smp = {
+        .variant = (uint16_t)sl->vi, .position = (uint16_t)sl->pos, .round = r->res.rounds,
+        .calls = (uint32_t)(((uint64_t)1 << sl->calls_log2) * sl->passes), .warmup = st->warming,
+        .cpu = (int16_t)(res.cpu >= 0 ? res.cpu : sched_getcpu()), .bytes = sl->pass_bytes * sl->passes,
+        .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
+        .t_start_ns = (uint64_t)((double)since * ns_per_tick), .size_class = (uint16_t)sl->cls,
+        .thread = (int16_t)(team_of(r) ? r->thread : -1), .alone = (int8_t)(team_of(r) ? alone : -1)};
+    mfb_counters_delta(&r->counters, ok0, &c0, ok1, &c1, smp.counters);
+    struct mfb_samples *keep = alone ? &team_of(r)->alone_samples : &r->res.samples;
+    if (mfb_samples_push(keep, &smp) < 0)
+        return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
+    return 0;
+}
+
+/* --threads: thread 0 times the slot alone, between two barriers: every thread's batch beside it
+ * has ended before, and no thread starts its next one until it has ended. The others sleep. */
+static int alone_batch(struct mfb_run *r, struct rounds *st, const struct slot *sl, struct mfb_err *err)
+{
+    uint64_t ticks;
+    if (mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
+        return mfb_fail(err, MFB_TEAM_STOPPED);
+    if (r->thread == 0 && time_batch(r, st, sl, true, &ticks, err) < 0)
+        return -1;
+    if (mfb_team_wait(r->team, r->thread == 0 ? MFB_WAIT_SPIN : MFB_WAIT_SLEEP) < 0)
+        return mfb_fail(err, MFB_TEAM_STOPPED);
+    return 0;
+}
+
 /* Every variant once, in the round's order, on the calls now in the parameter array (the whole
- * distribution's, or size class `cls`'s with its own shape); adds their ticks to *total. */
+ * distribution's, or size class `cls`'s with its own shape); adds their ticks to *total. With
+ * several threads, thread 0 also times each variant alone: after its batch beside the others on
+ * even rounds, before it on odd ones, so neither kind always follows the other. */
 static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t calls_log2, uint32_t passes,
                         uint64_t pass_bytes, double *total, struct mfb_err *err)
 {
-    double ns_per_tick = r->timer->ns_per_tick;
+    bool alone = team_of(r) && team_of(r)->alone, alone_first = r->res.rounds % 2 == 1;
     for (int pos = 0; pos < r->nvars; pos++) {
-        int vi = st->order[pos];
-        struct mfb_batch_result res;
-        mfb_passes_draw(&st->shift_rng, st->passes, passes + 1);
-        /* The timed passes follow the trace; the priming pass (the last) keeps an order of its own,
-         * so the predictors have not seen the window's sequence before it is timed. */
-        if (r->trace)
-            in_order(st->passes, passes);
-        /* Priming: an untimed pass of the same variant over the same calls in an order of its own
-         * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
-         * L1) is this variant's own when the timed passes start, without replaying their order. */
-        if (!r->study->no_prime)
-            mfb_run_time_batch_shaped(r, r->vars[vi].v, calls_log2, 1, st->passes + passes, &res);
-        /* --counters: read just outside the timed batch, so the reads' own cost is not timed;
-         * the counts include the loop and the timer reads, the same for every variant (the
-         * noop's counts are that part) */
-        struct mfb_counts c0, c1;
-        bool ok0 = r->counters.active && mfb_counters_read(&r->counters, &c0);
-        mfb_run_time_batch_shaped(r, r->vars[vi].v, calls_log2, passes, st->passes, &res);
-        bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
-        if (!st->have_first) {
-            st->first_tick = res.begin;
-            st->have_first = true;
-        }
-        *total += (double)res.ticks;
-        struct mfb_sample smp = {
-            .variant = (uint16_t)vi, .position = (uint16_t)pos, .round = r->res.rounds,
-            .calls = (uint32_t)(((uint64_t)1 << calls_log2) * passes), .warmup = st->warming,
-            .cpu = (int16_t)(res.cpu >= 0 ? res.cpu : sched_getcpu()), .bytes = pass_bytes * passes,
-            .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
-            .t_start_ns = (uint64_t)((double)(res.begin - st->first_tick) * ns_per_tick),
-            .size_class = (uint16_t)cls};
-        mfb_counters_delta(&r->counters, ok0, &c0, ok1, &c1, smp.counters);
-        if (mfb_samples_push(&r->res.samples, &smp) < 0)
-            return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
+        struct slot sl = {.vi = st->order[pos], .pos = pos, .cls = cls, .calls_log2 = calls_log2, .passes = passes,
+                          .pass_bytes = pass_bytes};
+        uint64_t ticks;
+        if (alone && alone_first && alone_batch(r, st, &sl, err) < 0)
+            return -1;
+        if (time_batch(r, st, &sl, false, &ticks, err) < 0)
+            return -1;
+        *total += (double)ticks;
+        if (alone && !alone_first && alone_batch(r, st, &sl, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -266,6 +326,13 @@ static int check_target(struct mfb_run *r, struct rounds *st, uint64_t now, bool
     return mfb_stoprule_check(&st->target, r, err);
 }
 
+/* Batches the run keeps for each of thread 0's batches beside the others: one per thread, and
+ * thread 0's alone batch. */
+static size_t kept_per_batch(const struct mfb_run *r)
+{
+    return team_of(r) ? (size_t)team_of(r)->n + team_of(r)->alone : 1;
+}
+
 static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct rounds *st, double elapsed,
                                         bool interrupted)
 {
@@ -277,7 +344,7 @@ static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct ro
     /* Another round would keep more batches than the bound (even in the warm-up: a fixed one may
      * be long). */
     size_t per_round = (size_t)r->nvars * ((r->sweep ? 0 : 1) + (size_t)(r->by_class.on ? r->by_class.classes.n : 0));
-    if (r->res.samples.n + per_round > (size_t)s->max_batches)
+    if ((r->res.samples.n + per_round) * kept_per_batch(r) > (size_t)s->max_batches)
         return MFB_STOP_BATCHES;
     if (st->warming)
         return MFB_STOP_NONE;
@@ -334,12 +401,34 @@ static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     }
     if (r->stop.reason == MFB_STOP_BATCHES)
         mfb_warn(r->warn, "max_batches", "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
-                 "%u rounds measured", r->res.samples.n, r->study->max_batches, measured_rounds(r));
+                 "%u rounds measured", r->res.samples.n * kept_per_batch(r), r->study->max_batches, measured_rounds(r));
     r->res.rounds_s = elapsed;
     progress(r, elapsed, true);
     struct mfb_rng rng;
     mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_OVERHEAD));
     return mfb_calibrate_overhead(r, &rng, err);
+}
+
+/* --threads: at the end of every round thread 0 tells the others whether the warm-up goes on and
+ * whether to stop, so every thread runs the same rounds. */
+static int share_round(struct mfb_run *r, struct rounds *st, int rc, struct mfb_err *err)
+{
+    struct mfb_team *t = team_of(r);
+    if (rc < 0) {
+        mfb_team_fail(t);
+        return rc;
+    }
+    if (r->thread == 0) {
+        t->stop_reason = (int)r->stop.reason;
+        t->warming = st->warming;
+    }
+    if (mfb_team_wait(t, MFB_WAIT_SPIN) < 0)
+        return mfb_fail(err, MFB_TEAM_STOPPED);
+    if (r->thread > 0) {
+        r->stop.reason = (enum mfb_stop_reason)t->stop_reason;
+        st->warming = t->warming;
+    }
+    return 0;
 }
 
 int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_err *err)
@@ -353,10 +442,13 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     while (rc == 0 && r->stop.reason == MFB_STOP_NONE) {
         double total;
         rc = time_round(r, &st, &total, err);
-        if (rc == 0)
+        if (rc == 0 && r->thread == 0)
             rc = after_round(r, &st, total, *stop != 0, err);
+        if (team_of(r))
+            rc = share_round(r, &st, rc, err);
     }
-    if (rc == 0)
+    /* the harness overhead is thread 0's: the others' batches are about interference */
+    if (rc == 0 && r->thread == 0)
         rc = finish(r, &st, err);
     r->activity->phase = MFB_PHASE_IDLE;
     release(&st, r->by_class.classes.n);

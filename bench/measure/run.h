@@ -15,12 +15,14 @@
 #include "base/error.h"
 #include "base/warn.h"
 #include "impl/variants.h"
+#include "measure/background.h"
 #include "measure/counters.h"
 #include "measure/kernels.h"
 #include "measure/layout.h"
 #include "measure/pressure.h"
 #include "measure/samples.h"
 #include "measure/study.h"
+#include "measure/team.h"
 #include "measure/timer.h"
 #include "measure/workset.h"
 #include "workload/classes.h"
@@ -141,6 +143,10 @@ struct mfb_run {
     struct mfb_harness harness;
     struct mfb_counters counters; /* --counters: read around every timed batch */
     struct mfb_pressure pressure; /* --icache-pressure: the block run after every call */
+    struct mfb_team *team;        /* the timing threads and their CPUs (measure/team.h); timed together
+                                   * when n > 1; NULL: one thread, as placed by --cpu */
+    const struct mfb_background *background; /* --background: the stressor (NULL: none) */
+    int thread;                   /* this run's timing thread: 0, or a copy's k (measure/team.c) */
     struct mfb_results res;
 };
 
@@ -149,6 +155,15 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err);
  * interrupted run ends with whole rounds. */
 int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_err *err);
 void mfb_run_free(struct mfb_run *r);
+
+/* --threads: starts threads 1..n-1 of r->team (n and place filled) as copies of the prepared run
+ * r; returns once each has its buffers. They meet thread 0 at its first batch. */
+int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mfb_err *err);
+/* After thread 0's mfb_run_rounds (its result rc): joins the threads and, when all went well and
+ * all is given, puts every thread's batches into all (marked with thread and alone). Returns rc,
+ * or -1 with the failing thread's error. */
+int mfb_team_join(struct mfb_run *r, int rc, struct mfb_samples *all, struct mfb_err *err);
+void mfb_team_free(struct mfb_team *t);
 
 /* The run's parameter array (in the arena). */
 struct mfb_call *mfb_run_params(const struct mfb_run *r);

@@ -2,6 +2,7 @@
 #ifndef MFB_SAMPLES_H
 #define MFB_SAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,16 @@ struct mfb_sample {
     uint64_t t_start_ns; /* since the first round began */
     uint16_t size_class; /* --by-class: 0 the whole distribution, k >= 1 its k-th size class */
     int64_t counters[MFB_COUNTER_COUNT]; /* --counters: each counter's count over the batch; -1 not counted */
+    int16_t thread;      /* --threads N > 1: the timing thread (index into its CPUs); -1 in a one-thread run */
+    int8_t alone;        /* --threads N > 1: 1 when thread 0 timed it while the others waited; -1 in a one-thread run */
 };
+
+/* Whether a batch is one every statistic of the run is about: any batch of a one-thread run, and
+ * thread 0's batches timed beside the other threads in a run of several (measure/team.h). */
+static inline bool mfb_sample_main(const struct mfb_sample *s)
+{
+    return s->thread <= 0 && s->alone <= 0;
+}
 
 struct mfb_samples {
     struct mfb_sample *s;

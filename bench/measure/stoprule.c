@@ -15,7 +15,7 @@ static size_t log_ratios(const struct mfb_sample *s, size_t n, size_t nv, int v,
 {
     size_t m = 0;
     for (size_t i = 0; i + nv <= n; i += nv) {
-        if (s[i].warmup || s[i].size_class != 0)
+        if (s[i].warmup || s[i].size_class != 0 || !mfb_sample_main(&s[i]) || !mfb_sample_main(&s[i + nv - 1]))
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {

@@ -3,12 +3,13 @@
 #ifndef MFB_STUDY_H
 #define MFB_STUDY_H
 
-#include "measure/counters.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/functions.h"
+#include "measure/background.h"
+#include "measure/counters.h"
 #include "measure/workset.h"
 #include "workload/sampler.h"
 
@@ -87,6 +88,10 @@ struct mfb_study {
     uint64_t align_src, align_dst;     /* --align-src/--align-dst (sweeps); 0: any offset */
     int cpu;                           /* -1: do not pin */
     bool cpu_given;
+    long threads;                      /* --threads: timing threads; 0: one per --cpus CPU, else 1 */
+    const char *cpus;                  /* --cpus LIST: the timing threads' CPUs, thread 0's first */
+    enum mfb_stressor background;      /* --background NAME; MFB_STRESS_NONE: none */
+    const char *background_cpus;       /* --background-cpus LIST; NULL: every allowed CPU left */
     uint64_t seed;
     bool seed_given;
     const char *output;

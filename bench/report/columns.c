@@ -29,6 +29,9 @@ static const struct mfb_column table[] = {
     COUNTER_COLUMN("instructions", MFB_COUNTER_INSTRUCTIONS),
     COUNTER_COLUMN("branch_misses", MFB_COUNTER_BRANCH_MISSES),
     COUNTER_COLUMN("l1d_misses", MFB_COUNTER_L1D_MISSES),
+    /* --threads N > 1: present only then (-1 in a one-thread run) */
+    {"thread", MFB_COLUMN_UINT, offsetof(struct mfb_sample, thread), sizeof(int16_t), true},
+    {"alone", MFB_COLUMN_BOOL, offsetof(struct mfb_sample, alone), sizeof(int8_t), true},
 };
 
 size_t mfb_columns(const struct mfb_column **out)
@@ -123,7 +126,8 @@ int mfb_columns_write(FILE *f, const struct mfb_samples *s)
 /* The largest value a field of this size and kind holds. */
 static double field_max(const struct mfb_column *c)
 {
-    if (c->kind == MFB_COLUMN_INT)
+    /* an optional column's field is signed whatever its kind: -1 marks a batch without a value */
+    if (c->kind == MFB_COLUMN_INT || c->optional)
         return ldexp(1, 8 * (int)c->size - 1) - 1;
     return c->size >= 8 ? 18446744073709551615.0 : ldexp(1, 8 * (int)c->size) - 1;
 }

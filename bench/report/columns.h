@@ -20,7 +20,7 @@ struct mfb_column {
     enum mfb_column_kind kind;
     size_t offset;  /* of the field in struct mfb_sample */
     size_t size;    /* of the field: 1, 2, 4 or 8 bytes (REAL: a double) */
-    bool optional;  /* written only when some batch has a value (not -1): the counters */
+    bool optional;  /* written only when some batch has a value (not -1): the counters, the threads' columns */
 };
 
 /* The table, in file order. */

@@ -151,6 +151,53 @@ static cJSON *status_json(const struct mfb_run *r)
 }
 
 /* The study as resolved: what was asked for, with the defaults the run filled in. */
+/* config.threads: the timing threads' CPUs and where those sit (one thread without --threads). */
+static void add_threads(cJSON *cfg, const struct mfb_run *r)
+{
+    const struct mfb_team *t = r->team;
+    int n = t ? t->n : 1;
+    cJSON *th = cJSON_AddObjectToObject(cfg, "threads");
+    cJSON_AddNumberToObject(th, "count", n);
+    cJSON *cpus = cJSON_AddArrayToObject(th, "cpus");
+    cJSON_AddStringToObject(th, "start", "batch");
+    cJSON_AddBoolToObject(th, "alone_batches", t && t->alone);
+    cJSON *topo = cJSON_AddArrayToObject(th, "topology");
+    for (int k = 0; k < n; k++) {
+        int cpu = t ? t->place[k].cpu : r->study->cpu;
+        cJSON_AddItemToArray(cpus, cJSON_CreateNumber(cpu));
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "thread", k);
+        cJSON_AddNumberToObject(o, "cpu", cpu);
+        add_number_or_null(o, "core", t && t->place[k].core >= 0, t ? t->place[k].core : 0);
+        add_number_or_null(o, "package", t && t->place[k].package >= 0, t ? t->place[k].package : 0);
+        add_or_null(o, "siblings", t && t->place[k].siblings[0] ? t->place[k].siblings : NULL);
+        cJSON *with = cJSON_AddArrayToObject(o, "shares_core_with");
+        for (int j = 0; t && j < n; j++)
+            if (j != k && mfb_team_same_core(t, j, k))
+                cJSON_AddItemToArray(with, cJSON_CreateNumber(j));
+        cJSON_AddItemToArray(topo, o);
+    }
+}
+
+/* config.background: the stressor, its CPUs and the work it did while the rounds ran. */
+static void add_background(cJSON *cfg, const struct mfb_background *b)
+{
+    if (!b) {
+        cJSON_AddNullToObject(cfg, "background");
+        return;
+    }
+    cJSON *o = cJSON_AddObjectToObject(cfg, "background");
+    cJSON_AddStringToObject(o, "stressor", mfb_stressor_name(b->kind));
+    cJSON *cpus = cJSON_AddArrayToObject(o, "cpus");
+    for (int i = 0; i < b->n; i++)
+        cJSON_AddItemToArray(cpus, cJSON_CreateNumber(b->cpus[i]));
+    cJSON_AddNumberToObject(o, "buffer_bytes", b->kind == MFB_STRESS_BANDWIDTH ? (double)b->buffer_bytes : 0);
+    cJSON_AddNumberToObject(o, "seconds", b->seconds);
+    add_number_or_null(o, "bytes_per_ns", b->kind == MFB_STRESS_BANDWIDTH && b->seconds > 0,
+                       (double)b->bytes / (b->seconds * 1e9));
+    cJSON_AddNumberToObject(o, "loops", (double)b->loops);
+}
+
 static cJSON *config_json(const struct mfb_run *r)
 {
     const struct mfb_study *c = r->study;
@@ -186,6 +233,8 @@ static cJSON *config_json(const struct mfb_run *r)
     } else {
         cJSON_AddNullToObject(cfg, "icache_pressure");
     }
+    add_threads(cfg, r);
+    add_background(cfg, r->background);
     cJSON *ctr = cJSON_AddObjectToObject(cfg, "counters");
     cJSON_AddStringToObject(ctr, "requested", mfb_counters_mode_name(c->counters));
     cJSON_AddStringToObject(ctr, "source", r->counters.source);

@@ -22,7 +22,8 @@ static double paired_ratio(const struct mfb_samples *all, int nvars, int process
     for (size_t i = 0; i + nv <= all->n; i++) {
         const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
         if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
-            last->process != row->process || (process >= 0 && row->process != (unsigned)process))
+            last->process != row->process || (process >= 0 && row->process != (unsigned)process) ||
+            !mfb_sample_main(row) || !mfb_sample_main(last))
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -45,7 +46,7 @@ static struct stats variant_stats(const struct mfb_samples *all, int vi, double 
     struct stats s = {0};
     for (size_t i = 0; i < all->n; i++) {
         const struct mfb_sample *x = &all->s[i];
-        if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0)
+        if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0 || !mfb_sample_main(x))
             continue;
         ns[s.n] = x->ns / x->calls;
         bpn[s.n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;
@@ -85,7 +86,8 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
             size_t n = 0;
             for (size_t i = 0; i < all->n; i++) {
                 const struct mfb_sample *x = &all->s[i];
-                if ((int)x->variant == v && !x->warmup && x->size_class == (unsigned)(k + 1) && x->calls)
+                if ((int)x->variant == v && !x->warmup && x->size_class == (unsigned)(k + 1) && x->calls &&
+                    mfb_sample_main(x))
                     buf[n++] = x->ns / x->calls;
             }
             double med = mfb_quantile_median(buf, n);
@@ -102,6 +104,52 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
     fprintf(out, "  Intervals, bytes/ns and the plot: ");
     mfb_summary_analysis_command(out, output_path);
     free(buf);
+}
+
+/* --threads: median over measured rounds of thread 0's batch time beside the other threads over
+ * its alone batch of the same variant and round (whole distribution). Both lists are in round
+ * order, so one walk pairs them. */
+static double interference(const struct mfb_samples *beside, const struct mfb_samples *alone, int vi, double *buf)
+{
+    size_t k = 0, j = 0;
+    for (size_t i = 0; i < beside->n; i++) {
+        const struct mfb_sample *x = &beside->s[i];
+        if ((int)x->variant != vi || x->warmup || x->size_class != 0)
+            continue;
+        while (j < alone->n && alone->s[j].round < x->round)
+            j++;
+        for (size_t a = j; a < alone->n && alone->s[a].round == x->round; a++)
+            if ((int)alone->s[a].variant == vi && alone->s[a].size_class == 0 && alone->s[a].ns > 0) {
+                buf[k++] = x->ns / alone->s[a].ns;
+                break;
+            }
+    }
+    return mfb_quantile_median(buf, k);
+}
+
+/* The threads' and the stressor's lines under the table. */
+static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
+{
+    const struct mfb_team *t = r->team;
+    if (t && t->n > 1) {
+        fprintf(out, "  %d timing threads on CPUs", t->n);
+        for (int k = 0; k < t->n; k++)
+            fprintf(out, "%s%d", k ? "," : " ", t->place[k].cpu);
+        fprintf(out, "; the table is thread 0's batches beside the others. Its slowdown beside them (median over "
+                     "rounds of each batch over its alone batch):\n   ");
+        for (int v = 0; v < r->nvars; v++)
+            fprintf(out, " %s %+.1f %%", r->vars[v].v->name,
+                    100 * (interference(&r->res.samples, &t->alone_samples, v, buf) - 1));
+        fprintf(out, "\n");
+    }
+    const struct mfb_background *b = r->background;
+    if (b) {
+        fprintf(out, "  background %s on %d CPU%s for %.1f s", mfb_stressor_name(b->kind), b->n, b->n == 1 ? "" : "s",
+                b->seconds);
+        if (b->kind == MFB_STRESS_BANDWIDTH && b->seconds > 0)
+            fprintf(out, ": copied %.2f bytes/ns", (double)b->bytes / (b->seconds * 1e9));
+        fprintf(out, "\n");
+    }
 }
 
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
@@ -140,6 +188,7 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
                 s.bpn, paired_ratio(&r->res.samples, r->nvars, -1, 0, v, ns));
     }
+    print_neighbours(out, r, ns);
     fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "
                  "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: ",
             r->vars[0].v->name);
@@ -161,7 +210,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
         goto done;
     size_t measured = 0;
     for (size_t i = 0; i < all->n; i++)
-        measured += !all->s[i].warmup && all->s[i].size_class == 0;
+        measured += !all->s[i].warmup && all->s[i].size_class == 0 && mfb_sample_main(&all->s[i]);
     fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", v->function, v->distribution, v->cpu_model, v->clock);
     fprintf(out, "  %d processes, %zu measured batches, %.1f s of rounds in all\n", v->processes, measured, v->rounds_s);
     fprintf(out, "  %-15s %10s %21s %9s %9s %19s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",

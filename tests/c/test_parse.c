@@ -58,6 +58,20 @@ int main(void)
               "descending ranges, empty lists and junk are refused");
     TAP_CHECK(&t, cpus("62-70") == (3ull << 62), "CPUs beyond the array are ignored, not written");
 
+    int order[4];
+    size_t n = 0;
+    int rep = -1;
+    TAP_CHECK(&t, mfb_parse_cpu_order("3,0-1", order, 4, &n, &rep) == 0 && n == 3 && order[0] == 3 && order[1] == 0 &&
+                  order[2] == 1, "an ordered CPU list keeps the order given (thread 0 first)");
+    TAP_CHECK(&t, mfb_parse_cpu_order("1,0-2", order, 4, &n, &rep) == -3 && rep == 1,
+              "a CPU listed twice is refused and named");
+    TAP_CHECK(&t, mfb_parse_cpu_order("0-4", order, 4, &n, &rep) == -2 && n == 4,
+              "more CPUs than the array holds are refused, none written past it");
+    TAP_CHECK(&t, mfb_parse_cpu_order("", order, 4, &n, &rep) == -1 && mfb_parse_cpu_order("1,", order, 4, &n, &rep) == -1 &&
+                  mfb_parse_cpu_order("2-1", order, 4, &n, &rep) == -1 &&
+                  mfb_parse_cpu_order("0-99999999999", order, 4, &n, &rep) == -1,
+              "empty, trailing-comma, descending and absurd lists are refused");
+
     TAP_CHECK(&t, bytes_is("48K", 48 << 10) && bytes_is("2M", 2 << 20) && bytes_is("32768", 32768) &&
                   bytes_is("1GiB", 1u << 30) && bytes_is("48K\n", 48 << 10),
               "sizes with suffixes as sysfs and --cache write them");
