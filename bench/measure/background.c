@@ -139,7 +139,7 @@ int mfb_background_start(struct mfb_background *b, struct mfb_err *err)
     struct timespec nap = {0, 1000000};
     for (int i = 0; i < b->n && rc == 0; i++) {
         struct mfb_stress_thread *t = &b->threads[i];
-        int ready;
+        int ready = 0;
         while (t->started && (ready = atomic_load(&t->ready)) == 0)
             nanosleep(&nap, NULL);
         if (t->started && ready < 0)
