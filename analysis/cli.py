@@ -1,4 +1,4 @@
-"""Command line: python3 -m analysis {summarize,compare,report,gate,export,diff} FILE...
+"""Command line: python3 -m analysis {summarize,compare,report,gate,export,diff,threads} FILE...
 
 Every user error (a bad option, an unreadable or invalid result file, an output that cannot be
 written) is one line on stderr, "analysis: ...", naming the file or option, and exit status 2;
@@ -19,13 +19,15 @@ from .classes import decompose, decompose_run, decomposition_lines
 from .counters import counter_summary, counters_source, has_counters
 from .pressure import pressure_frame
 from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
+from .threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
+                      is_threaded, thread_summary, threads_line, topology_frame)
 from .compare import comparisons_frame, compare_runs
 from .diff import context_differences, diff_runs, shift_line, unmatched_models
 from .export import to_csv, to_gbench_file
 from .files import (OutputError, check_output_file, check_output_folder, json_text, write_bytes_atomic,
                     write_text_atomic)
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
-from .load import load_run, load_runs
+from .load import Run, load_run, load_runs
 from .probe import bandwidth_frame, bandwidth_table, check_reference, latency_frame, levels_table, read_probe, roofline
 from .probe import context_lines as probe_context_lines
 from .probe import roofline_sentences, roofline_table
@@ -143,6 +145,11 @@ def _parser() -> argparse.ArgumentParser:
     ip.add_argument("files", nargs="+")
     _verdict_options(ip, each_run=True)
     ip.add_argument("--plot", metavar="STEM", help="also write STEM.png: ratio against pressure size")
+    th = sub.add_parser("threads", help="several timing threads (run --threads N --cpus LIST): where they ran, "
+                                        "each thread's ns/call and bytes/ns, and how much the others slow thread 0")
+    th.add_argument("files", nargs="+")
+    th.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    th.add_argument("--plot", metavar="PNG", help="also write the figure to this PNG file (one input file)")
     pb = sub.add_parser("probe", help="a probe file (memfbench probe): cache levels found against those reported, "
                                       "latency and bandwidth per size")
     pb.add_argument("file")
@@ -234,6 +241,8 @@ def _run(args: argparse.Namespace) -> int:
         return _probe(args)
     if args.cmd == "pressure":
         return _pressure(args)
+    if args.cmd == "threads":
+        return _threads(args)
     _check_options(args)
     _check_outputs(args)
     runs = load_runs(args.files)
@@ -257,6 +266,9 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"\nhardware counters ({counters_source(run)}), per call, median over batches "
                       "(with -v noop in the run, its row is the loop's own share):")
                 print(_fmt_table(counter_summary(run)))
+            if is_threaded(run):
+                print(f"\nthreads (details: {sys.executable} -m analysis threads {run.path}); "
+                      + "\n".join(_interference_lines(run, args.level, ratios=False)))
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
               "over processes, their mean in log space; below 1: faster)")
         print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
@@ -355,8 +367,12 @@ def _diff(args: argparse.Namespace) -> int:
 def _check_margin_level(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.margin) and args.margin >= 0):
         raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
-    if not 0.5 <= args.level < 1:  # also refuses nan
-        raise UsageError(f"--level {args.level:g}: must be in [0.5, 1)")
+    _check_level(args.level)
+
+
+def _check_level(level: float) -> None:
+    if not 0.5 <= level < 1:  # also refuses nan
+        raise UsageError(f"--level {level:g}: must be in [0.5, 1)")
 
 
 def _classes(args: argparse.Namespace) -> int:
@@ -436,6 +452,56 @@ def _pressure(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from . import plots
         write_bytes_atomic(f"{args.plot}.png", _png(plots.pressure(df)), "--plot", args.files)
+    return 0
+
+
+def _interference_lines(run: Run, level: float, ratios: bool = True) -> list[str]:
+    """Thread 0's slowdown by the other threads and, with ratios, each variant's ratio to the
+    baseline alone and together; one line saying why when the run timed nothing alone."""
+    try:
+        df = interference(run, level)
+    except ValueError as e:
+        return [f"interference: not measured ({e})"]
+    lines = ["interference: thread 0 timed with every thread running / timed alone, paired by round; slowdown in %, "
+             f"{level:.0%} {interval_method(run)}", _fmt_table(df[SLOWDOWN_COLUMNS])]
+    compared = df[df["ratio_alone"].notna() | df["ratio_together"].notna()]
+    if not ratios or compared.empty:
+        return lines
+    base = str(compared["baseline"].iloc[0])
+    return lines + ["", f"== ratio to {base} within a round, alone and together (below 1: faster); change_pct: "
+                        f"the paired change from alone to together, in % (its interval excluding 0: the comparison "
+                        f"with {base} is not the same under the other threads' load)",
+                    _fmt_table(compared[RATIO_COLUMNS])]
+
+
+def _threads(args: argparse.Namespace) -> int:
+    _check_level(args.level)
+    if args.plot is not None:
+        if len(args.files) != 1:
+            raise UsageError(f"--plot: draws one file, {len(args.files)} given")
+        check_output_file(args.plot, "--plot", args.files)
+    runs = load_runs(args.files)
+    for run in runs:  # every file checked before anything is printed
+        if not is_threaded(run):
+            raise UsageError(f"{run.path}: not a threaded run: it timed one thread (memfbench run --threads N "
+                             "--cpus LIST makes one)")
+    for i, run in enumerate(runs):
+        if i:
+            print()
+        print(f"== threads: {run.function} on {run.distribution} ({run.path})")
+        print(plain(threads_line(run)))
+        print(plain(background_line(run) or "- background: none"))
+        print(_fmt_table(topology_frame(run)))
+        summary = thread_summary(run, args.level)
+        print(f"\n== per thread: measured batches timed with every thread running, median ns/call with its "
+              f"{args.level:.0%} bootstrap interval; all: every thread's batches pooled, bytes/ns summed (what the "
+              "threads sustain together)")
+        print(_fmt_table(summary) if len(summary) else "(no batches of the whole distribution)")
+        print("\n== " + "\n".join(_interference_lines(run, args.level)))
+    print("\nthe verdicts of compare/summarize are about thread 0's batches timed with every thread running")
+    if args.plot is not None:
+        from . import plots
+        write_bytes_atomic(args.plot, _png(plots.threads(runs[0], args.level)), "--plot", args.files)
     return 0
 
 

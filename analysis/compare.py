@@ -67,6 +67,7 @@ class Comparison:
     net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
     cpu_model: str = ""                       # the host group: files of one CPU model are pooled
     icache_pressure: int = 0                  # --icache-pressure bytes: runs of different sizes never pooled
+    neighbours: str = ""                      # --threads/--background (Run.neighbours): never pooled across
     measure: str = "throughput"               # throughput or latency: never pooled together
     hosts: int = 1                            # distinct host names among the pooled files
 
@@ -193,15 +194,16 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
     (memfbench run --allow-single-process)."""
-    groups: dict[tuple[str, str, str, str, int], list[Run]] = {}
+    groups: dict[tuple[str, str, str, str, int, str], list[Run]] = {}
     for r in runs:
         if r.doc.get("sweep"):
             continue  # a sweep has no whole-distribution batches: analysis/sweep.py compares its points
         # runs under different --icache-pressure measure different things: never pooled
         ip = (r.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
-        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip), []).append(r)
+        # nor are runs beside other threads or a stressor and runs without
+        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip, r.neighbours), []).append(r)
     out: list[Comparison] = []
-    for (cpu_model, measure, function, distribution, pressure), rs in groups.items():
+    for (cpu_model, measure, function, distribution, pressure, neighbours), rs in groups.items():
         df = combine(rs)
         base = baseline or rs[0].baseline
         names = variants or [v for v in rs[0].variants if v != base]
@@ -224,6 +226,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed)
             c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
             c.icache_pressure = int(pressure)
+            c.neighbours = neighbours
             out.append(c)
     return adjust_family(out, level, adjust)
 

@@ -98,6 +98,8 @@ CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("placement", ("config", "placement")),
     ("alignment mode", ("config", "alignment_mode")),
     ("icache pressure", ("config", "icache_pressure", "bytes")),
+    ("timing threads", ("config", "threads", "count")),
+    ("background stressor", ("config", "background", "stressor")),
 )
 
 
@@ -148,6 +150,10 @@ def diff_runs(before: list[Run], after: list[Run], normalize: str = "", variants
         if len(sizes) > 1:
             raise ValueError(f"the {side} files mix --icache-pressure sizes ({', '.join(map(str, sizes))} bytes): "
                              "they measure different things; diff one size at a time")
+        loads = sorted({r.neighbours or "one thread, no stressor" for r in runs})
+        if len(loads) > 1:
+            raise ValueError(f"the {side} files mix what thread 0 ran beside ({'; '.join(loads)}): they measure "
+                             "different things; diff one kind at a time")
     models = [m for m in dict.fromkeys(r.cpu_model for r in before) if m in {r.cpu_model for r in after}]
     if len({r.cpu_model for r in before + after}) <= 1 or not models:
         # one model, or two machines compared on purpose (host A before, host B after): one group;

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .files import json_text, write_text_atomic
-from .load import Run, measured
+from . import schema
+from .load import Run, batches_frame, measured
 
 # A one-process file is cut into this many blocks of consecutive rounds, one repetition each.
 GBENCH_REPETITIONS = 20
@@ -107,9 +108,15 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
 
 def csv_text(run: Run) -> str:
     """Every batch, warm-up included (flagged), one row each, with the variant's name; with
-    --by-class the size classes' batches follow the whole distribution's (column size_class)."""
-    df: pd.DataFrame = pd.concat([run.batches, run.class_batches], ignore_index=True) if len(run.class_batches) \
-        else run.batches.copy()
+    --by-class the size classes' batches follow the whole distribution's (column size_class). A
+    threaded file's rows are every thread's batches, alone or not (columns thread and alone), not
+    only the thread 0 batches its statistics use."""
+    if "thread" in run.doc["samples"]:
+        df = batches_frame(run.doc, schema.result_stem(run.path))
+        df = df.iloc[np.argsort(df["size_class"].to_numpy() != 0, kind="stable")].reset_index(drop=True)
+    else:
+        df = pd.concat([run.batches, run.class_batches], ignore_index=True) if len(run.class_batches) \
+            else run.batches.copy()
     df["variant"] = df["variant"].astype(str)
     return str(df.to_csv(index=False))
 

@@ -17,12 +17,19 @@ class Run:
     """One result file: its document (context) and its batches. `batches` holds the whole
     distribution's batches, which every statistic of the file is about; with --by-class the size
     classes' batches are apart in `class_batches` (analysis/classes.py reads them), so no
-    comparison can pair a round's class batch with its whole-distribution batch."""
+    comparison can pair a round's class batch with its whole-distribution batch.
+
+    With --threads N (N > 1) both hold thread 0's batches timed while every thread ran, one per
+    (process, round, variant) as in a one-thread file, so every statistic is about thread 0 under
+    the others' load and none pairs a batch with another thread's or with thread 0's alone batch;
+    `thread_batches` holds every whole-distribution batch of every thread, alone or not
+    (analysis/threads.py reads it). It is empty in a file without the thread columns."""
 
     path: str
     doc: dict[str, Any]
     batches: pd.DataFrame
     class_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
+    thread_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def variants(self) -> list[str]:
@@ -54,6 +61,20 @@ class Run:
         """throughput (independent calls, the default) or latency (memfbench run --latency: each
         call waits for the previous one's result); files before the option are throughput."""
         return str(self.doc["config"].get("measure", "throughput"))
+
+    @property
+    def neighbours(self) -> str:
+        """What thread 0's batches ran beside: "" alone on a quiet machine, else e.g. "2 threads,
+        background bandwidth" (--threads, --background). Runs that differ in it measure different
+        things, so no comparison pools them."""
+        cfg = self.doc["config"]
+        parts = []
+        n = int((cfg.get("threads") or {}).get("count", 1))
+        if n > 1:
+            parts.append(f"{n} threads")
+        if cfg.get("background"):
+            parts.append(f"background {cfg['background']['stressor']}")
+        return ", ".join(parts)
 
     @property
     def hostname(self) -> str:
@@ -112,13 +133,27 @@ def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
     return np.array([by_proc.get(int(p), default) for p in process], dtype=np.float64)
 
 
+def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A file's frame as (batches, class_batches, thread_batches), see Run. A frame without the
+    thread columns gives its whole-distribution and class batches and an empty thread frame, as
+    before the option."""
+    whole = df["size_class"].to_numpy() == 0
+    if "thread" not in df.columns and "alone" not in df.columns:
+        return df[whole].reset_index(drop=True), df[~whole].reset_index(drop=True), pd.DataFrame()
+    timed = np.ones(len(df), dtype=bool)
+    if "thread" in df.columns:
+        timed &= df["thread"].to_numpy() == 0
+    if "alone" in df.columns:
+        timed &= ~df["alone"].to_numpy()
+    return (df[whole & timed].reset_index(drop=True), df[~whole & timed].reset_index(drop=True),
+            df[whole].reset_index(drop=True))
+
+
 def load_run(path: str | Path) -> Run:
     doc = schema.read(path)
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise schema.ResultFileError(f"{path}: no samples: the run recorded no batches")
-    df = batches_frame(doc, schema.result_stem(path))
-    whole = df["size_class"].to_numpy() == 0
-    return Run(str(path), doc, df[whole].reset_index(drop=True), df[~whole].reset_index(drop=True))
+    return Run(str(path), doc, *split_batches(batches_frame(doc, schema.result_stem(path))))
 
 
 def _file_id(path: str | Path) -> tuple[int, int] | None:
@@ -149,7 +184,8 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
 def combine(runs: Iterable[Run]) -> pd.DataFrame:
     """All batches of several runs (hosts, processes, distributions) in one frame. Each file is
     its own set of processes (process ids offset by 1000 per file), so rounds pair within a file's
-    process and never across files."""
+    process and never across files. A threaded file gives its `batches`: thread 0's, timed
+    together, one per round and variant."""
     frames = [r.batches.assign(variant=r.batches["variant"].astype("string"),
                                process=r.batches["process"] + 1000 * i)
               for i, r in enumerate(runs)]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 from .compare import Comparison, paired_rounds
 
@@ -204,7 +204,7 @@ def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
 def _comparisons_of(run: Run, comps: list[Comparison]) -> list[Comparison]:
     pressure = (run.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
     return [c for c in comps if c.function == run.function and c.distribution == run.distribution
-            and c.cpu_model in ("", run.cpu_model) and c.icache_pressure == pressure
+            and c.cpu_model in ("", run.cpu_model) and c.icache_pressure == pressure and c.neighbours == run.neighbours
             and c.variant in run.variants and c.baseline in run.variants and np.isfinite(c.ratio)]
 
 
@@ -544,4 +544,76 @@ def pressure(df: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
     ax_d.set_xlabel("instruction-cache pressure: bytes of generated jumps run after every call")
     ax_r.legend(fontsize=8)
     ax_r.set_title("against pressure size; bands: 95 % intervals over processes", fontsize=9)
+    return fig
+
+
+def threads(run: Run, level: float = 0.95, colors: dict[str, str] | None = None) -> Figure:
+    """Per variant, thread 0's ns per call timed alone (hollow) and with every thread running
+    (filled), each the median with its bootstrap interval, beside the other threads' medians
+    (small; a triangle for thread 0's SMT sibling, which shares its core); below, thread 0's
+    slowdown by the others with its sign-test interval (analysis/threads.py). The upper axis is
+    logarithmic, since variants differ tenfold; the lower one shows the few percent it hides."""
+    from . import stats
+    from .threads import core_mates, interference, thread_summary, threads_config
+
+    col = _colors(run.variants, colors)
+    summary = thread_summary(run, level)
+    t0 = measured(run.thread_batches[run.thread_batches["thread"] == 0]) if len(run.thread_batches) else \
+        measured(run.batches).assign(alone=False)
+    try:
+        slow = interference(run, level).set_index("variant")
+    except ValueError:
+        slow = None
+    mates = set(core_mates(run, 0))
+    variants = [v for v in run.variants if v in set(summary["variant"])]
+    fig = Figure(figsize=(max(6.0, 1.3 * len(variants) + 3.5), 7))
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    for i, v in enumerate(variants):
+        for dx, alone in ((-0.22, True), (0.0, False)):
+            x = t0[(t0["variant"] == v) & (t0["alone"] == alone)]["ns_per_call"].to_numpy()
+            if not len(x):
+                continue
+            ci = stats.bootstrap_median_ci(x, level, stats.DEFAULT_RESAMPLES)
+            top.errorbar([i + dx], [ci.estimate], yerr=[[ci.estimate - ci.low], [ci.high - ci.estimate]], fmt="o",
+                         color=col[v], mfc="white" if alone else col[v], mec=col[v], ms=8, capsize=3, lw=1.5)
+        others = summary[(summary["variant"] == v) & ~summary["thread"].isin(["0", "all"])]
+        for j, (_, r) in enumerate(others.iterrows()):
+            x = i + 0.2 + 0.15 * j / max(1, len(others) - 1)
+            y = r["median_ns_per_call"]
+            top.errorbar([x], [y], yerr=[[y - r["ci_low"]], [r["ci_high"] - y]],
+                         fmt="^" if int(r["thread"]) in mates else "s", color=col[v], ms=4, lw=0.8, alpha=0.8)
+            if len(others) <= 8:  # each one's number while they fit beside the variant
+                top.annotate(r["thread"], (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6, color="0.3")
+        if slow is not None and v in slow.index and slow.loc[v, "rounds"] > 0:
+            s = slow.loc[v]
+            bottom.errorbar([i], [s["slowdown_pct"]], yerr=[[s["slowdown_pct"] - s["slowdown_low"]],
+                                                            [s["slowdown_high"] - s["slowdown_pct"]]],
+                            fmt="o", color=col[v], ms=7, capsize=3, lw=1.5)
+            bottom.annotate(f"{s['slowdown_pct']:+.1f} %", (i, s["slowdown_pct"]), xytext=(9, 0),
+                            textcoords="offset points", va="center", fontsize=8)
+    # the legend names the roles in black, since colour always means the variant
+    if t0["alone"].any():
+        top.plot([], [], "o", color="k", mfc="white", ms=8, label="thread 0 alone (others wait)")
+    top.plot([], [], "o", color="k", ms=8, label="thread 0 with every thread running")
+    top.plot([], [], "s", color="k", ms=4, label="other threads, each (numbered; with every thread running)")
+    if mates:
+        top.plot([], [], "^", color="k", ms=4, label="thread 0's SMT sibling (same core)")
+    top.set_yscale("log")
+    top.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    top.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    top.yaxis.set_minor_formatter(NullFormatter())
+    top.set_ylabel("ns per call (median of batches)")
+    top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    n = int(threads_config(run)["count"])
+    top.set_title(f"{_what(run)}: {n} threads, medians with {level:.0%} intervals", fontsize=10)
+    bottom.axhline(0, color="k", lw=0.8)
+    if slow is None:
+        bottom.text(0.5, 0.5, "no alone batches: no interference to show", transform=bottom.transAxes, ha="center")
+        bottom.set_yticks([])
+    bottom.set_ylabel("thread 0 slowed by the others (%)")
+    bottom.set_xticks(range(len(variants)), [_label(v) for v in variants], fontsize=9)
+    bottom.set_xlim(-0.6, len(variants) - 0.4)
+    across = run.thread_batches["process"].nunique() >= 2
+    bottom.set_title(f"together / alone, paired by round: {level:.0%} interval, "
+                     + ("t over processes" if across else "sign test within one process"), fontsize=9)
     return fig

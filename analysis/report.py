@@ -15,6 +15,8 @@ from .diagnostics import diagnose, diagnostics_frame
 from .files import write_folder_atomic
 from .load import Run
 from .summary import summarize_run
+from .threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
+                      is_threaded, threads_line, topology_frame)
 
 
 def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
@@ -24,8 +26,9 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
         cells = []
         for c in cols:
             v = row[c]
-            # NaN: not computable from this file (e.g. no harness noop for the net figures)
-            cells.append(("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else str(v))
+            # NaN and NA: not computable from this file (e.g. no harness noop for the net figures)
+            cells.append(("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else
+                         "—" if v is pd.NA else str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -66,6 +69,8 @@ def context_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
         rounds_line(d),
         "- measure: " + ("latency (each call waits for the previous call's result: one dependent chain)"
                          if run.measure == "latency" else "throughput (independent calls, which may overlap in the core)"),
+        *([threads_line(run)] if is_threaded(run) else []),
+        *[x for x in [background_line(run)] if x],
     ] + warning_lines(run, quiet)
 
 
@@ -97,6 +102,7 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     where = f" [{c.cpu_model}, {c.hosts} host{'s' if c.hosts != 1 else ''}]" if with_host else ""
     where += " (latency)" if c.measure == "latency" else ""
     where += f" [icache pressure {c.icache_pressure} B]" if c.icache_pressure else ""
+    where += f" [{c.neighbours}]" if c.neighbours else ""
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01
@@ -165,6 +171,28 @@ def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], sv
         figures.append((f"{run.distribution}: where {dec.variant}'s difference comes from", fig))
         md += [f"![contributions]({fig.name})", ""]
     return md
+
+
+def _threads_section(run: Run, tag: str, out_dir: Path, svg: bool, figures: list[tuple[str, Path]],
+                     plots: Any) -> list[str]:
+    """--threads N: where the threads ran, thread 0's slowdown by the others and whether the
+    ratios to the baseline change under their load (analysis/threads.py)."""
+    md = ["### Threads", "", threads_line(run), "", _md_table(topology_frame(run)), ""]
+    try:
+        df = interference(run)
+    except ValueError as e:
+        return md + [f"No interference: {e}", ""]
+    fig = plots.save(plots.threads(run), out_dir / f"{tag}_threads", svg)[0]
+    figures.append((f"{run.distribution}: thread 0 alone and with the other threads", fig))
+    md += ["Interference: thread 0 timed with every thread running over its batch timed alone in the same round "
+           f"(slowdown in %, 95 % {interval_method(run)}).", "",
+           _md_table(df[SLOWDOWN_COLUMNS]), ""]
+    compared = df[df["ratio_alone"].notna() | df["ratio_together"].notna()]
+    if len(compared):
+        md += [f"Ratio to {run.baseline} within a round, alone and together; `change_pct`: the paired change from "
+               "alone to together (an interval excluding 0: the comparison is not the same under load).", "",
+               _md_table(compared[RATIO_COLUMNS]), ""]
+    return md + [f"![threads]({fig.name})", ""]
 
 
 def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
@@ -251,6 +279,8 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             md += [f"### Hardware counters ({counters_source(run)})", "",
                    "Per call, the median over measured batches; with `-v noop` in the run, its row is the loop's own share.", "",
                    _md_table(counter_summary(run)), ""]
+        if is_threaded(run):
+            md += _threads_section(run, tag, out_dir, svg, figures, plots)
         if run.doc.get("by_class"):
             md += _class_section(run, tag, out_dir, colors, svg, figures, plots)
         ratios = plots.round_ratios(run, comps)

@@ -259,6 +259,9 @@ def validation_errors(doc: Any) -> list[str]:
     nvar = len(doc["variants"])
     if any(v >= nvar for v in samples["variant"]):
         errors.append(f"samples/variant: an index is not below the {nvar} variants")
+    nthreads = (doc["config"].get("threads") or {}).get("count", 1)
+    if samples.get("thread") and max(samples["thread"]) >= nthreads:
+        errors.append(f"samples/thread: an index is not below the {nthreads} threads of config/threads")
     if samples["calls"] and min(samples["calls"]) < 1:
         errors.append("samples/calls: a batch of 0 calls (its time per call does not exist)")
     names = [v["name"] for v in doc["variants"]]
