@@ -150,6 +150,9 @@ def _parser() -> argparse.ArgumentParser:
     th.add_argument("files", nargs="+")
     th.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     th.add_argument("--plot", metavar="PNG", help="also write the figure to this PNG file (one input file)")
+    th.add_argument("--one-thread", nargs="+", metavar="FILE", default=[],
+                    help="the same study run with one thread: thread 0's slowdown against it, per variant "
+                         "(analysis diff's shift, Welch t over processes), beside the paired alone batches")
     pb = sub.add_parser("probe", help="a probe file (memfbench probe): cache levels found against those reported, "
                                       "latency and bandwidth per size")
     pb.add_argument("file")
@@ -474,17 +477,37 @@ def _interference_lines(run: Run, level: float, ratios: bool = True) -> list[str
                     _fmt_table(compared[RATIO_COLUMNS])]
 
 
+def _one_thread_lines(run: Run, solo: list[Run], level: float) -> list[str]:
+    """Thread 0's time per call beside the other threads against the same study run with one
+    thread: analysis diff's shift (per process the median, Welch t over processes), with what
+    else differs between the files."""
+    try:
+        shifts = diff_runs(solo, [run], level=level)
+    except ValueError as e:
+        return [f"against one thread: not compared ({e})"]
+    others = [d for d in context_differences(solo, [run]) if not d.startswith("timing threads")]
+    return ([f"against the one-thread run ({', '.join(r.path for r in solo)}): thread 0 beside the others / one "
+             f"thread alone in its process, {level:.0%} Welch t over processes (runs at different times: drift "
+             "between them is in it)"] + [f"warning: the contexts also differ: {d}" for d in others] +
+            [shift_line(s) for s in shifts])
+
+
 def _threads(args: argparse.Namespace) -> int:
     _check_level(args.level)
     if args.plot is not None:
         if len(args.files) != 1:
             raise UsageError(f"--plot: draws one file, {len(args.files)} given")
         check_output_file(args.plot, "--plot", args.files)
-    runs = load_runs(args.files)
+    runs = load_runs(args.files + args.one_thread)
+    runs, solo = runs[:len(args.files)], runs[len(args.files):]
     for run in runs:  # every file checked before anything is printed
         if not is_threaded(run):
             raise UsageError(f"{run.path}: not a threaded run: it timed one thread (memfbench run --threads N "
                              "--cpus LIST makes one)")
+    for run in solo:
+        if is_threaded(run) or run.neighbours:
+            raise UsageError(f"--one-thread: {run.path} is not a one-thread run without a stressor "
+                             f"({run.neighbours})")
     for i, run in enumerate(runs):
         if i:
             print()
@@ -498,6 +521,8 @@ def _threads(args: argparse.Namespace) -> int:
               "threads sustain together)")
         print(_fmt_table(summary) if len(summary) else "(no batches of the whole distribution)")
         print("\n== " + "\n".join(_interference_lines(run, args.level)))
+        if solo:
+            print("\n== " + "\n".join(_one_thread_lines(run, solo, args.level)))
     print("\nthe verdicts of compare/summarize are about thread 0's batches timed with every thread running")
     if args.plot is not None:
         from . import plots
