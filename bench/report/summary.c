@@ -106,25 +106,60 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
     free(buf);
 }
 
-/* --threads: median over measured rounds of thread 0's batch time beside the other threads over
- * its alone batch of the same variant and round (whole distribution). Both lists are in round
- * order, so one walk pairs them. */
-static double interference(const struct mfb_samples *beside, const struct mfb_samples *alone, int vi, double *buf)
+/* --threads: thread 0's batch time beside the other threads over its alone batch of the same
+ * variant and round (whole distribution, measured rounds), appended to buf from nb batches beside
+ * and na alone ones of one process. Both are in round order, so one walk pairs them. */
+static size_t alone_pairs(const struct mfb_sample *beside, size_t nb, const struct mfb_sample *alone, size_t na,
+                          int vi, double *buf)
 {
     size_t k = 0, j = 0;
-    for (size_t i = 0; i < beside->n; i++) {
-        const struct mfb_sample *x = &beside->s[i];
+    for (size_t i = 0; i < nb; i++) {
+        const struct mfb_sample *x = &beside[i];
         if ((int)x->variant != vi || x->warmup || x->size_class != 0)
             continue;
-        while (j < alone->n && alone->s[j].round < x->round)
+        while (j < na && alone[j].round < x->round)
             j++;
-        for (size_t a = j; a < alone->n && alone->s[a].round == x->round; a++)
-            if ((int)alone->s[a].variant == vi && alone->s[a].size_class == 0 && alone->s[a].ns > 0) {
-                buf[k++] = x->ns / alone->s[a].ns;
+        for (size_t a = j; a < na && alone[a].round == x->round; a++)
+            if ((int)alone[a].variant == vi && alone[a].size_class == 0 && alone[a].ns > 0) {
+                buf[k++] = x->ns / alone[a].ns;
                 break;
             }
     }
-    return mfb_quantile_median(buf, k);
+    return k;
+}
+
+/* The same over a merged file's processes: each process's batches are its thread 0's beside the
+ * others, then its alone ones, then the other threads' (measure/team.c). */
+static size_t alone_pairs_merged(const struct mfb_samples *all, int vi, double *buf)
+{
+    size_t k = 0, i = 0;
+    while (i < all->n) {
+        size_t main_end = i, alone_end;
+        while (main_end < all->n && all->s[main_end].process == all->s[i].process && mfb_sample_main(&all->s[main_end]))
+            main_end++;
+        for (alone_end = main_end; alone_end < all->n && all->s[alone_end].process == all->s[i].process &&
+                                   all->s[alone_end].alone > 0; alone_end++)
+            ;
+        k += alone_pairs(all->s + i, main_end - i, all->s + main_end, alone_end - main_end, vi, buf + k);
+        size_t next = alone_end;
+        while (next < all->n && all->s[next].process == all->s[i].process)
+            next++;
+        i = next > i ? next : i + 1;
+    }
+    return k;
+}
+
+/* --threads: one line of each variant's median slowdown beside the other threads. */
+static void print_slowdowns(FILE *out, const char *const *names, int nvars, const struct mfb_samples *beside,
+                            const struct mfb_samples *alone, double *buf)
+{
+    fprintf(out, "   ");
+    for (int v = 0; v < nvars; v++) {
+        size_t k = alone ? alone_pairs(beside->s, beside->n, alone->s, alone->n, v, buf)
+                         : alone_pairs_merged(beside, v, buf);
+        fprintf(out, " %s %+.2f %%%s", names[v], 100 * (mfb_quantile_median(buf, k) - 1), v + 1 < nvars ? "," : "");
+    }
+    fprintf(out, "\n");
 }
 
 /* The threads' and the stressor's lines under the table. */
@@ -136,11 +171,11 @@ static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
         for (int k = 0; k < t->n; k++)
             fprintf(out, "%s%d", k ? "," : " ", t->place[k].cpu);
         fprintf(out, "; the table is thread 0's batches beside the others. Its slowdown beside them (median over "
-                     "rounds of each batch over its alone batch):\n   ");
+                     "rounds of each batch over its alone batch):\n");
+        const char *names[MFB_MAX_VARIANTS];
         for (int v = 0; v < r->nvars; v++)
-            fprintf(out, " %s %+.1f %%", r->vars[v].v->name,
-                    100 * (interference(&r->res.samples, &t->alone_samples, v, buf) - 1));
-        fprintf(out, "\n");
+            names[v] = r->vars[v].v->name;
+        print_slowdowns(out, names, r->nvars, &r->res.samples, &t->alone_samples, buf);
     }
     const struct mfb_background *b = r->background;
     if (b) {
@@ -227,6 +262,14 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f   [%6.3f, %6.3f]\n", v->names[vi], s.median, s.q1,
                 s.q3, s.bpn,
                 mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN, k ? ratios[k - 1] : NAN);
+    }
+    int threads = 0;
+    for (size_t i = 0; i < all->n; i++)
+        threads = all->s[i].thread + 1 > threads ? all->s[i].thread + 1 : threads;
+    if (threads > 1) {
+        fprintf(out, "  %d timing threads; the table is thread 0's batches beside the others. Its slowdown beside "
+                     "them (median over every process's rounds of each batch over its alone batch):\n", threads);
+        print_slowdowns(out, v->names, v->nvars, all, NULL, ns);
     }
     fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the median over "
                  "rounds of the batch time over '%s' in the same round; shown, the median over processes and "
