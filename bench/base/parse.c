@@ -76,7 +76,10 @@ int mfb_parse_name(const char *s, const char *const *names, int n)
     return -1;
 }
 
-int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
+/* Walks a CPU list ("0-3,8", sysfs and command-line syntax; a trailing newline allowed) range by
+ * range: visit gets each [lo, hi] and returns < 0 to stop the walk with that value. -1: not a
+ * list (junk, an empty list or item, a descending range). */
+static int walk_cpu_ranges(const char *s, int (*visit)(uint64_t lo, uint64_t hi, void *ctx), void *ctx)
 {
     const char *p = s;
     for (;;) {
@@ -88,8 +91,9 @@ int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
             return -1;
         if (hi < lo)
             return -1;
-        for (uint64_t c = lo; c <= hi && c < n; c++)
-            out[c] = true;
+        int rc = visit(lo, hi, ctx);
+        if (rc < 0)
+            return rc;
         if (*p == ',') {
             p++;
             continue;
@@ -98,34 +102,53 @@ int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
     }
 }
 
+struct cpu_set_ctx {
+    bool *out;
+    size_t n;
+};
+
+static int set_range(uint64_t lo, uint64_t hi, void *ctx)
+{
+    struct cpu_set_ctx *c = ctx;
+    for (uint64_t cpu = lo; cpu <= hi && cpu < c->n; cpu++)
+        c->out[cpu] = true;
+    return 0;
+}
+
+int mfb_parse_cpu_list(const char *s, bool *out, size_t n)
+{
+    struct cpu_set_ctx c = {out, n};
+    return walk_cpu_ranges(s, set_range, &c);
+}
+
+struct cpu_order_ctx {
+    int *out;
+    size_t max, *n;
+    int *repeated;
+};
+
+static int append_range(uint64_t lo, uint64_t hi, void *ctx)
+{
+    struct cpu_order_ctx *c = ctx;
+    /* beyond any CPU number a kernel gives; bounds the loop below */
+    if (hi >= MFB_CPU_NUMBER_LIMIT)
+        return -1;
+    for (uint64_t cpu = lo; cpu <= hi; cpu++) {
+        for (size_t k = 0; k < *c->n; k++)
+            if (c->out[k] == (int)cpu) {
+                *c->repeated = (int)cpu;
+                return -3;
+            }
+        if (*c->n == c->max)
+            return -2;
+        c->out[(*c->n)++] = (int)cpu;
+    }
+    return 0;
+}
+
 int mfb_parse_cpu_order(const char *s, int *out, size_t max, size_t *n, int *repeated)
 {
-    const char *p = s;
     *n = 0;
-    for (;;) {
-        uint64_t lo, hi;
-        if (digits(p, 10, &lo, &p) < 0)
-            return -1;
-        hi = lo;
-        if (*p == '-' && digits(p + 1, 10, &hi, &p) < 0)
-            return -1;
-        /* beyond any CPU number a kernel gives; bounds the loop below */
-        if (hi < lo || hi >= MFB_CPU_NUMBER_LIMIT)
-            return -1;
-        for (uint64_t c = lo; c <= hi; c++) {
-            for (size_t k = 0; k < *n; k++)
-                if (out[k] == (int)c) {
-                    *repeated = (int)c;
-                    return -3;
-                }
-            if (*n == max)
-                return -2;
-            out[(*n)++] = (int)c;
-        }
-        if (*p == ',') {
-            p++;
-            continue;
-        }
-        return *p == '\0' ? 0 : -1;
-    }
+    struct cpu_order_ctx c = {out, max, n, repeated};
+    return walk_cpu_ranges(s, append_range, &c);
 }
