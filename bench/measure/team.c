@@ -89,6 +89,12 @@ static void *member_main(void *arg)
     /* perf_event counts the thread that opens it */
     mfb_counters_open(&r->counters, m->counters);
     atomic_store_explicit(&m->ready, 1, memory_order_release);
+    struct timespec nap = {0, 1000000};
+    while (!atomic_load_explicit(&r->team->go, memory_order_acquire)) {
+        if (atomic_load_explicit(&r->team->failed, memory_order_acquire))
+            return NULL;
+        nanosleep(&nap, NULL);
+    }
     /* thread 0 reads the interrupt flag and tells the others at the end of each round */
     volatile sig_atomic_t never = 0;
     m->rc = mfb_run_rounds(r, &never, &m->err);
@@ -161,6 +167,7 @@ int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mf
         }
     }
     t->origin_tick = mfb_timer_begin(r->timer);
+    atomic_store_explicit(&t->go, true, memory_order_release);
     return 0;
 }
 

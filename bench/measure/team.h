@@ -47,6 +47,7 @@ struct mfb_team {
     /* the barrier: the last thread to arrive starts the next generation */
     _Atomic uint32_t arrived, generation;
     _Atomic bool failed;                          /* a thread stopped with an error: everyone stops */
+    _Atomic bool go;                              /* every thread is set up and origin_tick is taken */
     /* thread 0's decisions after each round, read by the others after the round's barrier */
     int stop_reason;
     bool warming;
