@@ -292,3 +292,18 @@ def test_runs_beside_other_threads_are_never_pooled_with_runs_without(tmp_path):
     assert sorted(c.neighbours for c in comps if c.variant == "bytes") == ["", "3 threads, background bandwidth"]
     with pytest.raises(ValueError, match="mix what thread 0 ran beside"):
         diff_runs([plain, threaded_run], [plain])
+
+
+def test_threads_command_against_a_one_thread_run(tmp_path):
+    f = write(tmp_path / "threads.json", threaded_doc(rounds=20, noise=0.01))
+    p = analysis("threads", f, "--one-thread", str(GOLDEN))
+    assert p.returncode == 0, p.stderr
+    assert "against the one-thread run" in p.stdout
+    # each variant on both sides gets diff's line; the threaded file's libc takes 4.0 ns per call
+    lines = [x for x in p.stdout.splitlines() if x.startswith("- libc:") or x.startswith("- bytes:")]
+    assert len(lines) == 2 and all("after/before" in x for x in lines)
+    # a one-thread file must be one: a threaded file there is refused in one line
+    g = write(tmp_path / "threads2.json", threaded_doc(rounds=20, noise=0.01, seed=2))
+    p = analysis("threads", f, "--one-thread", g)
+    assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert "not a one-thread run" in p.stderr
