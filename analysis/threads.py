@@ -47,9 +47,20 @@ def is_threaded(run: Run) -> bool:
 
 def background(run: Run) -> dict[str, Any] | None:
     """config.background: the stressor run on other CPUs while the rounds ran; None without one
-    (and in files before --background)."""
+    (and in files before --background). In a file of several processes, each ran its own: seconds
+    and loops are their sums and bytes_per_ns their mean (from the `processes` entries)."""
     b = run.doc["config"].get("background")
-    return dict(b) if b else None
+    if not b:
+        return None
+    b = dict(b)
+    each = [p["background"] for p in run.doc.get("processes", []) if isinstance(p.get("background"), dict)]
+    if len(each) > 1:
+        b["seconds"] = float(sum(e["seconds"] for e in each))
+        b["loops"] = int(sum(e["loops"] for e in each))
+        rates = [e["bytes_per_ns"] for e in each if e.get("bytes_per_ns") is not None]
+        b["bytes_per_ns"] = float(np.mean(rates)) if rates else None
+        b["processes"] = len(each)
+    return b
 
 
 def _topology(run: Run) -> dict[int, dict[str, Any]]:
@@ -122,7 +133,8 @@ def background_line(run: Run) -> str | None:
         what = f"bandwidth stressor (memcpy over {_size(int(b['buffer_bytes']))}){rate}"
     else:
         what = "spin stressor (dependent integer adds, no memory traffic)"
-    return f"- background: {what} on CPUs {cpus} for {b['seconds']:.3g} s ({b['loops']} loops)"
+    over = f" in {b['processes']} processes" if b.get("processes") else ""
+    return f"- background: {what} on CPUs {cpus} for {b['seconds']:.3g} s{over} ({b['loops']} loops)"
 
 
 def _all_threads(run: Run) -> pd.DataFrame:

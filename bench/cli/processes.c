@@ -215,6 +215,10 @@ static cJSON *process_entry(const cJSON *doc, int i)
     const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status"};
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
         cJSON_AddItemToObject(e, keep[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, keep[k]), 1));
+    /* --background: each process ran its own stressor, for its own seconds */
+    const cJSON *bg = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "background");
+    if (cJSON_IsObject(bg))
+        cJSON_AddItemToObject(e, "background", cJSON_Duplicate(bg, 1));
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
     cJSON *place = cJSON_AddArrayToObject(e, "variant_placements");
     const cJSON *v;

@@ -155,3 +155,17 @@ def test_cpu_and_cpus_disagreeing_and_a_stressor_without_a_cpu_are_refused(run):
     refused(run("--threads", str(len(ALLOWED)), "--background", "spin", "-v", "libc", *QUICK), "no CPU is left")
     refused(run("--cpu", str(ALLOWED[-1]), "--background", "spin", "--background-cpus", str(ALLOWED[-1]),
                 "-v", "libc", *QUICK), "timing thread")
+
+
+@two_cpus
+def test_each_process_records_its_own_stressor(run):
+    r = run("--cpu", str(ALLOWED[-1]), "--background", "spin", "-v", "libc", "-v", "noop", "--rounds", "4",
+            "--warmup-rounds", "1", "--processes", "2", "-q")
+    assert r.code == 0, r.stderr
+    from analysis.load import load_run
+    from analysis.threads import background, background_line
+    run_ = load_run(r.out)
+    each = [p["background"] for p in run_.doc["processes"]]
+    assert len(each) == 2 and all(e["stressor"] == "spin" and e["loops"] > 0 for e in each)
+    total = background(run_)
+    assert total["loops"] == sum(e["loops"] for e in each) and "in 2 processes" in background_line(run_)
