@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/meminfo.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
@@ -270,19 +271,6 @@ static int pin(int cpu, struct mfb_err *err)
     return 0;
 }
 
-static long long mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
 /* The largest size: given, or the default rounded up to a point of the size grid. */
 static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a, const struct mfb_caches *caches,
                           struct mfb_warnings *w)
@@ -315,7 +303,7 @@ static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a
     /* round up to the grid min * 2^(k/steps) */
     double k = ceil(log2((double)want / (double)c->min_size) * c->steps - 1e-9);
     want = (size_t)ceil((double)c->min_size * exp2(k / c->steps) / 4096.0) * 4096;
-    long long avail = mem_available();
+    long long avail = mfb_mem_available();
     if (avail > 0 && (double)want > (double)avail * PROBE_MEMORY_FRACTION) {
         size_t cap = (size_t)((double)avail * PROBE_MEMORY_FRACTION) / 4096 * 4096;
         mfb_warn(w, "memory", "the largest size is %zu bytes, not %zu: a quarter of the memory available now "
@@ -330,7 +318,7 @@ static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a
  * largest chain needs its buffer and 4 bytes per line of scratch. */
 static int check_memory(const struct mfb_probe_config *c, struct mfb_err *err)
 {
-    long long avail = mem_available();
+    long long avail = mfb_mem_available();
     double need = (double)c->max_size * (1 + 4.0 / 64);
     if (avail > 0 && need > (double)avail)
         return mfb_fail(err, "--max-size %zu: the largest buffer needs about %.0f bytes, more than the %lld "

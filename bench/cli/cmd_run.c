@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/meminfo.h"
 #include "base/rng.h"
 #include "base/seeds.h"
 #include "base/strbuf.h"
@@ -222,6 +223,26 @@ static void plan_background(struct mfb_background *b, const struct mfb_study *c,
     b->buffer_bytes = c->background == MFB_STRESS_BANDWIDTH ? mfb_background_buffer(caches) : 0;
 }
 
+/* Every timing thread faults in a working set of its own, and every bandwidth stressor two
+ * buffers: refused before any is allocated when together they exceed what the kernel says is
+ * available, rather than meeting the OOM killer halfway. */
+static int check_memory(const struct mfb_study *c, const struct mfb_cpu_plan *plan, const struct mfb_workset *ws,
+                        const struct mfb_caches *caches, struct mfb_err *err)
+{
+    long long avail = mfb_mem_available();
+    double mib = 1024.0 * 1024.0;
+    double sets = (double)plan->threads * (double)ws->arena_size;
+    double stress = c->background == MFB_STRESS_BANDWIDTH ? 2.0 * (double)plan->nbackground *
+                                                            (double)mfb_background_buffer(caches) : 0;
+    if (avail < 0 || sets + stress <= (double)avail)
+        return 0;
+    return mfb_fail(err, "%d working set%s of %.0f MiB%s need %.0f MiB, more than the %.0f MiB available "
+                         "(MemAvailable). Fix: fewer --threads%s, or a distribution of smaller calls", plan->threads,
+                    plan->threads == 1 ? "" : "s", (double)ws->arena_size / mib,
+                    stress > 0 ? " and the bandwidth stressors' buffers" : "", (sets + stress) / mib, (double)avail / mib,
+                    stress > 0 ? " or stressor CPUs" : "");
+}
+
 /* Everything after the command line, called below a random stack offset. */
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_layout *layout)
 {
@@ -328,6 +349,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         mfb_note(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
     if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), cfg.small_max, &err) < 0 ||
+        check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
     if (ws.small_max_source == MFB_SMALL_MAX_REDUCED)

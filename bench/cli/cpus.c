@@ -22,14 +22,15 @@ static bool read_line(const char *path, char *buf, size_t n)
 }
 
 /* Whether cpu is in the sysfs CPU list at path; true when the file cannot be read (nothing to
- * contradict sched_getaffinity, which is checked anyway). */
+ * contradict sched_getaffinity, which is checked anyway). A CPU beyond what the list is read up
+ * to is in no list. */
 static bool in_sysfs_list(const char *path, int cpu, char *list, size_t n)
 {
     enum { LISTABLE = 4 * CPU_SETSIZE };
     bool listed[LISTABLE] = {0};
-    if (!read_line(path, list, n) || mfb_parse_cpu_list(list, listed, LISTABLE) < 0 || cpu >= LISTABLE)
+    if (!read_line(path, list, n) || mfb_parse_cpu_list(list, listed, LISTABLE) < 0)
         return true;
-    return listed[cpu];
+    return cpu < LISTABLE && listed[cpu];
 }
 
 /* One CPU of option opt: present, online, allowed. */
@@ -97,16 +98,19 @@ static int plan_threads(const struct mfb_study *c, int first, const cpu_set_t *a
         if (c->threads && c->threads != p->threads)
             return mfb_fail(err, "memfbench run: --threads %ld but --cpus lists %d CPU%s (one thread per CPU)",
                             c->threads, p->threads, p->threads == 1 ? "" : "s");
-        if (c->cpu_given && c->cpu != p->cpus[0])
+        if (c->cpu_given && c->cpu >= 0 && c->cpu != p->cpus[0])
             return mfb_fail(err, "memfbench run: --cpu %d is not the first CPU of --cpus (%d), thread 0's: give one "
                                  "of them", c->cpu, p->cpus[0]);
         return 0;
     }
     p->threads = c->threads ? (int)c->threads : 1;
+    if (c->cpu_given && first >= 0 && check_cpu("--cpu", first, allowed, err) < 0)
+        return -1;
     p->cpus[0] = first;
     int n = 1;
-    /* thread 0 on the run's CPU; the others on the other allowed CPUs, lowest first */
-    for (int i = 0; i < CPU_SETSIZE && n < p->threads; i++)
+    /* thread 0 on the run's CPU; the others on the other allowed CPUs, highest first (CPU 0,
+     * which usually takes more interrupts, last) */
+    for (int i = CPU_SETSIZE - 1; i >= 0 && n < p->threads; i--)
         if (CPU_ISSET(i, allowed) && i != first)
             p->cpus[n++] = i;
     if (n < p->threads)
@@ -136,7 +140,8 @@ static int plan_background(const struct mfb_study *c, const cpu_set_t *allowed, 
             p->background[p->nbackground++] = i;
     if (p->nbackground == 0)
         return mfb_fail(err, "memfbench run: --background %s: no CPU is left for it (the timing threads use every "
-                             "allowed CPU): time fewer threads, or list --cpus", mfb_stressor_name(c->background));
+                             "allowed CPU): time fewer threads%s", mfb_stressor_name(c->background),
+                        c->cpus ? ", or list fewer --cpus" : ", or list --cpus");
     return 0;
 }
 

@@ -408,8 +408,11 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
                         "--threads/--cpus");
     /* checked here, so a CPU that is not there fails before any set-up; the run plans again */
     struct mfb_cpu_plan plan;
-    if ((c->threads > 1 || c->cpus || c->background) && mfb_cpus_plan(c, mfb_cpus_last_allowed(), &plan, err) < 0)
+    bool placed = c->threads > 1 || c->cpus || c->background || (c->cpu_given && c->cpu >= 0);
+    if (placed && mfb_cpus_plan(c, mfb_cpus_last_allowed(), &plan, err) < 0)
         return -1;
+    /* each of thread 0's batches keeps one per thread, and with several its alone batch too */
+    long kept = placed ? plan.threads + (plan.threads > 1) : 1;
     if (c->cache_from && c->l1d)
         return mfb_fail(err, "memfbench run: --cache and --cache-from both set the cache sizes: give one");
     if (c->target_ci > 0 && !c->time_given)
@@ -417,9 +420,10 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     else if (c->rounds && !c->time_given)
         c->time_s = 0;
     long shares = c->target_ci > 0 ? MFB_MAX_PROCESSES : c->processes;
-    if (c->process_index < 0 && c->max_batches / shares < MFB_MIN_PROCESS_BATCHES)
-        return mfb_fail(err, "memfbench run: --max-batches %ld leaves fewer than %d batches to each of %ld processes",
-                        c->max_batches, MFB_MIN_PROCESS_BATCHES, shares);
+    if (c->process_index < 0 && c->max_batches / shares / kept < MFB_MIN_PROCESS_BATCHES)
+        return mfb_fail(err, "memfbench run: --max-batches %ld leaves fewer than %d batches of thread 0 to each of %ld "
+                        "processes%s", c->max_batches, MFB_MIN_PROCESS_BATCHES, shares,
+                        kept > 1 ? " (each keeps a batch per thread and an alone batch)" : "");
     if (c->warmup_rounds >= c->max_batches)
         return mfb_fail(err, "memfbench run: --warmup-rounds %ld: each round keeps a batch per variant, so the warm-up "
                         "alone would pass --max-batches %ld", c->warmup_rounds, c->max_batches);

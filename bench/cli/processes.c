@@ -235,6 +235,38 @@ static const char *string_at(const cJSON *doc, const char *a, const char *b)
     return cJSON_IsString(x) ? x->valuestring : "?";
 }
 
+/* --background: each process's stressor (its processes entry), as one line: seconds summed, the
+ * copy rate averaged. */
+static bool background_line(const cJSON *doc, char *buf, size_t n)
+{
+    const cJSON *p, *first = NULL;
+    double seconds = 0, rate = 0;
+    int k = 0, rated = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "processes")) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(p, "background");
+        if (!cJSON_IsObject(b))
+            continue;
+        first = first ? first : b;
+        seconds += cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "seconds"));
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(b, "bytes_per_ns");
+        if (cJSON_IsNumber(r)) {
+            rate += r->valuedouble;
+            rated++;
+        }
+        k++;
+    }
+    if (!first)
+        return false;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(first, "stressor");
+    int len = snprintf(buf, n, "background %s on %d CPU%s for %.1f s over %d processes",
+                       cJSON_IsString(name) ? name->valuestring : "?",
+                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(first, "cpus")),
+                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(first, "cpus")) == 1 ? "" : "s", seconds, k);
+    if (rated && len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, ": copied %.2f bytes/ns (mean over processes)", rate / rated);
+    return true;
+}
+
 /* The end-of-run table for the merged file, from its document and samples. */
 static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all, int done, const char *output)
 {
@@ -272,10 +304,13 @@ static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all
     }
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "host"), "cpu");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(cpu, "model");
+    char background[200];
+    bool stressed = background_line(doc, background, sizeof background);
     struct mfb_merged_view view = {
         .function = string_at(doc, "config", "function"), .distribution = string_at(doc, "config", "distribution"),
         .cpu_model = cJSON_IsString(model) ? model->valuestring : "?", .clock = string_at(doc, "timer", "name"),
-        .names = names, .nvars = nvars, .processes = done, .rounds_s = rounds_s};
+        .names = names, .nvars = nvars, .processes = done, .rounds_s = rounds_s,
+        .background = stressed ? background : NULL};
     mfb_summary_print_merged(stderr, all, &view, output);
 }
 

@@ -49,6 +49,14 @@ struct mfb_stress_thread {
     char why[160];
 };
 
+void mfb_async_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(set, sigs[i]);
+}
+
 size_t mfb_background_buffer(const struct mfb_caches *c)
 {
     uint64_t b = 2 * (uint64_t)c->llc;
@@ -122,9 +130,9 @@ int mfb_background_start(struct mfb_background *b, struct mfb_err *err)
     atomic_store(&b->stop, false);
     if (!(b->threads = calloc((size_t)b->n, sizeof *b->threads)))
         return mfb_fail(err, "out of memory starting --background");
-    /* the stressors take no signal: Ctrl-C stays the rounds' */
+    /* the stressors take no asynchronous signal: Ctrl-C stays the rounds' */
     sigset_t all, old;
-    sigfillset(&all);
+    mfb_async_signals(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = 0;
     for (int i = 0; i < b->n && rc == 0; i++) {

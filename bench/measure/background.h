@@ -3,6 +3,7 @@
 #ifndef MFB_BACKGROUND_H
 #define MFB_BACKGROUND_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +22,10 @@ enum mfb_stressor {
 };
 
 const char *mfb_stressor_name(enum mfb_stressor s);
+/* The signals a helper thread (a stressor, a timing thread) blocks: those sent to the process
+ * (interrupt, terminate, hang-up, the guard's watchdog alarm, a broken pipe), never the faults its
+ * own code raises, which the guard must see in the thread that raised them. */
+void mfb_async_signals(sigset_t *set);
 int mfb_stressor_parse(const char *s); /* -1: unknown */
 
 struct mfb_stress_thread;

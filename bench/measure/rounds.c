@@ -159,10 +159,8 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
         st->order[i] = i;
     st->warming = mfb_warmup_begin(st->warm, &r->warmup, r->study);
     st->start_ns = st->last_progress_ns = st->last_check_ns = mfb_mono_ns();
-    if (team_of(r)) { /* every thread's batch times count from one origin */
-        st->first_tick = team_of(r)->origin_tick;
-        st->have_first = true;
-    }
+    if (team_of(r) && r->thread == 0) /* every thread's batch times count from one origin */
+        team_of(r)->origin_tick = mfb_timer_begin(r->timer);
     return 0;
 }
 
@@ -224,7 +222,8 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
     mfb_run_time_batch_shaped(r, v, sl->calls_log2, sl->passes, st->passes, &res);
     bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
     if (!st->have_first) {
-        st->first_tick = res.begin;
+        /* with several threads, thread 0's origin (written before the barrier this batch passed) */
+        st->first_tick = team_of(r) ? team_of(r)->origin_tick : res.begin;
         st->have_first = true;
     }
     *ticks = res.ticks;

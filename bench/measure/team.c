@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/parse.h"
 #include "base/seeds.h"
+#include "measure/background.h"
 #include "measure/run.h"
 #include "measure/team.h"
 
@@ -65,9 +67,17 @@ void mfb_team_fail(struct mfb_team *t)
     atomic_store_explicit(&t->failed, true, memory_order_release);
 }
 
+/* CPU numbers a sibling list is read up to (the kernel's default CPU_SETSIZE). */
+enum { SIBLING_CPUS = 1024 };
+
 bool mfb_team_same_core(const struct mfb_team *t, int a, int b)
 {
     const struct mfb_thread_place *x = &t->place[a], *y = &t->place[b];
+    /* thread_siblings_list names the core's CPUs directly; core_id is unique only within a
+     * package, and some platforms number it oddly */
+    bool listed[SIBLING_CPUS] = {0};
+    if (x->siblings[0] && mfb_parse_cpu_list(x->siblings, listed, SIBLING_CPUS) == 0)
+        return y->cpu >= 0 && y->cpu < SIBLING_CPUS && listed[y->cpu];
     return x->core >= 0 && x->core == y->core && x->package == y->package;
 }
 
@@ -137,9 +147,10 @@ int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mf
     t->alone = t->n > 1;
     if (!(t->members = calloc((size_t)t->n, sizeof *t->members)))
         return mfb_fail(err, "out of memory starting %d timing threads", t->n);
-    /* Signals go to thread 0, which ends the rounds for everyone. */
+    /* Ctrl-C and the like go to thread 0, which ends the rounds for everyone; a fault stays the
+     * faulting thread's, so the guard names the variant (a blocked fault kills without a word). */
     sigset_t all, old;
-    sigfillset(&all);
+    mfb_async_signals(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     for (int k = 1; k < t->n; k++) {
         struct mfb_member *m = &t->members[k];
@@ -166,7 +177,6 @@ int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mf
             return -1;
         }
     }
-    t->origin_tick = mfb_timer_begin(r->timer);
     atomic_store_explicit(&t->go, true, memory_order_release);
     return 0;
 }

@@ -43,7 +43,9 @@ struct mfb_team {
     struct mfb_thread_place place[MFB_MAX_THREADS];
     bool alone;                                   /* thread 0 also times every variant alone (n > 1) */
     uint64_t seed;                                /* the run's master seed: one variant order for all */
-    uint64_t origin_tick;                         /* every thread's t_start_ns counts from here */
+    uint64_t origin_tick;                         /* every thread's t_start_ns counts from here: thread 0
+                                                   * takes it as its rounds begin, the others read it
+                                                   * after the first barrier */
     /* the barrier: the last thread to arrive starts the next generation */
     _Atomic uint32_t arrived, generation;
     _Atomic bool failed;                          /* a thread stopped with an error: everyone stops */

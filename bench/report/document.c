@@ -253,7 +253,8 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
     add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
-    cJSON_AddStringToObject(cfg, "cpu_source", c->cpu_given ? "given" : "default: last allowed CPU");
+    cJSON_AddStringToObject(cfg, "cpu_source", c->cpus ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
+                            "default: last allowed CPU");
     cJSON_AddStringToObject(cfg, "distribution_dir", c->dist_dir);
     return cfg;
 }

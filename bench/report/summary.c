@@ -101,6 +101,12 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
     if (step > 1)
         fprintf(out, "  (every %d%s point shown; the file holds all %d)\n", step, step == 2 ? "nd" : step == 3 ? "rd" : "th",
                 npoints);
+    /* thread 0's batches carry thread 0 only in a run of several threads */
+    bool threaded = false;
+    for (size_t i = 0; i < all->n && !threaded; i++)
+        threaded = all->s[i].thread >= 0;
+    if (threaded)
+        fprintf(out, "  Several timing threads: the table is thread 0's batches beside the others\n");
     fprintf(out, "  Intervals, bytes/ns and the plot: ");
     mfb_summary_analysis_command(out, output_path);
     free(buf);
@@ -157,16 +163,20 @@ static void print_slowdowns(FILE *out, const char *const *names, int nvars, cons
     for (int v = 0; v < nvars; v++) {
         size_t k = alone ? alone_pairs(beside->s, beside->n, alone->s, alone->n, v, buf)
                          : alone_pairs_merged(beside, v, buf);
-        fprintf(out, " %s %+.2f %%%s", names[v], 100 * (mfb_quantile_median(buf, k) - 1), v + 1 < nvars ? "," : "");
+        if (k)
+            fprintf(out, " %s %+.2f %%%s", names[v], 100 * (mfb_quantile_median(buf, k) - 1), v + 1 < nvars ? "," : "");
+        else
+            fprintf(out, " %s n/a (no measured round)%s", names[v], v + 1 < nvars ? "," : "");
     }
     fprintf(out, "\n");
 }
 
-/* The threads' and the stressor's lines under the table. */
+/* The threads' and the stressor's lines under the table; buf NULL: a sweep (no whole-distribution
+ * batches to pair), which the sweep table has already said is thread 0's. */
 static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
 {
     const struct mfb_team *t = r->team;
-    if (t && t->n > 1) {
+    if (t && t->n > 1 && buf) {
         fprintf(out, "  %d timing threads on CPUs", t->n);
         for (int k = 0; k < t->n; k++)
             fprintf(out, "%s%d", k ? "," : " ", t->place[k].cpu);
@@ -202,6 +212,7 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
             mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n, output_path);
         free(lo);
         free(hi);
+        print_neighbours(out, r, NULL);
         return;
     }
     double *ns = malloc((r->res.samples.n + 1) * sizeof *ns), *bpn = malloc((r->res.samples.n + 1) * sizeof *bpn);
@@ -271,6 +282,8 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
                      "them (median over every process's rounds of each batch over its alone batch):\n", threads);
         print_slowdowns(out, v->names, v->nvars, all, NULL, ns);
     }
+    if (v->background)
+        fprintf(out, "  %s\n", v->background);
     fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the median over "
                  "rounds of the batch time over '%s' in the same round; shown, the median over processes and "
                  "their range (below 1: faster).\n  Intervals and verdicts: ", v->names[0]);

@@ -24,6 +24,7 @@ struct mfb_merged_view {
     const char *const *names; /* variant names, baseline first */
     int nvars, processes;
     double rounds_s;          /* seconds of rounds, summed over the processes */
+    const char *background;   /* --background: a line on the stressors (NULL: none) */
 };
 /* The same table for the merged samples of several processes: ns/call over every measured batch,
  * and the paired ratio as the median over processes of each process's median ratio, with the
