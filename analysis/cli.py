@@ -497,7 +497,7 @@ def _threads(args: argparse.Namespace) -> int:
     if args.plot is not None:
         if len(args.files) != 1:
             raise UsageError(f"--plot: draws one file, {len(args.files)} given")
-        check_output_file(args.plot, "--plot", args.files)
+        check_output_file(args.plot, "--plot", args.files + args.one_thread)
     runs = load_runs(args.files + args.one_thread)
     runs, solo = runs[:len(args.files)], runs[len(args.files):]
     for run in runs:  # every file checked before anything is printed
@@ -526,7 +526,7 @@ def _threads(args: argparse.Namespace) -> int:
     print("\nthe verdicts of compare/summarize are about thread 0's batches timed with every thread running")
     if args.plot is not None:
         from . import plots
-        write_bytes_atomic(args.plot, _png(plots.threads(runs[0], args.level)), "--plot", args.files)
+        write_bytes_atomic(args.plot, _png(plots.threads(runs[0], args.level)), "--plot", args.files + args.one_thread)
     return 0
 
 

@@ -103,6 +103,14 @@ CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# What a file from before an option holds where a later file writes the option's default: no
+# difference to report between them.
+CONTEXT_DEFAULTS: dict[tuple[str, ...], Any] = {
+    ("config", "measure"): "throughput",
+    ("config", "threads", "count"): 1,
+}
+
+
 def _get(doc: dict[str, Any], path: tuple[str, ...]) -> Any:
     for k in path:
         if not isinstance(doc, dict) or k not in doc:
@@ -127,7 +135,8 @@ def context_differences(before: list[Run], after: list[Run]) -> list[str]:
                 seen.append(v)
         return " | ".join(seen)
 
-    items = [(label, lambda d, p=path: _get(d, p)) for label, path in CONTEXT_KEYS]
+    items = [(label, lambda d, p=path: _get(d, p) if _get(d, p) is not None else CONTEXT_DEFAULTS.get(p))
+             for label, path in CONTEXT_KEYS]
     items.append(("distribution files (sha256)", _distribution_hashes))
     out = []
     for label, get in items:

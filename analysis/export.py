@@ -67,7 +67,12 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
         g = m[m["variant"] == v].sort_values(["process", "round"])
         if g.empty:
             continue
-        name = f"{run.function}/{run.distribution}/{v}"
+        # google/benchmark names a run of several threads ".../threads:N"; a stressor gets its own
+        # part, so a loaded run never compares as a quiet one
+        threads = int((run.doc["config"].get("threads") or {}).get("count", 1))
+        stressor = (run.doc["config"].get("background") or {}).get("stressor")
+        name = (f"{run.function}/{run.distribution}/{v}" + (f"/threads:{threads}" if threads > 1 else "")
+                + (f"/background:{stressor}" if stressor else ""))
         groups = gbench_groups(g, repetitions)
         reps = []
         for i, idx in enumerate(groups):
@@ -77,7 +82,7 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
             ns = float(part["ns"].sum())
             row = {
                 "name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
+                "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": threads,
                 "iterations": calls, "real_time": float(part["ns_per_call"].median()),
                 "cpu_time": float(part["ns_per_call"].median()), "time_unit": "ns",
                 # / ns * 1e9, not / (ns * 1e-9): the product underflows to 0 for tiny ns
@@ -95,7 +100,7 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
         for agg, val in aggs.items():
             benches.append({
                 "name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                "run_type": "aggregate", "repetitions": len(groups), "threads": 1, "aggregate_name": agg,
+                "run_type": "aggregate", "repetitions": len(groups), "threads": threads, "aggregate_name": agg,
                 "aggregate_unit": "percentage" if agg == "cv" else "time",
                 "iterations": len(groups), "real_time": val, "cpu_time": val, "time_unit": "ns",
             })

@@ -69,11 +69,14 @@ class Run:
         things, so no comparison pools them."""
         cfg = self.doc["config"]
         parts = []
-        n = int((cfg.get("threads") or {}).get("count", 1))
+        th = cfg.get("threads") or {}
+        n = int(th.get("count", 1))
         if n > 1:
-            parts.append(f"{n} threads")
+            smt = any(t.get("shares_core_with") for t in th.get("topology", []))
+            parts.append(f"{n} threads" + (" (SMT siblings among them)" if smt else ""))
         if cfg.get("background"):
-            parts.append(f"background {cfg['background']['stressor']}")
+            k = len(cfg["background"]["cpus"])
+            parts.append(f"background {cfg['background']['stressor']} on {k} CPU{'s' if k != 1 else ''}")
         return ", ".join(parts)
 
     @property

@@ -551,7 +551,8 @@ def threads(run: Run, level: float = 0.95, colors: dict[str, str] | None = None)
     """Per variant, thread 0's ns per call timed alone (hollow) and with every thread running
     (filled), each the median with its bootstrap interval, beside the other threads' medians
     (small; a triangle for thread 0's SMT sibling, which shares its core); below, thread 0's
-    slowdown by the others with its sign-test interval (analysis/threads.py). The upper axis is
+    slowdown by the others with its interval (t over processes, or the sign test within one;
+    analysis/threads.py). The upper axis is
     logarithmic, since variants differ tenfold; the lower one shows the few percent it hides."""
     from . import stats
     from .threads import core_mates, interference, thread_summary, threads_config

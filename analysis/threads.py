@@ -228,13 +228,11 @@ def interval_method(run: Run) -> str:
 
 def interference(run: Run, level: float = 0.95) -> pd.DataFrame:
     """A row per variant, from thread 0's measured batches paired by (process, round): rounds
-    paired, the median ns per call alone and together over those rounds, and the slowdown, the
-    median paired ratio together / alone less 1, in percent, with its exact sign-test interval
-    (on the log ratios, exponentiated). Then, for every variant besides the baseline and the
-    harness's noop, the ratio to the baseline within a round timed alone and timed together (each
-    the median over rounds with its sign-test interval), and change_pct, the paired change of that
-    ratio from alone to together (median over rounds of the one over the other, less 1, in
-    percent): the variant's slowdown less the baseline's. Its interval excluding 0 means the
+    paired, the median ns per call alone and together over those rounds, and the slowdown: the
+    paired log ratio together / alone, its centre and interval exponentiated, less 1, in percent.
+    Then, for every variant besides the baseline and the harness's noop, the ratio to the baseline
+    within a round timed alone and timed together, and change_pct, the paired change of that ratio
+    from alone to together (less 1, in percent): the variant's slowdown less the baseline's. Its interval excluding 0 means the
     comparison with the baseline is not the same under the other threads' load.
 
     The intervals are over processes when there are several (each process's median over its

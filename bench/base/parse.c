@@ -132,7 +132,7 @@ static int append_range(uint64_t lo, uint64_t hi, void *ctx)
     struct cpu_order_ctx *c = ctx;
     /* beyond any CPU number a kernel gives; bounds the loop below */
     if (hi >= MFB_CPU_NUMBER_LIMIT)
-        return -1;
+        return -4;
     for (uint64_t cpu = lo; cpu <= hi; cpu++) {
         for (size_t k = 0; k < *c->n; k++)
             if (c->out[k] == (int)cpu) {

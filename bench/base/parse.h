@@ -22,7 +22,7 @@ int mfb_parse_cpu_list(const char *s, bool *out, size_t n);
 /* CPU numbers at or above this are no CPU (Linux configures at most 8192). */
 #define MFB_CPU_NUMBER_LIMIT 65536
 /* A CPU list ("2,0-1") in the order given, into out[0..*n): -1 not a list, -2 more than max CPUs,
- * -3 a CPU listed twice (*repeated). */
+ * -3 a CPU listed twice (*repeated), -4 a CPU at or above MFB_CPU_NUMBER_LIMIT. */
 int mfb_parse_cpu_order(const char *s, int *out, size_t max, size_t *n, int *repeated);
 
 #endif

@@ -60,6 +60,9 @@ static int parse_list(const char *opt, const char *s, int *out, int max, int *n,
         return mfb_fail(err, "memfbench run: %s: more than %d CPUs", opt, max);
     case -3:
         return mfb_fail(err, "memfbench run: %s: CPU %d is listed twice (one thread per CPU)", opt, repeated);
+    case -4:
+        return mfb_fail(err, "memfbench run: %s: '%s' names a CPU beyond any machine's (CPU numbers stay below %d)",
+                        opt, s, MFB_CPU_NUMBER_LIMIT);
     default:
         break;
     }

@@ -168,6 +168,8 @@ static void add_threads(cJSON *cfg, const struct mfb_run *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "thread", k);
         cJSON_AddNumberToObject(o, "cpu", cpu);
+        /* thread 0 runs on the master seed; thread k on its own (base/seeds.h) */
+        mfb_json_add_u64_string(o, "seed", k ? mfb_thread_seed(r->seed, k) : r->seed);
         add_number_or_null(o, "core", t && t->place[k].core >= 0, t ? t->place[k].core : 0);
         add_number_or_null(o, "package", t && t->place[k].package >= 0, t ? t->place[k].package : 0);
         add_or_null(o, "siblings", t && t->place[k].siblings[0] ? t->place[k].siblings : NULL);

@@ -69,8 +69,9 @@ int main(void)
               "more CPUs than the array holds are refused, none written past it");
     TAP_CHECK(&t, mfb_parse_cpu_order("", order, 4, &n, &rep) == -1 && mfb_parse_cpu_order("1,", order, 4, &n, &rep) == -1 &&
                   mfb_parse_cpu_order("2-1", order, 4, &n, &rep) == -1 &&
-                  mfb_parse_cpu_order("0-99999999999", order, 4, &n, &rep) == -1,
-              "empty, trailing-comma, descending and absurd lists are refused");
+                  mfb_parse_cpu_order("0-99999999999", order, 4, &n, &rep) == -4 &&
+                  mfb_parse_cpu_order("70000", order, 4, &n, &rep) == -4,
+              "empty, trailing-comma and descending lists are refused, and CPU numbers no kernel gives");
 
     TAP_CHECK(&t, bytes_is("48K", 48 << 10) && bytes_is("2M", 2 << 20) && bytes_is("32768", 32768) &&
                   bytes_is("1GiB", 1u << 30) && bytes_is("48K\n", 48 << 10),

@@ -122,7 +122,11 @@ def refused(r, *words: str) -> None:
 
 @pytest.mark.parametrize("args,words", [
     (["--cpus", "99999"], ["--cpus", "99999"]),
-    (["--cpus", "1024"], ["--cpus", "1024"]),
+    (["--cpus", "1024"], ["--cpus", "1024", "does not exist"]),
+    (["--cpus", "5000"], ["--cpus", "5000", "does not exist"]),
+    (["--cpus", "70000"], ["--cpus", "beyond any machine"]),
+    (["--cpu", "1000", "--threads", "2"], ["--cpu", "1000"]),
+    (["--threads", "2", "--by-class", "--processes", "1", "--max-batches", "64"], ["--max-batches", "thread"]),
     (["--cpus", "0,0"], ["listed twice"]),
     (["--cpus", "0-"], ["not a CPU list"]),
     (["--cpus", ""], ["not a CPU list"]),

@@ -287,9 +287,10 @@ def test_interference_intervals_are_over_processes_when_there_are_several(tmp_pa
 def test_runs_beside_other_threads_are_never_pooled_with_runs_without(tmp_path):
     plain = load.load_run(GOLDEN)
     threaded_run = load.load_run(write(tmp_path / "threads.json", threaded_doc()))
-    assert plain.neighbours == "" and threaded_run.neighbours == "3 threads, background bandwidth"
+    assert plain.neighbours == "" and \
+        threaded_run.neighbours == "3 threads (SMT siblings among them), background bandwidth on 2 CPUs"
     comps = compare_runs([plain, threaded_run])
-    assert sorted(c.neighbours for c in comps if c.variant == "bytes") == ["", "3 threads, background bandwidth"]
+    assert sorted(c.neighbours for c in comps if c.variant == "bytes") == ["", threaded_run.neighbours]
     with pytest.raises(ValueError, match="mix what thread 0 ran beside"):
         diff_runs([plain, threaded_run], [plain])
 
@@ -307,3 +308,22 @@ def test_threads_command_against_a_one_thread_run(tmp_path):
     p = analysis("threads", f, "--one-thread", g)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     assert "not a one-thread run" in p.stderr
+
+
+def test_gbench_export_names_the_threads_and_the_stressor(threaded):
+    from analysis.export import to_gbench
+    doc = to_gbench(threaded)
+    names = {b["name"] for b in doc["benchmarks"] if b["run_type"] == "iteration"}
+    assert all("/threads:3/background:bandwidth" in n for n in names)
+    assert {b["threads"] for b in doc["benchmarks"]} == {3}
+
+
+def test_diff_sees_no_difference_between_an_old_file_and_one_thread(tmp_path):
+    from analysis.diff import context_differences
+    old = load.load_run(GOLDEN)
+    new_doc = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    new_doc["config"]["threads"] = {"count": 1, "cpus": [1], "start": "batch", "alone_batches": False,
+                                    "topology": [{"thread": 0, "cpu": 1, "core": 1, "package": 0, "siblings": "1",
+                                                  "shares_core_with": []}]}
+    new = load.load_run(write(tmp_path / "new.json", new_doc))
+    assert not any(d.startswith("timing threads") for d in context_differences([old], [new]))
