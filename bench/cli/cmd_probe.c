@@ -15,6 +15,7 @@
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
+#include "cli/cpus.h"
 #include "probe/file.h"
 #include "probe/summary.h"
 #include "report/hostinfo.h"
@@ -76,7 +77,8 @@ static void usage(FILE *out)
             "                        (default auto: reserved huge pages, else THP, else none)\n"
             "  -c, --cpu N           CPU for latency and one-thread bandwidth (default: last allowed)\n"
             "      --threads N       bandwidth threads (default 1, or as many as --cpus lists)\n"
-            "      --cpus LIST       CPUs for the bandwidth threads, e.g. 0-3 (one thread per CPU)\n"
+            "      --cpus LIST       CPUs for the bandwidth threads in order, e.g. 1,0 (one thread per CPU;\n"
+            "                        the first is latency's CPU)\n"
             "      --quick           small and short: up to 4x L2, 2 sizes per octave, 3 repeats\n"
             "  -s, --seed S          seed of the random chains (default: fresh, recorded)\n"
             "      --clock NAME      auto|tsc|cntvct|monotonic\n"
@@ -204,60 +206,17 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe
     return 0;
 }
 
-/* The CPUs: latency's, and the bandwidth threads' (the first of which is latency's CPU). */
+/* The CPUs: latency's, and the bandwidth threads' (the first of which is latency's CPU), resolved
+ * and checked as memfbench run's timing threads are (cli/cpus.c). */
 static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, struct mfb_err *err)
 {
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return mfb_fail(err, "memfbench probe: cannot read the CPU affinity");
-    if (a->cpu_given && !CPU_ISSET(c->cpu, &allowed))
-        return mfb_fail(err, "memfbench probe: --cpu: CPU %d is not one this process may run on", c->cpu);
-    if (!a->cpu_given)
-        for (int i = CPU_SETSIZE - 1; i >= 0 && c->cpu < 0; i--)
-            if (CPU_ISSET(i, &allowed))
-                c->cpu = i;
+    struct mfb_cpu_request q = {.cmd = "memfbench probe", .list = a->cpus, .threads = a->threads_given ? c->threads : 0,
+                                .cpu = c->cpu, .cpu_given = a->cpu_given, .max = MFB_PROBE_MAX_THREADS};
     int n = 0;
-    if (a->cpus) {
-        /* read past CPU_SETSIZE so that a CPU no affinity mask can hold is refused, not dropped */
-        enum { LISTABLE = 4 * CPU_SETSIZE };
-        bool listed[LISTABLE] = {0};
-        if (mfb_parse_cpu_list(a->cpus, listed, LISTABLE) < 0)
-            return mfb_fail(err, "memfbench probe: --cpus: '%s' is not a CPU list such as 0-3,6", a->cpus);
-        for (int i = 0; i < LISTABLE; i++) {
-            if (!listed[i])
-                continue;
-            if (i >= CPU_SETSIZE)
-                return mfb_fail(err, "memfbench probe: --cpus: CPU %d is not one this process may run on", i);
-            if (!CPU_ISSET(i, &allowed))
-                return mfb_fail(err, "memfbench probe: --cpus: CPU %d is not one this process may run on "
-                                     "(offline or outside its affinity)", i);
-            if (n == MFB_PROBE_MAX_THREADS)
-                return mfb_fail(err, "memfbench probe: --cpus: more than %d CPUs", MFB_PROBE_MAX_THREADS);
-            c->cpus[n++] = i;
-        }
-        if (n == 0)
-            return mfb_fail(err, "memfbench probe: --cpus: '%s' lists no CPU", a->cpus);
-        if (a->threads_given && c->threads != n)
-            return mfb_fail(err, "memfbench probe: --threads %d but --cpus lists %d CPUs (one thread per CPU)",
-                            c->threads, n);
-        c->threads = n;
-        if (!a->cpu_given)
-            c->cpu = c->cpus[0];
-    } else if (c->threads > 1) {
-        /* the latency CPU first, then the other allowed CPUs in order */
-        c->cpus[n++] = c->cpu;
-        for (int i = 0; i < CPU_SETSIZE && n < c->threads; i++)
-            if (CPU_ISSET(i, &allowed) && i != c->cpu)
-                c->cpus[n++] = i;
-        if (n < c->threads)
-            return mfb_fail(err, "memfbench probe: --threads %d: only %d CPUs allowed (one thread per CPU)",
-                            c->threads, n);
-    } else {
-        c->cpus[0] = c->cpu;
-    }
-    if (c->cpus[0] != c->cpu)
-        return mfb_fail(err, "memfbench probe: --cpu %d must be the first CPU of --cpus (%d): the calling thread "
-                             "is the first bandwidth thread", c->cpu, c->cpus[0]);
+    if (mfb_cpus_threads(&q, mfb_cpus_last_allowed(), c->cpus, &n, err) < 0)
+        return -1;
+    c->threads = n;
+    c->cpu = c->cpus[0];
     return 0;
 }
 

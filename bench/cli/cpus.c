@@ -33,41 +33,41 @@ static bool in_sysfs_list(const char *path, int cpu, char *list, size_t n)
     return cpu < LISTABLE && listed[cpu];
 }
 
-/* One CPU of option opt: present, online, allowed. */
-static int check_cpu(const char *opt, int cpu, const cpu_set_t *allowed, struct mfb_err *err)
+/* One CPU of option opt of command cmd: present, online, allowed. */
+static int check_cpu(const char *cmd, const char *opt, int cpu, const cpu_set_t *allowed, struct mfb_err *err)
 {
     char list[256];
     if (!in_sysfs_list("/sys/devices/system/cpu/present", cpu, list, sizeof list))
-        return mfb_fail(err, "memfbench run: %s: CPU %d does not exist on this machine (CPUs %s)", opt, cpu, list);
+        return mfb_fail(err, "%s: %s: CPU %d does not exist on this machine (CPUs %s)", cmd, opt, cpu, list);
     if (!in_sysfs_list("/sys/devices/system/cpu/online", cpu, list, sizeof list))
-        return mfb_fail(err, "memfbench run: %s: CPU %d is offline (online: %s)", opt, cpu, list);
+        return mfb_fail(err, "%s: %s: CPU %d is offline (online: %s)", cmd, opt, cpu, list);
     if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, allowed))
-        return mfb_fail(err, "memfbench run: %s: CPU %d is not one this process may run on (its affinity, "
-                             "e.g. taskset or a cgroup, excludes it)", opt, cpu);
+        return mfb_fail(err, "%s: %s: CPU %d is not one this process may run on (its affinity, "
+                             "e.g. taskset or a cgroup, excludes it)", cmd, opt, cpu);
     return 0;
 }
 
-/* A CPU list of option opt, in its order, each CPU checked. */
-static int parse_list(const char *opt, const char *s, int *out, int max, int *n, const cpu_set_t *allowed,
-                      struct mfb_err *err)
+/* A CPU list of option opt of command cmd, in its order, each CPU checked. */
+static int parse_list(const char *cmd, const char *opt, const char *s, int *out, int max, int *n,
+                      const cpu_set_t *allowed, struct mfb_err *err)
 {
     size_t got = 0;
     int repeated = -1;
     switch (mfb_parse_cpu_order(s, out, (size_t)max, &got, &repeated)) {
     case -1:
-        return mfb_fail(err, "memfbench run: %s: '%s' is not a CPU list such as 1,0 or 0-3", opt, s);
+        return mfb_fail(err, "%s: %s: '%s' is not a CPU list such as 1,0 or 0-3", cmd, opt, s);
     case -2:
-        return mfb_fail(err, "memfbench run: %s: more than %d CPUs", opt, max);
+        return mfb_fail(err, "%s: %s: more than %d CPUs", cmd, opt, max);
     case -3:
-        return mfb_fail(err, "memfbench run: %s: CPU %d is listed twice (one thread per CPU)", opt, repeated);
+        return mfb_fail(err, "%s: %s: CPU %d is listed twice (one thread per CPU)", cmd, opt, repeated);
     case -4:
-        return mfb_fail(err, "memfbench run: %s: '%s' names a CPU beyond any machine's (CPU numbers stay below %d)",
-                        opt, s, MFB_CPU_NUMBER_LIMIT);
+        return mfb_fail(err, "%s: %s: '%s' names a CPU beyond any machine's (CPU numbers stay below %d)",
+                        cmd, opt, s, MFB_CPU_NUMBER_LIMIT);
     default:
         break;
     }
     for (size_t i = 0; i < got; i++)
-        if (check_cpu(opt, out[i], allowed, err) < 0)
+        if (check_cpu(cmd, opt, out[i], allowed, err) < 0)
             return -1;
     *n = (int)got;
     return 0;
@@ -92,33 +92,39 @@ int mfb_cpus_last_allowed(void)
     return -1;
 }
 
-static int plan_threads(const struct mfb_study *c, int first, const cpu_set_t *allowed, struct mfb_cpu_plan *p,
-                        struct mfb_err *err)
+int mfb_cpus_threads(const struct mfb_cpu_request *q, int default_cpu, int *cpus, int *n, struct mfb_err *err)
 {
-    if (c->cpus) {
-        if (parse_list("--cpus", c->cpus, p->cpus, MFB_MAX_THREADS, &p->threads, allowed, err) < 0)
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return mfb_fail(err, "%s: cannot read the CPU affinity", q->cmd);
+    if (q->list) {
+        if (parse_list(q->cmd, "--cpus", q->list, cpus, q->max, n, &allowed, err) < 0)
             return -1;
-        if (c->threads && c->threads != p->threads)
-            return mfb_fail(err, "memfbench run: --threads %ld but --cpus lists %d CPU%s (one thread per CPU)",
-                            c->threads, p->threads, p->threads == 1 ? "" : "s");
-        if (c->cpu_given && c->cpu >= 0 && c->cpu != p->cpus[0])
-            return mfb_fail(err, "memfbench run: --cpu %d is not the first CPU of --cpus (%d), thread 0's: give one "
-                                 "of them", c->cpu, p->cpus[0]);
+        if (q->threads && q->threads != *n)
+            return mfb_fail(err, "%s: --threads %ld but --cpus lists %d CPU%s (one thread per CPU)", q->cmd,
+                            q->threads, *n, *n == 1 ? "" : "s");
+        if (q->cpu_given && q->cpu >= 0 && q->cpu != cpus[0])
+            return mfb_fail(err, "%s: --cpu %d is not the first CPU of --cpus (%d), thread 0's: give one of them",
+                            q->cmd, q->cpu, cpus[0]);
         return 0;
     }
-    p->threads = c->threads ? (int)c->threads : 1;
-    if (c->cpu_given && first >= 0 && check_cpu("--cpu", first, allowed, err) < 0)
+    int want = q->threads ? (int)q->threads : 1, first = q->cpu_given ? q->cpu : default_cpu;
+    if (q->cpu_given && first >= 0 && check_cpu(q->cmd, "--cpu", first, &allowed, err) < 0)
         return -1;
-    p->cpus[0] = first;
-    int n = 1;
-    /* thread 0 on the run's CPU; the others on the other allowed CPUs, highest first (CPU 0,
+    if (want > q->max)
+        return mfb_fail(err, "%s: --threads %d: at most %d", q->cmd, want, q->max);
+    cpus[0] = first;
+    *n = 1;
+    /* thread 0 on the given CPU; the others on the other allowed CPUs, highest first (CPU 0,
      * which usually takes more interrupts, last) */
-    for (int i = CPU_SETSIZE - 1; i >= 0 && n < p->threads; i--)
-        if (CPU_ISSET(i, allowed) && i != first)
-            p->cpus[n++] = i;
-    if (n < p->threads)
-        return mfb_fail(err, "memfbench run: --threads %d: this process may run on %d CPU%s only (one thread per "
-                             "CPU)", p->threads, n, n == 1 ? "" : "s");
+    for (int i = CPU_SETSIZE - 1; i >= 0 && *n < want; i--)
+        if (CPU_ISSET(i, &allowed) && i != first)
+            cpus[(*n)++] = i;
+    if (*n < want)
+        return mfb_fail(err, "%s: --threads %d: this process may run on %d CPU%s only (one thread per CPU)", q->cmd,
+                        want, *n, *n == 1 ? "" : "s");
+    if (want > 1 && first < 0)
+        return mfb_fail(err, "%s: --threads: threads are pinned, and no CPU could be read", q->cmd);
     return 0;
 }
 
@@ -129,8 +135,8 @@ static int plan_background(const struct mfb_study *c, const cpu_set_t *allowed, 
     if (!c->background)
         return 0;
     if (c->background_cpus) {
-        if (parse_list("--background-cpus", c->background_cpus, p->background, MFB_MAX_BACKGROUND, &p->nbackground,
-                       allowed, err) < 0)
+        if (parse_list("memfbench run", "--background-cpus", c->background_cpus, p->background, MFB_MAX_BACKGROUND,
+                       &p->nbackground, allowed, err) < 0)
             return -1;
         for (int i = 0; i < p->nbackground; i++)
             if (listed(p->cpus, p->threads, p->background[i]))
@@ -154,11 +160,10 @@ int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_pla
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return mfb_fail(err, "memfbench run: cannot read the CPU affinity");
     *p = (struct mfb_cpu_plan){0};
-    int first = c->cpu_given ? c->cpu : default_cpu;
-    if (plan_threads(c, first, &allowed, p, err) < 0 || plan_background(c, &allowed, p, err) < 0)
+    struct mfb_cpu_request q = {.cmd = "memfbench run", .list = c->cpus, .threads = c->threads, .cpu = c->cpu,
+                                .cpu_given = c->cpu_given, .max = MFB_MAX_THREADS};
+    if (mfb_cpus_threads(&q, default_cpu, p->cpus, &p->threads, err) < 0 || plan_background(c, &allowed, p, err) < 0)
         return -1;
-    if (p->threads > 1 && p->cpus[0] < 0)
-        return mfb_fail(err, "memfbench run: --threads: timing threads are pinned, and no CPU could be read");
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #ifndef MFB_CPUS_H
 #define MFB_CPUS_H
 
+#include <stdbool.h>
+
 #include "base/error.h"
 #include "measure/background.h"
 #include "measure/study.h"
@@ -16,6 +18,22 @@ struct mfb_cpu_plan {
     int background[MFB_MAX_BACKGROUND];
 };
 
+/* What a command asks of its threads' CPUs (memfbench run's timing threads, the probe's
+ * bandwidth threads). */
+struct mfb_cpu_request {
+    const char *cmd;    /* "memfbench run": the messages' prefix */
+    const char *list;   /* --cpus LIST, or NULL */
+    long threads;       /* --threads N; 0: not given */
+    int cpu;            /* --cpu N, -1: none */
+    bool cpu_given;
+    int max;            /* threads the command takes */
+};
+
+/* The threads' CPUs into cpus[0..*n): --cpus in its order, each checked; else --cpu (or
+ * default_cpu) first, then the other allowed CPUs from the highest. Refused in one line: a CPU
+ * that does not exist, is offline or is outside the affinity, a list that disagrees with --threads
+ * or --cpu, more threads than CPUs. */
+int mfb_cpus_threads(const struct mfb_cpu_request *q, int default_cpu, int *cpus, int *n, struct mfb_err *err);
 /* The plan for the study; thread 0's CPU is --cpus's first, else --cpu, else default_cpu. */
 int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_plan *p, struct mfb_err *err);
 /* The last CPU this process may run on (CPU 0 usually takes more interrupts); -1 when unknown. */
