@@ -264,7 +264,7 @@ static int alone_batch(struct mfb_run *r, struct rounds *st, const struct slot *
 static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t calls_log2, uint32_t passes,
                         uint64_t pass_bytes, double *total, struct mfb_err *err)
 {
-    bool alone = team_of(r) && team_of(r)->alone, alone_first = r->res.rounds % 2 == 1;
+    bool alone = team_of(r) != NULL, alone_first = r->res.rounds % 2 == 1;
     for (int pos = 0; pos < r->nvars; pos++) {
         struct slot sl = {.vi = st->order[pos], .pos = pos, .cls = cls, .calls_log2 = calls_log2, .passes = passes,
                           .pass_bytes = pass_bytes};
@@ -329,7 +329,7 @@ static int check_target(struct mfb_run *r, struct rounds *st, uint64_t now, bool
  * thread 0's alone batch. */
 static size_t kept_per_batch(const struct mfb_run *r)
 {
-    return team_of(r) ? (size_t)team_of(r)->n + team_of(r)->alone : 1;
+    return team_of(r) ? (size_t)team_of(r)->n + 1 : 1;
 }
 
 static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct rounds *st, double elapsed,

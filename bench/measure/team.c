@@ -144,7 +144,6 @@ int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mf
     struct mfb_team *t = r->team;
     r->thread = 0;
     t->seed = r->seed;
-    t->alone = t->n > 1;
     if (!(t->members = calloc((size_t)t->n, sizeof *t->members)))
         return mfb_fail(err, "out of memory starting %d timing threads", t->n);
     /* Ctrl-C and the like go to thread 0, which ends the rounds for everyone; a fault stays the

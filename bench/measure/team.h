@@ -41,7 +41,6 @@ struct mfb_member;
 struct mfb_team {
     int n;                                        /* timing threads */
     struct mfb_thread_place place[MFB_MAX_THREADS];
-    bool alone;                                   /* thread 0 also times every variant alone (n > 1) */
     uint64_t seed;                                /* the run's master seed: one variant order for all */
     uint64_t origin_tick;                         /* every thread's t_start_ns counts from here: thread 0
                                                    * takes it as its rounds begin, the others read it

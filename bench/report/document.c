@@ -160,7 +160,7 @@ static void add_threads(cJSON *cfg, const struct mfb_run *r)
     cJSON_AddNumberToObject(th, "count", n);
     cJSON *cpus = cJSON_AddArrayToObject(th, "cpus");
     cJSON_AddStringToObject(th, "start", "batch");
-    cJSON_AddBoolToObject(th, "alone_batches", t && t->alone);
+    cJSON_AddBoolToObject(th, "alone_batches", n > 1); /* thread 0 times alone in every team */
     cJSON *topo = cJSON_AddArrayToObject(th, "topology");
     for (int k = 0; k < n; k++) {
         int cpu = t ? t->place[k].cpu : r->study->cpu;
