@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import placement, stats
 from .load import Run, combine, measured
 
 @dataclass
@@ -70,6 +70,7 @@ class Comparison:
     neighbours: str = ""                      # --threads/--background (Run.neighbours): never pooled across
     measure: str = "throughput"               # throughput or latency: never pooled together
     hosts: int = 1                            # distinct host names among the pooled files
+    placement_failed: str = ""                # failed placement checks of the pooled processes (placement.py)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -227,6 +228,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
             c.icache_pressure = int(pressure)
             c.neighbours = neighbours
+            c.placement_failed = placement.failures([r.doc for r in rs])
             out.append(c)
     return adjust_family(out, level, adjust)
 

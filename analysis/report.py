@@ -13,6 +13,7 @@ from .counters import counter_summary, counters_source, has_counters
 from .compare import Comparison, comparisons_frame
 from .diagnostics import diagnose, diagnostics_frame
 from .files import write_folder_atomic
+from . import placement
 from .load import Run
 from .summary import summarize_run
 from .threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
@@ -63,6 +64,7 @@ def context_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
         f"({d['tool']['build']['type']}, {d['tool']['build']['compiler']})",
         f"- host: {h.get('hostname', '?')}, {h['cpu']['model']}, kernel {h.get('kernel', '?')}, pinned CPU {h['pinned_cpu']}",
         f"- caches: L1d {c['l1d'] // 1024} KiB, L2 {c['l2'] // 1024} KiB, LLC {c['llc'] // 1024} KiB ({c['source']})",
+        *placement.summary_lines(d),
         f"- clock: {t['name']} at {t['hz'] / 1e6:.2f} MHz, overhead {t['overhead_ns']:.1f} ns ({t['why']})",
         f"- distribution: {d['distribution']['name']} (mean {d['distribution']['selfcheck']['mean_size_realized']:.1f} B/call, "
         f"self-check {'passed' if d['distribution']['selfcheck']['passed'] else 'FAILED'})",
@@ -103,6 +105,7 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     where += " (latency)" if c.measure == "latency" else ""
     where += f" [icache pressure {c.icache_pressure} B]" if c.icache_pressure else ""
     where += f" [{c.neighbours}]" if c.neighbours else ""
+    where += f" [placement check failed: {c.placement_failed}]" if c.placement_failed else ""
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01
@@ -137,7 +140,7 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
                       "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
                       "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
                       "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
-                      "processes_for_margin"]
+                      "processes_for_margin", "placement_failed"]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",

@@ -42,9 +42,12 @@ Workload *setup(const char *dist_dir) {
     mfb_err err{};
     mfb_caches caches{};
     mfb_cache_detect(&caches, -1);
+    mfb_workset_need need{};
     if (mfb_timer_init(&w->timer, "auto", &err) < 0 ||
         mfb_dist_resolve(&w->dist, "fleetbench/Memcpy_Fleet", MFB_MEMCPY, dist_dir, &err) < 0 ||
-        mfb_workset_plan(&w->ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, mfb_table_max(&w->dist.size), 0, &err) < 0 ||
+        (need.max_size = mfb_table_max(&w->dist.size), need.align_period = mfb_dist_align_period(&w->dist),
+         need.overlap = mfb_dist_overlaps(&w->dist),
+         mfb_workset_plan(&w->ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, &need, &err) < 0) ||
         mfb_workset_alloc(&w->ws, 1, &err) < 0) {
         std::fprintf(stderr, "gbench_replay: %s\n", err.msg);
         std::exit(1);

@@ -17,6 +17,7 @@ enum mfb_stream {
     MFB_STREAM_ENV_PAD,   /* --processes: the length of a child's environment pad */
     MFB_STREAM_STACK,     /* the process's stack offset (measure/layout.h) */
     MFB_STREAM_CODE,      /* the code placements of the timed loop and the built-ins */
+    MFB_STREAM_CHECK,     /* the placement check's sampled lines and walk orders */
     MFB_STREAM_COUNT
 };
 

@@ -348,7 +348,11 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (dist.overlap_ignored)
         mfb_note(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist.name, mfb_func_name(cfg.func));
-    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, mfb_table_max(&dist.size), cfg.small_max, &err) < 0 ||
+    const struct mfb_workset_need need = {.max_size = mfb_table_max(&dist.size),
+                                          .align_period = mfb_dist_align_period(&dist),
+                                          .overlap = mfb_dist_overlaps(&dist),
+                                          .small_max = cfg.small_max};
+    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, &need, &err) < 0 ||
         check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
@@ -356,6 +360,12 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         mfb_warn(&warn, "small_max", "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
                  "not the default %u: calls above go to the large window", caches.l1d,
                  (unsigned long long)ws.space.threshold, MFB_DEFAULT_SMALL_MAX);
+    if (!mfb_workset_large_beyond_llc(&ws))
+        mfb_warn(&warn, "large_window", "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
+                 "the LLC of %zu MiB: large calls may find their lines still cached (the placement check measures "
+                 "it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the socket's)",
+                 (unsigned long long)(ws.space.large.size >> 20),
+                 (double)ws.space.large.size * ws.space.roles / (double)caches.llc, caches.llc >> 20);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
     bool team = run.team && run.team->n > 1;
     if (mfb_run_prepare(&run, &err) < 0 || (team && mfb_team_start(&run, cfg.counters, &err) < 0)) {
@@ -378,6 +388,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         cJSON_Delete(host);
         goto fail;
     }
+    mfb_residency_warn(&run.res.placement_check, &warn, caches.l1d, mfb_cache_source_name(caches.source));
     cJSON *doc = mfb_document(&run, host);
     rc = mfb_output_commit(&out, doc, team ? &merged : &run.res.samples, &err);
     cJSON_Delete(doc);

@@ -212,7 +212,7 @@ static cJSON *process_entry(const cJSON *doc, int i)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "index", i);
-    const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status"};
+    const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status", "placement_check"};
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
         cJSON_AddItemToObject(e, keep[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, keep[k]), 1));
     /* --background: each process ran its own stressor, for its own seconds */

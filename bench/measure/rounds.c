@@ -446,6 +446,10 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
         if (team_of(r))
             rc = share_round(r, &st, rc, err);
     }
+    /* where the windows' lines are as the last round left them, outside every timed batch, before
+     * the harness's own batches move anything */
+    if (rc == 0 && r->thread == 0)
+        mfb_residency_check(&r->res.placement_check, r->ws, r->timer, mfb_stream_seed(r->seed, MFB_STREAM_CHECK));
     /* the harness overhead is thread 0's: the others' batches are about interference */
     if (rc == 0 && r->thread == 0)
         rc = finish(r, &st, err);

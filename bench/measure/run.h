@@ -20,6 +20,7 @@
 #include "measure/kernels.h"
 #include "measure/layout.h"
 #include "measure/pressure.h"
+#include "measure/residency.h"
 #include "measure/samples.h"
 #include "measure/study.h"
 #include "measure/team.h"
@@ -117,6 +118,7 @@ struct mfb_results {
     struct mfb_samples samples;
     uint32_t rounds;             /* warm-up included */
     double prepare_s, rounds_s;
+    struct mfb_residency placement_check; /* measured after the rounds (measure/residency.h) */
 };
 
 struct mfb_run {

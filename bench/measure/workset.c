@@ -44,11 +44,38 @@ const char *mfb_small_max_source_name(enum mfb_small_max_source s)
     return names[s];
 }
 
+/* The sampler draws a small call's offset as residue + k * modulus within the room its window
+ * leaves beside the call, the modulus at most the tables' largest alignment key: one period of
+ * that key is all the room a call needs for every offset its class allows (the planner once kept
+ * two periods of the largest key any table could have, 2 x 4 KiB, and on a 32 KiB L1d nothing was
+ * left). An overlapping call also keeps its distance to the other buffer, up to size - 1, in the
+ * same window. */
+static uint64_t align_room(const struct mfb_workset_need *need)
+{
+    return need->align_period > MFB_MIN_ALIGN_ROOM ? need->align_period : MFB_MIN_ALIGN_ROOM;
+}
+
+uint64_t mfb_workset_small_fits(uint64_t window, const struct mfb_workset_need *need)
+{
+    uint64_t room = align_room(need);
+    if (window <= room)
+        return 0;
+    return need->overlap ? (window - room) / 2 : window - room;
+}
+
+bool mfb_workset_large_beyond_llc(const struct mfb_workset *w)
+{
+    if (!w->space.large.used || !w->llc)
+        return true;
+    return (double)w->space.large.size * w->space.roles >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
+}
+
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
-                     const struct mfb_caches *c, uint64_t max_size, uint64_t small_max, struct mfb_err *err)
+                     const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err)
 {
     memset(w, 0, sizeof *w);
     struct mfb_space *sp = &w->space;
+    uint64_t max_size = need->max_size, small_max = need->small_max;
     sp->func = f;
     sp->roles = mfb_func_roles(f);
     sp->by_size = pl == MFB_PL_AUTO;
@@ -66,7 +93,11 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
         w->params_log2++;
     uint64_t params_raw = (uint64_t)mfb_workset_params(w) * sizeof(struct mfb_call);
     uint64_t params_bytes = round_up(params_raw, PAGE);
-    uint64_t small_size = round_down((w->l1_budget - params_raw) / (uint64_t)sp->roles, 64);
+    uint64_t small_size = w->l1_budget > params_raw ? round_down((w->l1_budget - params_raw) / (uint64_t)sp->roles, 64)
+                                                    : 0;
+    w->align_room = align_room(need);
+    w->llc = c->llc;
+    uint64_t fits = mfb_workset_small_fits(small_size, need);
     /* A large call needs room for itself twice over in its slice so its offset stays random. */
     uint64_t slice = round_up(2 * max_size + 2 * MFB_MAX_ALIGN, PAGE);
     if (slice < (64u << 10))
@@ -74,25 +105,34 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     uint64_t large_size = 0;
     switch (pl) {
     case MFB_PL_AUTO: {
-        /* A small call's offsets need room for 4 KiB alignments twice over beside the call. */
-        uint64_t fits = small_size > 2 * MFB_MAX_ALIGN ? small_size - 2 * MFB_MAX_ALIGN : 0;
         if (small_max) {
             if (small_max > fits)
                 return mfb_fail(err, "--small-max %llu does not fit this CPU's L1 window of %llu bytes per "
-                                     "buffer (at most %llu)",
+                                     "buffer (at most %llu with %llu bytes of alignment room%s)",
                                 (unsigned long long)small_max, (unsigned long long)small_size,
-                                (unsigned long long)fits);
+                                (unsigned long long)fits, (unsigned long long)w->align_room,
+                                need->overlap ? " and overlapping calls" : "");
             sp->threshold = small_max;
             w->small_max_source = MFB_SMALL_MAX_USER;
         } else if (MFB_DEFAULT_SMALL_MAX > fits) {
             sp->threshold = round_down(fits, 64);
             w->small_max_source = MFB_SMALL_MAX_REDUCED;
+            if (sp->threshold < MFB_SMALL_MAX_FLOOR)
+                return mfb_fail(err, "placement auto: an L1d of %zu bytes leaves room for small calls up to "
+                                     "%llu bytes only (window %llu bytes per buffer, %llu of alignment room%s), "
+                                     "below %u: nearly every call would be timed cold. Fix: --cache with the "
+                                     "right sizes if these are wrong, or --placement l2|llc|dram to time every "
+                                     "call in one named window",
+                                c->l1d, (unsigned long long)sp->threshold, (unsigned long long)small_size,
+                                (unsigned long long)w->align_room, need->overlap ? " and overlapping calls" : "",
+                                MFB_SMALL_MAX_FLOOR);
         } else {
             sp->threshold = MFB_DEFAULT_SMALL_MAX;
             w->small_max_source = MFB_SMALL_MAX_DEFAULT;
         }
         sp->small.used = true;
         sp->small.size = small_size;
+        w->small_fits = fits;
         if (max_size > sp->threshold) {
             sp->large.used = true;
             /* Four times the LLC per role: a random page shift lands on lines still cached
@@ -104,7 +144,8 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     case MFB_PL_L1:
         sp->small.used = true;
         sp->small.size = small_size;
-        sp->threshold = small_size / 2;
+        sp->threshold = fits;
+        w->small_fits = fits;
         if (max_size > sp->threshold)
             return mfb_fail(err, "placement l1: the distribution's largest size %llu does not fit "
                                  "the L1 window (%llu bytes per buffer, sizes up to %llu); use auto",

@@ -20,9 +20,36 @@ enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM 
 
 /* The largest "small" call of auto placement: a fixed, documented choice rather than a fraction
  * of the machine's L1d, so that the same call is hot on every machine (with a quarter of L1d, a
- * 3 KiB call was hot on a 48 KiB L1d and cold on a 32 KiB one). 2 KiB is the largest power of
- * two whose window still fits a 32 KiB L1d with room for 4 KiB alignments (10 KiB per buffer). */
+ * 3 KiB call was hot on a 48 KiB L1d and cold on a 32 KiB one). On every L1d from 32 KiB up the
+ * window holds it with room for any alignment the tables can ask for (docs/methodology.md,
+ * "Where calls live"; tests/c/test_geometry.c checks twelve real geometries). */
 #define MFB_DEFAULT_SMALL_MAX 2048u
+
+/* Below this small-call limit an auto study would time nearly every call of a production
+ * distribution cold (fleet memcpy: 91 % of calls are at most 256 bytes), which is not what auto
+ * promises: the run refuses instead of measuring something else. */
+#define MFB_SMALL_MAX_FLOOR 256u
+
+/* The least room a small call gets beside itself in its window, even with no alignment table:
+ * one cache line, so that its offsets still move within a line from call to call. */
+#define MFB_MIN_ALIGN_ROOM 64u
+
+/* The large windows together should be at least this many times the LLC: a page shift lands on
+ * lines still cached with probability about LLC / window, so at 2x up to half of them may be.
+ * The window is 4 x LLC per buffer, capped at 1 GiB (the arena's offsets are 32-bit), so from a
+ * 512 MiB LLC up (a whole socket's L3 as CPUID reports it on large AMD parts) the cap can win:
+ * the run then warns, and the placement check measures what actually happened. */
+#define MFB_LARGE_LLC_MULTIPLE 2.0
+
+/* What the calls to replay need from the layout, read off the distribution. */
+struct mfb_workset_need {
+    uint64_t max_size;     /* the largest size replayed */
+    uint64_t align_period; /* the alignment tables' largest key: a small call's offsets take one
+                            * period of this beside it (0 or 1: no table, any offset) */
+    bool overlap;          /* some calls overlap: source and destination share role 0's window,
+                            * which then also holds the distance between them */
+    uint64_t small_max;    /* --small-max, or 0 for MFB_DEFAULT_SMALL_MAX */
+};
 
 /* Where the small-call limit came from. */
 enum mfb_small_max_source {
@@ -45,6 +72,9 @@ struct mfb_workset {
                              * construction, so every pass can visit it in its own permuted
                              * order (measure/kernels.h) */
     uint64_t l1_budget;     /* bytes of L1d the small window plus parameters may use */
+    uint64_t align_room;    /* bytes a small call keeps beside itself for its alignment offsets */
+    uint64_t small_fits;    /* the largest call the small window holds (auto and l1) */
+    uint64_t llc;           /* the LLC size the plan used: the large windows are sized against it */
     enum mfb_small_max_source small_max_source; /* space.threshold's origin */
     uint64_t arena_size;
     uint8_t *arena;
@@ -58,10 +88,14 @@ static inline uint32_t mfb_workset_params(const struct mfb_workset *w)
     return 1u << w->params_log2;
 }
 
-/* Decides the layout for a function, placement, caches and the largest size to replay. */
-/* small_max: the largest small call of auto placement; 0 for MFB_DEFAULT_SMALL_MAX. */
+/* Decides the layout for a function, placement, caches and what the calls need. */
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
-                     const struct mfb_caches *c, uint64_t max_size, uint64_t small_max, struct mfb_err *err);
+                     const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err);
+/* Whether the large windows together are at least MFB_LARGE_LLC_MULTIPLE times the planned LLC
+ * (true when there is no large window). */
+bool mfb_workset_large_beyond_llc(const struct mfb_workset *w);
+/* The largest call a small window of `window` bytes per role holds for these needs. */
+uint64_t mfb_workset_small_fits(uint64_t window, const struct mfb_workset_need *need);
 /* Maps the arena, pre-faults every page and fills the buffers; seed picks the byte pattern. */
 int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err);
 void mfb_workset_free(struct mfb_workset *w);

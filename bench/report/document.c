@@ -417,7 +417,16 @@ static cJSON *workset_json(const struct mfb_workset *ws)
     cJSON_AddNumberToObject(w, "l1_budget_bytes", (double)ws->l1_budget);
     cJSON_AddItemToObject(w, "small_window", window_json(&ws->space.small, ws->space.threshold, true));
     cJSON_AddStringToObject(w, "small_max_source", mfb_small_max_source_name(ws->small_max_source));
-    cJSON_AddItemToObject(w, "large_window", window_json(&ws->space.large, ws->space.threshold, false));
+    cJSON_AddNumberToObject(w, "align_room_bytes", (double)ws->align_room);
+    if (ws->space.small.used)
+        cJSON_AddNumberToObject(w, "small_fits_bytes", (double)ws->small_fits);
+    cJSON *large = window_json(&ws->space.large, ws->space.threshold, false);
+    /* every role's large window together, against the LLC the plan assumed: how likely a page
+     * shift lands on lines still cached is about the inverse */
+    if (ws->space.large.used && ws->llc)
+        cJSON_AddNumberToObject(large, "llc_multiple",
+                                (double)ws->space.large.size * ws->space.roles / (double)ws->llc);
+    cJSON_AddItemToObject(w, "large_window", large);
     cJSON_AddNumberToObject(w, "arena_bytes", (double)ws->arena_size);
     cJSON_AddNumberToObject(w, "prefault_ms", ws->prefault_ms);
     cJSON_AddStringToObject(w, "fill", ws->fill);
@@ -519,6 +528,46 @@ static cJSON *warmup_json(const struct mfb_warmup *w)
     return o;
 }
 
+static cJSON *window_check_json(const struct mfb_window_check *c)
+{
+    if (!c->used)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "expect", mfb_reside_name(c->expect));
+    cJSON_AddStringToObject(o, "verdict", mfb_check_verdict_name(c->verdict));
+    if (c->verdict == MFB_CHECK_NOT_MEASURED) {
+        cJSON_AddStringToObject(o, "why", c->why ? c->why : "");
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "lines", c->lines);
+    cJSON_AddNumberToObject(o, "ns_per_load", c->ns_per_load);
+    cJSON_AddNumberToObject(o, "reference_ns", c->reference_ns);
+    cJSON_AddStringToObject(o, "reference", c->expect == MFB_RESIDE_L1 ? "the same walk over 32 lines held in L1d"
+                                                                       : "the same lines after a flush from every cache");
+    cJSON_AddNumberToObject(o, "ratio", c->ratio);
+    cJSON_AddNumberToObject(o, "limit", c->limit);
+    if (isfinite(c->after_rounds_ns))
+        cJSON_AddNumberToObject(o, "after_rounds_ns", c->after_rounds_ns);
+    return o;
+}
+
+/* Whether the windows were where the plan put them, measured after the rounds (measure/residency.h). */
+static cJSON *placement_check_json(const struct mfb_residency *r)
+{
+    if (!r->done)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "passed", r->passed);
+    cJSON_AddItemToObject(o, "small_window", window_check_json(&r->small));
+    cJSON_AddItemToObject(o, "large_window", window_check_json(&r->large));
+    cJSON_AddStringToObject(o, "method", "after the rounds, outside every timed batch: a dependent walk over every "
+                            "line of the parameter array and small windows against the same walk over 32 lines in "
+                            "L1d (pass: ratio <= limit); over lines sampled in the large window, one per page "
+                            "with its page touched first, against the same lines flushed from every cache (pass: "
+                            "ratio >= limit beyond the LLC, <= limit for a cached placement)");
+    return o;
+}
+
 static cJSON *rounds_json(const struct mfb_results *res, const struct mfb_warmup *w)
 {
     cJSON *o = cJSON_CreateObject();
@@ -560,6 +609,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     for (int i = 0; i < r->nvars; i++)
         cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i));
     cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
+    cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
     /* Later modes (perf counters, threads, latency probes) add their blocks here. */
     cJSON_AddObjectToObject(d, "extensions");
     return d;

@@ -400,3 +400,18 @@ int mfb_dist_list(const char *dist_dir, void (*fn)(const char *name, void *ctx),
     free(names);
     return 0;
 }
+
+uint64_t mfb_dist_align_period(const struct mfb_dist *d)
+{
+    uint64_t s = d->src_align.n ? mfb_table_largest_key(&d->src_align) : 0;
+    uint64_t t = d->dst_align.n ? mfb_table_largest_key(&d->dst_align) : 0;
+    return s > t ? s : t;
+}
+
+bool mfb_dist_overlaps(const struct mfb_dist *d)
+{
+    for (size_t i = 0; i < d->overlap.n; i++)
+        if (d->overlap.rows[i].lo != MFB_OVL_NONE && d->overlap.rows[i].p > 0)
+            return true;
+    return false;
+}

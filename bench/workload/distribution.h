@@ -36,6 +36,10 @@ struct mfb_dist {
 int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, const char *dist_dir,
                      struct mfb_err *err);
 void mfb_dist_free(struct mfb_dist *d);
+/* The largest alignment key of the source and destination tables (0: neither table, any offset). */
+uint64_t mfb_dist_align_period(const struct mfb_dist *d);
+/* Whether some calls overlap (an overlap row other than none with weight). */
+bool mfb_dist_overlaps(const struct mfb_dist *d);
 /* Calls fn for each shipped distribution name (group/prefix) under dist_dir, sorted. */
 int mfb_dist_list(const char *dist_dir, void (*fn)(const char *name, void *ctx), void *ctx);
 

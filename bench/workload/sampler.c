@@ -79,7 +79,7 @@ static uint64_t pick_offset(struct mfb_sampler *s, const struct mfb_alias *al, c
             modulus = a;
         }
     }
-    /* The planner keeps room >= 2 * MFB_MAX_ALIGN, so residue <= room always holds. */
+    /* The planner keeps room >= the tables' largest key >= residue (measure/workset.c). */
     return residue + modulus * mfb_rng_below(&s->rng, (room - residue) / modulus + 1);
 }
 

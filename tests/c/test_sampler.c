@@ -31,7 +31,10 @@ static int draw(struct mfb_dist *d, enum mfb_func f, enum mfb_placement pl, enum
                 uint64_t seed, struct mfb_call *out, size_t n, struct mfb_workset *ws)
 {
     struct mfb_err err;
-    if (mfb_workset_plan(ws, f, pl, &caches, mfb_table_max(&d->size), 0, &err) < 0) {
+    const struct mfb_workset_need need = {.max_size = mfb_table_max(&d->size),
+                                          .align_period = mfb_dist_align_period(d),
+                                          .overlap = mfb_dist_overlaps(d)};
+    if (mfb_workset_plan(ws, f, pl, &caches, &need, &err) < 0) {
         printf("# plan: %s\n", err.msg);
         return -1;
     }
@@ -180,7 +183,8 @@ int main(void)
         TAP_CHECK(&t, seen && mask + 1 >= n && distinct && inside && small_fixed,
                   "large calls of a pass get %u distinct page shifts of %u, their slices stay in the window; "
                   "small calls do not move", n, mask + 1);
-        TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, 100000, 0, &err) < 0 &&
+        const struct mfb_workset_need big = {.max_size = 100000};
+        TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_L1, &caches, &big, &err) < 0 &&
                           strstr(err.msg, "placement l1"),
                   "placement l1 refuses sizes that do not fit: %s", err.msg);
         mfb_table_free(&d.size);
