@@ -15,6 +15,10 @@ sys.path.insert(0, str(ROOT))
 
 # Short runs: few rounds in one process (the default is 10 processes), everything else at its default.
 QUICK = ["--rounds", "8", "--warmup-rounds", "2", "--processes", "1", "-q"]
+# A cache geometry given rather than detected, for tests whose expected layout depends on it, so
+# they mean the same on every machine (Zen 3's: the smallest L1d of our development machines). The
+# plan follows it; what the caches really do is the placement check's to say (test_placement_check.py).
+GEOMETRY = ["--cache", "32K:512K:32M"]
 
 
 def binary() -> str:

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.classes import decompose
 from analysis.load import load_run
-from conftest import ROOT
+from conftest import GEOMETRY, ROOT
 
 FAST = ["--rounds", "30", "--warmup-rounds", "2", "--processes", "1", "-q", "-v", "libc", "-v", "sizeclass"]
 
@@ -21,7 +21,7 @@ FAST = ["--rounds", "30", "--warmup-rounds", "2", "--processes", "1", "-q", "-v"
 @pytest.fixture(scope="module")
 def by_class(memfbench, tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("bc") / "bc.json"
-    p = subprocess.run([memfbench, "run", "--by-class", *FAST, "-o", str(out)], capture_output=True, text=True,
+    p = subprocess.run([memfbench, "run", "--by-class", *FAST, *GEOMETRY, "-o", str(out)], capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 0, p.stderr
     return json.loads(out.read_text())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from analysis import schema
-from conftest import AA_OF_LIBC, QUICK, SANITIZED
+from conftest import AA_OF_LIBC, GEOMETRY, QUICK, SANITIZED
 
 
 def test_default_memcpy_study_structure(run):
@@ -240,13 +240,25 @@ def test_memcmp_store_forwarding_probes_exist(run, memfbench):
 def test_flip_lead_and_small_max_are_recorded(run):
     d = run("-f", "bcmp", "--flip-lead", "0", *QUICK).doc
     assert d["config"]["flip_lead"] == 0
-    d = run(*QUICK, out="copy.json").doc
+    d = run(*QUICK, *GEOMETRY, out="copy.json").doc
     assert d["config"]["flip_lead"] is None  # memcpy stores nothing into its buffers before a call
     assert d["config"]["small_max"] is None
     assert d["workset"]["small_max_source"] == "default" and d["workset"]["small_window"]["max_call_size"] == 2048
-    d = run("--small-max", "1K", *QUICK, out="small.json").doc
+    d = run("--small-max", "1K", *QUICK, *GEOMETRY, out="small.json").doc
     assert d["config"]["small_max"] == 1024
     assert d["workset"]["small_max_source"] == "user" and d["workset"]["small_window"]["max_call_size"] == 1024
+
+
+def test_small_max_on_this_machines_own_caches(run):
+    """The same without --cache: from a 32 KiB L1d up the default 2 KiB limit holds; below, the
+    largest that fits, said so in the file."""
+    d = run(*QUICK, out="own.json").doc
+    l1d, ws = d["host"]["caches"]["l1d"], d["workset"]
+    limit = ws["small_window"]["max_call_size"]
+    if l1d >= 32 * 1024:
+        assert ws["small_max_source"] == "default" and limit == 2048, (l1d, ws)
+    else:
+        assert ws["small_max_source"] in ("default", "reduced") and 256 <= limit <= ws["small_fits_bytes"]
 
 
 def test_notes_stay_in_the_file_and_warnings_are_printed(run):
