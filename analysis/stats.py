@@ -116,6 +116,17 @@ def _resampled_medians(sorted_x: np.ndarray, ranks: np.ndarray, idx: np.ndarray)
     return (sorted_x[part[:, lo]] + sorted_x[part[:, hi]]) / 2
 
 
+def process_estimate(d: np.ndarray, turns: np.ndarray) -> float:
+    """One process's estimate from its per-round log ratios d: the median over rounds, or, where
+    the rounds rotated code placements (turns: each round's placement turn, --code-rotation round),
+    the mean over turns of each turn's median, so every placement weighs the same whatever the
+    number of rounds it got and the median does not pick one placement's level out of the mix."""
+    groups = np.unique(turns)
+    if len(groups) <= 1:
+        return float(np.median(d))
+    return float(np.mean([np.median(d[turns == t]) for t in groups]))
+
+
 def sign_test_ci(d: np.ndarray, level: float = 0.95) -> Interval:
     """Distribution-free CI of the median of d from binomial order statistics (exact).
 

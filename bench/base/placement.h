@@ -17,6 +17,15 @@
  * start at different places within the page. */
 #define MFB_PLACEMENT_STEP 528
 
+/* When a process changes the placements its timed code runs from (measure/layout.h).
+ *   ROUND: every round moves the loop and each built-in one step along its permutation, so each
+ *     process times every placement equally often and its estimate averages them; which
+ *     placements meet in a round (the pairing) is drawn per process.
+ *   PROCESS: one placement per process for the whole run, balanced over a study's processes: the
+ *     estimate of one process carries its placements' effect, which only the spread between
+ *     processes averages (the design before rotation; on the Zen 3 VM that spread was 1.3-2 %). */
+enum mfb_code_rotation { MFB_ROTATE_ROUND, MFB_ROTATE_PROCESS };
+
 #define MFB_CAT_(a, b) a##b
 #define MFB_CAT(a, b) MFB_CAT_(a, b)
 #define MFB_STR_(x) #x

@@ -45,6 +45,14 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     rv->v = &rv->own;
     unsigned k = mfb_layout_placement(&r->layout, r->nvars, 0);
     rv->placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
+    /* every placement's code, for rotation per round (measure/rounds.c) */
+    for (unsigned p = 0; rv->placement >= 0 && p < MFB_CODE_PLACEMENTS; p++) {
+        struct mfb_variant at = rv->own;
+        mfb_variant_place(&at, p);
+        rv->at[p] = at.fn;
+    }
+    if (rv->placement >= 0)
+        rv->own.fn = rv->at[k];
     r->nvars++;
     return 0;
 }
@@ -71,6 +79,7 @@ static void settle_copies(struct mfb_run *r)
         const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
         struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
         if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
+            rv->extra = 1;
             rv->placement = (int)mfb_layout_placement(&r->layout, i, 1);
             mfb_variant_place(&rv->own, (unsigned)rv->placement);
         }
@@ -438,7 +447,8 @@ int mfb_cmd_run(int argc, char **argv)
     /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
      * every stack address too, differently in every process (--processes). */
     struct mfb_layout layout;
-    mfb_layout_draw(&layout, cfg.seed, cfg.placement_seed_given ? &cfg.placement_seed : NULL, cfg.process_index);
+    mfb_layout_draw(&layout, cfg.seed, cfg.placement_seed_given ? &cfg.placement_seed : NULL, cfg.process_index,
+                    cfg.code_rotation);
     volatile char *shift = alloca(layout.stack_offset + 1);
     shift[0] = 0;
     return run_study(&cfg, &layout);

@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "base/warn.h"
+#include "measure/layout.h"
 #include "cli/cpus.h"
 #include "measure/pressure.h"
 #include "workload/classes.h"
@@ -52,6 +53,9 @@ void mfb_options_usage(FILE *out)
             "                         or l1, l2, llc, dram for every call\n"
             "      --small-max B      auto placement: calls up to B bytes are small (default 2K, the\n"
             "                         same on every machine; must fit the L1 window)\n"
+            "      --code-rotation R  round (default): the timed loop and each built-in move to their\n"
+            "                         next code placement every round, so every process averages all\n"
+            "                         of them; process: one placement per process\n"
             "      --flip-lead N      memcmp/bcmp: store each call's injected difference N calls\n"
             "                         ahead, so its store has reached L1 (default 4; 0: right\n"
             "                         before the call, which penalises wide first loads)\n"
@@ -124,7 +128,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
            OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
            OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-           OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS };
+           OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -136,6 +140,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
         {"process-index", required_argument, 0, OPT_PINDEX},
         {"placement-seed", required_argument, 0, OPT_PLACESEED},
+        {"code-rotation", required_argument, 0, OPT_CODEROT},
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
         {"flip-lead", required_argument, 0, OPT_FLIP},
@@ -376,6 +381,10 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         case OPT_PINDEX:
             if (parse_long("--process-index", optarg, 0, MFB_MAX_PROCESSES - 1, &c->process_index, err) < 0)
                 return -1;
+            break;
+        case OPT_CODEROT:
+            if (mfb_code_rotation_parse(optarg, &c->code_rotation) < 0)
+                return mfb_fail(err, "memfbench run: --code-rotation: '%s' is not round or process", optarg);
             break;
         case OPT_PLACESEED:
             if (mfb_parse_seed(optarg, &c->placement_seed) < 0)

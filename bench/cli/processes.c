@@ -221,10 +221,13 @@ static cJSON *process_entry(const cJSON *doc, int i)
         cJSON_AddItemToObject(e, "background", cJSON_Duplicate(bg, 1));
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
     cJSON *place = cJSON_AddArrayToObject(e, "variant_placements");
+    cJSON *rot = cJSON_AddArrayToObject(e, "variant_rotations"); /* --code-rotation round: per round */
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
         cJSON_AddItemToArray(addr, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "address"), 0));
         cJSON_AddItemToArray(place, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "placement"), 0));
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(v, "placements");
+        cJSON_AddItemToArray(rot, ps ? cJSON_Duplicate(ps, 1) : cJSON_CreateNull());
     }
     return e;
 }
@@ -270,6 +273,9 @@ static bool background_line(const cJSON *doc, char *buf, size_t n)
 /* The end-of-run table for the merged file, from its document and samples. */
 static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all, int done, const char *output)
 {
+    enum mfb_code_rotation rotation = MFB_ROTATE_PROCESS;
+    mfb_code_rotation_parse(string_at(doc, "config", "code_rotation"), &rotation);
+    bool rotating = rotation == MFB_ROTATE_ROUND;
     const char *names[MFB_MAX_VARIANTS];
     int nvars = 0;
     const cJSON *v;
@@ -297,7 +303,7 @@ static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all
             k++;
         }
         if (lo && hi)
-            mfb_summary_print_sweep(stderr, all, names, nvars, lo, hi, k, output);
+            mfb_summary_print_sweep(stderr, all, names, nvars, lo, hi, k, rotating, output);
         free(lo);
         free(hi);
         return;
@@ -310,7 +316,7 @@ static void print_merged_summary(const cJSON *doc, const struct mfb_samples *all
         .function = string_at(doc, "config", "function"), .distribution = string_at(doc, "config", "distribution"),
         .cpu_model = cJSON_IsString(model) ? model->valuestring : "?", .clock = string_at(doc, "timer", "name"),
         .names = names, .nvars = nvars, .processes = done, .rounds_s = rounds_s,
-        .background = stressed ? background : NULL};
+        .background = stressed ? background : NULL, .rotating = rotating};
     mfb_summary_print_merged(stderr, all, &view, output);
 }
 

@@ -20,7 +20,25 @@ static void permutation(struct mfb_rng *r, uint8_t *p)
     }
 }
 
-void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index)
+static const char *const rotation_names[] = {[MFB_ROTATE_ROUND] = "round", [MFB_ROTATE_PROCESS] = "process"};
+
+const char *mfb_code_rotation_name(enum mfb_code_rotation r)
+{
+    return rotation_names[r];
+}
+
+int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out)
+{
+    for (int i = 0; i < (int)(sizeof rotation_names / sizeof rotation_names[0]); i++)
+        if (!strcmp(s, rotation_names[i])) {
+            *out = (enum mfb_code_rotation)i;
+            return 0;
+        }
+    return -1;
+}
+
+void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index,
+                     enum mfb_code_rotation rotation)
 {
     struct mfb_rng r;
     mfb_rng_seed(&r, mfb_stream_seed(seed, MFB_STREAM_STACK));
@@ -28,12 +46,20 @@ void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placem
     l->balanced = placement_seed && process_index >= 0;
     mfb_rng_seed(&r, l->balanced ? *placement_seed : mfb_stream_seed(seed, MFB_STREAM_CODE));
     l->turn = l->balanced ? (uint8_t)(process_index % MFB_CODE_PLACEMENTS) : 0;
-    uint8_t kernel[MFB_CODE_PLACEMENTS];
-    permutation(&r, kernel);
-    l->kernel_placement = kernel[l->turn];
+    l->rotation = rotation;
+    permutation(&r, l->kernel_perm);
     permutation(&r, l->perm);
     for (int i = 0; i < MFB_MAX_VARIANTS; i++)
         l->shift[i] = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
+    if (rotation == MFB_ROTATE_ROUND) {
+        /* the starting points are the process's own: the pairing differs between processes */
+        mfb_rng_seed(&r, mfb_stream_seed(seed, MFB_STREAM_CODE));
+        l->turn = 0;
+        l->kernel_shift = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
+        for (int i = 0; i < MFB_MAX_VARIANTS; i++)
+            l->shift[i] = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
+    }
+    l->kernel_placement = rotation == MFB_ROTATE_ROUND ? l->kernel_perm[l->kernel_shift] : l->kernel_perm[l->turn];
     const char *pad = getenv("MEMFBENCH_PAD");
     l->env_pad = pad ? (uint32_t)strlen(pad) : 0;
 }

@@ -26,7 +26,11 @@
 struct mfb_layout {
     uint32_t stack_offset; /* bytes allocated on the stack before the study runs */
     uint32_t env_pad;      /* length of MEMFBENCH_PAD in this process's environment */
-    uint8_t kernel_placement;              /* the timed loop's code placement */
+    enum mfb_code_rotation rotation;
+    uint8_t kernel_placement;              /* the timed loop's code placement (rotating: at round 0) */
+    uint8_t kernel_perm[MFB_CODE_PLACEMENTS]; /* rotating: the loop's placement at round r is
+                                            * kernel_perm[(kernel_shift + r) % MFB_CODE_PLACEMENTS] */
+    uint8_t kernel_shift;
     /* Variant slot j runs at perm[(turn + shift[j]) % MFB_CODE_PLACEMENTS], if its code is a
      * built-in: every slot walks the same permutation from its own starting point, so over
      * MFB_CODE_PLACEMENTS processes each slot uses every placement once, and two slots either
@@ -43,12 +47,34 @@ static inline unsigned mfb_layout_placement(const struct mfb_layout *l, int j, u
     return l->perm[(l->turn + l->shift[j] + extra) % MFB_CODE_PLACEMENTS];
 }
 
+/* The same in round `round`: rotating, one step further every round; else the process's own. */
+static inline unsigned mfb_layout_placement_at(const struct mfb_layout *l, int j, unsigned extra, uint32_t round)
+{
+    return mfb_layout_placement(l, j, extra + (l->rotation == MFB_ROTATE_ROUND ? round % MFB_CODE_PLACEMENTS : 0));
+}
+
+/* The timed loop's placement in round `round`. */
+static inline unsigned mfb_layout_kernel_at(const struct mfb_layout *l, uint32_t round)
+{
+    if (l->rotation != MFB_ROTATE_ROUND)
+        return l->kernel_placement;
+    return l->kernel_perm[(l->kernel_shift + round) % MFB_CODE_PLACEMENTS];
+}
+
+const char *mfb_code_rotation_name(enum mfb_code_rotation r);
+int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out);
+
 /* Draws this process's stack offset from its seed and reads the environment pad. Code placements:
  * with a study's placement seed (the --processes parent passes one to every child), balanced over
  * the study: the loop's placement and the variants' permutation and starting points are the
  * study's, and process i takes turn i mod MFB_CODE_PLACEMENTS, so every placement is used equally
  * often and the study's mean does not hinge on which placements chance picked; without one (a
  * single process), all drawn from the process's own seed. */
-void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index);
+/* Rotating per round, the permutations are the study's (or the process's), and the starting
+ * points of the loop and of every variant are drawn from the process's own seed: every process
+ * times every placement of each, and which of them meet in a round differs between processes, so
+ * the spread between processes still carries what the pairing does. */
+void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index,
+                     enum mfb_code_rotation rotation);
 
 #endif

@@ -161,6 +161,9 @@ static int verify_shapes(struct mfb_run *r, struct mfb_verify *ver, const struct
     return rc;
 }
 
+/* Calls each other code placement of a built-in is checked on under rotation. */
+#define PLACED_CHECK_CALLS 64
+
 static int verify_variants(struct mfb_run *r, struct mfb_err *err)
 {
     struct mfb_verify ver;
@@ -176,6 +179,14 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
         rc = mfb_verify_calls(&ver, r->vars[i].v, mfb_run_params(r), mfb_workset_params(r->ws), err);
         if (rc == 0 && all_shapes)
             rc = verify_shapes(r, &ver, &sh, r->vars[i].v, err);
+        /* --code-rotation round: every other placement's code is timed too; compiled from the same
+         * source, each is checked on the first calls */
+        for (unsigned p = 0; rc == 0 && r->layout.rotation == MFB_ROTATE_ROUND && r->vars[i].placement >= 0 &&
+                             p < MFB_CODE_PLACEMENTS; p++) {
+            struct mfb_variant placed = *r->vars[i].v;
+            placed.fn = r->vars[i].at[p];
+            rc = mfb_verify_calls(&ver, &placed, mfb_run_params(r), PLACED_CHECK_CALLS, err);
+        }
         r->vars[i].verified_calls = ver.checked - before;
         mfb_variant_codeinfo(r->vars[i].v, &r->vars[i].code);
     }

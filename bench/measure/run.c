@@ -61,7 +61,7 @@ void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant
     a->variant = v->name;
     a->origin = v->description;
     a->beat++;
-    mfb_kernel_placements[r->layout.kernel_placement](&b, res);
+    mfb_kernel_placements[mfb_layout_kernel_at(&r->layout, r->res.rounds)](&b, res);
 }
 
 void mfb_run_free(struct mfb_run *r)

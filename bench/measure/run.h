@@ -39,7 +39,10 @@ struct mfb_run_variant {
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;
-    int placement;               /* code placement (base/placement.h); -1: code memfbench cannot move */
+    int placement;               /* code placement (base/placement.h); -1: code memfbench cannot move;
+                                  * rotating per round: the placement at round 0 */
+    uint8_t extra;               /* steps past the slot's own start (an A/A copy moved off its original) */
+    union mfb_fn at[MFB_CODE_PLACEMENTS]; /* placement >= 0: the code at every placement */
     uint64_t verified_calls;
     double pilot_ns_per_call;
     double linearity;            /* time of 2N passes / (time of N + time of the other N) */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/functions.h"
+#include "base/placement.h"
 #include "measure/background.h"
 #include "measure/counters.h"
 #include "measure/workset.h"
@@ -76,6 +77,7 @@ struct mfb_study {
     long process_index;                /* set by the parent for each child; -1 in the parent */
     uint64_t placement_seed;           /* set by the parent: the study's code-placement permutations */
     bool placement_seed_given;
+    enum mfb_code_rotation code_rotation; /* --code-rotation: code placements per round or per process */
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
     const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */

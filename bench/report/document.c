@@ -253,6 +253,7 @@ static cJSON *config_json(const struct mfb_run *r)
             cJSON_AddItemToArray(quiet, cJSON_CreateString(codes[i]));
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
+    cJSON_AddStringToObject(cfg, "code_rotation", mfb_code_rotation_name(c->code_rotation));
     cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
     add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
     cJSON_AddStringToObject(cfg, "cpu_source", c->cpus ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
@@ -284,6 +285,13 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON_AddNumberToObject(o, "code_placements", MFB_CODE_PLACEMENTS);
     cJSON_AddNumberToObject(o, "placement_step", MFB_PLACEMENT_STEP);
     cJSON_AddStringToObject(o, "placement_design", l->balanced ? "balanced" : "random");
+    cJSON_AddStringToObject(o, "code_rotation", mfb_code_rotation_name(l->rotation));
+    if (l->rotation == MFB_ROTATE_ROUND) {
+        /* round r runs the loop from kernel_placements[r % code_placements] */
+        cJSON *k = cJSON_AddArrayToObject(o, "kernel_placements");
+        for (uint32_t r = 0; r < MFB_CODE_PLACEMENTS; r++)
+            cJSON_AddItemToArray(k, cJSON_CreateNumber(mfb_layout_kernel_at(l, r)));
+    }
     cJSON_AddStringToObject(o, "method", "stack offset drawn from the seed (multiple of 16 below 4096) before "
                             "the study runs; environment pad MEMFBENCH_PAD of random length set by the "
                             "--processes parent; both move addresses by less than the pages ASLR moves them by. "
@@ -486,7 +494,7 @@ static cJSON *verification_json(const struct mfb_run *r)
     return o;
 }
 
-static cJSON *variant_json(const struct mfb_run_variant *rv, int index)
+static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const struct mfb_layout *l)
 {
     cJSON *v = cJSON_CreateObject();
     cJSON_AddNumberToObject(v, "index", index);
@@ -501,6 +509,12 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index)
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
     add_number_or_null(v, "placement", rv->placement >= 0, rv->placement);
+    if (rv->placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {
+        /* round r runs this variant from placements[r % code_placements] */
+        cJSON *p = cJSON_AddArrayToObject(v, "placements");
+        for (uint32_t r = 0; r < MFB_CODE_PLACEMENTS; r++)
+            cJSON_AddItemToArray(p, cJSON_CreateNumber(mfb_layout_placement_at(l, index, rv->extra, r)));
+    }
     cJSON_AddNumberToObject(v, "verified_calls", (double)rv->verified_calls);
     cJSON_AddNumberToObject(v, "pilot_ns_per_call", rv->pilot_ns_per_call);
     cJSON_AddNumberToObject(v, "linearity", rv->linearity);
@@ -607,7 +621,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");
     for (int i = 0; i < r->nvars; i++)
-        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i));
+        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i, &r->layout));
     cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
     cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
     /* Later modes (perf counters, threads, latency probes) add their blocks here. */

@@ -7,23 +7,29 @@
 #include "config.h"
 #include "report/hostinfo.h"
 
+/* What a ratio is when code placements rotate per round (paired_ratio). */
+#define ROTATING_RATIO "geometric mean over the code-placement turns of each turn's median over rounds"
+
 struct stats {
     double median, q1, q3, bpn;
     size_t n;
 };
 
-/* Median over measured rounds of variant vi's time per call over variant 0's in the same round,
- * among the blocks of size class cls (0: the whole distribution) of one process (or of every
- * process, when process < 0). A round's batches of one class are nvars consecutive samples, so the
+/* Variant vi's time per call over variant 0's in the same round, for every measured round among
+ * the blocks of size class cls (0: the whole distribution) of one process (or of every process,
+ * when process < 0) whose round is turn modulo MFB_CODE_PLACEMENTS (turn < 0: every round), into
+ * buf; returns how many. A round's batches of one class are nvars consecutive samples, so the
  * pairing cancels the round-to-round change of the drawn calls and the machine's drift. */
-static double paired_ratio(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, double *buf)
+static size_t paired_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, int turn,
+                            double *buf)
 {
     size_t k = 0, nv = (size_t)nvars;
     for (size_t i = 0; i + nv <= all->n; i++) {
         const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
         if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
             last->process != row->process || (process >= 0 && row->process != (unsigned)process) ||
-            !mfb_sample_main(row) || !mfb_sample_main(last))
+            !mfb_sample_main(row) || !mfb_sample_main(last) ||
+            (turn >= 0 && row->round % MFB_CODE_PLACEMENTS != (unsigned)turn))
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -36,7 +42,27 @@ static double paired_ratio(const struct mfb_samples *all, int nvars, int process
             buf[k++] = tv / t0;
         i += nv - 1;
     }
-    return mfb_quantile_median(buf, k);
+    return k;
+}
+
+/* The median of those ratios; rotating code placements (--code-rotation round), the geometric
+ * mean over placement turns of each turn's median, as the analysis takes it (analysis/stats.py,
+ * process_estimate), so no one placement's level is picked out of the mix. */
+static double paired_ratio(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi,
+                           bool rotating, double *buf)
+{
+    if (!rotating)
+        return mfb_quantile_median(buf, paired_ratios(all, nvars, process, cls, vi, -1, buf));
+    double logs = 0;
+    int turns = 0;
+    for (int t = 0; t < MFB_CODE_PLACEMENTS; t++) {
+        size_t k = paired_ratios(all, nvars, process, cls, vi, t, buf);
+        if (k) {
+            logs += log(mfb_quantile_median(buf, k));
+            turns++;
+        }
+    }
+    return turns ? exp(logs / turns) : NAN;
 }
 
 /* Variant vi's time per call over every measured batch of the whole distribution (all processes):
@@ -64,7 +90,8 @@ static struct stats variant_stats(const struct mfb_samples *all, int vi, double 
 #define SWEEP_ROWS 40
 
 void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const char *const *names, int nvars,
-                             const uint64_t *lo, const uint64_t *hi, int npoints, const char *output_path)
+                             const uint64_t *lo, const uint64_t *hi, int npoints, bool rotating,
+                             const char *output_path)
 {
     double *buf = malloc((all->n + 1) * sizeof *buf);
     if (!buf)
@@ -94,7 +121,7 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
             if (v == 0)
                 fprintf(out, " %20.3f", med);
             else
-                fprintf(out, " %11.3f (%6.3f)", med, paired_ratio(all, nvars, -1, (unsigned)(k + 1), v, buf));
+                fprintf(out, " %11.3f (%6.3f)", med, paired_ratio(all, nvars, -1, (unsigned)(k + 1), v, rotating, buf));
         }
         fprintf(out, "\n");
     }
@@ -209,7 +236,8 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
             hi[k] = r->by_class.classes.c[k].hi;
         }
         if (lo && hi)
-            mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n, output_path);
+            mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n,
+                                    r->layout.rotation == MFB_ROTATE_ROUND, output_path);
         free(lo);
         free(hi);
         print_neighbours(out, r, NULL);
@@ -232,12 +260,12 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
     for (int v = 0; v < r->nvars; v++) {
         struct stats s = variant_stats(&r->res.samples, v, ns, bpn);
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
-                s.bpn, paired_ratio(&r->res.samples, r->nvars, -1, 0, v, ns));
+                s.bpn, paired_ratio(&r->res.samples, r->nvars, -1, 0, v, r->layout.rotation == MFB_ROTATE_ROUND, ns));
     }
     print_neighbours(out, r, ns);
-    fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: median over rounds of the batch "
-                 "time over '%s' in the same round (below 1: faster).\n  Intervals and verdicts: ",
-            r->vars[0].v->name);
+    fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: %s of the batch time over '%s' in "
+                 "the same round (below 1: faster).\n  Intervals and verdicts: ",
+            r->layout.rotation == MFB_ROTATE_ROUND ? ROTATING_RATIO : "median over rounds", r->vars[0].v->name);
     mfb_summary_analysis_command(out, output_path);
     if (r->study->processes == 1)
         fprintf(out, "  One process: these figures cover this process's code and data layout only, not a re-run; "
@@ -265,7 +293,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
         struct stats s = variant_stats(all, vi, ns, bpn);
         size_t k = 0;
         for (size_t p = 0; p < np; p++) {
-            double r = paired_ratio(all, v->nvars, (int)p, 0, vi, ns);
+            double r = paired_ratio(all, v->nvars, (int)p, 0, vi, v->rotating, ns);
             if (!isnan(r))
                 ratios[k++] = r;
         }
@@ -284,9 +312,10 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
     }
     if (v->background)
         fprintf(out, "  %s\n", v->background);
-    fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the median over "
-                 "rounds of the batch time over '%s' in the same round; shown, the median over processes and "
-                 "their range (below 1: faster).\n  Intervals and verdicts: ", v->names[0]);
+    fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
+                 "batch time over '%s' in the same round; shown, the median over processes and their range (below "
+                 "1: faster).\n  Intervals and verdicts: ", v->rotating ? ROTATING_RATIO : "median over rounds",
+            v->names[0]);
     mfb_summary_analysis_command(out, output_path);
 done:
     free(ns);

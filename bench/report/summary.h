@@ -3,6 +3,7 @@
 #ifndef MFB_SUMMARY_H
 #define MFB_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -16,7 +17,8 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
  * ns/call and its ratio to the first variant (median over rounds of the paired ratio). lo/hi
  * give each point's sizes (class k + 1 of the samples). */
 void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const char *const *names, int nvars,
-                             const uint64_t *lo, const uint64_t *hi, int npoints, const char *output_path);
+                             const uint64_t *lo, const uint64_t *hi, int npoints, bool rotating,
+                             const char *output_path);
 
 /* What the summary of a --processes run names, read from the merged document. */
 struct mfb_merged_view {
@@ -25,6 +27,7 @@ struct mfb_merged_view {
     int nvars, processes;
     double rounds_s;          /* seconds of rounds, summed over the processes */
     const char *background;   /* --background: a line on the stressors (NULL: none) */
+    bool rotating;            /* --code-rotation round: ratios averaged over placement turns */
 };
 /* The same table for the merged samples of several processes: ns/call over every measured batch,
  * and the paired ratio as the median over processes of each process's median ratio, with the
