@@ -57,8 +57,11 @@ static double paired_ratio(const struct mfb_samples *all, int nvars, int process
     int turns = 0;
     for (int t = 0; t < MFB_CODE_PLACEMENTS; t++) {
         size_t k = paired_ratios(all, nvars, process, cls, vi, t, buf);
+        /* the median of the logs, as the analysis takes it (the two differ for an even count) */
+        for (size_t i = 0; i < k; i++)
+            buf[i] = log(buf[i]);
         if (k) {
-            logs += log(mfb_quantile_median(buf, k));
+            logs += mfb_quantile_median(buf, k);
             turns++;
         }
     }

@@ -100,7 +100,7 @@ def test_priming_is_on_by_default_and_recorded(run) -> None:
 
 def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
     r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "-v", "sizeclass-copy", "-p", "l1",
-            "--processes", "6", "-t", "1.5", "-q")
+            "--processes", "6", "-t", "1.5", "-q", "--code-rotation", "process")
     assert r.code == 0, r.stderr
     names = [v["name"] for v in r.doc["variants"]]
     drawn = []
@@ -120,6 +120,38 @@ def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
     # each variant (each walks a permutation of the eight)
     assert len({k for k, _ in drawn}) == 6 and len({v for _, v in drawn}) == 6
     assert all(p["layout"]["placement_design"] == "balanced" for p in r.doc["processes"])
+    assert r.doc["config"]["code_rotation"] == "process"
+    assert all(x is None for p in r.doc["processes"] for x in p["variant_rotations"])
+
+
+def test_code_placements_rotate_every_round_by_default(run) -> None:
+    """--code-rotation round (the default): in every process the loop and each built-in run from all
+    eight placements, one step further each round; where each starts, and so which placements meet
+    in a round, is drawn per process; an A/A copy never meets its original's placement."""
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "-v", "sizeclass-copy", "-p", "l1",
+            "--processes", "4", "-t", "1.5", "-q")
+    assert r.code == 0, r.stderr
+    assert r.doc["config"]["code_rotation"] == "round"
+    names = [v["name"] for v in r.doc["variants"]]
+    pairings = set()
+    for p in r.doc["processes"]:
+        lay = p["layout"]
+        assert lay["code_rotation"] == "round" and sorted(lay["kernel_placements"]) == list(range(8))
+        assert lay["kernel_placement"] == lay["kernel_placements"][0]
+        rot = dict(zip(names, p["variant_rotations"]))
+        assert rot["libc"] is None
+        assert sorted(rot["sizeclass"]) == list(range(8)) and sorted(rot["sizeclass-copy"]) == list(range(8))
+        assert all(a != b for a, b in zip(rot["sizeclass"], rot["sizeclass-copy"]))
+        assert dict(zip(names, p["variant_placements"]))["sizeclass"] == rot["sizeclass"][0]
+        # one step along the same permutation per round: the copy is the original shifted
+        shift = rot["sizeclass"].index(rot["sizeclass-copy"][0])
+        assert rot["sizeclass-copy"] == [rot["sizeclass"][(i + shift) % 8] for i in range(8)]
+        pairings.add((tuple(lay["kernel_placements"]), shift))
+    assert len(pairings) > 1  # drawn per process
+    # the processes' rounds cover every turn, and the analysis averages over them
+    from analysis.load import load_run
+    run0 = load_run(r.out)
+    assert set(run0.batches["code_turn"]) == set(range(8))
 
 
 def test_target_ci_adds_processes_until_the_process_level_interval_is_narrow(run, tmp_path) -> None:
@@ -166,10 +198,14 @@ def test_a_processes_run_prints_a_summary_that_matches_its_file(memfbench, tmp_p
     s = {k: np.array(v) for k, v in d["samples"].items() if k != "count"}
     keep = ~s["warmup"].astype(bool)
     per_process = []
+    from analysis.stats import process_estimate
+    assert d["config"]["code_rotation"] == "round"
     for proc in range(3):
         sel = keep & (s["process"] == proc)
         t = {v: s["ns"][sel & (s["variant"] == v)] for v in (0, 1)}
-        per_process.append(np.median(t[1] / t[0]))  # rows in round order for both variants
+        turns = s["round"][sel & (s["variant"] == 0)] % 8  # rows in round order for both variants
+        # rotating placements: the geometric mean over turns of each turn's median ratio
+        per_process.append(np.exp(process_estimate(np.log(t[1] / t[0]), turns)))
     import re
 
     rows = {line.split()[0]: [float(x) for x in re.findall(r"-?\d+\.\d+", line)] for line in p.stderr.splitlines()

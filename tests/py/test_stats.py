@@ -293,3 +293,19 @@ def test_net_ratio_takes_the_harness_off_both_sides():
     assert c.ratio < 1.19
     assert c.net_ratio == pytest.approx(1.2, rel=1e-9)
     assert c.net_low <= c.net_ratio <= c.net_high
+
+
+def test_process_estimate_averages_placement_turns():
+    """Rotating code placements: rounds of 8 turns whose levels differ by more than the noise. The
+    median over all rounds picks a level out of the mix (and moves with how many rounds each turn
+    got); the mean over turns of each turn's median is the placements' average whatever the counts."""
+    rng = np.random.default_rng(3)
+    offsets = np.array([-0.025, -0.02, -0.018, -0.015, 0.01, 0.02, 0.03, 0.05])
+    counts = np.array([300, 300, 300, 300, 300, 300, 300, 160])  # the last turn cut short
+    turns = np.repeat(np.arange(8), counts)
+    d = 0.01 + offsets[turns] + rng.normal(0, 0.0005, len(turns))
+    est = stats.process_estimate(d, turns)
+    assert est == pytest.approx(0.01 + offsets.mean(), abs=3e-4)
+    assert abs(np.median(d) - (0.01 + offsets.mean())) > 0.005
+    # without rotation (one turn) it is the median, as before
+    assert stats.process_estimate(d, np.zeros(len(d), dtype=int)) == pytest.approx(float(np.median(d)))
