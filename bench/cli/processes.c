@@ -428,7 +428,8 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         if (targeted) {
             if (i == 0)
                 compared_variants(docs[0], compared, &nvars);
-            if (mfb_stoprule_processes(&rule, &all, nvars, compared, cfg->target_ci, widths, &reached, err) < 0)
+            if (mfb_stoprule_processes(&rule, &all, nvars, compared, cfg->code_rotation == MFB_ROTATE_ROUND,
+                                       cfg->target_ci, widths, &reached, err) < 0)
                 goto cleanup;
             double elapsed = (double)(mfb_mono_ns() - t0) / 1e9;
             if (done >= cfg->processes && reached) {

@@ -1,6 +1,10 @@
 #include "measure/samples.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#include "base/placement.h"
+#include "base/quantile.h"
 
 int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s)
 {
@@ -21,4 +25,48 @@ void mfb_samples_free(struct mfb_samples *v)
     free(v->s);
     v->s = NULL;
     v->n = v->cap = 0;
+}
+
+size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, int turn,
+                         double *out)
+{
+    size_t k = 0, nv = (size_t)nvars;
+    for (size_t i = 0; i + nv <= all->n; i++) {
+        const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
+        if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
+            last->process != row->process || (process >= 0 && row->process != (unsigned)process) ||
+            !mfb_sample_main(row) || !mfb_sample_main(last) ||
+            (turn >= 0 && row->round % MFB_CODE_PLACEMENTS != (unsigned)turn))
+            continue;
+        double t0 = 0, tv = 0;
+        for (size_t j = 0; j < nv; j++) {
+            if (row[j].variant == 0)
+                t0 = row[j].ns / row[j].calls;
+            if ((int)row[j].variant == vi)
+                tv = row[j].ns / row[j].calls;
+        }
+        if (t0 > 0 && tv > 0)
+            out[k++] = log(tv / t0);
+        i += nv - 1;
+    }
+    return k;
+}
+
+double mfb_samples_log_estimate(const struct mfb_samples *all, int nvars, int process, unsigned cls, int v,
+                                bool rotating, double *scratch)
+{
+    if (!rotating) {
+        size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, -1, scratch);
+        return k ? mfb_quantile_median(scratch, k) : NAN;
+    }
+    double sum = 0;
+    int turns = 0;
+    for (int t = 0; t < MFB_CODE_PLACEMENTS; t++) {
+        size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, t, scratch);
+        if (k) {
+            sum += mfb_quantile_median(scratch, k);
+            turns++;
+        }
+    }
+    return turns ? sum / turns : NAN;
 }

@@ -7,30 +7,6 @@
 #include "base/signtest.h"
 #include "base/tdist.h"
 
-/* Log ratio of variant v's batch time to the baseline's (variant 0), one per measured round of
- * the n samples at s. A round is blocks of nv consecutive samples: the whole distribution's, then
- * with --by-class one per size class; only the whole's count here, and warm-up rounds are
- * skipped. */
-static size_t log_ratios(const struct mfb_sample *s, size_t n, size_t nv, int v, double *out)
-{
-    size_t m = 0;
-    for (size_t i = 0; i + nv <= n; i += nv) {
-        if (s[i].warmup || s[i].size_class != 0 || !mfb_sample_main(&s[i]) || !mfb_sample_main(&s[i + nv - 1]))
-            continue;
-        double t0 = 0, tv = 0;
-        for (size_t j = 0; j < nv; j++) {
-            const struct mfb_sample *x = &s[i + j];
-            if (x->variant == 0)
-                t0 = (double)x->ticks;
-            else if (x->variant == v)
-                tv = (double)x->ticks;
-        }
-        if (t0 > 0 && tv > 0)
-            out[m++] = log(tv / t0);
-    }
-    return m;
-}
-
 static int reserve(struct mfb_stoprule *s, size_t rounds, struct mfb_err *err)
 {
     if (s->cap >= rounds)
@@ -52,7 +28,7 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
     for (int v = 1; v < r->nvars; v++) {
         if (r->vars[v].v->origin == MFB_ORIGIN_HARNESS)
             continue;
-        size_t m = log_ratios(r->res.samples.s, r->res.samples.n, (size_t)r->nvars, v, s->scratch);
+        size_t m = mfb_samples_log_ratios(&r->res.samples, r->nvars, -1, 0, v, -1, s->scratch);
         double lo, med, hi;
         if (mfb_sign_test_interval(s->scratch, m, 0.95, &lo, &med, &hi) < 0) {
             r->stop.target_widths[v] = INFINITY;
@@ -69,7 +45,7 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
 }
 
 int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all, int nvars, const bool *compared,
-                           double target_pct, double *half_widths, bool *reached, struct mfb_err *err)
+                           bool rotating, double target_pct, double *half_widths, bool *reached, struct mfb_err *err)
 {
     uint16_t nproc = 0;
     for (size_t i = 0; i < all->n; i++)
@@ -87,18 +63,10 @@ int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all
         half_widths[v] = INFINITY;
         if (!compared[v])
             continue;
-        /* One estimate per process, the median of its rounds' log ratios, in the scratch space
-         * past the rounds. Processes' samples are contiguous, in process order (cli/processes.c). */
+        /* One estimate per process (mfb_samples_log_estimate), in the scratch space past the rounds. */
         double *est = s->scratch + all->n, sum = 0, sq = 0;
-        size_t begin = 0;
-        for (uint16_t p = 0; p < nproc; p++) {
-            size_t end = begin;
-            while (end < all->n && all->s[end].process == p)
-                end++;
-            size_t m = log_ratios(all->s + begin, end - begin, (size_t)nvars, v, s->scratch);
-            est[p] = m ? mfb_quantile_median(s->scratch, m) : NAN;
-            begin = end;
-        }
+        for (uint16_t p = 0; p < nproc; p++)
+            est[p] = mfb_samples_log_estimate(all, nvars, p, 0, v, rotating, s->scratch);
         for (uint16_t p = 0; p < nproc; p++)
             sum += est[p];
         double mean = sum / nproc;

@@ -1,7 +1,7 @@
 /* --target-ci. With one process, the rounds stop once every comparison's 95 % sign-test interval
  * of the paired ratio to the baseline is within +-P %. With several, processes are added until
- * every comparison's process-level interval is: the mean over processes of each one's median log
- * ratio, Student's t, Bonferroni over the comparisons. The analysis package computes the same
+ * every comparison's process-level interval is: the mean over processes of each one's estimate
+ * (measure/samples.h, mfb_samples_log_estimate), Student's t, Bonferroni over the comparisons. The analysis package computes the same
  * intervals (tests/py/test_signtest_agreement.py, tests/py/test_processes.py). */
 #ifndef MFB_STOPRULE_H
 #define MFB_STOPRULE_H
@@ -23,7 +23,7 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
  * process so far: half_widths[v] for each v with compared[v] (v >= 1; variant 0 is the baseline),
  * INFINITY below two processes. *reached: all within target_pct percent. */
 int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all, int nvars, const bool *compared,
-                           double target_pct, double *half_widths, bool *reached, struct mfb_err *err);
+                           bool rotating, double target_pct, double *half_widths, bool *reached, struct mfb_err *err);
 void mfb_stoprule_free(struct mfb_stoprule *s);
 
 #endif

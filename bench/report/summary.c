@@ -15,57 +15,11 @@ struct stats {
     size_t n;
 };
 
-/* Variant vi's time per call over variant 0's in the same round, for every measured round among
- * the blocks of size class cls (0: the whole distribution) of one process (or of every process,
- * when process < 0) whose round is turn modulo MFB_CODE_PLACEMENTS (turn < 0: every round), into
- * buf; returns how many. A round's batches of one class are nvars consecutive samples, so the
- * pairing cancels the round-to-round change of the drawn calls and the machine's drift. */
-static size_t paired_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, int turn,
-                            double *buf)
-{
-    size_t k = 0, nv = (size_t)nvars;
-    for (size_t i = 0; i + nv <= all->n; i++) {
-        const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
-        if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
-            last->process != row->process || (process >= 0 && row->process != (unsigned)process) ||
-            !mfb_sample_main(row) || !mfb_sample_main(last) ||
-            (turn >= 0 && row->round % MFB_CODE_PLACEMENTS != (unsigned)turn))
-            continue;
-        double t0 = 0, tv = 0;
-        for (size_t j = 0; j < nv; j++) {
-            if (row[j].variant == 0)
-                t0 = row[j].ns / row[j].calls;
-            if ((int)row[j].variant == vi)
-                tv = row[j].ns / row[j].calls;
-        }
-        if (t0 > 0 && tv > 0)
-            buf[k++] = tv / t0;
-        i += nv - 1;
-    }
-    return k;
-}
-
-/* The median of those ratios; rotating code placements (--code-rotation round), the geometric
- * mean over placement turns of each turn's median, as the analysis takes it (analysis/stats.py,
- * process_estimate), so no one placement's level is picked out of the mix. */
+/* The ratio of variant vi to variant 0 (mfb_samples_log_estimate). */
 static double paired_ratio(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi,
                            bool rotating, double *buf)
 {
-    if (!rotating)
-        return mfb_quantile_median(buf, paired_ratios(all, nvars, process, cls, vi, -1, buf));
-    double logs = 0;
-    int turns = 0;
-    for (int t = 0; t < MFB_CODE_PLACEMENTS; t++) {
-        size_t k = paired_ratios(all, nvars, process, cls, vi, t, buf);
-        /* the median of the logs, as the analysis takes it (the two differ for an even count) */
-        for (size_t i = 0; i < k; i++)
-            buf[i] = log(buf[i]);
-        if (k) {
-            logs += mfb_quantile_median(buf, k);
-            turns++;
-        }
-    }
-    return turns ? exp(logs / turns) : NAN;
+    return exp(mfb_samples_log_estimate(all, nvars, process, cls, vi, rotating, buf));
 }
 
 /* Variant vi's time per call over every measured batch of the whole distribution (all processes):
