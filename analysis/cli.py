@@ -272,8 +272,10 @@ def _run(args: argparse.Namespace) -> int:
             if is_threaded(run):
                 print(f"\nthreads (details: {sys.executable} -m analysis threads {run.path}); "
                       + "\n".join(_interference_lines(run, args.level, ratios=False)))
-        print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time; "
-              "over processes, their mean in log space; below 1: faster)")
+        rotating = any(r.doc["config"].get("code_rotation") == "round" for r in runs)
+        print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time"
+              + (", the median over blocks of 8 rounds (every code placement once) of each block's mean" if rotating else "")
+              + "; over processes, their mean in log space; below 1: faster)")
         print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
         print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")

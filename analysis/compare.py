@@ -83,7 +83,7 @@ def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame
     """Per (process, round): the two batches' per-call times, measured rounds only."""
     m = measured(df)
     keys = ["process", "round"]
-    cols = ["ns_per_call", "ticks", "code_turn"] + (["harness_ns_per_call"] if "harness_ns_per_call" in m else [])
+    cols = ["ns_per_call", "ticks", "code_block"] + (["harness_ns_per_call"] if "harness_ns_per_call" in m else [])
     a = m[m["variant"] == variant].set_index(keys)[cols]
     b = m[m["variant"] == baseline].set_index(keys)[cols[:2]]
     j = a.join(b, lsuffix="_v", rsuffix="_b", how="inner").reset_index()
@@ -146,9 +146,9 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     # within one, so rounds of one process are not independent evidence. The interval is then
     # over per-process medians (t interval), which carries the between-process variance.
     across = len(np.unique(procs)) > 1
-    turns = pr["code_turn"].to_numpy()
-    rotating = len(np.unique(turns)) > 1
-    units = np.array([stats.process_estimate(d[procs == g], turns[procs == g]) for g in np.unique(procs)]) \
+    blocks = pr["code_block"].to_numpy()
+    rotating = bool((blocks >= 0).any())
+    units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in np.unique(procs)]) \
         if across else d
     ci = interval(units, across, level)
     p = p_value(units, across)
@@ -175,8 +175,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
     if across:
         c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline)"
-                      + (" (rotating code placements: the mean over the process's placement turns of each turn's "
-                         "median)" if rotating else "") + "; t interval")
+                      + (" (rotating code placements: the median over its full blocks of rounds of each block's "
+                         "mean)" if rotating else "") + "; t interval")
         pi = stats.prediction_interval(units, level)
         c.pi_low, c.pi_high = float(np.exp(pi.low)), float(np.exp(pi.high))
         c.between_process_sd = float(np.std(units, ddof=1))

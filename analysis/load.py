@@ -124,17 +124,17 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
     df["ns_per_call"] = df["ns"] / df["calls"]
     df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
     df["harness_ns_per_call"] = harness_per_process(doc, df["process"].to_numpy())
-    df["code_turn"] = code_turns(doc, df["round"].to_numpy())
+    df["code_block"] = code_blocks(doc, df["round"].to_numpy())
     return df
 
 
-def code_turns(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
-    """Which code placements each batch ran from, as a turn: with --code-rotation round, round r
-    runs the loop and every built-in from entry r mod code_placements of their rotations, so the
-    turn is r mod code_placements; one placement per process (and files before the option): 0."""
+def code_blocks(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
+    """Each batch's block of code placements: with --code-rotation round, rounds k*P to k*P + P - 1
+    (P = code_placements) run the loop and every built-in from each of their P placements once,
+    so block k = round // P; one placement per process (and files before the option): -1."""
     if doc["config"].get("code_rotation") != "round":
-        return np.zeros(len(rounds), dtype=np.int64)
-    return rounds.astype(np.int64) % int(doc["layout"]["code_placements"])
+        return np.full(len(rounds), -1, dtype=np.int64)
+    return rounds.astype(np.int64) // int(doc["layout"]["code_placements"])
 
 
 def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:

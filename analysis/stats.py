@@ -116,15 +116,24 @@ def _resampled_medians(sorted_x: np.ndarray, ranks: np.ndarray, idx: np.ndarray)
     return (sorted_x[part[:, lo]] + sorted_x[part[:, hi]]) / 2
 
 
-def process_estimate(d: np.ndarray, turns: np.ndarray) -> float:
-    """One process's estimate from its per-round log ratios d: the median over rounds, or, where
-    the rounds rotated code placements (turns: each round's placement turn, --code-rotation round),
-    the mean over turns of each turn's median, so every placement weighs the same whatever the
-    number of rounds it got and the median does not pick one placement's level out of the mix."""
-    groups = np.unique(turns)
-    if len(groups) <= 1:
+# Rounds in a block of code placements (bench/base/placement.h, MFB_CODE_PLACEMENTS).
+CODE_PLACEMENTS = 8
+
+
+def process_estimate(d: np.ndarray, blocks: np.ndarray, size: int = CODE_PLACEMENTS) -> float:
+    """One process's estimate from its per-round log ratios d: the median over rounds; or, where the
+    rounds rotated code placements (blocks: each round's block, -1 for none; --code-rotation round),
+    the median over full blocks (size rounds, each running every placement once, the placements that
+    meet drawn afresh per block) of each block's mean, so the estimate averages the placements and
+    how they meet, and one disturbed block moves it no more than one round moves a median. Without a
+    full block, the median over rounds."""
+    if len(d) == 0 or (blocks < 0).all():
         return float(np.median(d))
-    return float(np.mean([np.median(d[turns == t]) for t in groups]))
+    ids, counts = np.unique(blocks, return_counts=True)
+    full = ids[(counts == size) & (ids >= 0)]
+    if len(full) == 0:
+        return float(np.median(d))
+    return float(np.median([d[blocks == b].mean() for b in full]))
 
 
 def sign_test_ci(d: np.ndarray, level: float = 0.95) -> Interval:

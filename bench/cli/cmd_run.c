@@ -43,7 +43,7 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     if (mfb_variant_instantiate(v, &rv->own, &why) < 0)
         return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
     rv->v = &rv->own;
-    unsigned k = mfb_layout_placement(&r->layout, r->nvars, 0);
+    unsigned k = mfb_layout_placement_at(&r->layout, r->nvars, 0, 0);
     rv->placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
     /* every placement's code, for rotation per round (measure/rounds.c) */
     for (unsigned p = 0; rv->placement >= 0 && p < MFB_CODE_PLACEMENTS; p++) {
@@ -78,7 +78,11 @@ static void settle_copies(struct mfb_run *r)
             continue;
         const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
         struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
-        if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
+        if (orv && rv->placement >= 0 && r->layout.rotation == MFB_ROTATE_ROUND) {
+            r->layout.partner[i] = (int8_t)(orv - r->vars);
+            rv->placement = (int)mfb_layout_placement_at(&r->layout, i, 0, 0);
+            rv->own.fn = rv->at[rv->placement];
+        } else if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
             rv->extra = 1;
             rv->placement = (int)mfb_layout_placement(&r->layout, i, 1);
             mfb_variant_place(&rv->own, (unsigned)rv->placement);

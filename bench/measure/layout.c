@@ -51,15 +51,45 @@ void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placem
     permutation(&r, l->perm);
     for (int i = 0; i < MFB_MAX_VARIANTS; i++)
         l->shift[i] = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
-    if (rotation == MFB_ROTATE_ROUND) {
-        /* the starting points are the process's own: the pairing differs between processes */
-        mfb_rng_seed(&r, mfb_stream_seed(seed, MFB_STREAM_CODE));
+    for (int i = 0; i < MFB_MAX_VARIANTS; i++)
+        l->partner[i] = -1;
+    /* rotating, the starting points are drawn per block from the process's own seed */
+    l->block_seed = mfb_stream_seed(seed, MFB_STREAM_CODE);
+    if (rotation == MFB_ROTATE_ROUND)
         l->turn = 0;
-        l->kernel_shift = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
-        for (int i = 0; i < MFB_MAX_VARIANTS; i++)
-            l->shift[i] = (uint8_t)mfb_rng_below(&r, MFB_CODE_PLACEMENTS);
-    }
-    l->kernel_placement = rotation == MFB_ROTATE_ROUND ? l->kernel_perm[l->kernel_shift] : l->kernel_perm[l->turn];
+    l->kernel_placement = (uint8_t)mfb_layout_kernel_at(l, 0);
     const char *pad = getenv("MEMFBENCH_PAD");
     l->env_pad = pad ? (uint32_t)strlen(pad) : 0;
+}
+
+unsigned mfb_layout_block_shift(const struct mfb_layout *l, int j, uint32_t block)
+{
+    uint64_t x = mfb_seed_derive(l->block_seed, (uint64_t)block * (MFB_MAX_VARIANTS + 1) + (uint64_t)(j + 1));
+    return (unsigned)(x % MFB_CODE_PLACEMENTS);
+}
+
+/* An A/A copy starts 1 to MFB_CODE_PLACEMENTS - 1 steps past its original, drawn per block, so the
+ * two never run from one placement in the same round and still meet at every distance. */
+static unsigned start(const struct mfb_layout *l, int j, uint32_t block)
+{
+    int o = j >= 0 && j < MFB_MAX_VARIANTS ? l->partner[j] : -1;
+    if (o < 0)
+        return mfb_layout_block_shift(l, j, block);
+    return mfb_layout_block_shift(l, o, block) + 1 + mfb_layout_block_shift(l, j, block) % (MFB_CODE_PLACEMENTS - 1);
+}
+
+unsigned mfb_layout_placement_at(const struct mfb_layout *l, int j, unsigned extra, uint32_t round)
+{
+    if (l->rotation != MFB_ROTATE_ROUND)
+        return mfb_layout_placement(l, j, extra);
+    uint32_t block = round / MFB_CODE_PLACEMENTS, step = round % MFB_CODE_PLACEMENTS;
+    return l->perm[(start(l, j, block) + step) % MFB_CODE_PLACEMENTS];
+}
+
+unsigned mfb_layout_kernel_at(const struct mfb_layout *l, uint32_t round)
+{
+    if (l->rotation != MFB_ROTATE_ROUND)
+        return l->kernel_perm[l->turn];
+    uint32_t block = round / MFB_CODE_PLACEMENTS, step = round % MFB_CODE_PLACEMENTS;
+    return l->kernel_perm[(mfb_layout_block_shift(l, -1, block) + step) % MFB_CODE_PLACEMENTS];
 }

@@ -27,16 +27,15 @@ void mfb_samples_free(struct mfb_samples *v)
     v->n = v->cap = 0;
 }
 
-size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi, int turn,
-                         double *out)
+size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int vi,
+                              double *out, uint32_t *rounds)
 {
     size_t k = 0, nv = (size_t)nvars;
     for (size_t i = 0; i + nv <= all->n; i++) {
         const struct mfb_sample *row = &all->s[i], *last = &row[nv - 1];
         if (row->warmup || row->size_class != cls || last->size_class != cls || last->round != row->round ||
             last->process != row->process || (process >= 0 && row->process != (unsigned)process) ||
-            !mfb_sample_main(row) || !mfb_sample_main(last) ||
-            (turn >= 0 && row->round % MFB_CODE_PLACEMENTS != (unsigned)turn))
+            !mfb_sample_main(row) || !mfb_sample_main(last))
             continue;
         double t0 = 0, tv = 0;
         for (size_t j = 0; j < nv; j++) {
@@ -45,8 +44,11 @@ size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int proc
             if ((int)row[j].variant == vi)
                 tv = row[j].ns / row[j].calls;
         }
-        if (t0 > 0 && tv > 0)
+        if (t0 > 0 && tv > 0) {
+            if (rounds)
+                rounds[k] = row->round;
             out[k++] = log(tv / t0);
+        }
         i += nv - 1;
     }
     return k;
@@ -56,17 +58,29 @@ double mfb_samples_log_estimate(const struct mfb_samples *all, int nvars, int pr
                                 bool rotating, double *scratch)
 {
     if (!rotating) {
-        size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, -1, scratch);
+        size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, scratch, NULL);
         return k ? mfb_quantile_median(scratch, k) : NAN;
     }
-    double sum = 0;
-    int turns = 0;
-    for (int t = 0; t < MFB_CODE_PLACEMENTS; t++) {
-        size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, t, scratch);
-        if (k) {
-            sum += mfb_quantile_median(scratch, k);
-            turns++;
-        }
+    uint32_t *rounds = malloc((all->n + 1) * sizeof *rounds);
+    if (!rounds)
+        return NAN;
+    size_t k = mfb_samples_log_ratios(all, nvars, process, cls, v, scratch, rounds);
+    /* Block means over full blocks, written over the ratios already read (a block's mean goes to
+     * an index below its first round's). Rounds come in order within one process. */
+    size_t nb = 0;
+    for (size_t i = 0; i < k;) {
+        uint32_t block = rounds[i] / MFB_CODE_PLACEMENTS;
+        size_t j = i;
+        double sum = 0;
+        while (j < k && rounds[j] / MFB_CODE_PLACEMENTS == block && (process >= 0 || j == i || rounds[j] > rounds[j - 1]))
+            sum += scratch[j++];
+        if (j - i == MFB_CODE_PLACEMENTS)
+            scratch[nb++] = sum / MFB_CODE_PLACEMENTS;
+        i = j;
     }
-    return turns ? sum / turns : NAN;
+    free(rounds);
+    if (nb)
+        return mfb_quantile_median(scratch, nb);
+    k = mfb_samples_log_ratios(all, nvars, process, cls, v, scratch, NULL);
+    return k ? mfb_quantile_median(scratch, k) : NAN;
 }

@@ -44,14 +44,15 @@ int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s);
  * and the analysis (analysis/stats.py, process_estimate) share: over the measured rounds of size
  * class cls (0: the whole distribution) of process `process` (< 0: every process), each round's
  * ln(batch time of v / batch time of the baseline); their median, or, with code placements
- * rotating per round, the mean over placement turns (round modulo MFB_CODE_PLACEMENTS) of each
- * turn's median. A round's batches of one class are nvars consecutive samples, so the pairing
+ * rotating per round, the median over full blocks of MFB_CODE_PLACEMENTS rounds (measure/layout.h)
+ * of each block's mean (over every process at once, process < 0, blocks are told apart where the
+ * round number falls back). A round's batches of one class are nvars consecutive samples, so the pairing
  * cancels the round-to-round change of the drawn calls and the machine's drift. scratch holds
  * at least all->n values. NaN without a paired round. */
-/* Those rounds' log ratios, of the rounds that are turn modulo MFB_CODE_PLACEMENTS (turn < 0:
- * every round), into out (room for all->n); returns how many. */
-size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int v, int turn,
-                              double *out);
+/* Those rounds' log ratios into out (room for all->n), and, when rounds is not NULL, each one's
+ * round; returns how many. */
+size_t mfb_samples_log_ratios(const struct mfb_samples *all, int nvars, int process, unsigned cls, int v,
+                              double *out, uint32_t *rounds);
 double mfb_samples_log_estimate(const struct mfb_samples *all, int nvars, int process, unsigned cls, int v,
                                 bool rotating, double *scratch);
 void mfb_samples_free(struct mfb_samples *v);

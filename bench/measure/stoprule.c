@@ -28,7 +28,7 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
     for (int v = 1; v < r->nvars; v++) {
         if (r->vars[v].v->origin == MFB_ORIGIN_HARNESS)
             continue;
-        size_t m = mfb_samples_log_ratios(&r->res.samples, r->nvars, -1, 0, v, -1, s->scratch);
+        size_t m = mfb_samples_log_ratios(&r->res.samples, r->nvars, -1, 0, v, s->scratch, NULL);
         double lo, med, hi;
         if (mfb_sign_test_interval(s->scratch, m, 0.95, &lo, &med, &hi) < 0) {
             r->stop.target_widths[v] = INFINITY;

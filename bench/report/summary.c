@@ -8,7 +8,7 @@
 #include "report/hostinfo.h"
 
 /* What a ratio is when code placements rotate per round (paired_ratio). */
-#define ROTATING_RATIO "geometric mean over the code-placement turns of each turn's median over rounds"
+#define ROTATING_RATIO "median over blocks of 8 rounds (every code placement once) of each block's geometric mean"
 
 struct stats {
     double median, q1, q3, bpn;

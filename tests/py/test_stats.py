@@ -295,17 +295,21 @@ def test_net_ratio_takes_the_harness_off_both_sides():
     assert c.net_low <= c.net_ratio <= c.net_high
 
 
-def test_process_estimate_averages_placement_turns():
-    """Rotating code placements: rounds of 8 turns whose levels differ by more than the noise. The
-    median over all rounds picks a level out of the mix (and moves with how many rounds each turn
-    got); the mean over turns of each turn's median is the placements' average whatever the counts."""
+def test_process_estimate_averages_placement_blocks():
+    """Rotating code placements: every block of 8 rounds runs each placement once, and which
+    placements meet changes per block, so each round's log ratio carries the effect of its
+    meeting. The median over all rounds picks a level out of that mix; the median over full blocks
+    of each block's mean is the meetings' average, and a block cut short (warm-up, the end) is left
+    out. One disturbed block moves it no more than one round moves a median."""
     rng = np.random.default_rng(3)
-    offsets = np.array([-0.025, -0.02, -0.018, -0.015, 0.01, 0.02, 0.03, 0.05])
-    counts = np.array([300, 300, 300, 300, 300, 300, 300, 160])  # the last turn cut short
-    turns = np.repeat(np.arange(8), counts)
-    d = 0.01 + offsets[turns] + rng.normal(0, 0.0005, len(turns))
-    est = stats.process_estimate(d, turns)
-    assert est == pytest.approx(0.01 + offsets.mean(), abs=3e-4)
-    assert abs(np.median(d) - (0.01 + offsets.mean())) > 0.005
-    # without rotation (one turn) it is the median, as before
-    assert stats.process_estimate(d, np.zeros(len(d), dtype=int)) == pytest.approx(float(np.median(d)))
+    effect = rng.choice([-0.02, -0.015, -0.01, 0.005, 0.01, 0.03, 0.045, 0.05], size=(400, 8))  # skewed
+    d = (0.01 + effect + rng.normal(0, 0.0005, effect.shape)).ravel()
+    blocks = np.repeat(np.arange(400), 8)
+    d[:3] = 5.0  # a disturbed stretch, inside block 0
+    est = stats.process_estimate(d[3:], blocks[3:])  # block 0 is cut short: left out
+    assert est == pytest.approx(0.01 + effect[1:].mean(), abs=2e-3)
+    assert abs(np.median(d[3:]) - (0.01 + effect[1:].mean())) > 0.004
+    # without rotation (no blocks) or without a full block it is the median, as before
+    none = np.full(len(d), -1)
+    assert stats.process_estimate(d, none) == pytest.approx(float(np.median(d)))
+    assert stats.process_estimate(d[:5], blocks[:5]) == pytest.approx(float(np.median(d[:5])))
