@@ -257,6 +257,7 @@ def levels_table(doc: dict[str, Any]) -> str:
         cyc = f"{x.cycles:.1f}" if x.cycles is not None else "-"
         lines.append(f"{x.name:<8}{_human(x.reported):>12}{_human(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
     lines.append(bandwidth_levels_line(doc))
+    lines.extend(cross_check_lines(doc))
     lines.append(caches_found_line(doc))
     return "\n".join(lines)
 
@@ -273,9 +274,23 @@ def caches_found_line(doc: dict[str, Any]) -> str:
     """What `run --cache-from` takes from this file."""
     f = doc.get("caches_found")
     if not f:
-        return "caches found: none (fewer than three levels, or interrupted): --cache-from refuses this file"
+        why = ("a level beyond the curves, no latency curve, or interrupted" if doc.get("schema_version", 1) >= 2
+               else "fewer than three levels, or interrupted")
+        return f"caches found: none ({why}): --cache-from refuses this file"
+    if "l1d_from" in f:  # version 2: each size as the cross-check kept it
+        return (f"caches found (run --cache-from): L1d {_human(f['l1d'])} ({f['l1d_from']}), "
+                f"L2 {_human(f['l2'])} ({f['l2_from']}), LLC {_human(f['llc'])} ({f['llc_from']})")
     return (f"caches found (run --cache-from): L1d {_human(f['l1d'])}, L2 {_human(f['l2'])}, LLC {_human(f['llc'])} "
             f"(LLC from {f['llc_from']})")
+
+
+def cross_check_lines(doc: dict[str, Any]) -> list[str]:
+    """Per level: the verdict of the cross-check against the reported sizes, and why (version 2)."""
+    xc = doc.get("cross_check")
+    if not xc:
+        return []
+    return [f"{x['level']}: {x['verdict']}, kept {_human(x['kept'])} ({x['kept_from']}): {x['why']}"
+            for x in xc["levels"]]
 
 
 def bandwidth_points(doc: dict[str, Any], sizes: list[float] | None = None) -> pd.DataFrame:

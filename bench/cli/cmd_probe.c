@@ -6,9 +6,11 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/meminfo.h"
@@ -37,7 +39,8 @@ enum {
     PROBE_STEPS = 4,                   /* sizes per octave: a level's edge lands within 19 % */
     PROBE_QUICK_STEPS = 2,
     PROBE_REPEATS = 5,
-    PROBE_QUICK_REPEATS = 3,
+    PROBE_QUICK_REPEATS = 5,           /* the levels are found in each point's best repeat: of 3, two
+                                        * disturbed ones were not rare on a busy VM */
 };
 /* The default largest size: 1 GiB, or 4x the LLC if larger, so the last points are in memory
  * even on a CPU with a very large LLC; never more than a quarter of the memory available now
@@ -55,6 +58,9 @@ enum {
 #define PROBE_MAX_LOADS (UINT64_C(1) << 22)
 #define PROBE_QUICK_MIN_LOADS (UINT64_C(1) << 16)
 #define PROBE_QUICK_MAX_LOADS (UINT64_C(1) << 18)
+/* At most this long per latency measurement (never fewer than the least loads): the loads past
+ * the LLC cost 100-1000 ns each (bench/probe/latency.c). */
+#define PROBE_LAT_SECONDS 0.25
 /* Seconds per bandwidth measurement: 50 ms spans many scheduler ticks and page walks. */
 #define PROBE_BW_SECONDS 0.05
 #define PROBE_QUICK_BW_SECONDS 0.002
@@ -79,7 +85,7 @@ static void usage(FILE *out)
             "      --threads N       bandwidth threads (default 1, or as many as --cpus lists)\n"
             "      --cpus LIST       CPUs for the bandwidth threads in order, e.g. 1,0 (one thread per CPU;\n"
             "                        the first is latency's CPU)\n"
-            "      --quick           small and short: up to 4x L2, 2 sizes per octave, 3 repeats\n"
+            "      --quick           small and short: up to 4x L2, 2 sizes per octave, 5 repeats\n"
             "  -s, --seed S          seed of the random chains (default: fresh, recorded)\n"
             "      --clock NAME      auto|tsc|cntvct|monotonic\n"
             "  -q, --quiet           no progress, no summary\n"
@@ -240,7 +246,9 @@ static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a
         c->min_loads = PROBE_QUICK_MIN_LOADS;
         c->max_loads = PROBE_QUICK_MAX_LOADS;
         c->bw_seconds = PROBE_QUICK_BW_SECONDS;
+        c->lat_seconds = PROBE_LAT_SECONDS;
     } else {
+        c->lat_seconds = PROBE_LAT_SECONDS;
         c->min_loads = PROBE_MIN_LOADS;
         c->max_loads = PROBE_MAX_LOADS;
         c->bw_seconds = PROBE_BW_SECONDS;
@@ -285,30 +293,68 @@ static int check_memory(const struct mfb_probe_config *c, struct mfb_err *err)
     return 0;
 }
 
+/* Progress on stderr. On a terminal, one line rewritten at every point; otherwise (a log, a CI
+ * job, a pipe) one line per stage as it starts, with the time since the probe began, so a log
+ * shows where a long probe is and where its time went; -q: none. */
 struct progress {
-    bool on;
+    bool point_lines, stage_lines;
     const char *what;
     size_t total, done;
+    int stage, nstages;
+    double t0;
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void stage(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void stage(struct progress *p, const char *fmt, ...)
+{
+    if (!p->stage_lines)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "probe: [%7.1f s] %d/%d ", now_s() - p->t0, ++p->stage, p->nstages);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    va_end(ap);
+}
 
 static void show(struct progress *p, const char *curve, size_t size)
 {
-    if (!p->on)
+    if (!p->point_lines)
         return;
     p->done++;
     fprintf(stderr, "\rprobe: %s %-16s %12zu bytes  (%zu/%zu)   ", p->what, curve, size, p->done, p->total);
     fflush(stderr);
 }
 
+static void curve_stage(struct progress *p, const char *curve, const struct mfb_probe_point *pts, size_t n)
+{
+    char a[32], b[32];
+    stage(p, "%s %s: %zu sizes, %s to %s", p->what, curve, n, mfb_probe_human((double)pts[0].size, a, sizeof a),
+          mfb_probe_human((double)pts[n - 1].size, b, sizeof b));
+}
+
 static void lat_progress(const struct mfb_lat_curve *c, size_t i, void *ctx)
 {
     char name[48];
     snprintf(name, sizeof name, "%s/%s", mfb_chase_name(c->chase), mfb_pages_name(c->pages));
+    if (i == 0)
+        curve_stage(ctx, name, c->points, c->npoints);
     show(ctx, name, c->points[i].size);
 }
 
 static void bw_progress(const struct mfb_bw_curve *c, size_t i, void *ctx)
 {
+    if (i == 0)
+        curve_stage(ctx, mfb_stream_kernel_name(c->kernel), c->points, c->npoints);
     show(ctx, mfb_stream_kernel_name(c->kernel), c->points[i].size);
 }
 
@@ -320,7 +366,8 @@ static struct mfb_probe_point *points_of(const size_t *sizes, size_t n)
     return p;
 }
 
-static int measure_latency(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct mfb_err *err)
+static int measure_latency(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct progress *pg,
+                           struct mfb_err *err)
 {
     const struct mfb_probe_config *c = run->cfg;
     size_t n = mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, NULL, 0);
@@ -345,16 +392,19 @@ static int measure_latency(const struct mfb_probe_run *run, struct mfb_probe_res
         r->nlat++;
     }
     free(sizes);
-    struct progress pg = {.on = !c->quiet && isatty(STDERR_FILENO), .what = "latency", .total = n * (size_t)r->nlat};
+    pg->what = "latency";
+    pg->total = n * (size_t)r->nlat;
+    pg->done = 0;
     for (int i = 0; i < r->nlat; i++)
-        if (mfb_latency_curve(run, &r->lat[i], lat_progress, &pg, err) < 0)
+        if (mfb_latency_curve(run, &r->lat[i], lat_progress, pg, err) < 0)
             return -1;
-    if (pg.on)
+    if (pg->point_lines)
         fprintf(stderr, "\r%100s\r", "");
     return 0;
 }
 
-static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct mfb_err *err)
+static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct progress *pg,
+                             struct mfb_err *err)
 {
     const struct mfb_probe_config *c = run->cfg;
     size_t lo = c->min_size > PROBE_BW_MIN_SIZE ? c->min_size : PROBE_BW_MIN_SIZE;
@@ -378,17 +428,20 @@ static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_r
         r->nbw++;
     }
     free(sizes);
-    struct progress pg = {.on = !c->quiet && isatty(STDERR_FILENO), .what = "bandwidth", .total = n * (size_t)r->nbw};
+    pg->what = "bandwidth";
+    pg->total = n * (size_t)r->nbw;
+    pg->done = 0;
     for (int i = 0; i < r->nbw; i++)
-        if (mfb_bandwidth_curve(run, &r->bw[i], bw_progress, &pg, err) < 0)
+        if (mfb_bandwidth_curve(run, &r->bw[i], bw_progress, pg, err) < 0)
             return -1;
-    if (pg.on)
+    if (pg->point_lines)
         fprintf(stderr, "\r%100s\r", "");
     return 0;
 }
 
 int mfb_cmd_probe(int argc, char **argv)
 {
+    double t_start = now_s();
     struct mfb_probe_config cfg;
     struct probe_args a = {0};
     struct mfb_err err = {{0}};
@@ -444,16 +497,24 @@ int mfb_cmd_probe(int argc, char **argv)
             res.bw_pages = MFB_PAGES_4K;
         }
     }
+    /* the stages: the core clock, each latency curve, each bandwidth kernel, the levels */
+    bool tty = isatty(STDERR_FILENO);
+    struct progress pg = {.point_lines = !cfg.quiet && tty, .stage_lines = !cfg.quiet && !tty, .t0 = t_start};
+    pg.nstages = 2 + (cfg.latency ? 3 + (res.huge != MFB_PAGES_4K) : 0);
+    for (int k = 0; cfg.bandwidth && k < MFB_STREAM_KERNEL_COUNT; k++)
+        pg.nstages += mfb_stream_kernel((enum mfb_stream_kernel)k, res.vector) != NULL;
+    stage(&pg, "core clock and host");
     mfb_core_clock_measure(&res.clock, &timer);
     /* the host block and its checks (load, governor) before measuring: the probe's own load
      * must not read as another program's */
     host = mfb_host_json(&res.caches, cfg.cpu, &res.warn);
     struct mfb_probe_run run = {.cfg = &cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
-    if (cfg.latency && measure_latency(&run, &res, &err) < 0)
+    if (cfg.latency && measure_latency(&run, &res, &pg, &err) < 0)
         goto fail;
-    if (cfg.bandwidth && !probe_stop && (pin(cfg.cpus[0], &err) < 0 || measure_bandwidth(&run, &res, &err) < 0))
+    if (cfg.bandwidth && !probe_stop && (pin(cfg.cpus[0], &err) < 0 || measure_bandwidth(&run, &res, &pg, &err) < 0))
         goto fail;
     res.interrupted = probe_stop != 0;
+    stage(&pg, "levels, cross-check, file");
     mfb_probe_find_levels(&res);
     cJSON *doc = mfb_probe_document(&cfg, &res, &timer, host);
     host = NULL; /* the document owns it */
@@ -463,7 +524,7 @@ int mfb_cmd_probe(int argc, char **argv)
         goto fail;
     if (!cfg.quiet) {
         mfb_probe_summary_print(stderr, &cfg, &res);
-        fprintf(stderr, "written: %s\n", cfg.output);
+        fprintf(stderr, "written: %s (%.0f s)\n", cfg.output, now_s() - t_start);
     }
     if (res.interrupted)
         fprintf(stderr, "memfbench probe: interrupted; %s holds the points measured (status.complete = false)\n",

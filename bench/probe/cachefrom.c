@@ -90,8 +90,8 @@ int mfb_probe_read_caches(const char *path, struct mfb_caches *c, struct mfb_err
     else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "memfbench-probe") != 0)
         mfb_fail(err, "--cache-from: %s: not a memfbench probe file (schema is not \"memfbench-probe\")", path);
     else if (cJSON_IsNull(found))
-        mfb_fail(err, "--cache-from: %s: caches_found is null: the probe found fewer than three cache levels (probe "
-                      "with --latency up to a larger --max-size)", path);
+        mfb_fail(err, "--cache-from: %s: caches_found is null: the probe did not check every cache level "
+                      "(a level beyond its largest size, no latency curve, or interrupted; see cross_check)", path);
     else if (!cJSON_IsObject(found))
         mfb_fail(err, "--cache-from: %s: caches_found: missing", path);
     else if (bad >= 0)

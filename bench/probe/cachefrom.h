@@ -8,7 +8,7 @@
 #include "measure/cache.h"
 
 /* The cache sizes of path's caches_found (plain or gzip JSON). Fails, naming the file and the
- * field, on a file that is not a probe file, has none (fewer than three levels found), or whose
+ * field, on a file that is not a probe file, has none (a level the probe could not check), or whose
  * sizes are not whole byte counts with l1d < l2 <= llc. */
 int mfb_probe_read_caches(const char *path, struct mfb_caches *c, struct mfb_err *err);
 

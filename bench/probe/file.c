@@ -26,6 +26,7 @@ static cJSON *config_json(const struct mfb_probe_config *c)
     cJSON_AddNumberToObject(o, "repeats", c->repeats);
     cJSON_AddNumberToObject(o, "min_loads", (double)c->min_loads);
     cJSON_AddNumberToObject(o, "max_loads", (double)c->max_loads);
+    cJSON_AddNumberToObject(o, "latency_seconds", c->lat_seconds);
     cJSON_AddNumberToObject(o, "bandwidth_seconds", c->bw_seconds);
     cJSON_AddStringToObject(o, "huge", mfb_huge_request_name(c->huge));
     cJSON_AddNumberToObject(o, "cpu", c->cpu);
@@ -137,6 +138,10 @@ static cJSON *latency_json(const struct mfb_probe_result *r)
     if (r->levels_curve >= 0) {
         cJSON_AddStringToObject(lv, "pattern", mfb_chase_name(r->lat[r->levels_curve].chase));
         cJSON_AddStringToObject(lv, "pages", mfb_pages_name(r->lat[r->levels_curve].pages));
+        cJSON_AddStringToObject(lv, "values", "each point's best repeat (least ns)");
+        cJSON_AddItemToObject(lv, "with_pages", r->levels_also >= 0
+                                                    ? cJSON_CreateString(mfb_pages_name(r->lat[r->levels_also].pages))
+                                                    : cJSON_CreateNull());
     }
     cJSON_AddItemToObject(o, "levels", lv);
     return o;
@@ -165,6 +170,60 @@ static cJSON *bandwidth_json(const struct mfb_probe_config *cfg, const struct mf
             cJSON_AddItemToArray(pts, point_json(&c->points[k], false, "bytes", "gbps", 0));
         cJSON_AddItemToArray(curves, x);
     }
+    return o;
+}
+
+/* What one curve says about one level of the cross-check. */
+static cJSON *view_json(const struct mfb_xc_level *l, enum mfb_xc_curve c, const struct mfb_levels *lv)
+{
+    const struct mfb_xc_view *v = &l->view[c];
+    if (!v->measured)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    bool step = v->step >= 0;
+    cJSON_AddItemToObject(o, "step", step ? cJSON_CreateNumber(round(v->at)) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "below", step ? cJSON_CreateNumber((double)lv->boundaries[v->step].below) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "above", step ? cJSON_CreateNumber((double)lv->boundaries[v->step].above) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "over_reference", step && l->reference ? cJSON_CreateNumber(v->at / (double)l->reference)
+                                                                    : cJSON_CreateNull());
+    cJSON_AddBoolToObject(o, "reaches", v->reaches);
+    cJSON_AddBoolToObject(o, "within_tolerance", v->within);
+    cJSON_AddBoolToObject(o, "contradicts", v->contradicts);
+    return o;
+}
+
+/* The levels found against the reported sizes (probe/crosscheck.h); null when not checked. */
+static cJSON *crosscheck_json(const struct mfb_probe_result *r)
+{
+    const struct mfb_crosscheck *x = &r->xc;
+    if (!x->done)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "tolerance", x->tolerance);
+    cJSON_AddStringToObject(o, "reference_source", mfb_cache_source_name(x->source));
+    cJSON_AddItemToObject(o, "read_memory_from", x->memory_from > 0 ? cJSON_CreateNumber(x->memory_from)
+                                                                     : cJSON_CreateNull());
+    cJSON *levels = cJSON_AddArrayToObject(o, "levels");
+    for (int i = 0; i < MFB_XC_NLEVELS; i++) {
+        const struct mfb_xc_level *l = &x->level[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "level", mfb_xc_level_name(l->id));
+        cJSON_AddNumberToObject(e, "reference", (double)l->reference);
+        cJSON_AddItemToObject(e, "latency", view_json(l, MFB_XC_LATENCY, &r->levels));
+        cJSON_AddItemToObject(e, "bandwidth", view_json(l, MFB_XC_BANDWIDTH, &r->bw_levels));
+        cJSON_AddStringToObject(e, "verdict", mfb_xc_verdict_name(l->verdict));
+        cJSON *by = cJSON_AddArrayToObject(e, "contradicted_by");
+        for (int c = 0; c < MFB_XC_NCURVES; c++)
+            if (l->view[c].contradicts)
+                cJSON_AddItemToArray(by, cJSON_CreateString(mfb_xc_curve_name((enum mfb_xc_curve)c)));
+        cJSON_AddNumberToObject(e, "kept", (double)l->kept);
+        cJSON_AddStringToObject(e, "kept_from", mfb_xc_kept_from(x, l));
+        char why[768];
+        mfb_xc_explain(x, l, why, sizeof why);
+        cJSON_AddStringToObject(e, "why", why);
+        cJSON_AddItemToArray(levels, e);
+    }
+    cJSON_AddBoolToObject(o, "usable", x->usable);
     return o;
 }
 
@@ -201,9 +260,11 @@ cJSON *mfb_probe_document(const struct mfb_probe_config *cfg, const struct mfb_p
         cJSON_AddNumberToObject(found, "l2", (double)r->caches_found.l2);
         cJSON_AddNumberToObject(found, "llc", (double)r->caches_found.llc);
         cJSON_AddNumberToObject(found, "line", (double)r->caches_found.line);
-        cJSON_AddStringToObject(found, "l1d_l2_from", "latency");
-        cJSON_AddStringToObject(found, "llc_from", r->llc_from);
+        cJSON_AddStringToObject(found, "l1d_from", mfb_xc_kept_from(&r->xc, &r->xc.level[MFB_XC_L1D]));
+        cJSON_AddStringToObject(found, "l2_from", mfb_xc_kept_from(&r->xc, &r->xc.level[MFB_XC_L2]));
+        cJSON_AddStringToObject(found, "llc_from", mfb_xc_kept_from(&r->xc, &r->xc.level[MFB_XC_LLC]));
     }
+    cJSON_AddItemToObject(d, "cross_check", crosscheck_json(r));
     cJSON_AddItemToObject(d, "caches_found", found);
     return d;
 }

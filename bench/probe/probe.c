@@ -24,6 +24,22 @@ void mfb_probe_point_stats(const struct mfb_probe_point *p, double *median, doub
     *max = n ? v[n - 1] : NAN;
 }
 
+const char *mfb_probe_human(double bytes, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0 || fabs(v - round(v)) < 0.005)
+        snprintf(buf, n, "%.0f %s", v, units[u]);
+    else
+        snprintf(buf, n, "%.*f %s", v < 10 ? 2 : 1, v, units[u]);
+    return buf;
+}
+
 size_t mfb_probe_sizes(size_t min, size_t max, unsigned steps, size_t align, size_t *out, size_t cap)
 {
     size_t n = 0, last = 0;

@@ -33,6 +33,7 @@ struct mfb_probe_config {
     unsigned steps;                 /* sizes per octave */
     unsigned repeats;               /* measurements per point, at most MFB_PROBE_MAX_REPEATS */
     uint64_t min_loads, max_loads;  /* timed loads per latency measurement */
+    double lat_seconds;             /* ... and no more than this long, but at least min_loads */
     double bw_seconds;              /* timed time per bandwidth measurement */
     enum mfb_huge_request huge;
     int cpu;                        /* latency and one-thread bandwidth */
@@ -63,6 +64,9 @@ struct mfb_lat_curve {
     size_t npoints;
     struct mfb_probe_point *points;
 };
+
+/* "48 KiB", "1.41 MiB", "2.38 GiB": sizes as a reader compares them with a data sheet. */
+const char *mfb_probe_human(double bytes, char *buf, size_t n);
 
 /* The log-spaced sizes from min to max, steps per octave, each a multiple of `align`; returns
  * how many (at most cap) were written to out, or the count needed when out is NULL. */

@@ -6,6 +6,7 @@
 #include "measure/cache.h"
 #include "probe/bandwidth.h"
 #include "probe/clock.h"
+#include "probe/crosscheck.h"
 #include "probe/latency.h"
 #include "probe/levels.h"
 
@@ -21,12 +22,13 @@ struct mfb_probe_result {
     int nlat;
     struct mfb_lat_curve lat[MFB_PROBE_MAX_LAT_CURVES];
     int levels_curve;              /* index into lat of the curve levels were found in; -1 none */
+    int levels_also;               /* the 4 KiB random curve whose repeats count too; -1 none */
     struct mfb_levels levels;
     int bw_levels_curve;           /* index into bw of the read curve; -1 none */
     struct mfb_levels bw_levels;   /* found in ns per byte (1 / GB/s) of the read curve */
-    bool found;                    /* caches_found below is set: three levels were found */
+    struct mfb_crosscheck xc;      /* the levels against the reported sizes; done = false: none */
+    bool found;                    /* caches_found below is set: the sizes xc kept */
     struct mfb_caches caches_found;
-    const char *llc_from;          /* "latency" or "read bandwidth": see mfb_probe_find_levels */
     enum mfb_vector vector;
     enum mfb_pages bw_pages;
     int nbw;
@@ -38,14 +40,13 @@ struct mfb_probe_result {
 void mfb_probe_result_free(struct mfb_probe_result *r);
 
 /* Finds the levels in the measured curves: in the random chain's latency (on huge pages when
- * they backed at least 90 % of every buffer past one huge page, else on 4 KiB pages, where TLB
- * misses would read as a level of their own), and in the read bandwidth. Then the caches found:
- * L1d and L2 from latency, whose edges are sharp; the LLC from whichever curve puts it higher
- * (from read bandwidth alone when the levels' curve is on 4 KiB pages, whose last rise may be
- * the TLB's reach). On a VM whose host maps its memory with 4 KiB pages the random chain's last
- * rise can be the host's TLB reach, not the LLC (docs/probe.md): the streaming reads, whose page
- * walks are few, still see the cache beyond it, and memfbench's large calls must be placed
- * beyond the real LLC. Nothing is found when interrupted or with fewer than three rises. */
+ * they backed at least 90 % of every buffer past one huge page, with the 4 KiB curve's repeats
+ * too; else on 4 KiB pages), each point's best repeat, and in the read bandwidth. Then holds each level against the reported sizes (probe/crosscheck.h: a step
+ * within 15 % is kept; a level no curve shows there keeps the reported size, naming the curves
+ * that contradict it; an LLC larger than where read bandwidth reaches its memory rate is more
+ * than one core can use, and read bandwidth's last step is kept). The sizes kept are
+ * caches_found. Nothing is found when interrupted, without a latency curve, or when a level is
+ * beyond every curve. */
 void mfb_probe_find_levels(struct mfb_probe_result *r);
 
 #endif

@@ -1,23 +1,12 @@
 #include "probe/summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
-/* "48 KiB", "2.0 MiB", "1.19 GiB": sizes as a reader compares them with a data sheet. */
 static const char *human(size_t bytes, char *buf, size_t n)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0 || fabs(v - round(v)) < 0.005)
-        snprintf(buf, n, "%.0f %s", v, units[u]);
-    else
-        snprintf(buf, n, "%.*f %s", v < 10 ? 2 : 1, v, units[u]);
-    return buf;
+    return mfb_probe_human((double)bytes, buf, n);
 }
 
 static void print_levels(FILE *out, const struct mfb_probe_result *r)
@@ -26,8 +15,10 @@ static void print_levels(FILE *out, const struct mfb_probe_result *r)
     const char *names[] = {"L1d", "L2"};
     size_t sys[] = {r->caches.l1d, r->caches.l2};
     double ghz = r->clock.known ? r->clock.ghz : 0;
-    fprintf(out, "levels found in the %s chain on %s pages (sizes reported by %s):\n", mfb_chase_name(c->chase),
-            mfb_pages_name(c->pages), mfb_cache_source_name(r->caches.source));
+    fprintf(out, "levels found in the %s chain on %s pages%s%s (best repeats; sizes reported by %s):\n",
+            mfb_chase_name(c->chase), mfb_pages_name(c->pages), r->levels_also >= 0 ? " and " : "",
+            r->levels_also >= 0 ? mfb_pages_name(r->lat[r->levels_also].pages) : "",
+            mfb_cache_source_name(r->caches.source));
     fprintf(out, "  %-8s %12s %26s %12s %10s %8s\n", "level", "reported", "latency rises between", "estimate",
             "ns/load", "cycles");
     for (int i = 0; i < r->levels.nplateaus; i++) {
@@ -97,6 +88,55 @@ static void print_bandwidth(FILE *out, const struct mfb_probe_config *cfg, const
     }
 }
 
+/* A curve's step for one level, with its distance from the reference: "47.1 KiB -2 %". */
+static const char *view_text(const struct mfb_xc_level *l, const struct mfb_xc_view *v, char *buf, size_t n)
+{
+    char h[32];
+    if (!v->measured)
+        snprintf(buf, n, "(no curve)");
+    else if (v->step < 0)
+        snprintf(buf, n, v->reaches ? "no step" : "not reached");
+    else if (l->reference)
+        snprintf(buf, n, "%s %+.0f %%", mfb_probe_human(v->at, h, sizeof h), (v->at / (double)l->reference - 1) * 100);
+    else
+        snprintf(buf, n, "%s", mfb_probe_human(v->at, h, sizeof h));
+    return buf;
+}
+
+/* Each level against the reported size: both curves' steps, the verdict, the size kept; then,
+ * for each level not in agreement, the sentence saying which curve contradicts and why. */
+static void print_crosscheck(FILE *out, const struct mfb_crosscheck *x)
+{
+    fprintf(out, "cross-check against %s (a step within %.0f %% agrees):\n", mfb_cache_source_name(x->source),
+            x->tolerance * 100);
+    fprintf(out, "  %-5s %10s %18s %18s %12s %-15s %s\n", "level", "reported", "latency step", "read bw step",
+            "kept", "from", "verdict");
+    for (int i = 0; i < MFB_XC_NLEVELS; i++) {
+        const struct mfb_xc_level *l = &x->level[i];
+        char r[32], a[48], b[48], k[32];
+        fprintf(out, "  %-5s %10s %18s %18s %12s %-15s %s\n", mfb_xc_level_name(l->id),
+                human(l->reference, r, sizeof r), view_text(l, &l->view[MFB_XC_LATENCY], a, sizeof a),
+                view_text(l, &l->view[MFB_XC_BANDWIDTH], b, sizeof b), human(l->kept, k, sizeof k),
+                mfb_xc_kept_from(x, l), mfb_xc_verdict_name(l->verdict));
+    }
+    for (int i = 0; i < MFB_XC_NLEVELS; i++) {
+        const struct mfb_xc_level *l = &x->level[i];
+        if (l->verdict == MFB_XC_AGREES)
+            continue;
+        char why[768];
+        mfb_xc_explain(x, l, why, sizeof why);
+        fprintf(out, "  %s: %s\n", mfb_xc_level_name(l->id), why);
+    }
+}
+
+static bool not_reached(const struct mfb_crosscheck *x)
+{
+    for (int i = 0; i < MFB_XC_NLEVELS; i++)
+        if (x->level[i].verdict == MFB_XC_NOT_REACHED)
+            return true;
+    return false;
+}
+
 void mfb_probe_summary_print(FILE *out, const struct mfb_probe_config *cfg, const struct mfb_probe_result *r)
 {
     if (r->clock.known)
@@ -113,13 +153,21 @@ void mfb_probe_summary_print(FILE *out, const struct mfb_probe_config *cfg, cons
         }
         fprintf(out, "\n");
     }
+    if (r->xc.done)
+        print_crosscheck(out, &r->xc);
     if (r->found) {
         char a[32], b[32], e[32];
-        fprintf(out, "caches found (run --cache-from): L1d %s, L2 %s, LLC %s (LLC from %s)\n",
-                human(r->caches_found.l1d, a, sizeof a), human(r->caches_found.l2, b, sizeof b),
-                human(r->caches_found.llc, e, sizeof e), r->llc_from);
+        const struct mfb_xc_level *l = r->xc.level;
+        fprintf(out, "caches found (run --cache-from): L1d %s (%s), L2 %s (%s), LLC %s (%s)\n",
+                human(r->caches_found.l1d, a, sizeof a), mfb_xc_kept_from(&r->xc, &l[MFB_XC_L1D]),
+                human(r->caches_found.l2, b, sizeof b), mfb_xc_kept_from(&r->xc, &l[MFB_XC_L2]),
+                human(r->caches_found.llc, e, sizeof e), mfb_xc_kept_from(&r->xc, &l[MFB_XC_LLC]));
     } else if (cfg->latency) {
-        fprintf(out, "caches found: none (fewer than three levels in the latency curve, or interrupted): --cache-from refuses this file\n");
+        fprintf(out, "caches found: none (%s): --cache-from refuses this file\n",
+                r->interrupted ? "interrupted"
+                : r->levels_curve < 0 ? "no latency curve"
+                : not_reached(&r->xc) ? "a level is beyond the curves' largest size"
+                                      : "the sizes kept are not ordered l1d < l2 <= llc");
     }
     if (cfg->bandwidth)
         print_bandwidth(out, cfg, r);

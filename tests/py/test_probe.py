@@ -48,7 +48,7 @@ def test_quick_probe_validates_and_echoes_what_it_used(quick):
     assert pr.probe_errors(d) == []
     assert pr.read_probe(path)["schema"] == "memfbench-probe"
     cfg = d["config"]
-    assert cfg["quick"] and cfg["seed"] == "7" and cfg["repeats"] == 3 and cfg["steps_per_octave"] == 2
+    assert cfg["quick"] and cfg["seed"] == "7" and cfg["repeats"] == 5 and cfg["steps_per_octave"] == 2
     assert cfg["max_size_source"].startswith("--quick") and cfg["cpus"] == [cfg["cpu"]]
     assert d["status"]["complete"] and d["timer"]["name"]
     curves = {(c["pattern"], c["pages"]) for c in d["latency"]["curves"]}
@@ -71,6 +71,65 @@ def test_quick_probe_validates_and_echoes_what_it_used(quick):
         assert b["below"] <= b["estimate"] <= b["above"]
     # a --quick probe stops before the LLC's edge: it finds no LLC, so --cache-from refuses it
     assert d["caches_found"] is None or d["caches_found"]["l1d"] < d["caches_found"]["l2"] <= d["caches_found"]["llc"]
+
+
+def test_quick_probe_cross_checks_each_level(quick):
+    """Each level against the reported size: L1d and L2 are within the curves, the LLC of any
+    machine this runs on is beyond a --quick probe (at most 32 MiB; 4x the L2 here), so nothing is
+    found for --cache-from. Which verdict L1d and L2 get depends on this machine, not checked."""
+    _, d = quick
+    xc = d["cross_check"]
+    caches = d["host"]["caches"]
+    assert d["schema_version"] == 2 and xc["tolerance"] == 0.15 and xc["reference_source"] == caches["source"]
+    assert [x["level"] for x in xc["levels"]] == ["L1d", "L2", "LLC"]
+    for x, key in zip(xc["levels"], ("l1d", "l2", "llc")):
+        assert x["reference"] == caches[key] and x["why"]
+        assert set(x["contradicted_by"]) == {k for k, c in (("latency", x["latency"]), ("read bandwidth",
+                                                                                         x["bandwidth"]))
+                                             if c and c["contradicts"]}
+        if x["verdict"] == "agrees":
+            assert x["kept_from"] in ("latency", "read bandwidth")
+            step = x["latency" if x["kept_from"] == "latency" else "bandwidth"]["step"]
+            assert x["kept"] == round(step) and abs(step / x["reference"] - 1) <= 0.15
+        elif x["verdict"] in ("reference kept", "not reached"):
+            assert x["kept"] == x["reference"] and x["kept_from"] == caches["source"]
+    llc = xc["levels"][2]
+    if caches["llc"] * 1.15 > d["config"]["max_size"]:
+        assert llc["verdict"] == "not reached" and d["caches_found"] is None and not xc["usable"]
+
+
+def test_progress_is_one_line_per_stage_off_a_terminal(memfbench, tmp_path):
+    """stderr is a pipe here: one line per stage (core clock, each curve, the levels), none with -q."""
+    out = tmp_path / "s.json"
+    p = probe_run(memfbench, out, "--latency", "--huge", "off", "--max-size", "256K")
+    assert p.returncode == 0, p.stderr
+    stages = [x for x in p.stderr.splitlines() if x.startswith("probe: [")]
+    assert "\r" not in p.stderr
+    assert [x.split("] ", 1)[1].split(" ", 1)[1].split(":")[0] for x in stages] == [
+        "core clock and host", "latency random/4k", "latency stride1/4k", "latency stride2/4k",
+        "levels, cross-check, file"]
+    assert all(f"] {i + 1}/{len(stages)} " in x for i, x in enumerate(stages))
+    p = probe_run(memfbench, out, "--latency", "--huge", "off", "--max-size", "256K", "-q")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+
+
+def test_version_1_probe_files_stay_valid(quick):
+    """A file written before the cross-check (schema_version 1: no cross_check, caches_found with
+    l1d_l2_from) still validates; a version 2 file must have its cross_check."""
+    _, d = quick
+    old = copy.deepcopy(d)
+    old["schema_version"] = 1
+    del old["cross_check"]
+    old["caches_found"] = {"l1d": 46336, "l2": 1482880, "llc": 96573440, "line": 64, "l1d_l2_from": "latency",
+                           "llc_from": "read bandwidth"}
+    assert pr.probe_errors(old) == []
+    new = copy.deepcopy(d)
+    del new["cross_check"]
+    assert any("cross_check" in e for e in pr.probe_errors(new))
+    new = with_caches(d, 46336, 1 << 20, 32 << 20)
+    new["caches_found"].update({"l1d_from": "latency", "l2_from": "sysconf", "llc_from": "read bandwidth"})
+    del new["caches_found"]["l1d_l2_from"]
+    assert pr.probe_errors(new) == []
 
 
 def test_huge_pages_are_reported_as_had(memfbench, tmp_path):
