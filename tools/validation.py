@@ -337,9 +337,13 @@ KNOWN_PERIOD = 25
 BUILTINS = ["bytes", "rep_movsb", "sse2", "avx2", "sizeclass"]
 
 
-def measure(ctx: Ctx, q: bool) -> Results:
+# Invocations of the coverage study by default: enough that 90 % coverage means 36 of 40.
+COVERAGE_INVOCATIONS = 40
+
+
+def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS) -> Results:
     """Every section's runs; the Google Benchmark harness is pinned to the CPU memfbench used."""
-    inv = coverage_study(ctx, 3 if q else 40)
+    inv = coverage_study(ctx, 3 if q else invocations)
     first = load_run(ctx.tmp / "cov0.json").doc
     gb_res = gbench(ctx, 3 if q else 10, 1 if q else 3, first["config"]["cpu"])
     inv_lines = invariance(ctx, BUILTINS[:2] if q else BUILTINS)
@@ -503,7 +507,8 @@ def merge_report(existing: str | None, key: str, section: str) -> str:
 
 def command_line(args: argparse.Namespace) -> str:
     """How the report says it was made (the options that change what is measured)."""
-    return " ".join([PROG, *(["--cpu", args.cpu] if args.cpu else []), *(["--quick"] if args.quick else [])])
+    return " ".join([PROG, *(["--cpu", args.cpu] if args.cpu else []), *(["--quick"] if args.quick else []),
+                     *(["--invocations", str(args.invocations)] if args.invocations != COVERAGE_INVOCATIONS else [])])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -513,7 +518,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpu", help="CPU for every run (memfbench --cpu N, or 'none'; default: memfbench's choice); "
                                   "the Google Benchmark harness is pinned to the CPU memfbench used")
     ap.add_argument("--quick", action="store_true", help="fewer and shorter runs (a smoke test of the command)")
+    ap.add_argument("--invocations", type=int, default=COVERAGE_INVOCATIONS, metavar="N",
+                    help=f"default studies of the coverage section (default {COVERAGE_INVOCATIONS}; at least 3)")
     args = ap.parse_args(argv)
+    if args.invocations < 3:
+        print(f"{PROG}: error: --invocations: at least 3 (got {args.invocations})", file=sys.stderr)
+        return 2
     build, output = Path(args.build), Path(args.output)
     t0 = time.time()
     try:
@@ -522,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         gb = build_tools(build)
         with tempfile.TemporaryDirectory() as tmp:
             ctx = Ctx(build / MEMFBENCH_TARGET, gb, Path(tmp), [], ["--cpu", args.cpu] if args.cpu else [])
-            results = measure(ctx, args.quick)
+            results = measure(ctx, args.quick, args.invocations)
         existing = output.read_text(encoding="utf-8") if output.exists() else None
         section = render_section(results, command_line(args), time.time() - t0)
         write_text_atomic(output, merge_report(existing, machine_key(results.host), section))
