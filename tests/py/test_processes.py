@@ -100,7 +100,7 @@ def test_priming_is_on_by_default_and_recorded(run) -> None:
 
 def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
     r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "-v", "sizeclass-copy", "-p", "l1",
-            "--processes", "6", "-t", "1.5", "-q", "--code-rotation", "process")
+            "--processes", "6", "-t", "1.5", "-q")  # the default: one placement per process
     assert r.code == 0, r.stderr
     names = [v["name"] for v in r.doc["variants"]]
     drawn = []
@@ -124,12 +124,12 @@ def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
     assert all(x is None for p in r.doc["processes"] for x in p["variant_rotations"])
 
 
-def test_code_placements_rotate_every_round_by_default(run) -> None:
-    """--code-rotation round (the default): in every process the loop and each built-in run from all
-    eight placements, one step further each round; where each starts, and so which placements meet
-    in a round, is drawn per process; an A/A copy never meets its original's placement."""
+def test_code_placements_rotate_every_round_when_asked(run) -> None:
+    """--code-rotation round: in every process the loop and each built-in run from all eight
+    placements in each block of 8 rounds; where each starts, and so which placements meet in a
+    round, is drawn per block; an A/A copy never meets its original's placement."""
     r = run("-d", "fixed:64", "-v", "libc", "-v", "sizeclass", "-v", "sizeclass-copy", "-p", "l1",
-            "--processes", "4", "-t", "1.5", "-q")
+            "--processes", "4", "-t", "1.5", "-q", "--code-rotation", "round")
     assert r.code == 0, r.stderr
     assert r.doc["config"]["code_rotation"] == "round"
     names = [v["name"] for v in r.doc["variants"]]
@@ -192,7 +192,8 @@ def test_a_processes_run_prints_a_summary_that_matches_its_file(memfbench, tmp_p
 
     out = tmp_path / "m.json"
     p = subprocess.run([memfbench, "run", "--rounds", "30", "--warmup-rounds", "2", "--processes", "3",
-                        "-v", "libc", "-v", "avx2", "-o", str(out)], capture_output=True, text=True, timeout=300)
+                        "-v", "libc", "-v", "avx2", "--code-rotation", "round", "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     d = json.loads(out.read_text())
     s = {k: np.array(v) for k, v in d["samples"].items() if k != "count"}

@@ -135,6 +135,14 @@ def test_validation_failed_gbench_is_pinned_like_memfbench(tmp_path, monkeypatch
     assert not out.exists()
 
 
+def test_validation_refuses_too_few_invocations(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "v.md"
+    out.write_text("previous report\n")
+    code, err = run_validation(monkeypatch, capsys, fake_build(tmp_path, "exit 0\n"), out, None, "--invocations", "2")
+    assert code == 2 and err == ["python3 -m tools.validation: error: --invocations: at least 3 (got 2)"]
+    assert out.read_text() == "previous report\n"
+
+
 def test_gbench_output_parsing():
     rows = [{"run_name": "memcpy/libc", "aggregate_name": "median", "real_time": 5120.0},
             {"run_name": "memcpy/avx2", "aggregate_name": "median", "real_time": 1000.0, "calls_per_iteration": 100},
