@@ -83,7 +83,7 @@ def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame
     """Per (process, round): the two batches' per-call times, measured rounds only."""
     m = measured(df)
     keys = ["process", "round"]
-    cols = ["ns_per_call", "ticks", "code_block"] + (["harness_ns_per_call"] if "harness_ns_per_call" in m else [])
+    cols = ["ns_per_call", "ticks"] + [c for c in ("code_block", "harness_ns_per_call") if c in m]
     a = m[m["variant"] == variant].set_index(keys)[cols]
     b = m[m["variant"] == baseline].set_index(keys)[cols[:2]]
     j = a.join(b, lsuffix="_v", rsuffix="_b", how="inner").reset_index()
@@ -146,7 +146,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     # within one, so rounds of one process are not independent evidence. The interval is then
     # over per-process medians (t interval), which carries the between-process variance.
     across = len(np.unique(procs)) > 1
-    blocks = pr["code_block"].to_numpy()
+    blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
     rotating = bool((blocks >= 0).any())
     units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in np.unique(procs)]) \
         if across else d

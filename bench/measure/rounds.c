@@ -241,7 +241,8 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
     struct mfb_sample smp = {
         .variant = (uint16_t)sl->vi, .position = (uint16_t)sl->pos, .round = r->res.rounds,
         .calls = (uint32_t)(((uint64_t)1 << sl->calls_log2) * sl->passes), .warmup = st->warming,
-        .cpu = (int16_t)(res.cpu >= 0 ? res.cpu : sched_getcpu()), .bytes = sl->pass_bytes * sl->passes,
+        .cpu = (int16_t)(res.cpu >= 0 && r->timer->end_cpu_trusted ? res.cpu : sched_getcpu()),
+        .bytes = sl->pass_bytes * sl->passes,
         .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
         .t_start_ns = (uint64_t)((double)since * ns_per_tick), .size_class = (uint16_t)sl->cls,
         .thread = (int16_t)(team_of(r) ? r->thread : -1), .alone = (int8_t)(team_of(r) ? alone : -1)};

@@ -1,5 +1,7 @@
 #include "measure/timer.h"
 
+#include <sched.h>
+
 #include "base/quantile.h"
 
 #include <stdio.h>
@@ -123,6 +125,19 @@ static void measure_overhead(struct mfb_timer *t)
     }
 }
 
+/* Whether the end read's CPU is this thread's CPU, twice (a migration between the two calls
+ * cannot make both agree by chance). */
+static bool end_cpu_matches(const struct mfb_timer *t)
+{
+    for (int k = 0; k < 2; k++) {
+        int cpu;
+        mfb_timer_end(t, &cpu);
+        if (cpu < 0 || cpu != sched_getcpu())
+            return false;
+    }
+    return true;
+}
+
 int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err)
 {
     memset(t, 0, sizeof *t);
@@ -172,5 +187,6 @@ int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err)
     }
     t->ns_per_tick = 1e9 / t->hz;
     measure_overhead(t);
+    t->end_cpu_trusted = end_cpu_matches(t);
     return 0;
 }

@@ -24,6 +24,8 @@ struct mfb_timer {
     double overhead_ticks;     /* median of back-to-back begin/end */
     double overhead_min_ticks;
     double tick_ns;            /* nominal resolution: one tick (clock_getres for the fallback) */
+    bool end_cpu_trusted;      /* the end read's CPU matches sched_getcpu(): on the Zen 5 VM
+                                * rdtscp's TSC_AUX held other numbers (234, 189), not the CPU */
     double min_step_ns;        /* smallest non-zero difference seen between two consecutive
                                 * serialized reads: includes the read's own cost, so it bounds
                                 * what a single interval can resolve */
