@@ -183,8 +183,7 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
          * source, each is checked on the first calls */
         for (unsigned p = 0; rc == 0 && r->layout.rotation == MFB_ROTATE_ROUND && r->vars[i].placement >= 0 &&
                              p < MFB_CODE_PLACEMENTS; p++) {
-            struct mfb_variant placed = *r->vars[i].v;
-            placed.fn = r->vars[i].at[p];
+            struct mfb_variant placed = mfb_run_variant_at(&r->vars[i], p);
             rc = mfb_verify_calls(&ver, &placed, mfb_run_params(r), PLACED_CHECK_CALLS, err);
         }
         r->vars[i].verified_calls = ver.checked - before;

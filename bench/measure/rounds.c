@@ -201,12 +201,10 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
     double ns_per_tick = r->timer->ns_per_tick;
     const struct mfb_run_variant *rv = &r->vars[sl->vi];
     const struct mfb_variant *v = rv->v;
-    /* --code-rotation round: this round's placement of the variant's code (a copy on the stack,
-     * so other timing threads, which share the run's variants, never see it change) */
+    /* --code-rotation round: this round's placement of the variant's code */
     struct mfb_variant placed;
     if (r->layout.rotation == MFB_ROTATE_ROUND && rv->placement >= 0) {
-        placed = *v;
-        placed.fn = rv->at[mfb_layout_placement_at(&r->layout, sl->vi, rv->extra, r->res.rounds)];
+        placed = mfb_run_variant_at(rv, mfb_layout_placement_at(&r->layout, sl->vi, rv->extra, r->res.rounds));
         v = &placed;
     }
     struct mfb_batch_result res;

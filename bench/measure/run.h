@@ -48,6 +48,15 @@ struct mfb_run_variant {
     double linearity;            /* time of 2N passes / (time of N + time of the other N) */
 };
 
+/* The variant with its code at placement p (rv->placement >= 0): a copy, so other timing threads,
+ * which share the run's variants, never see one change. */
+static inline struct mfb_variant mfb_run_variant_at(const struct mfb_run_variant *rv, unsigned p)
+{
+    struct mfb_variant placed = *rv->v;
+    placed.fn = rv->at[p];
+    return placed;
+}
+
 /* Which rule set the batch shape (measure/calibrate.c). */
 enum mfb_batch_rule {
     MFB_BATCH_TARGET, MFB_BATCH_CAPPED, MFB_BATCH_FASTEST_WINS, MFB_BATCH_LONG_CALLS, MFB_BATCH_GIVEN
