@@ -5,6 +5,7 @@ timing test would fail on a noisy machine); the recorded figures are in docs/met
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -43,7 +44,10 @@ def test_mode_is_recorded_labelled_and_never_pooled(memfbench, tmp_path):
     p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(lat)], capture_output=True, text=True,
                        cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert "- measure: latency" in p.stdout and "on fixed:64 (latency):" in p.stdout
+    assert "- measure: latency" in p.stdout
+    # the verdict's label names the mode; a failed placement check (a busy neighbour sharing L1d can
+    # fail it on a VM) is flagged between the label and the verdict, never instead of it
+    assert re.search(r"on fixed:64 \(latency\)( \[placement check failed: [^\]]+\])?: ", p.stdout), p.stdout
     d = subprocess.run([sys.executable, "-m", "analysis", "diff", str(thr), str(lat)], capture_output=True, text=True,
                        cwd=ROOT, timeout=120)
     assert "measure: throughput -> latency" in d.stdout

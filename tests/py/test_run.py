@@ -173,21 +173,24 @@ def test_warmup_detected_by_default(run):
 
 
 def test_target_ci_stops_when_reached(run):
-    r = run("-v", "libc", "-v", "sizeclass", "-v", "noop", "--target-ci", "2", "-t", "20", "-q")
+    # a short fixed size in L1 and a loose target: what is tested is the rule (the harness's noop is
+    # not a compared variant; the analysis computes the same interval), not how long it takes
+    r = run("-d", "fixed:64", "-p", "l1", "-v", "libc", "-v", "sizeclass", "-v", "noop", "--processes", "2",
+            "--target-ci", "20", "-t", "10", "-q")
     assert r.code == 0, r.stderr
     st = r.doc["status"]
     assert st["stop_reason"] in ("target_ci", "time")
     tc = st["target_ci"]
-    assert tc["percent"] == 2 and set(tc["half_widths"]) == {"sizeclass"}
+    assert tc["percent"] == 20 and set(tc["half_widths"]) == {"sizeclass"}
     if st["stop_reason"] == "target_ci":
-        assert tc["reached"] and tc["half_widths"]["sizeclass"] <= 0.02
+        assert tc["reached"] and tc["half_widths"]["sizeclass"] <= 0.2
         # the analysis computes the same interval from the samples
         from analysis import compare, load
         import tempfile, json as _json
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             _json.dump(r.doc, f)
         c = compare.compare_runs([load.load_run(f.name)])[0]
-        assert max(c.ci_high / c.ratio - 1, 1 - c.ci_low / c.ratio) <= 0.02 + 1e-9
+        assert max(c.ci_high / c.ratio - 1, 1 - c.ci_low / c.ratio) <= 0.2 + 1e-9
 
 
 def test_processes_are_merged(run, tmp_path):
