@@ -15,10 +15,14 @@
 /* Deviations beyond this many standard errors fail the check: with a few hundred tests per run,
  * a false alarm at 6 sigma happens about once in a million runs. */
 #define MFB_SELFCHECK_Z 6.0
+/* Rows expected fewer times than this in a check's draws are rare: the normal approximation behind
+ * a z score does not hold for them, so they are tested pooled, as one count. */
+#define MFB_SELFCHECK_MIN_EXPECTED 10
 
 struct mfb_selfcheck {
     uint64_t draws;
-    double mean_expected, mean_realized, mean_z;
+    double mean_expected, mean_realized; /* over all draws */
+    double mean_z;            /* realized against table mean over the rows that are not rare */
     double size_max_z;        /* worst table row (rows with < 10 expected calls pooled) */
     long size_worst_row;      /* index into the size table, -1 for the pooled rare rows */
     uint64_t size_unmatched;  /* realized sizes that no row contains */
@@ -36,6 +40,7 @@ struct mfb_selfcheck_acc {
     uint64_t n, sum_size;
     double sum_sq;
     uint64_t *size_counts;
+    uint64_t *size_sums; /* per size row: the sum of its realized sizes (the mean test's frequent rows) */
     uint64_t src_counts[13], dst_counts[13]; /* by log2 of realized alignment */
     uint64_t ovl_counts[3], ovl_eligible;
     uint64_t unmatched;

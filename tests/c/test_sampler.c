@@ -259,6 +259,31 @@ int main(void)
             mfb_dist_free(&d);
         }
     }
+    /* Self-check with a row too rare for a z score: drawn three times where 0.1 draws are expected
+     * (1 in 6,000 honest checks; the mean over all rows then sat 9 standard errors off and failed a
+     * test-suite run), it passes, and the mean over the frequent rows is exact; the same calls at
+     * a size no row holds still fail. */
+    {
+        struct mfb_dist d = {.name = "rare"};
+        const uint64_t rows[][3] = {{8, 8, 10000000}, {777, 777, 1}};
+        add_rows(&d.size, MFB_T_SIZE, rows, 2);
+        memset(calls, 0, N * sizeof *calls);
+        for (size_t i = 0; i < N; i++)
+            calls[i].size = i == 5 || i == 500 || i == 5000 ? 777 : 8;
+        struct mfb_selfcheck_acc acc;
+        struct mfb_selfcheck sc;
+        mfb_selfcheck_begin(&acc, &d, MFB_ALIGN_EXACT, 2);
+        mfb_selfcheck_add(&acc, calls, N);
+        int rc = mfb_selfcheck_finish(&acc, &sc, &err);
+        TAP_CHECK(&t, rc == 0 && sc.passed && sc.mean_z == 0, "a rare row drawn three times passes: mean %.5f vs %.5f, z %.2f %s",
+                  sc.mean_realized, sc.mean_expected, sc.mean_z, rc ? err.msg : "");
+        calls[5].size = calls[500].size = calls[5000].size = 9;
+        mfb_selfcheck_begin(&acc, &d, MFB_ALIGN_EXACT, 2);
+        mfb_selfcheck_add(&acc, calls, N);
+        rc = mfb_selfcheck_finish(&acc, &sc, &err);
+        TAP_CHECK(&t, rc < 0 && !sc.passed, "sizes outside every row still fail: %s", err.msg);
+        mfb_table_free(&d.size);
+    }
     /* mfb_offset_alignment itself. */
     TAP_CHECK(&t, mfb_offset_alignment(0, 64) == 64 && mfb_offset_alignment(96, 64) == 32 &&
                       mfb_offset_alignment(4096 + 3, 64) == 1 && mfb_offset_alignment(128, 64) == 64,
