@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import GEOMETRY, ROOT
 
-SHORT = ["--rounds", "40", "--warmup-rounds", "4", "--processes", "3", "-q"]
+# The cache geometry is given: what these tests read does not depend on it, and a VM's claimed
+# socket-wide LLC (508 MiB on the Zen 5 VM) would make every process fill a 2 GiB arena.
+SHORT = ["--rounds", "40", "--warmup-rounds", "4", "--processes", "3", "-q", *GEOMETRY]
 
 
 def analysis(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
