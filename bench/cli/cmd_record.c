@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "report/folder.h"
+#include "report/temporaries.h"
 #include "report/provenance.h"
 #include "config.h"
 #include "workload/recording.h"
@@ -226,7 +227,7 @@ int mfb_cmd_record(int argc, char **argv)
         written = mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ? -1 : written;
         cJSON_Delete(p);
     }
-    mfb_folder_remove_tree(raw);
+    mfb_temp_remove_tree(raw);
     if (written > 0 && mfb_folder_commit(tmp, out, &err) == 0) {
         fprintf(stderr, "memfbench record: %s:", out);
         for (int f = 0; f < MFB_FUNC_COUNT; f++)

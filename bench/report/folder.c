@@ -1,9 +1,8 @@
 #include "report/folder.h"
 
-#include "report/output.h"
+#include "report/temporaries.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,27 +26,19 @@ char *mfb_folder_begin(const char *target, struct mfb_err *err)
     snprintf(parent, sizeof parent, "%s", target);
     while (len > 1 && parent[len - 1] == '/')
         parent[--len] = '\0';
-    char *slash = strrchr(parent, '/');
-    const char *base = slash ? slash + 1 : parent;
+    const char *base;
     char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == parent)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - parent), parent);
+    mfb_temp_split(parent, dir, sizeof dir, &base);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         mfb_fail(err, "%s: the folder %s does not exist", target, dir);
         return NULL;
     }
-    mfb_output_remove_stale(dir, base); /* a folder left by a record or merge that was killed */
-    size_t cap = strlen(dir) + strlen(base) + 64;
-    char *tmp = malloc(cap);
+    mfb_temp_remove_stale(dir, base); /* a folder left by a record or merge that was killed */
+    char *tmp = mfb_temp_template(dir, base, "");
     if (!tmp) {
         mfb_fail(err, "out of memory");
         return NULL;
     }
-    snprintf(tmp, cap, "%s/.%s.memfbench-%ld.XXXXXX", dir, base, (long)getpid());
     if (!mkdtemp(tmp)) {
         mfb_fail(err, "%s: cannot create a folder in %s: %s", target, dir, strerror(errno));
         free(tmp);
@@ -84,21 +75,8 @@ int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err)
     return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    (flag == FTW_DP ? rmdir : unlink)(path);
-    return 0;
-}
-
-void mfb_folder_remove_tree(const char *path)
-{
-    nftw(path, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 void mfb_folder_abort(const char *tmp)
 {
     if (tmp)
-        mfb_folder_remove_tree(tmp);
+        mfb_temp_remove_tree(tmp);
 }

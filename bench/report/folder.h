@@ -14,8 +14,7 @@ char *mfb_folder_begin(const char *target, struct mfb_err *err);
 int mfb_folder_put_json(const char *dir, const char *name, const cJSON *doc, struct mfb_err *err);
 /* Renames the temporary to the target. */
 int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err);
-/* Removes a folder and everything under it (the temporary, when a command fails). */
-void mfb_folder_remove_tree(const char *path);
+/* Removes the temporary and everything under it (when a command fails). */
 void mfb_folder_abort(const char *tmp);
 
 #endif

@@ -1,78 +1,25 @@
 #include "report/output.h"
 
-#include "report/folder.h"
 #include "report/gzip.h"
+#include "report/temporaries.h"
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Temporary files are named ".<name>.memfbench-<pid>[-procK].XXXXXX" beside the target: hidden, never
- * ending in .json (so no reader globbing results picks one up), and carrying the pid of the
- * process that made them, so a later run can tell a leftover (its process gone, e.g. after
- * kill -9) from a file in use and remove it. */
-#define TMP_TAG ".memfbench-"
-
-/* The folder part of path ("." when none) and its last component. */
-static void split_path(const char *path, char *dir, size_t dir_cap, const char **base)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        snprintf(dir, dir_cap, ".");
-        *base = path;
-    } else if (slash == path) {
-        snprintf(dir, dir_cap, "/");
-        *base = slash + 1;
-    } else {
-        snprintf(dir, dir_cap, "%.*s", (int)(slash - path), path);
-        *base = slash + 1;
-    }
-}
-
-/* Removes leftovers ".<base>.memfbench-<pid>.XXXXXX" of processes that no longer exist: files
- * (result temporaries) and folders (memfbench record and merge, report/folder.c). */
-void mfb_output_remove_stale(const char *dir, const char *base)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    size_t blen = strlen(base);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *n = e->d_name;
-        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, TMP_TAG, strlen(TMP_TAG)) != 0)
-            continue;
-        char *end;
-        long pid = strtol(n + 1 + blen + strlen(TMP_TAG), &end, 10);
-        if (pid <= 0 || (*end != '.' && *end != '-') || pid == (long)getpid())
-            continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue; /* its process is alive (or not ours to probe): in use */
-        char full[PATH_MAX];
-        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) < sizeof full && unlink(full) != 0 &&
-            (errno == EISDIR || errno == EPERM))
-            mfb_folder_remove_tree(full);
-    }
-    closedir(d);
-}
-
 char *mfb_output_temp(const char *target, const char *what)
 {
     char dir[PATH_MAX];
     const char *base;
-    split_path(target, dir, sizeof dir, &base);
-    size_t n = strlen(dir) + strlen(base) + strlen(what) + 64;
-    char *p = malloc(n);
+    mfb_temp_split(target, dir, sizeof dir, &base);
+    char *p = mfb_temp_template(dir, base, what);
     if (!p)
         return NULL;
-    snprintf(p, n, "%s/.%s%s%ld%s.XXXXXX", dir, base, TMP_TAG, (long)getpid(), what);
     int fd = mkstemp(p);
     if (fd < 0) {
         free(p);
@@ -140,8 +87,8 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
         return mfb_fail(err, "%s: out of memory", path);
     char dir[PATH_MAX];
     const char *base;
-    split_path(target, dir, sizeof dir, &base);
-    mfb_output_remove_stale(dir, base);
+    mfb_temp_split(target, dir, sizeof dir, &base);
+    mfb_temp_remove_stale(dir, base);
     if (!(o->tmp = mfb_output_temp(target, ""))) {
         int e = errno;
         mfb_output_abort(o);

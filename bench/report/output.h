@@ -25,10 +25,8 @@ int mfb_output_open_direct(struct mfb_output *o, const char *path, struct mfb_er
  * file, a plugin), so a run never overwrites what it reads. */
 int mfb_output_not_input(const struct mfb_output *o, const char *input, struct mfb_err *err);
 /* Creates an empty temporary file beside target, named so leftovers can be recognised
- * (".<name>.memfbench-<pid><what>.XXXXXX"); returns its malloc'd name, NULL on failure. */
+ * (report/temporaries.h); returns its malloc'd name, NULL on failure. */
 char *mfb_output_temp(const char *target, const char *what);
-/* Removes ".<base>.memfbench-<pid>..." files and folders in dir whose process is gone (kill -9). */
-void mfb_output_remove_stale(const char *dir, const char *base);
 /* Writes doc with the samples appended as column arrays (none when smp is NULL: the probe's
  * file), then renames into place. */
 int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *samples, struct mfb_err *err);

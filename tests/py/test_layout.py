@@ -1,5 +1,6 @@
 """The layout shows the design: bench/ is one folder per stage of the data path, in the order
-bench/meson.build builds them, and no stage includes a header of a later one. The sample column
+bench/meson.build builds them, no stage includes a header of a later one, and no two files of a
+folder include each other, directly or round a circle. The sample column
 names appear as string literals in exactly one C file (the column table)."""
 from __future__ import annotations
 
@@ -64,6 +65,51 @@ def test_the_include_check_catches_a_wrong_way_include(tmp_path: Path, monkeypat
     (fake / "workload" / "call.h").write_text('#include "measure/run.h"\n', encoding="utf-8")
     monkeypatch.setattr(sys.modules[__name__], "BENCH", fake)
     assert any("workload/call.h includes measure/run.h" in b for b in wrong_way_includes())
+
+
+def include_circles() -> list[list[str]]:
+    """Circles between the files of one folder. A file pair a.c/a.h is one unit; a unit depends
+    on another of its folder when either of its files includes the other's header. A circle
+    (a -> b -> ... -> a) means neither can be read, tested or replaced without the other."""
+    circles = []
+    for folder in sorted(p for p in BENCH.iterdir() if p.is_dir()):
+        deps: dict[str, set[str]] = {}
+        for path in sorted(folder.iterdir()):
+            if path.suffix not in (".c", ".h"):
+                continue
+            own = deps.setdefault(path.stem, set())
+            for header in INCLUDE.findall(path.read_text(encoding="utf-8")):
+                parts = header.split("/")
+                if len(parts) == 2 and parts[0] == folder.name and Path(parts[1]).stem != path.stem:
+                    own.add(Path(parts[1]).stem)
+        # a depth-first walk from every unit; a unit met again on the current path closes a circle
+        def walk(unit: str, path: list[str]) -> None:
+            for nxt in sorted(deps.get(unit, ())):
+                if nxt in path:
+                    circle = path[path.index(nxt):]
+                    if min(circle) == circle[0]:  # each circle once, from its smallest unit
+                        circles.append([f"{folder.name}/{u}" for u in circle])
+                elif nxt in deps:
+                    walk(nxt, path + [nxt])
+        for unit in sorted(deps):
+            walk(unit, [unit])
+    return circles
+
+
+def test_no_include_circle_within_a_folder() -> None:
+    assert include_circles() == []
+
+
+def test_the_circle_check_catches_a_circle(tmp_path: Path, monkeypatch) -> None:
+    fake = tmp_path / "bench"
+    for p in c_files():
+        dst = fake / p.relative_to(BENCH)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    team = fake / "measure" / "team.c"
+    team.write_text('#include "measure/run.h"\n' + team.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "BENCH", fake)
+    assert ["measure/run", "measure/team"] in include_circles()
 
 
 def sample_columns() -> list[str]:

@@ -1,0 +1,20 @@
+/* Temporaries beside a target: what a result file (report/output.c) and an output folder
+ * (report/folder.c) are filled in before they are renamed into place. One owner for their names
+ * and for removing them, so neither writer needs the other. */
+#ifndef MFB_TEMPORARIES_H
+#define MFB_TEMPORARIES_H
+
+#include <stddef.h>
+
+/* The folder part of path ("." when none, "/" for the root) and its last component (a pointer
+ * into path). */
+void mfb_temp_split(const char *path, char *dir, size_t dir_cap, const char **base);
+/* The malloc'd template "<dir>/.<base>.memfbench-<pid><what>.XXXXXX" for mkstemp or mkdtemp;
+ * NULL when out of memory. */
+char *mfb_temp_template(const char *dir, const char *base, const char *what);
+/* Removes the temporaries of base in dir whose process is gone (kill -9): files and folders. */
+void mfb_temp_remove_stale(const char *dir, const char *base);
+/* Removes a folder and everything under it, or a file. */
+void mfb_temp_remove_tree(const char *path);
+
+#endif
