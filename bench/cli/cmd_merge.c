@@ -19,7 +19,11 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... [FOLDER...]\n\n"
                  "Adds the tables of recorded folders (memfbench record's; weights are call counts) and\n"
-                 "bpftrace size histograms (lines '@[SIZE]: COUNT') into a new folder DIR.\n");
+                 "bpftrace size histograms (lines '@[SIZE]: COUNT') into a new folder DIR.\n\n"
+                 "  -o, --output DIR             the new folder (refused if it exists; written whole or not\n"
+                 "                               at all)\n"
+                 "      --bpftrace FUNCTION:FILE a bpftrace histogram of FUNCTION's sizes (repeatable)\n"
+                 "  -h, --help                   this text\n");
 }
 
 int mfb_cmd_merge(int argc, char **argv)
