@@ -72,8 +72,9 @@ int mfb_cmd_merge(int argc, char **argv)
             break;
         }
         snprintf(fname, sizeof fname, "%.*s", (int)(colon - bpf[i]), bpf[i]);
+        char names[MFB_FUNC_NAMES_CAP];
         if (mfb_func_parse(fname, &f) < 0)
-            rc = mfb_fail(&err, "--bpftrace: '%s' is not memcpy, memmove, memset, memcmp or bcmp", fname);
+            rc = mfb_fail(&err, "--bpftrace: '%s' is not %s", fname, mfb_func_names(names, sizeof names));
         else
             rc = mfb_recording_add_bpftrace(&rec, colon + 1, f, &err);
     }

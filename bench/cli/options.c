@@ -164,9 +164,11 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     while ((ch = getopt_long(argc, argv, ":f:d:v:t:r:p:c:s:qo:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'f':
-            if (mfb_func_parse(optarg, &c->func) < 0)
-                return mfb_fail(err, "memfbench run: --function: '%s' is not memcpy, memmove, memset, "
-                                     "memcmp or bcmp", optarg);
+            if (mfb_func_parse(optarg, &c->func) < 0) {
+                char names[MFB_FUNC_NAMES_CAP];
+                return mfb_fail(err, "memfbench run: --function: '%s' is not %s", optarg,
+                                mfb_func_names(names, sizeof names));
+            }
             break;
         case 'd':
             c->distribution = optarg;

@@ -121,8 +121,9 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
         *p ^= mfb_mis_flip(c->aux);
         if (var->noop)
             return 0;
-        int ok = f == MFB_BCMP ? ((want != 0) == (got != 0))
-                               : ((want > 0) - (want < 0)) == ((got > 0) - (got < 0));
+        int ok = mfb_func_traits(f)->result == MFB_RESULT_EQUALITY
+                     ? ((want != 0) == (got != 0))
+                     : ((want > 0) - (want < 0)) == ((got > 0) - (got < 0));
         if (!ok) {
             char msg[128];
             snprintf(msg, sizeof msg, "returned %d, the reference %d", got, want);
@@ -135,7 +136,7 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
     memcpy(v->ra + sa.lo, v->a + sa.lo, sa.hi - sa.lo);
     memcpy(v->rb + sb.lo, v->b + sb.lo, sb.hi - sb.lo);
     void *ret;
-    if (f == MFB_MEMSET) {
+    if (mfb_func_traits(f)->family == MFB_FAMILY_SET) {
         mfb_ref_memset(rdbuf + dso, (int)c->aux, c->n);
         ret = var->fn.set(dbuf + dso, (int)c->aux, c->n);
     } else {
@@ -170,7 +171,7 @@ int mfb_verify_placed(struct mfb_verify *v, const struct mfb_variant *var, const
     struct mfb_vcall c = {.n = k->size & MFB_SIZE_MASK, .src_mod = k->src % PAGE, .dst_mod = k->dst % PAGE,
                           .delta = 0, .aux = k->aux};
     int64_t d = (int64_t)k->dst - (int64_t)k->src;
-    if (var->func != MFB_MEMSET && c.n > 0 && d > -(int64_t)c.n && d < (int64_t)c.n)
+    if (mfb_func_roles(var->func) == 2 && c.n > 0 && d > -(int64_t)c.n && d < (int64_t)c.n)
         c.delta = d;
     return mfb_verify_call(v, var, &c, err);
 }

@@ -201,15 +201,14 @@ static void batch_cmp(const struct mfb_batch *b, struct mfb_batch_result *out)
 
 void mfb_run_batch(const struct mfb_batch *b, struct mfb_batch_result *out)
 {
-    switch (b->variant->func) {
-    case MFB_MEMCPY:
-    case MFB_MEMMOVE:
+    switch (mfb_func_traits(b->variant->func)->family) {
+    case MFB_FAMILY_COPY:
         batch_copy(b, out);
         break;
-    case MFB_MEMSET:
+    case MFB_FAMILY_SET:
         batch_set(b, out);
         break;
-    default:
+    case MFB_FAMILY_COMPARE:
         batch_cmp(b, out);
         break;
     }

@@ -322,7 +322,7 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
         if (mfb_table_finish(&d->mismatch, "default mismatch model", err) < 0)
             return -1;
     }
-    if (f == MFB_MEMSET && d->src_align.n) {
+    if (mfb_func_roles(f) == 1 && d->src_align.n) {
         /* memset has only a destination: a single alignment table describes it. */
         if (d->dst_align.n == 0) {
             d->dst_align = d->src_align;

@@ -297,10 +297,10 @@ static int write_func(const struct mfb_rec_func *c, enum mfb_func f, const char 
     if (close_table(fp, path, err) < 0)
         return -1;
     /* memset has one buffer: its alignment is the destination's */
-    if ((f != MFB_MEMSET && write_align(c->src_align, scale, dir, fn, "src_alignment", err) < 0) ||
+    if ((mfb_func_roles(f) == 2 && write_align(c->src_align, scale, dir, fn, "src_alignment", err) < 0) ||
         write_align(c->dst_align, scale, dir, fn, "dst_alignment", err) < 0)
         return -1;
-    if (f == MFB_MEMMOVE && c->overlap[0] + c->overlap[1] + c->overlap[2]) {
+    if (mfb_func_allows_overlap(f) && c->overlap[0] + c->overlap[1] + c->overlap[2]) {
         static const char *const names[] = {"none", "forward", "backward"};
         if (!(fp = open_table(dir, fn, "overlap", "overlap,weight", path, sizeof path)))
             return mfb_fail(err, "%s: cannot create: %s", path, strerror(errno));

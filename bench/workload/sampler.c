@@ -144,12 +144,17 @@ void mfb_sampler_place(struct mfb_sampler *s, uint64_t size, const struct mfb_sh
         c->dst = (uint32_t)(win->off[1] + pick_offset(s, &s->dst_align, &d->dst_align, s->dst_cap, span - size,
                                                       shape->dst_align));
     }
-    if (sp->func == MFB_MEMSET)
+    switch (mfb_func_traits(sp->func)->aux) {
+    case MFB_AUX_FILL_BYTE:
         c->aux = (uint32_t)mfb_rng_below(&s->rng, 256);
-    else if (mfb_func_compares(sp->func))
+        break;
+    case MFB_AUX_MISMATCH:
         c->aux = draw_mismatch(s, (uint32_t)size, shape->mismatch);
-    else
+        break;
+    case MFB_AUX_NONE:
         c->aux = 0;
+        break;
+    }
 }
 
 uint64_t mfb_sampler_fill(struct mfb_sampler *s, struct mfb_call *out, size_t n)

@@ -159,7 +159,7 @@ static int point_dist(const struct mfb_sweep *s, enum mfb_func f, const char *di
     snprintf(spec, sizeof spec, "uniform:%llu-%llu", (unsigned long long)lo, (unsigned long long)hi);
     if (mfb_dist_resolve(d, spec, f, dist_dir, err) < 0)
         return -1;
-    if (s->align_src && f != MFB_MEMSET && one_row(&d->src_align, MFB_T_ALIGN, s->align_src, s->align_src,
+    if (s->align_src && mfb_func_roles(f) == 2 && one_row(&d->src_align, MFB_T_ALIGN, s->align_src, s->align_src,
                                                   "--align-src", err) < 0)
         return -1;
     if (s->align_dst && one_row(&d->dst_align, MFB_T_ALIGN, s->align_dst, s->align_dst, "--align-dst", err) < 0)

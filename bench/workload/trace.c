@@ -284,7 +284,7 @@ int mfb_trace_dist(const struct mfb_trace *t, const char *path, enum mfb_func f,
     if (mfb_dist_resolve(d, spec, f, dist_dir, err) < 0)
         return -1;
     if (counted(&d->size, MFB_T_SIZE, t, 0, path, err) < 0 ||
-        (f != MFB_MEMSET && counted(&d->src_align, MFB_T_ALIGN, t, 1, path, err) < 0) ||
+        (mfb_func_roles(f) == 2 && counted(&d->src_align, MFB_T_ALIGN, t, 1, path, err) < 0) ||
         counted(&d->dst_align, MFB_T_ALIGN, t, 2, path, err) < 0)
         return -1;
     free(d->name);

@@ -112,6 +112,28 @@ def test_the_circle_check_catches_a_circle(tmp_path: Path, monkeypatch) -> None:
     assert ["measure/run", "measure/team"] in include_circles()
 
 
+FUNC_VALUE = r"MFB_(?:MEMCPY|MEMMOVE|MEMSET|MEMCMP|BCMP)\b"
+FUNC_BRANCH = re.compile(rf"(?:==|!=)\s*{FUNC_VALUE}|{FUNC_VALUE}\s*(?:==|!=)|\bcase\s+{FUNC_VALUE}")
+
+
+def files_branching_on_a_function() -> list[str]:
+    """Files that compare a function value or switch on one (the traits table itself aside): code
+    that should ask for a trait (family, roles, overlap, auxiliary parameter, result) instead."""
+    table = BENCH / "base" / "functions.c"
+    return sorted(str(p.relative_to(BENCH)) for p in c_files()
+                  if p != table and FUNC_BRANCH.search(p.read_text(encoding="utf-8")))
+
+
+def test_code_asks_for_traits_not_functions() -> None:
+    assert len(files_branching_on_a_function()) <= 3, files_branching_on_a_function()
+
+
+def test_the_branch_check_sees_a_branch() -> None:
+    assert FUNC_BRANCH.search("    if (f == MFB_MEMSET && d->src_align.n) {")
+    assert FUNC_BRANCH.search("    case MFB_BCMP:")
+    assert not FUNC_BRANCH.search("    {\"bytes\", MFB_BCMP, MFB_ORIGIN_BUILTIN,")  # a table row is data
+
+
 def sample_columns() -> list[str]:
     schema = json.loads((ROOT / "docs" / "schema" / "memfbench-run.schema.json").read_text(encoding="utf-8"))
     return [c for c in schema["properties"]["samples"]["required"] if c != "count"]
