@@ -1,5 +1,5 @@
 /* What the process is doing with the code under test right now, for the report a crash, an
- * exit() or a hang inside a variant leaves behind (cli/guard.c). The stages that call variants
+ * exit() or a hang inside a variant leaves behind (orchestrate/guard.c). The stages that call variants
  * fill it in as they go (plain stores, no system calls: verification and timing must not pay for
  * it); the guard's signal handlers only read it. */
 #ifndef MFB_ACTIVITY_H

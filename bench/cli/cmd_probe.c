@@ -6,20 +6,19 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/meminfo.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
-#include "cli/cpus.h"
+#include "orchestrate/cpus.h"
 #include "probe/file.h"
 #include "probe/summary.h"
+#include "probe/sweeps.h"
 #include "report/hostinfo.h"
 #include "report/output.h"
 
@@ -35,7 +34,6 @@ static void on_signal(int sig)
 /* Defaults, each with its reason. */
 enum {
     PROBE_MIN_SIZE = 4 << 10,          /* one page: below it a chain has too few lines to matter */
-    PROBE_BW_MIN_SIZE = 16 << 10,      /* below it a kernel's call and loop set-up are a visible part */
     PROBE_STEPS = 4,                   /* sizes per octave: a level's edge lands within 19 % */
     PROBE_QUICK_STEPS = 2,
     PROBE_REPEATS = 5,
@@ -213,7 +211,7 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe
 }
 
 /* The CPUs: latency's, and the bandwidth threads' (the first of which is latency's CPU), resolved
- * and checked as memfbench run's timing threads are (cli/cpus.c). */
+ * and checked as memfbench run's timing threads are (orchestrate/cpus.c). */
 static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, struct mfb_err *err)
 {
     struct mfb_cpu_request q = {.cmd = "memfbench probe", .list = a->cpus, .threads = a->threads_given ? c->threads : 0,
@@ -293,155 +291,9 @@ static int check_memory(const struct mfb_probe_config *c, struct mfb_err *err)
     return 0;
 }
 
-/* Progress on stderr. On a terminal, one line rewritten at every point; otherwise (a log, a CI
- * job, a pipe) one line per stage as it starts, with the time since the probe began, so a log
- * shows where a long probe is and where its time went; -q: none. */
-struct progress {
-    bool point_lines, stage_lines;
-    const char *what;
-    size_t total, done;
-    int stage, nstages;
-    double t0;
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void stage(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void stage(struct progress *p, const char *fmt, ...)
-{
-    if (!p->stage_lines)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "probe: [%7.1f s] %d/%d ", now_s() - p->t0, ++p->stage, p->nstages);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-    va_end(ap);
-}
-
-static void show(struct progress *p, const char *curve, size_t size)
-{
-    if (!p->point_lines)
-        return;
-    p->done++;
-    fprintf(stderr, "\rprobe: %s %-16s %12zu bytes  (%zu/%zu)   ", p->what, curve, size, p->done, p->total);
-    fflush(stderr);
-}
-
-static void curve_stage(struct progress *p, const char *curve, const struct mfb_probe_point *pts, size_t n)
-{
-    char a[32], b[32];
-    stage(p, "%s %s: %zu sizes, %s to %s", p->what, curve, n, mfb_probe_human((double)pts[0].size, a, sizeof a),
-          mfb_probe_human((double)pts[n - 1].size, b, sizeof b));
-}
-
-static void lat_progress(const struct mfb_lat_curve *c, size_t i, void *ctx)
-{
-    char name[48];
-    snprintf(name, sizeof name, "%s/%s", mfb_chase_name(c->chase), mfb_pages_name(c->pages));
-    if (i == 0)
-        curve_stage(ctx, name, c->points, c->npoints);
-    show(ctx, name, c->points[i].size);
-}
-
-static void bw_progress(const struct mfb_bw_curve *c, size_t i, void *ctx)
-{
-    if (i == 0)
-        curve_stage(ctx, mfb_stream_kernel_name(c->kernel), c->points, c->npoints);
-    show(ctx, mfb_stream_kernel_name(c->kernel), c->points[i].size);
-}
-
-static struct mfb_probe_point *points_of(const size_t *sizes, size_t n)
-{
-    struct mfb_probe_point *p = calloc(n ? n : 1, sizeof *p);
-    for (size_t i = 0; p && i < n; i++)
-        p[i].size = sizes[i];
-    return p;
-}
-
-static int measure_latency(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct progress *pg,
-                           struct mfb_err *err)
-{
-    const struct mfb_probe_config *c = run->cfg;
-    size_t n = mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, NULL, 0);
-    size_t *sizes = calloc(n, sizeof *sizes);
-    if (!sizes)
-        return mfb_fail(err, "out of memory");
-    mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, sizes, n);
-    /* random on 4 KiB pages, random on huge pages (when had), then the strided chains */
-    struct { enum mfb_chase chase; enum mfb_pages pages; } plan[] = {
-        {MFB_CHASE_RANDOM, MFB_PAGES_4K}, {MFB_CHASE_RANDOM, r->huge},
-        {MFB_CHASE_STRIDE1, MFB_PAGES_4K}, {MFB_CHASE_STRIDE2, MFB_PAGES_4K}};
-    for (size_t k = 0; k < sizeof plan / sizeof *plan; k++) {
-        if (k == 1 && r->huge == MFB_PAGES_4K)
-            continue;
-        struct mfb_lat_curve *cv = &r->lat[r->nlat];
-        *cv = (struct mfb_lat_curve){.chase = plan[k].chase, .pages = plan[k].pages, .npoints = n,
-                                     .points = points_of(sizes, n)};
-        if (!cv->points) {
-            free(sizes);
-            return mfb_fail(err, "out of memory");
-        }
-        r->nlat++;
-    }
-    free(sizes);
-    pg->what = "latency";
-    pg->total = n * (size_t)r->nlat;
-    pg->done = 0;
-    for (int i = 0; i < r->nlat; i++)
-        if (mfb_latency_curve(run, &r->lat[i], lat_progress, pg, err) < 0)
-            return -1;
-    if (pg->point_lines)
-        fprintf(stderr, "\r%100s\r", "");
-    return 0;
-}
-
-static int measure_bandwidth(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct progress *pg,
-                             struct mfb_err *err)
-{
-    const struct mfb_probe_config *c = run->cfg;
-    size_t lo = c->min_size > PROBE_BW_MIN_SIZE ? c->min_size : PROBE_BW_MIN_SIZE;
-    unsigned steps = (c->steps + 1) / 2;
-    size_t align = (size_t)2 * MFB_STREAM_GRAIN * (size_t)c->threads;
-    size_t n = lo <= c->max_size ? mfb_probe_sizes(lo, c->max_size, steps, align, NULL, 0) : 0;
-    size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
-    if (!sizes)
-        return mfb_fail(err, "out of memory");
-    mfb_probe_sizes(lo, c->max_size, steps, align, sizes, n);
-    for (int k = 0; k < MFB_STREAM_KERNEL_COUNT; k++) {
-        if (!mfb_stream_kernel((enum mfb_stream_kernel)k, r->vector))
-            continue;
-        struct mfb_bw_curve *cv = &r->bw[r->nbw];
-        *cv = (struct mfb_bw_curve){.kernel = (enum mfb_stream_kernel)k, .vector = r->vector, .pages = r->bw_pages,
-                                    .npoints = n, .points = points_of(sizes, n)};
-        if (!cv->points) {
-            free(sizes);
-            return mfb_fail(err, "out of memory");
-        }
-        r->nbw++;
-    }
-    free(sizes);
-    pg->what = "bandwidth";
-    pg->total = n * (size_t)r->nbw;
-    pg->done = 0;
-    for (int i = 0; i < r->nbw; i++)
-        if (mfb_bandwidth_curve(run, &r->bw[i], bw_progress, pg, err) < 0)
-            return -1;
-    if (pg->point_lines)
-        fprintf(stderr, "\r%100s\r", "");
-    return 0;
-}
-
 int mfb_cmd_probe(int argc, char **argv)
 {
-    double t_start = now_s();
+    double t_start = mfb_probe_now_s();
     struct mfb_probe_config cfg;
     struct probe_args a = {0};
     struct mfb_err err = {{0}};
@@ -499,22 +351,22 @@ int mfb_cmd_probe(int argc, char **argv)
     }
     /* the stages: the core clock, each latency curve, each bandwidth kernel, the levels */
     bool tty = isatty(STDERR_FILENO);
-    struct progress pg = {.point_lines = !cfg.quiet && tty, .stage_lines = !cfg.quiet && !tty, .t0 = t_start};
+    struct mfb_probe_progress pg = {.point_lines = !cfg.quiet && tty, .stage_lines = !cfg.quiet && !tty, .t0 = t_start};
     pg.nstages = 2 + (cfg.latency ? 3 + (res.huge != MFB_PAGES_4K) : 0);
     for (int k = 0; cfg.bandwidth && k < MFB_STREAM_KERNEL_COUNT; k++)
         pg.nstages += mfb_stream_kernel((enum mfb_stream_kernel)k, res.vector) != NULL;
-    stage(&pg, "core clock and host");
+    mfb_probe_stage(&pg, "core clock and host");
     mfb_core_clock_measure(&res.clock, &timer);
     /* the host block and its checks (load, governor) before measuring: the probe's own load
      * must not read as another program's */
     host = mfb_host_json(&res.caches, cfg.cpu, &res.warn);
     struct mfb_probe_run run = {.cfg = &cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
-    if (cfg.latency && measure_latency(&run, &res, &pg, &err) < 0)
+    if (cfg.latency && mfb_probe_latency_curves(&run, &res, &pg, &err) < 0)
         goto fail;
-    if (cfg.bandwidth && !probe_stop && (pin(cfg.cpus[0], &err) < 0 || measure_bandwidth(&run, &res, &pg, &err) < 0))
+    if (cfg.bandwidth && !probe_stop && (pin(cfg.cpus[0], &err) < 0 || mfb_probe_bandwidth_curves(&run, &res, &pg, &err) < 0))
         goto fail;
     res.interrupted = probe_stop != 0;
-    stage(&pg, "levels, cross-check, file");
+    mfb_probe_stage(&pg, "levels, cross-check, file");
     mfb_probe_find_levels(&res);
     cJSON *doc = mfb_probe_document(&cfg, &res, &timer, host);
     host = NULL; /* the document owns it */
@@ -524,7 +376,7 @@ int mfb_cmd_probe(int argc, char **argv)
         goto fail;
     if (!cfg.quiet) {
         mfb_probe_summary_print(stderr, &cfg, &res);
-        fprintf(stderr, "written: %s (%.0f s)\n", cfg.output, now_s() - t_start);
+        fprintf(stderr, "written: %s (%.0f s)\n", cfg.output, mfb_probe_now_s() - t_start);
     }
     if (res.interrupted)
         fprintf(stderr, "memfbench probe: interrupted; %s holds the points measured (status.complete = false)\n",

@@ -11,7 +11,7 @@
 #include "base/parse.h"
 #include "base/warn.h"
 #include "measure/layout.h"
-#include "cli/cpus.h"
+#include "orchestrate/cpus.h"
 #include "measure/pressure.h"
 #include "workload/classes.h"
 #include "workload/sweep.h"

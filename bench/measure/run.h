@@ -139,7 +139,7 @@ struct mfb_run {
     struct mfb_workset *ws;
     const struct mfb_timer *timer;
     struct mfb_warnings *warn;
-    struct mfb_activity *activity; /* which variant is being called, for the guard (cli/guard.h) */
+    struct mfb_activity *activity; /* which variant is being called, for the guard (orchestrate/guard.h) */
     struct mfb_run_variant vars[MFB_MAX_VARIANTS];
     int nvars;
     uint64_t seed;               /* master seed; every stream derives from it (base/seeds.h) */

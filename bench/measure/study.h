@@ -35,7 +35,7 @@
 /* --batch-passes above this would make one batch of a fast variant last seconds. */
 #define MFB_MAX_BATCH_PASSES 100000
 /* Default --watchdog: far above any round's length (rounds last milliseconds to a second) and
- * any verification call's (cli/guard.h). */
+ * any verification call's (orchestrate/guard.h). */
 #define MFB_DEFAULT_WATCHDOG_S 60.0
 #define MFB_MAX_WATCHDOG_S 86400.0
 /* Rounds (--rounds, --warmup-rounds): a sample stores its round in 32 bits. */

@@ -1,5 +1,5 @@
 /* Plugins that misbehave on purpose, for the tests that the correctness check rejects them and
- * that the guard (bench/cli/guard.c) names them when they crash, exit or hang. */
+ * that the guard (bench/orchestrate/guard.c) names them when they crash, exit or hang. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@ from conftest import ROOT
 CLI = ROOT / "bench" / "cli"
 # command -> the file holding its getopt table
 COMMANDS = {"run": "options.c", "probe": "cmd_probe.c", "record": "cmd_record.c", "merge": "cmd_merge.c"}
-# Options a --processes parent gives its children (cli/processes.c); a user has no reason to.
+# Options a --processes parent gives its children (orchestrate/processes.c); a user has no reason to.
 INTERNAL = {"run": {"process-index", "placement-seed"}}
 ENTRY = re.compile(r'\{"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*0,\s*'
                    r"('(.)'|[A-Z_0-9]+)\}")

@@ -134,6 +134,17 @@ def test_the_branch_check_sees_a_branch() -> None:
     assert not FUNC_BRANCH.search("    {\"bytes\", MFB_BCMP, MFB_ORIGIN_BUILTIN,")  # a table row is data
 
 
+# The command line turns argv into a study and dispatches; what a run does with it lives in the
+# stages (orchestrate/ and below). A folder past this size is holding the method again.
+CLI_MAX_LINES = 1800
+
+
+def test_the_command_line_folder_stays_thin() -> None:
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (BENCH / "cli").iterdir()
+                if p.suffix in (".c", ".h"))
+    assert lines < CLI_MAX_LINES, f"bench/cli/ has {lines} lines"
+
+
 def sample_columns() -> list[str]:
     schema = json.loads((ROOT / "docs" / "schema" / "memfbench-run.schema.json").read_text(encoding="utf-8"))
     return [c for c in schema["properties"]["samples"]["required"] if c != "count"]

@@ -1,4 +1,4 @@
-#include "cli/guard.h"
+#include "orchestrate/guard.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -7,7 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "base/error.h"
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])

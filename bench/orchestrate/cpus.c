@@ -1,4 +1,4 @@
-#include "cli/cpus.h"
+#include "orchestrate/cpus.h"
 
 #include <sched.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-#include "cli/processes.h"
+#include "orchestrate/processes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 
 #include "base/seeds.h"
 #include "base/warn.h"
-#include "cli/commands.h"
+#include "base/error.h"
 #include "base/rng.h"
 #include "measure/layout.h"
 #include "measure/samples.h"
