@@ -71,103 +71,90 @@ bool mfb_workset_large_beyond_llc(const struct mfb_workset *w)
     return (double)w->space.large.size * w->space.roles >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
 }
 
-int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
-                     const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err)
+/* placement auto: small calls up to the threshold (--small-max, else the default, reduced to what
+ * the L1 window holds) in the L1 windows, larger ones in a window beyond the LLC. */
+static int plan_auto(struct mfb_workset *w, const struct mfb_caches *c, const struct mfb_workset_need *need,
+                     uint64_t small_size, uint64_t fits, uint64_t *large_size, struct mfb_err *err)
 {
-    memset(w, 0, sizeof *w);
     struct mfb_space *sp = &w->space;
-    uint64_t max_size = need->max_size, small_max = need->small_max;
-    sp->func = f;
-    sp->roles = mfb_func_roles(f);
-    sp->by_size = pl == MFB_PL_AUTO;
-    w->placement = pl;
-    w->small_max_source = MFB_SMALL_MAX_NONE;
-    if (small_max && pl != MFB_PL_AUTO)
-        return mfb_fail(err, "--small-max applies to --placement auto only (placement %s puts every call "
-                             "in one window)", pl_names[pl]);
-    /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
-     * A quarter of L1d holds the parameter array, the remainder the buffers. */
-    w->l1_budget = c->l1d * 3 / 4;
-    /* Between 64 and 4096 records, as many as fit a quarter of L1d. */
-    w->params_log2 = 6;
-    while (((uint64_t)2 << w->params_log2) * sizeof(struct mfb_call) <= c->l1d / 4 && w->params_log2 < 12)
-        w->params_log2++;
-    uint64_t params_raw = (uint64_t)mfb_workset_params(w) * sizeof(struct mfb_call);
-    uint64_t params_bytes = round_up(params_raw, PAGE);
-    uint64_t small_size = w->l1_budget > params_raw ? round_down((w->l1_budget - params_raw) / (uint64_t)sp->roles, 64)
-                                                    : 0;
-    w->align_room = align_room(need);
-    w->llc = c->llc;
-    uint64_t fits = mfb_workset_small_fits(small_size, need);
-    /* A large call needs room for itself twice over in its slice so its offset stays random. */
-    uint64_t slice = round_up(2 * max_size + 2 * MFB_MAX_ALIGN, PAGE);
-    if (slice < (64u << 10))
-        slice = 64u << 10;
-    uint64_t large_size = 0;
-    switch (pl) {
-    case MFB_PL_AUTO: {
-        if (small_max) {
-            if (small_max > fits)
-                return mfb_fail(err, "--small-max %llu does not fit this CPU's L1 window of %llu bytes per "
-                                     "buffer (at most %llu with %llu bytes of alignment room%s)",
-                                (unsigned long long)small_max, (unsigned long long)small_size,
-                                (unsigned long long)fits, (unsigned long long)w->align_room,
-                                need->overlap ? " and overlapping calls" : "");
-            sp->threshold = small_max;
-            w->small_max_source = MFB_SMALL_MAX_USER;
-        } else if (MFB_DEFAULT_SMALL_MAX > fits) {
-            sp->threshold = round_down(fits, 64);
-            w->small_max_source = MFB_SMALL_MAX_REDUCED;
-            if (sp->threshold < MFB_SMALL_MAX_FLOOR)
-                return mfb_fail(err, "placement auto: an L1d of %zu bytes leaves room for small calls up to "
-                                     "%llu bytes only (window %llu bytes per buffer, %llu of alignment room%s), "
-                                     "below %u: nearly every call would be timed cold. Fix: --cache with the "
-                                     "right sizes if these are wrong, or --placement l2|llc|dram to time every "
-                                     "call in one named window",
-                                c->l1d, (unsigned long long)sp->threshold, (unsigned long long)small_size,
-                                (unsigned long long)w->align_room, need->overlap ? " and overlapping calls" : "",
-                                MFB_SMALL_MAX_FLOOR);
-        } else {
-            sp->threshold = MFB_DEFAULT_SMALL_MAX;
-            w->small_max_source = MFB_SMALL_MAX_DEFAULT;
-        }
-        sp->small.used = true;
-        sp->small.size = small_size;
-        w->small_fits = fits;
-        if (max_size > sp->threshold) {
-            sp->large.used = true;
-            /* Four times the LLC per role: a random page shift lands on lines still cached
-             * with probability at most about LLC / window. */
-            large_size = 4 * (uint64_t)c->llc;
-        }
-        break;
+    if (need->small_max) {
+        if (need->small_max > fits)
+            return mfb_fail(err, "--small-max %llu does not fit this CPU's L1 window of %llu bytes per "
+                                 "buffer (at most %llu with %llu bytes of alignment room%s)",
+                            (unsigned long long)need->small_max, (unsigned long long)small_size,
+                            (unsigned long long)fits, (unsigned long long)w->align_room,
+                            need->overlap ? " and overlapping calls" : "");
+        sp->threshold = need->small_max;
+        w->small_max_source = MFB_SMALL_MAX_USER;
+    } else if (MFB_DEFAULT_SMALL_MAX > fits) {
+        sp->threshold = round_down(fits, 64);
+        w->small_max_source = MFB_SMALL_MAX_REDUCED;
+        if (sp->threshold < MFB_SMALL_MAX_FLOOR)
+            return mfb_fail(err, "placement auto: an L1d of %zu bytes leaves room for small calls up to "
+                                 "%llu bytes only (window %llu bytes per buffer, %llu of alignment room%s), "
+                                 "below %u: nearly every call would be timed cold. Fix: --cache with the "
+                                 "right sizes if these are wrong, or --placement l2|llc|dram to time every "
+                                 "call in one named window",
+                            c->l1d, (unsigned long long)sp->threshold, (unsigned long long)small_size,
+                            (unsigned long long)w->align_room, need->overlap ? " and overlapping calls" : "",
+                            MFB_SMALL_MAX_FLOOR);
+    } else {
+        sp->threshold = MFB_DEFAULT_SMALL_MAX;
+        w->small_max_source = MFB_SMALL_MAX_DEFAULT;
     }
-    case MFB_PL_L1:
-        sp->small.used = true;
-        sp->small.size = small_size;
-        sp->threshold = fits;
-        w->small_fits = fits;
-        if (max_size > sp->threshold)
-            return mfb_fail(err, "placement l1: the distribution's largest size %llu does not fit "
-                                 "the L1 window (%llu bytes per buffer, sizes up to %llu); use auto",
-                            (unsigned long long)max_size, (unsigned long long)small_size,
-                            (unsigned long long)sp->threshold);
-        break;
-    case MFB_PL_L2:
-    case MFB_PL_LLC:
-    case MFB_PL_DRAM: {
-        uint64_t total = pl == MFB_PL_L2 ? c->l2 / 2 : pl == MFB_PL_LLC ? c->llc / 2 : 8 * (uint64_t)c->llc;
-        large_size = round_down(total / (uint64_t)sp->roles, PAGE);
+    sp->small.used = true;
+    sp->small.size = small_size;
+    w->small_fits = fits;
+    if (need->max_size > sp->threshold) {
         sp->large.used = true;
-        sp->threshold = 0;
-        if (large_size < 2 * slice)
-            return mfb_fail(err, "placement %s: the distribution's largest size %llu needs %llu bytes "
-                                 "per buffer, more than the %s window of %llu",
-                            pl_names[pl], (unsigned long long)max_size, (unsigned long long)(2 * slice),
-                            pl_names[pl], (unsigned long long)large_size);
-        break;
+        /* Four times the LLC per role: a random page shift lands on lines still cached
+         * with probability at most about LLC / window. */
+        *large_size = 4 * (uint64_t)c->llc;
     }
-    }
+    return 0;
+}
+
+/* placement l1: every call in the L1 windows, refused when the largest does not fit. */
+static int plan_l1(struct mfb_workset *w, const struct mfb_workset_need *need, uint64_t small_size, uint64_t fits,
+                   struct mfb_err *err)
+{
+    struct mfb_space *sp = &w->space;
+    sp->small.used = true;
+    sp->small.size = small_size;
+    sp->threshold = fits;
+    w->small_fits = fits;
+    if (need->max_size > sp->threshold)
+        return mfb_fail(err, "placement l1: the distribution's largest size %llu does not fit "
+                             "the L1 window (%llu bytes per buffer, sizes up to %llu); use auto",
+                        (unsigned long long)need->max_size, (unsigned long long)small_size,
+                        (unsigned long long)sp->threshold);
+    return 0;
+}
+
+/* placement l2, llc or dram: every call in one window sized for that level (half of L2 or of the
+ * LLC over the roles, or eight LLCs), refused when it cannot hold two slices of the largest call. */
+static int plan_named(struct mfb_workset *w, enum mfb_placement pl, const struct mfb_caches *c, uint64_t max_size,
+                      uint64_t slice, uint64_t *large_size, struct mfb_err *err)
+{
+    struct mfb_space *sp = &w->space;
+    uint64_t total = pl == MFB_PL_L2 ? c->l2 / 2 : pl == MFB_PL_LLC ? c->llc / 2 : 8 * (uint64_t)c->llc;
+    *large_size = round_down(total / (uint64_t)sp->roles, PAGE);
+    sp->large.used = true;
+    sp->threshold = 0;
+    if (*large_size < 2 * slice)
+        return mfb_fail(err, "placement %s: the distribution's largest size %llu needs %llu bytes "
+                             "per buffer, more than the %s window of %llu",
+                        pl_names[pl], (unsigned long long)max_size, (unsigned long long)(2 * slice),
+                        pl_names[pl], (unsigned long long)*large_size);
+    return 0;
+}
+
+/* The arena: the parameter array, then each role's L1 window, then each role's large window
+ * (at least two slices, at most 1 GiB each); offsets are stored in 32 bits. */
+static int lay_out(struct mfb_workset *w, uint64_t params_bytes, uint64_t large_size, uint64_t slice,
+                   struct mfb_err *err)
+{
+    struct mfb_space *sp = &w->space;
     uint64_t at = 0;
     w->params_off = at;
     at += params_bytes;
@@ -193,12 +180,59 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
             at += sp->large.size;
         }
     }
-    /* Parameters store arena offsets in 32 bits. */
     if (at >= (1ull << 32))
         return mfb_fail(err, "working set of %llu bytes exceeds the 4 GiB arena limit",
                         (unsigned long long)at);
     w->arena_size = at;
     return 0;
+}
+
+int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
+                     const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err)
+{
+    memset(w, 0, sizeof *w);
+    struct mfb_space *sp = &w->space;
+    sp->func = f;
+    sp->roles = mfb_func_roles(f);
+    sp->by_size = pl == MFB_PL_AUTO;
+    w->placement = pl;
+    w->small_max_source = MFB_SMALL_MAX_NONE;
+    if (need->small_max && pl != MFB_PL_AUTO)
+        return mfb_fail(err, "--small-max applies to --placement auto only (placement %s puts every call "
+                             "in one window)", pl_names[pl]);
+    /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
+     * A quarter of L1d holds the parameter array, the remainder the buffers. */
+    w->l1_budget = c->l1d * 3 / 4;
+    /* Between 64 and 4096 records, as many as fit a quarter of L1d. */
+    w->params_log2 = 6;
+    while (((uint64_t)2 << w->params_log2) * sizeof(struct mfb_call) <= c->l1d / 4 && w->params_log2 < 12)
+        w->params_log2++;
+    uint64_t params_raw = (uint64_t)mfb_workset_params(w) * sizeof(struct mfb_call);
+    uint64_t small_size = w->l1_budget > params_raw ? round_down((w->l1_budget - params_raw) / (uint64_t)sp->roles, 64)
+                                                    : 0;
+    w->align_room = align_room(need);
+    w->llc = c->llc;
+    uint64_t fits = mfb_workset_small_fits(small_size, need);
+    /* A large call needs room for itself twice over in its slice so its offset stays random. */
+    uint64_t slice = round_up(2 * need->max_size + 2 * MFB_MAX_ALIGN, PAGE);
+    if (slice < (64u << 10))
+        slice = 64u << 10;
+    uint64_t large_size = 0;
+    int rc = 0;
+    switch (pl) {
+    case MFB_PL_AUTO:
+        rc = plan_auto(w, c, need, small_size, fits, &large_size, err);
+        break;
+    case MFB_PL_L1:
+        rc = plan_l1(w, need, small_size, fits, err);
+        break;
+    case MFB_PL_L2:
+    case MFB_PL_LLC:
+    case MFB_PL_DRAM:
+        rc = plan_named(w, pl, c, need->max_size, slice, &large_size, err);
+        break;
+    }
+    return rc < 0 ? -1 : lay_out(w, round_up(params_raw, PAGE), large_size, slice, err);
 }
 
 /* The content of copy buffers: seeded random bytes, every page different. One random 64 KiB block

@@ -80,11 +80,20 @@ def memfbench() -> str:
     return binary()
 
 
+def gives_caches(args: tuple[str, ...]) -> bool:
+    return any(a in ("--cache", "--cache-from") or a.startswith(("--cache=", "--cache-from=")) for a in args)
+
+
 @pytest.fixture
 def run(memfbench: str, tmp_path: Path):
-    def _run(*args: str, out: str | None = "out.json", timeout: float = 120) -> Result:
+    """memfbench run with the given arguments, its file in the test's folder. The cache geometry is
+    GEOMETRY unless the test gives one (--cache, --cache-from) or asks for the machine's own
+    (own_caches=True, for the tests about detection): a plan means the same on every machine, and
+    a VM that claims a socket-wide LLC (508 MiB on the Zen 5 VM) does not make every process fill
+    a 2 GiB arena."""
+    def _run(*args: str, out: str | None = "out.json", timeout: float = 120, own_caches: bool = False) -> Result:
         target = tmp_path / out if out else None
-        cmd = [memfbench, "run", *args]
+        cmd = [memfbench, "run", *args, *([] if own_caches or gives_caches(args) else GEOMETRY)]
         if target is not None:
             cmd += ["-o", str(target)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

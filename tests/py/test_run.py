@@ -255,7 +255,7 @@ def test_flip_lead_and_small_max_are_recorded(run):
 def test_small_max_on_this_machines_own_caches(run):
     """The same without --cache: from a 32 KiB L1d up the default 2 KiB limit holds; below, the
     largest that fits, said so in the file."""
-    d = run(*QUICK, out="own.json").doc
+    d = run(*QUICK, out="own.json", own_caches=True).doc
     l1d, ws = d["host"]["caches"]["l1d"], d["workset"]
     limit = ws["small_window"]["max_call_size"]
     if l1d >= 32 * 1024:
