@@ -354,104 +354,120 @@ static cJSON *target_json(const cJSON *doc, double pct, bool reached, const bool
     return tc;
 }
 
-int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
-                      volatile sig_atomic_t *stop, struct mfb_err *err)
-{
-    /* With --target-ci, cfg->processes is the minimum: processes are added one at a time, each
-     * with a default study's share of time, until every process-level interval is within the
-     * target, the time budget is spent or MFB_MAX_PROCESSES have run. */
-    bool targeted = cfg->target_ci > 0;
-    int k = targeted ? MFB_MAX_PROCESSES : (int)cfg->processes;
-    /* k <= MFB_MAX_PROCESSES: the option parser refuses more. */
-    char *tmp[MFB_MAX_PROCESSES] = {0};
-    cJSON *docs[MFB_MAX_PROCESSES] = {0};
-    struct mfb_samples all = {0};
-    struct mfb_stoprule rule = {0};
-    bool compared[MFB_MAX_VARIANTS] = {false}, reached = false;
+/* A study's processes as they run: their temporary files, their documents (context only, once their
+ * samples are merged into `all`) and, with --target-ci, the stop rule's state. */
+struct study_run {
+    bool targeted;
+    int k;                              /* processes at most (k <= MFB_MAX_PROCESSES: the parser refuses more) */
+    int done;                           /* processes finished */
+    char *tmp[MFB_MAX_PROCESSES];
+    cJSON *docs[MFB_MAX_PROCESSES];
+    struct mfb_samples all;
+    struct mfb_stoprule rule;
+    bool compared[MFB_MAX_VARIANTS], reached;
     double widths[MFB_MAX_VARIANTS];
-    int nvars = 0;
-    enum mfb_stop_reason stop_reason = MFB_STOP_NONE;
-    int status = MFB_EXIT_FAIL, done = 0;
-    long batch_passes = 0; /* 0 for the first process, which calibrates */
-    double each = targeted ? MFB_DEFAULT_TIME_S / MFB_DEFAULT_PROCESSES : cfg->time_s > 0 ? cfg->time_s / k : 0;
-    uint64_t t0 = mfb_mono_ns();
+    int nvars;
+    enum mfb_stop_reason stop_reason;
+    long batch_passes;                  /* 0 for the first process, which calibrates */
+    double each;                        /* seconds of rounds per process */
+};
+
+/* Runs process i into its temporary file and merges its samples: the child's exit status, or -1
+ * with the message in err (a child that failed is named with its last line of stderr). */
+static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint64_t master_seed,
+                   volatile sig_atomic_t *stop, struct mfb_err *err)
+{
     const char *target = strcmp(cfg->output, "-") ? cfg->output : "memfbench-stdout.json";
-    for (int i = 0; i < k && !*stop; i++) {
-        char what[16];
-        snprintf(what, sizeof what, "-proc%d", i);
-        if (!(tmp[i] = mfb_output_temp(target, what))) {
-            mfb_fail(err, "%s: cannot create a temporary file for process %d", target, i);
-            goto cleanup;
-        }
-        if (!cfg->quiet && targeted)
-            fprintf(stderr, "memfbench: process %d (at least %ld, until +-%g %%)\n", i + 1, cfg->processes,
-                    cfg->target_ci);
-        else if (!cfg->quiet)
-            fprintf(stderr, "memfbench: process %d of %d\n", i + 1, k);
-        FILE *errlog = tmpfile();
-        if (!errlog) {
-            mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
-            goto cleanup;
-        }
-        struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
-                                .placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = each,
-                                .batch_passes = batch_passes, .max_batches = cfg->max_batches / k, .tmp = tmp[i]};
-        int rc = spawn(cfg, &ca, errlog, stop);
-        if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
-            char line[512], why[64];
-            last_line(errlog, line, sizeof line);
-            fclose(errlog);
-            if (rc > 128)
-                snprintf(why, sizeof why, "killed by signal %d (%s)", rc - 128, strsignal(rc - 128));
-            else
-                snprintf(why, sizeof why, "exit status %d without a message", rc);
-            mfb_fail(err, "process %d of %d failed: %s", i + 1, targeted ? done + 1 : k, line[0] ? line : why);
-            goto cleanup;
-        }
+    char what[16];
+    snprintf(what, sizeof what, "-proc%d", i);
+    if (!(s->tmp[i] = mfb_output_temp(target, what)))
+        return mfb_fail(err, "%s: cannot create a temporary file for process %d", target, i);
+    if (!cfg->quiet && s->targeted)
+        fprintf(stderr, "memfbench: process %d (at least %ld, until +-%g %%)\n", i + 1, cfg->processes,
+                cfg->target_ci);
+    else if (!cfg->quiet)
+        fprintf(stderr, "memfbench: process %d of %d\n", i + 1, s->k);
+    FILE *errlog = tmpfile();
+    if (!errlog)
+        return mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
+    struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
+                            .placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
+                            .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
+    int rc = spawn(cfg, &ca, errlog, stop);
+    if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
+        char line[512], why[64];
+        last_line(errlog, line, sizeof line);
         fclose(errlog);
-        if (!(docs[i] = read_doc(tmp[i], i, k, err)))
-            goto cleanup;
-        char where[64];
-        snprintf(where, sizeof where, "process %d of %d", i + 1, k);
-        if (mfb_columns_read(cJSON_GetObjectItemCaseSensitive(docs[i], "samples"), &all, i, where, err) < 0)
-            goto cleanup;
-        /* Its samples are merged: keep only the context (memory stays at one copy of the batches). */
-        cJSON_DeleteItemFromObjectCaseSensitive(docs[i], "samples");
-        /* Every process times batches of the shape the first one calibrated: process-level
-         * replicates then differ by layout, not by batch length. */
-        if (i == 0 && !cfg->batch_passes)
-            batch_passes = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(docs[0], "batch"), "passes"));
-        done++;
-        if (rc == MFB_EXIT_INTERRUPTED)
-            break;
-        if (targeted) {
-            if (i == 0)
-                compared_variants(docs[0], compared, &nvars);
-            if (mfb_stoprule_processes(&rule, &all, nvars, compared, cfg->code_rotation == MFB_ROTATE_ROUND,
-                                       cfg->target_ci, widths, &reached, err) < 0)
-                goto cleanup;
-            double elapsed = (double)(mfb_mono_ns() - t0) / 1e9;
-            if (done >= cfg->processes && reached) {
-                stop_reason = MFB_STOP_TARGET_CI;
-                break;
-            }
-            if (done >= cfg->processes && cfg->time_s > 0 && elapsed + elapsed / done > cfg->time_s) {
-                stop_reason = MFB_STOP_TIME;
-                break;
-            }
-            if (done == k)
-                stop_reason = MFB_STOP_PROCESSES;
-        }
+        if (rc > 128)
+            snprintf(why, sizeof why, "killed by signal %d (%s)", rc - 128, strsignal(rc - 128));
+        else
+            snprintf(why, sizeof why, "exit status %d without a message", rc);
+        return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k,
+                        line[0] ? line : why);
     }
-    if (done == 0) {
-        mfb_fail(err, "interrupted before the first process finished");
-        goto cleanup;
-    }
-    cJSON *doc = docs[0];
-    docs[0] = NULL;
+    fclose(errlog);
+    if (!(s->docs[i] = read_doc(s->tmp[i], i, s->k, err)))
+        return -1;
+    char where[64];
+    snprintf(where, sizeof where, "process %d of %d", i + 1, s->k);
+    if (mfb_columns_read(cJSON_GetObjectItemCaseSensitive(s->docs[i], "samples"), &s->all, i, where, err) < 0)
+        return -1;
+    /* Its samples are merged: keep only the context (memory stays at one copy of the batches). */
+    cJSON_DeleteItemFromObjectCaseSensitive(s->docs[i], "samples");
+    /* Every process times batches of the shape the first one calibrated: process-level
+     * replicates then differ by layout, not by batch length. */
+    if (i == 0 && !cfg->batch_passes)
+        s->batch_passes = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(s->docs[0], "batch"), "passes"));
+    s->done++;
+    return rc;
+}
+
+/* --target-ci after each process: whether to stop (s->stop_reason says why), -1 on error. */
+static int target_reached(const struct mfb_study *cfg, struct study_run *s, uint64_t t0, struct mfb_err *err)
+{
+    if (s->done == 1)
+        compared_variants(s->docs[0], s->compared, &s->nvars);
+    if (mfb_stoprule_processes(&s->rule, &s->all, s->nvars, s->compared, cfg->code_rotation == MFB_ROTATE_ROUND,
+                               cfg->target_ci, s->widths, &s->reached, err) < 0)
+        return -1;
+    double elapsed = (double)(mfb_mono_ns() - t0) / 1e9;
+    if (s->done >= cfg->processes && s->reached)
+        s->stop_reason = MFB_STOP_TARGET_CI;
+    else if (s->done >= cfg->processes && cfg->time_s > 0 && elapsed + elapsed / s->done > cfg->time_s)
+        s->stop_reason = MFB_STOP_TIME;
+    else if (s->done == s->k)
+        s->stop_reason = MFB_STOP_PROCESSES;
+    return s->stop_reason == MFB_STOP_TARGET_CI || s->stop_reason == MFB_STOP_TIME;
+}
+
+/* --target-ci in the merged status: the stop reason, the widths reached, a warning if short. */
+static void target_status(const struct mfb_study *cfg, const struct study_run *s, cJSON *doc, cJSON *st)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "stop_reason", cJSON_CreateString(mfb_stop_reason_name(s->stop_reason)));
+    cJSON_DeleteItemFromObjectCaseSensitive(st, "target_ci");
+    cJSON_AddItemToObject(st, "target_ci", target_json(doc, cfg->target_ci, s->reached, s->compared, s->widths,
+                                                        s->nvars, s->done));
+    if (s->reached)
+        return;
+    char msg[160];
+    snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
+             "+-%.2f %%", mfb_stop_reason_name(s->stop_reason), s->done, cfg->target_ci);
+    cJSON *w = cJSON_CreateObject();
+    cJSON_AddStringToObject(w, "code", "target_ci");
+    cJSON_AddStringToObject(w, "message", msg);
+    cJSON_AddStringToObject(w, "severity", "warning");
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(st, "warnings"), w);
+}
+
+/* The merged document, built on process 0's (taken out of s): the study's command line, process
+ * count, budget and master seed, every process's entry, and whether the study is complete. */
+static cJSON *merged_document(const struct mfb_study *cfg, struct study_run *s, uint64_t master_seed, bool *complete)
+{
+    cJSON *doc = s->docs[0];
+    s->docs[0] = NULL;
     cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "config");
-    cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", cJSON_CreateNumber(targeted ? done : k));
+    cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", cJSON_CreateNumber(s->targeted ? s->done : s->k));
     cJSON_ReplaceItemInObjectCaseSensitive(c, "time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s)
                                                                                : cJSON_CreateNull());
     cJSON *argv = cJSON_CreateArray();
@@ -459,12 +475,12 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->argv[i]));
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "command_line", argv);
     cJSON *procs = cJSON_CreateArray();
-    bool complete = done == k || (targeted && stop_reason != MFB_STOP_NONE);
-    for (int i = 0; i < done; i++) {
-        cJSON *d = i == 0 ? doc : docs[i];
+    *complete = s->done == s->k || (s->targeted && s->stop_reason != MFB_STOP_NONE);
+    for (int i = 0; i < s->done; i++) {
+        cJSON *d = i == 0 ? doc : s->docs[i];
         cJSON_AddItemToArray(procs, process_entry(d, i));
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(d, "status");
-        complete = complete && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "complete"));
+        *complete = *complete && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "complete"));
     }
     cJSON_AddItemToObject(doc, "processes", procs);
     cJSON *seeds = cJSON_GetObjectItemCaseSensitive(doc, "seeds");
@@ -475,53 +491,77 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         cfg->seed_given ? "given; process i uses seed derive(master, 1000 + i), see processes[]"
                         : "fresh (getrandom); process i uses seed derive(master, 1000 + i), see processes[]"));
     cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "status");
-    cJSON_ReplaceItemInObjectCaseSensitive(st, "complete", cJSON_CreateBool(complete));
-    if (!complete)
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "complete", cJSON_CreateBool(*complete));
+    if (!*complete)
         cJSON_ReplaceItemInObjectCaseSensitive(st, "stop_reason", cJSON_CreateString("interrupted"));
-    else if (targeted) {
-        cJSON_ReplaceItemInObjectCaseSensitive(st, "stop_reason", cJSON_CreateString(mfb_stop_reason_name(stop_reason)));
-        cJSON_DeleteItemFromObjectCaseSensitive(st, "target_ci");
-        cJSON_AddItemToObject(st, "target_ci", target_json(doc, cfg->target_ci, reached, compared, widths, nvars, done));
-        if (!reached) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
-                     "+-%.2f %%", mfb_stop_reason_name(stop_reason), done, cfg->target_ci);
-            cJSON *w = cJSON_CreateObject();
-            cJSON_AddStringToObject(w, "code", "target_ci");
-            cJSON_AddStringToObject(w, "message", msg);
-            cJSON_AddStringToObject(w, "severity", "warning");
-            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(st, "warnings"), w);
-        }
+    else if (s->targeted)
+        target_status(cfg, s, doc, st);
+    return doc;
+}
+
+/* The merged warnings on stderr, as one run prints its own: notes and --quiet-warnings codes stay
+ * in the file. */
+static void print_warnings(const struct mfb_study *cfg, const cJSON *doc)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "status"), "warnings")) {
+        const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
+        if (cJSON_IsString(code) && mfb_warning_silenced(cfg->quiet_warnings, code->valuestring))
+            continue;
+        if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "note") != 0)
+            fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
     }
-    if (!cfg->quiet) {
-        const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(st, "warnings")) {
-            const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
-            const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
-            if (cJSON_IsString(code) && mfb_warning_silenced(cfg->quiet_warnings, code->valuestring))
-                continue;  /* --quiet-warnings: kept in the file only */
-            if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "note") != 0)  /* notes stay in the file */
-                fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
-        }
+}
+
+int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
+                      volatile sig_atomic_t *stop, struct mfb_err *err)
+{
+    /* With --target-ci, cfg->processes is the minimum: processes are added one at a time, each
+     * with a default study's share of time, until every process-level interval is within the
+     * target, the time budget is spent or MFB_MAX_PROCESSES have run. */
+    struct study_run s = {.targeted = cfg->target_ci > 0};
+    s.k = s.targeted ? MFB_MAX_PROCESSES : (int)cfg->processes;
+    s.each = s.targeted ? MFB_DEFAULT_TIME_S / MFB_DEFAULT_PROCESSES : cfg->time_s > 0 ? cfg->time_s / s.k : 0;
+    int status = MFB_EXIT_FAIL;
+    uint64_t t0 = mfb_mono_ns();
+    for (int i = 0; i < s.k && !*stop; i++) {
+        int rc = run_one(cfg, &s, i, master_seed, stop, err);
+        if (rc < 0)
+            goto cleanup;
+        if (rc == MFB_EXIT_INTERRUPTED)
+            break;
+        int reached = s.targeted ? target_reached(cfg, &s, t0, err) : 0;
+        if (reached < 0)
+            goto cleanup;
+        if (reached)
+            break;
     }
-    int rc = mfb_output_commit(out, doc, &all, err);
-    if (rc == 0) {
+    if (s.done == 0) {
+        mfb_fail(err, "interrupted before the first process finished");
+        goto cleanup;
+    }
+    bool complete;
+    cJSON *doc = merged_document(cfg, &s, master_seed, &complete);
+    if (!cfg->quiet)
+        print_warnings(cfg, doc);
+    if (mfb_output_commit(out, doc, &s.all, err) == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet) {
-            fprintf(stderr, "memfbench: merged %d process%s into %s\n", done, done == 1 ? "" : "es", cfg->output);
-            print_merged_summary(doc, &all, done, cfg->output);
+            fprintf(stderr, "memfbench: merged %d process%s into %s\n", s.done, s.done == 1 ? "" : "es", cfg->output);
+            print_merged_summary(doc, &s.all, s.done, cfg->output);
         }
     }
     cJSON_Delete(doc);
 cleanup:
-    mfb_stoprule_free(&rule);
-    for (int i = 0; i < k; i++) {
-        if (tmp[i]) {
-            unlink(tmp[i]);
-            free(tmp[i]);
+    mfb_stoprule_free(&s.rule);
+    for (int i = 0; i < s.k; i++) {
+        if (s.tmp[i]) {
+            unlink(s.tmp[i]);
+            free(s.tmp[i]);
         }
-        cJSON_Delete(docs[i]);
+        cJSON_Delete(s.docs[i]);
     }
-    mfb_samples_free(&all);
+    mfb_samples_free(&s.all);
     return status;
 }
