@@ -137,6 +137,61 @@ static int check_memory(const struct mfb_study *c, const struct mfb_cpu_plan *pl
 }
 
 /* Everything after the command line, called below a random stack offset. */
+/* Verification and calibration, the other timing threads and the stressors started, the rounds,
+ * then every thread's batches into merged (NULL with one thread): 0, or -1 with err. */
+static int measure(struct mfb_run *run, struct mfb_background *background, const struct mfb_cpu_plan *plan,
+                   const struct mfb_caches *caches, struct mfb_samples *merged, struct mfb_err *err)
+{
+    const struct mfb_study *c = run->study;
+    if (mfb_run_prepare(run, err) < 0 || (merged && mfb_team_start(run, c->counters, err) < 0))
+        return -1;
+    if (c->background) {
+        plan_background(background, c, plan, caches);
+        if (mfb_background_start(background, err) < 0)
+            return -1;
+        run->background = background;
+    }
+    int rc = mfb_run_rounds(run, &stop_requested, err);
+    mfb_background_stop(background);
+    return merged ? mfb_team_join(run, rc, merged, err) : rc;
+}
+
+/* SIGINT, SIGTERM and SIGHUP (the terminal closed) end the rounds as Ctrl-C does, keeping what was
+ * measured; a build without optimization says what that costs. */
+static void install_signals(struct mfb_warnings *warn)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+#ifndef __OPTIMIZE__
+    mfb_warn(warn, "build", "memfbench was built without optimization: the harness loop costs more than "
+             "in a release build. Fix: meson setup --buildtype=release");
+#else
+    (void)warn;
+#endif
+}
+
+/* The result file (host: the context taken before the rounds, consumed here) and the terminal
+ * summary: the exit status, or -1 with the message in err when the file cannot be written. */
+static int write_result(struct mfb_run *run, cJSON *host, struct mfb_output *out, const struct mfb_samples *samples,
+                        struct mfb_err *err)
+{
+    cJSON *doc = mfb_document(run, host);
+    int rc = mfb_output_commit(out, doc, samples, err);
+    cJSON_Delete(doc);
+    if (rc < 0)
+        return -1;
+    if (!run->study->quiet)
+        mfb_summary_print(stderr, run, run->study->output);
+    if (!stop_requested)
+        return MFB_EXIT_OK;
+    fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
+                    "= false)\n", run->res.rounds, run->study->output);
+    return MFB_EXIT_INTERRUPTED;
+}
+
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_layout *layout)
 {
     struct mfb_study cfg = *cfg_in;
@@ -164,15 +219,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
             mfb_output_abort(&out);
         return MFB_EXIT_FAIL;
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL); /* the terminal closed: end as on Ctrl-C, keeping what was measured */
-#ifndef __OPTIMIZE__
-    mfb_warn(&warn, "build", "memfbench was built without optimization: the harness loop costs more than "
-             "in a release build. Fix: meson setup --buildtype=release");
-#endif
+    install_signals(&warn);
     run.seed = cfg.seed;
     /* read before any process starts, so a bad probe file fails once, at once */
     struct mfb_caches probed;
@@ -189,58 +236,11 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (mfb_assemble_variants(&run, &cfg, &err) < 0 || mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 ||
         pin_cpu(&cfg, &plan, &err) < 0 || plan_team(&run, &cfg, &plan, &err) < 0)
         goto fail;
-    mfb_cache_detect(&caches, cfg.cpu);
-    if (cfg.cache_from) {
-        caches = probed;
-    } else if (cfg.l1d) {
-        caches.l1d = cfg.l1d;
-        caches.l2 = cfg.l2;
-        caches.llc = cfg.llc;
-        caches.source = MFB_CACHE_USER;
-    } else if (caches.source == MFB_CACHE_DEFAULT) {
-        mfb_warn(&warn, "caches", "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu. Fix: --cache",
-                 caches.l1d, caches.l2, caches.llc);
-    }
-    if (mfb_timer_init(&timer, cfg.clock, &err) < 0)
+    mfb_assemble_caches(&caches, &cfg, &probed, &warn);
+    if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
         goto fail;
-    if (cfg.icache_pressure && mfb_pressure_make(&run.pressure, cfg.icache_pressure, &timer, &err) < 0)
+    if (mfb_assemble_workload(&run, &dist, &trace, &sweep, &cfg, &err) < 0)
         goto fail;
-    /* on the pinned thread that times the batches: perf_event counts this thread */
-    mfb_counters_open(&run.counters, cfg.counters);
-    if (!run.counters.active && cfg.counters == MFB_COUNTERS_ON)
-        mfb_warn(&warn, "counters", "--counters on: no hardware counters: %s; the run goes on without",
-                 run.counters.why);
-    else if (!run.counters.active && cfg.counters == MFB_COUNTERS_AUTO)
-        mfb_note(&warn, "counters", "no hardware counters (%s): batches are timed, not counted",
-                 run.counters.why);
-    if (!timer.invariant)
-        mfb_warn(&warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
-    if (cfg.trace) {
-        if (mfb_trace_load(&trace, cfg.trace, &err) < 0 ||
-            mfb_trace_dist(&trace, cfg.trace, cfg.func, cfg.dist_dir, &dist, &err) < 0)
-            goto fail;
-        run.trace = &trace;
-    } else if (cfg.sweep) {
-        if (!(sweep = calloc(1, sizeof *sweep))) {
-            mfb_fail(&err, "out of memory for the sweep");
-            goto fail;
-        }
-        sweep->align_src = cfg.align_src;
-        sweep->align_dst = cfg.align_dst;
-        if (mfb_sweep_parse_sizes(sweep, cfg.sweep, &err) < 0 ||
-            (cfg.unpredictable && mfb_sweep_parse_mode(sweep, cfg.unpredictable, &err) < 0) ||
-            mfb_sweep_build(sweep, cfg.func, cfg.dist_dir, &dist, &run.by_class.classes, &err) < 0)
-            goto fail;
-        run.sweep = sweep;
-        run.by_class.on = true;
-    } else {
-        const char *spec = cfg.distribution ? cfg.distribution : mfb_func_default_distribution(cfg.func);
-        if (mfb_dist_resolve(&dist, spec, cfg.func, cfg.dist_dir, &err) < 0)
-            goto fail;
-    }
-    if (dist.overlap_ignored)
-        mfb_note(&warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
-                 dist.name, mfb_func_name(cfg.func));
     const struct mfb_workset_need need = {.max_size = mfb_table_max(&dist.size),
                                           .align_period = mfb_dist_align_period(&dist),
                                           .overlap = mfb_dist_overlaps(&dist),
@@ -249,50 +249,18 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
-    if (ws.small_max_source == MFB_SMALL_MAX_REDUCED)
-        mfb_warn(&warn, "small_max", "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
-                 "not the default %u: calls above go to the large window", caches.l1d,
-                 (unsigned long long)ws.space.threshold, MFB_DEFAULT_SMALL_MAX);
-    if (!mfb_workset_large_beyond_llc(&ws))
-        mfb_warn(&warn, "large_window", "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
-                 "the LLC of %zu MiB: large calls may find their lines still cached (the placement check measures "
-                 "it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the socket's)",
-                 (unsigned long long)(ws.space.large.size >> 20),
-                 (double)ws.space.large.size * ws.space.roles / (double)caches.llc, caches.llc >> 20);
+    mfb_assemble_workset_warnings(&ws, &caches, &warn);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
     bool team = run.team && run.team->n > 1;
-    if (mfb_run_prepare(&run, &err) < 0 || (team && mfb_team_start(&run, cfg.counters, &err) < 0)) {
-        cJSON_Delete(host);
-        goto fail;
-    }
-    if (cfg.background) {
-        plan_background(&background, &cfg, &plan, &caches);
-        if (mfb_background_start(&background, &err) < 0) {
-            cJSON_Delete(host);
-            goto fail;
-        }
-        run.background = &background;
-    }
-    rc = mfb_run_rounds(&run, &stop_requested, &err);
-    mfb_background_stop(&background);
-    if (team)
-        rc = mfb_team_join(&run, rc, &merged, &err);
-    if (rc < 0) {
+    if (measure(&run, &background, &plan, &caches, team ? &merged : NULL, &err) < 0) {
         cJSON_Delete(host);
         goto fail;
     }
     mfb_residency_warn(&run.res.placement_check, &warn, caches.l1d, mfb_cache_source_name(caches.source));
-    cJSON *doc = mfb_document(&run, host);
-    rc = mfb_output_commit(&out, doc, team ? &merged : &run.res.samples, &err);
-    cJSON_Delete(doc);
-    if (rc < 0)
+    if ((status = write_result(&run, host, &out, team ? &merged : &run.res.samples, &err)) < 0) {
+        status = MFB_EXIT_FAIL;
         goto fail;
-    if (!cfg.quiet)
-        mfb_summary_print(stderr, &run, cfg.output);
-    status = stop_requested ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
-    if (stop_requested)
-        fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
-                        "= false)\n", run.res.rounds, cfg.output);
+    }
     goto done;
 fail:
     fprintf(stderr, "memfbench: %s\n", err.msg);

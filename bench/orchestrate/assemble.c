@@ -1,8 +1,10 @@
 #include "orchestrate/assemble.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/warn.h"
 #include "impl/placements.h"
 #include "impl/plugin.h"
 #include "measure/layout.h"
@@ -124,4 +126,87 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
     }
     settle_copies(r);
     return 0;
+}
+
+void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, const struct mfb_caches *probed,
+                         struct mfb_warnings *warn)
+{
+    mfb_cache_detect(caches, c->cpu);
+    if (c->cache_from) {
+        *caches = *probed;
+    } else if (c->l1d) {
+        caches->l1d = c->l1d;
+        caches->l2 = c->l2;
+        caches->llc = c->llc;
+        caches->source = MFB_CACHE_USER;
+    } else if (caches->source == MFB_CACHE_DEFAULT) {
+        mfb_warn(warn, "caches", "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu. Fix: --cache",
+                 caches->l1d, caches->l2, caches->llc);
+    }
+}
+
+int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const struct mfb_study *c, struct mfb_err *err)
+{
+    if (mfb_timer_init(timer, c->clock, err) < 0)
+        return -1;
+    if (c->icache_pressure && mfb_pressure_make(&r->pressure, c->icache_pressure, timer, err) < 0)
+        return -1;
+    /* on the pinned thread that times the batches: perf_event counts this thread */
+    mfb_counters_open(&r->counters, c->counters);
+    if (!r->counters.active && c->counters == MFB_COUNTERS_ON)
+        mfb_warn(r->warn, "counters", "--counters on: no hardware counters: %s; the run goes on without",
+                 r->counters.why);
+    else if (!r->counters.active && c->counters == MFB_COUNTERS_AUTO)
+        mfb_note(r->warn, "counters", "no hardware counters (%s): batches are timed, not counted",
+                 r->counters.why);
+    if (!timer->invariant)
+        mfb_warn(r->warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
+    return 0;
+}
+
+int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_trace *trace, struct mfb_sweep **sweep,
+                          const struct mfb_study *c, struct mfb_err *err)
+{
+    if (c->trace) {
+        if (mfb_trace_load(trace, c->trace, err) < 0 ||
+            mfb_trace_dist(trace, c->trace, c->func, c->dist_dir, dist, err) < 0)
+            return -1;
+        r->trace = trace;
+    } else if (c->sweep) {
+        if (!(*sweep = calloc(1, sizeof **sweep))) {
+            mfb_fail(err, "out of memory for the sweep");
+            return -1;
+        }
+        (*sweep)->align_src = c->align_src;
+        (*sweep)->align_dst = c->align_dst;
+        if (mfb_sweep_parse_sizes(*sweep, c->sweep, err) < 0 ||
+            (c->unpredictable && mfb_sweep_parse_mode(*sweep, c->unpredictable, err) < 0) ||
+            mfb_sweep_build(*sweep, c->func, c->dist_dir, dist, &r->by_class.classes, err) < 0)
+            return -1;
+        r->sweep = *sweep;
+        r->by_class.on = true;
+    } else {
+        const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
+        if (mfb_dist_resolve(dist, spec, c->func, c->dist_dir, err) < 0)
+            return -1;
+    }
+    if (dist->overlap_ignored)
+        mfb_note(r->warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
+                 dist->name, mfb_func_name(c->func));
+    return 0;
+}
+
+void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mfb_caches *caches,
+                                   struct mfb_warnings *warn)
+{
+    if (ws->small_max_source == MFB_SMALL_MAX_REDUCED)
+        mfb_warn(warn, "small_max", "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
+                 "not the default %u: calls above go to the large window", caches->l1d,
+                 (unsigned long long)ws->space.threshold, MFB_DEFAULT_SMALL_MAX);
+    if (!mfb_workset_large_beyond_llc(ws))
+        mfb_warn(warn, "large_window", "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
+                 "the LLC of %zu MiB: large calls may find their lines still cached (the placement check measures "
+                 "it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the socket's)",
+                 (unsigned long long)(ws->space.large.size >> 20),
+                 (double)ws->space.large.size * ws->space.roles / (double)caches->llc, caches->llc >> 20);
 }
