@@ -5,6 +5,7 @@
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -126,9 +127,25 @@ static cJSON *provenance(char **argv, const struct mfb_recording *rec, int statu
     return p;
 }
 
-int mfb_cmd_record(int argc, char **argv)
+/* Whether s is a whole number from lo to hi. */
+static bool whole_in(const char *s, long lo, long hi)
 {
-    const char *out = NULL, *rate = "1", *flush = NULL, *trace = NULL;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    return end != s && !*end && !errno && v >= lo && v <= hi;
+}
+
+struct record_args {
+    const char *out, *rate, *flush, *trace; /* -o; --rate's N (of 1/N); --flush, --trace as given */
+    int program;                            /* argv index of the program to record */
+};
+
+/* The options before the program's name: 0, or the exit status to end with (--help, a usage
+ * error, said on stderr in one line). */
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+    *a = (struct record_args){.rate = "1"};
     static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"rate", required_argument, 0, 'r'},
                                          {"flush", required_argument, 0, 'f'}, {"trace", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
@@ -140,41 +157,33 @@ int mfb_cmd_record(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'o':
-            out = optarg;
+            a->out = optarg;
             break;
         case 'r': {
             const char *n = strchr(optarg, '/') ? strchr(optarg, '/') + 1 : optarg;
-            char *end;
-            long v = strtol(n, &end, 10);
-            if (end == n || *end || v < 1 || v > 1000000000L || (strchr(optarg, '/') && strncmp(optarg, "1/", 2))) {
+            if (!whole_in(n, 1, 1000000000L) || (strchr(optarg, '/') && strncmp(optarg, "1/", 2))) {
                 fprintf(stderr, "memfbench record: --rate: '%s' is not 1/N with N from 1 to 10^9\n", optarg);
                 return MFB_EXIT_USAGE;
             }
-            rate = n;
+            a->rate = n;
             break;
         }
-        case 'f': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > 86400) {
+        case 'f':
+            if (!whole_in(optarg, 1, 86400)) {
                 fprintf(stderr, "memfbench record: --flush: '%s' is not a whole number of seconds from 1 to 86400\n",
                         optarg);
                 return MFB_EXIT_USAGE;
             }
-            flush = optarg;
+            a->flush = optarg;
             break;
-        }
-        case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > (long)MFB_MAX_TRACE_CALLS) {
+        case 't':
+            if (!whole_in(optarg, 1, (long)MFB_MAX_TRACE_CALLS)) {
                 fprintf(stderr, "memfbench record: --trace: '%s' is not a number of calls from 1 to %u\n", optarg,
                         MFB_MAX_TRACE_CALLS);
                 return MFB_EXIT_USAGE;
             }
-            trace = optarg;
+            a->trace = optarg;
             break;
-        }
         case 'h':
             usage(stdout);
             return MFB_EXIT_OK;
@@ -186,7 +195,7 @@ int mfb_cmd_record(int argc, char **argv)
             return MFB_EXIT_USAGE;
         }
     }
-    if (!out) {
+    if (!a->out) {
         fprintf(stderr, "memfbench record: -o DIR is required\n");
         return MFB_EXIT_USAGE;
     }
@@ -194,6 +203,39 @@ int mfb_cmd_record(int argc, char **argv)
         fprintf(stderr, "memfbench record: no program given (memfbench record -o DIR -- PROGRAM ARGS...)\n");
         return MFB_EXIT_USAGE;
     }
+    a->program = optind;
+    return -1;
+}
+
+/* What was recorded, or why nothing was, on stderr. */
+static void report(const struct record_args *a, char **argv, const struct mfb_recording *rec, int written, long traced,
+                   int status, const struct mfb_err *err)
+{
+    if (written > 0) {
+        fprintf(stderr, "memfbench record: %s:", a->out);
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec->f[f].calls)
+                fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec->f[f].calls);
+        fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec->sources,
+                rec->sources == 1 ? "" : "es", a->out);
+        if (a->trace)
+            fprintf(stderr, "memfbench record: traced %ld calls in order: memfbench run -f FUNCTION --trace "
+                            "%s/FUNCTION_trace.csv; call sites by bytes: %s/callsites.csv\n", traced, a->out, a->out);
+    } else if (written == 0 && status != 127) {
+        fprintf(stderr, "memfbench record: no calls recorded: %s made none through the dynamic C library, "
+                        "or ended without running its exit handlers (killed, _exit); %s not written\n",
+                argv[a->program], a->out);
+    } else if (written < 0) {
+        fprintf(stderr, "memfbench record: %s\n", err->msg);
+    }
+}
+
+int mfb_cmd_record(int argc, char **argv)
+{
+    struct record_args a;
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed >= 0)
+        return parsed;
     struct mfb_err err = {{0}};
     const char *lib = recorder_path();
     struct stat st;
@@ -202,7 +244,7 @@ int mfb_cmd_record(int argc, char **argv)
                 lib);
         return MFB_EXIT_FAIL;
     }
-    char *tmp = mfb_folder_begin(out, &err);
+    char *tmp = mfb_folder_begin(a.out, &err);
     if (!tmp) {
         fprintf(stderr, "memfbench record: %s\n", err.msg);
         return MFB_EXIT_USAGE;
@@ -214,38 +256,25 @@ int mfb_cmd_record(int argc, char **argv)
         mfb_folder_abort(tmp);
         return MFB_EXIT_FAIL;
     }
-    int status = run_program(argv + optind, raw, rate, flush, trace, lib);
+    int status = run_program(argv + a.program, raw, a.rate, a.flush, a.trace, lib);
     struct mfb_recording rec = {0};
     int rc = add_raw_files(&rec, raw, &err);
     int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
-    long traced = written > 0 && trace ? mfb_trace_convert(raw, tmp, &err) : 0;
+    long traced = written > 0 && a.trace ? mfb_trace_convert(raw, tmp, &err) : 0;
     if (traced < 0)
         written = -1;
     if (written > 0) {
-        cJSON *p = provenance(argv + optind, &rec, status);
+        cJSON *p = provenance(argv + a.program, &rec, status);
         mfb_provenance_add_calls(p, &rec);
         written = mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ? -1 : written;
         cJSON_Delete(p);
     }
     mfb_temp_remove_tree(raw);
-    if (written > 0 && mfb_folder_commit(tmp, out, &err) == 0) {
-        fprintf(stderr, "memfbench record: %s:", out);
-        for (int f = 0; f < MFB_FUNC_COUNT; f++)
-            if (rec.f[f].calls)
-                fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec.f[f].calls);
-        fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec.sources,
-                rec.sources == 1 ? "" : "es", out);
-        if (trace)
-            fprintf(stderr, "memfbench record: traced %ld calls in order: memfbench run -f FUNCTION --trace "
-                            "%s/FUNCTION_trace.csv; call sites by bytes: %s/callsites.csv\n", traced, out, out);
-    } else {
+    if (written > 0 && mfb_folder_commit(tmp, a.out, &err) < 0)
+        written = -1;
+    report(&a, argv, &rec, written, traced, status, &err);
+    if (written <= 0) {
         mfb_folder_abort(tmp);
-        if (written == 0 && status != 127)
-            fprintf(stderr, "memfbench record: no calls recorded: %s made none through the dynamic C library, "
-                            "or ended without running its exit handlers (killed, _exit); %s not written\n",
-                    argv[optind], out);
-        else if (written < 0)
-            fprintf(stderr, "memfbench record: %s\n", err.msg);
         if (status == 0)
             status = MFB_EXIT_FAIL;
     }

@@ -260,3 +260,16 @@ def test_a_killed_recorder_leaves_nothing_the_next_run_keeps(memfbench, tmp_path
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.memfbench-")]
     assert record(memfbench, tmp_path / "x", MIX, "mix").returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
+
+
+def test_a_program_that_takes_the_output_folder_is_told_in_one_line(memfbench, tmp_path):
+    """The folder is created only when the recording is whole; a program that makes a non-empty
+    folder of that name meanwhile keeps it, and the record says why its folder could not be put
+    there (it used to end with status 1 and no message)."""
+    out = tmp_path / "rec"
+    p = record(memfbench, out, "sh", "-c", f"mkdir '{out}' && echo mine > '{out}/f' && '{MIX}' mix")
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 1 and len(lines) == 1, p.stderr
+    assert str(out) in lines[0] and "cannot move the folder into place" in lines[0], lines[0]
+    assert sorted(f.name for f in out.iterdir()) == ["f"]  # the program's own folder, untouched
+    assert not [f for f in tmp_path.iterdir() if f.name.startswith(".")]  # no temporary left behind
