@@ -105,10 +105,85 @@ static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi,
     return 0;
 }
 
+enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OPT_THREADS, OPT_CPUS, OPT_QUICK,
+       OPT_CLOCK };
+
+/* One option with its value (arg; NULL for a flag) into the configuration: 0, or -1 with err. */
+static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct probe_args *a, struct mfb_err *err)
+{
+    static const char *const huge_names[] = {"auto", "off", "thp", "hugetlb"};
+    int h;
+    unsigned u = 0;
+    switch (ch) {
+    case 'o':
+        c->output = arg;
+        break;
+    case OPT_LAT:
+        c->latency = true;
+        break;
+    case OPT_BW:
+        c->bandwidth = true;
+        break;
+    case OPT_MAX:
+    case OPT_MIN: {
+        size_t *dst = ch == OPT_MAX ? &c->max_size : &c->min_size;
+        /* at most 2^32 lines of 64 bytes: the chains index lines with 32 bits */
+        if (mfb_parse_bytes(arg, dst) < 0 || *dst < 4096 || *dst > ((size_t)1 << 38))
+            return mfb_fail(err, "memfbench probe: %s: '%s' is not a size from 4K to 256G, e.g. 256M",
+                            ch == OPT_MAX ? "--max-size" : "--min-size", arg);
+        a->max_given |= ch == OPT_MAX;
+        break;
+    }
+    case OPT_STEPS:
+        if (parse_count("--steps", arg, 1, 16, &c->steps, err) < 0)
+            return -1;
+        a->steps_given = true;
+        break;
+    case OPT_REP:
+        if (parse_count("--repeats", arg, 1, MFB_PROBE_MAX_REPEATS, &c->repeats, err) < 0)
+            return -1;
+        a->repeats_given = true;
+        break;
+    case OPT_HUGE:
+        if ((h = mfb_parse_name(arg, huge_names, MFB_HUGE_COUNT)) < 0)
+            return mfb_fail(err, "memfbench probe: --huge: '%s' is not auto, off, thp or hugetlb", arg);
+        c->huge = (enum mfb_huge_request)h;
+        break;
+    case 'c':
+        if (parse_count("--cpu", arg, 0, CPU_SETSIZE - 1, &u, err) < 0)
+            return -1;
+        c->cpu = (int)u;
+        a->cpu_given = true;
+        break;
+    case OPT_THREADS:
+        if (parse_count("--threads", arg, 1, MFB_PROBE_MAX_THREADS, &u, err) < 0)
+            return -1;
+        c->threads = (int)u;
+        a->threads_given = true;
+        break;
+    case OPT_CPUS:
+        a->cpus = arg;
+        break;
+    case OPT_QUICK:
+        c->quick = true;
+        break;
+    case 's':
+        if (mfb_parse_seed(arg, &c->seed) < 0)
+            return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number", arg);
+        a->seed_given = true;
+        break;
+    case OPT_CLOCK:
+        c->clock = arg;
+        break;
+    case 'q':
+        c->quiet = true;
+        break;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe_args *a, struct mfb_err *err)
 {
-    enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OPT_THREADS, OPT_CPUS, OPT_QUICK,
-           OPT_CLOCK };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"latency", no_argument, 0, OPT_LAT},
         {"bandwidth", no_argument, 0, OPT_BW}, {"max-size", required_argument, 0, OPT_MAX},
@@ -118,86 +193,22 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe
         {"cpus", required_argument, 0, OPT_CPUS}, {"quick", no_argument, 0, OPT_QUICK},
         {"seed", required_argument, 0, 's'}, {"clock", required_argument, 0, OPT_CLOCK},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    static const char *const huge_names[] = {"auto", "off", "thp", "hugetlb"};
     *c = (struct mfb_probe_config){.min_size = PROBE_MIN_SIZE, .steps = PROBE_STEPS, .repeats = PROBE_REPEATS,
                                    .huge = MFB_HUGE_AUTO, .threads = 1, .cpu = -1, .argc = argc, .argv = argv};
     optind = 0;
     opterr = 0;
-    int ch, h;
-    unsigned u = 0;
+    int ch;
     while ((ch = getopt_long(argc, argv, ":o:c:s:qh", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            c->output = optarg;
-            break;
-        case OPT_LAT:
-            c->latency = true;
-            break;
-        case OPT_BW:
-            c->bandwidth = true;
-            break;
-        case OPT_MAX:
-        case OPT_MIN: {
-            size_t *dst = ch == OPT_MAX ? &c->max_size : &c->min_size;
-            /* at most 2^32 lines of 64 bytes: the chains index lines with 32 bits */
-            if (mfb_parse_bytes(optarg, dst) < 0 || *dst < 4096 || *dst > ((size_t)1 << 38))
-                return mfb_fail(err, "memfbench probe: %s: '%s' is not a size from 4K to 256G, e.g. 256M",
-                                ch == OPT_MAX ? "--max-size" : "--min-size", optarg);
-            a->max_given |= ch == OPT_MAX;
-            break;
-        }
-        case OPT_STEPS:
-            if (parse_count("--steps", optarg, 1, 16, &c->steps, err) < 0)
-                return -1;
-            a->steps_given = true;
-            break;
-        case OPT_REP:
-            if (parse_count("--repeats", optarg, 1, MFB_PROBE_MAX_REPEATS, &c->repeats, err) < 0)
-                return -1;
-            a->repeats_given = true;
-            break;
-        case OPT_HUGE:
-            if ((h = mfb_parse_name(optarg, huge_names, MFB_HUGE_COUNT)) < 0)
-                return mfb_fail(err, "memfbench probe: --huge: '%s' is not auto, off, thp or hugetlb", optarg);
-            c->huge = (enum mfb_huge_request)h;
-            break;
-        case 'c':
-            if (parse_count("--cpu", optarg, 0, CPU_SETSIZE - 1, &u, err) < 0)
-                return -1;
-            c->cpu = (int)u;
-            a->cpu_given = true;
-            break;
-        case OPT_THREADS:
-            if (parse_count("--threads", optarg, 1, MFB_PROBE_MAX_THREADS, &u, err) < 0)
-                return -1;
-            c->threads = (int)u;
-            a->threads_given = true;
-            break;
-        case OPT_CPUS:
-            a->cpus = optarg;
-            break;
-        case OPT_QUICK:
-            c->quick = true;
-            break;
-        case 's':
-            if (mfb_parse_seed(optarg, &c->seed) < 0)
-                return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number", optarg);
-            a->seed_given = true;
-            break;
-        case OPT_CLOCK:
-            c->clock = optarg;
-            break;
-        case 'q':
-            c->quiet = true;
-            break;
-        case 'h':
+        if (ch == 'h') {
             usage(stdout);
             return 1;
-        case ':':
-            return mfb_fail(err, "memfbench probe: %s needs a value", argv[optind - 1]);
-        default:
-            return mfb_fail(err, "memfbench probe: unknown option '%s' (see memfbench probe --help)", argv[optind - 1]);
         }
+        if (ch == ':')
+            return mfb_fail(err, "memfbench probe: %s needs a value", argv[optind - 1]);
+        if (ch == '?')
+            return mfb_fail(err, "memfbench probe: unknown option '%s' (see memfbench probe --help)", argv[optind - 1]);
+        if (apply(ch, optarg, c, a, err) < 0)
+            return -1;
     }
     if (optind < argc)
         return mfb_fail(err, "memfbench probe: unexpected argument '%s'", argv[optind]);
