@@ -121,15 +121,289 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
     return 0;
 }
 
+enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
+       OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
+       OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
+       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
+
+/* What is replayed and where its data lies: the function, the distribution or a sweep or trace, the
+ * variants, alignment and placement. 1 when ch is one of these (applied), 0 when not, -1 with err on a bad value. */
+static int apply_workload(int ch, const char *arg, struct mfb_study *c, struct mfb_err *err)
+{
+    switch (ch) {
+    case 'f':
+        if (mfb_func_parse(arg, &c->func) < 0) {
+            char names[MFB_FUNC_NAMES_CAP];
+            return mfb_fail(err, "memfbench run: --function: '%s' is not %s", arg,
+                            mfb_func_names(names, sizeof names));
+        }
+        return 1;
+    case 'd':
+        c->distribution = arg;
+        return 1;
+    case 'v':
+        if (c->nvariants == MFB_MAX_VARIANTS)
+            return mfb_fail(err, "memfbench run: --variant: at most %d variants", MFB_MAX_VARIANTS);
+        c->variants[c->nvariants++] = arg;
+        return 1;
+    case 'p':
+        if (mfb_placement_parse(arg, &c->placement) < 0)
+            return mfb_fail(err, "memfbench run: --placement: '%s' is not auto, l1, l2, llc or dram", arg);
+        return 1;
+    case OPT_ALIGN:
+        if (mfb_align_mode_parse(arg, &c->align_mode) < 0)
+            return mfb_fail(err, "memfbench run: --alignment-mode: '%s' is not exact or at-least", arg);
+        return 1;
+    case OPT_DISTDIR:
+        c->dist_dir = arg;
+        return 1;
+    case OPT_SWEEP:
+    case OPT_UNPRED: {
+        /* checked here so a bad list fails before any set-up; the run parses it again */
+        struct mfb_sweep *probe = malloc(sizeof *probe);
+        if (!probe)
+            return mfb_fail(err, "memfbench run: out of memory");
+        *probe = (struct mfb_sweep){0};
+        int bad = ch == OPT_SWEEP ? mfb_sweep_parse_sizes(probe, arg, err) : mfb_sweep_parse_mode(probe, arg, err);
+        free(probe);
+        if (bad < 0)
+            return -1;
+        *(ch == OPT_SWEEP ? &c->sweep : &c->unpredictable) = arg;
+        return 1;
+    }
+    case OPT_ALIGNSRC:
+    case OPT_ALIGNDST: {
+        size_t a;
+        const char *name = ch == OPT_ALIGNSRC ? "--align-src" : "--align-dst";
+        if (mfb_parse_bytes(arg, &a) < 0 || a == 0 || a > MFB_MAX_ALIGN || (a & (a - 1)))
+            return mfb_fail(err, "memfbench run: %s: '%s' is not a power of two from 1 to %u", name, arg,
+                            MFB_MAX_ALIGN);
+        *(ch == OPT_ALIGNSRC ? &c->align_src : &c->align_dst) = a;
+        return 1;
+    }
+    case OPT_TRACE:
+        c->trace = arg;
+        return 1;
+    case OPT_LATENCY:
+        if (!mfb_latency_supported())
+            return mfb_fail(err, "memfbench run: --latency: not available on this CPU architecture (needs "
+                                 "x86-64 or AArch64)");
+        c->latency = true;
+        return 1;
+    case OPT_BYCLASS: {
+        /* checked here so a bad edge fails before any set-up; the run parses it again */
+        struct mfb_classes probe;
+        if (arg && mfb_classes_parse_edges(&probe, arg, err) < 0)
+            return -1;
+        c->by_class = arg ? arg : "";
+        return 1;
+    }
+    case OPT_SMALLMAX: {
+        size_t v;
+        if (mfb_parse_bytes(arg, &v) < 0 || v == 0 || v > MFB_SIZE_MASK)
+            return mfb_fail(err, "memfbench run: --small-max: '%s' is not a size in bytes such as 2048 or 2K",
+                            arg);
+        c->small_max = v;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+/* The machine side: CPUs and threads, stressors, clock, cache sizes, counters, icache pressure. 1 when ch is one of these (applied), 0 when not, -1 with err on a bad value. */
+static int apply_machine(int ch, const char *arg, struct mfb_study *c, struct mfb_err *err)
+{
+    long v = 0;
+    switch (ch) {
+    case 'c':
+        c->cpu_given = true;
+        if (!strcmp(arg, "none")) {
+            c->cpu = -1;
+            return 1;
+        }
+        if (parse_long("--cpu", arg, 0, CPU_SETSIZE - 1, &v, err) < 0)
+            return -1;
+        c->cpu = (int)v;
+        return 1;
+    case OPT_CLOCK:
+        c->clock = arg;
+        return 1;
+    case OPT_CACHE: {
+        /* Three sizes of a few characters each: anything longer is not one (and would not fit). */
+        char buf[64], *parts[4];
+        int len = snprintf(buf, sizeof buf, "%s", arg);
+        parts[0] = strtok(buf, ":");
+        parts[1] = strtok(NULL, ":");
+        parts[2] = strtok(NULL, ":");
+        parts[3] = strtok(NULL, ":");
+        size_t *dst[3] = {&c->l1d, &c->l2, &c->llc};
+        for (int i = 0; i < 3; i++)
+            if (len < 0 || (size_t)len >= sizeof buf || parts[3] || !parts[i] ||
+                mfb_parse_bytes(parts[i], dst[i]) < 0 || *dst[i] < 4096)
+                return mfb_fail(err, "memfbench run: --cache: '%s' is not L1D:L2:LLC sizes such as 48K:2M:32M",
+                                arg);
+        return 1;
+    }
+    case OPT_CACHEFROM:
+        c->cache_from = arg;
+        return 1;
+    case OPT_PRESSURE:
+        if (mfb_parse_bytes(arg, &c->icache_pressure) < 0 || c->icache_pressure < MFB_PRESSURE_LINE ||
+            c->icache_pressure > MFB_PRESSURE_MAX || c->icache_pressure % MFB_PRESSURE_LINE)
+            return mfb_fail(err, "memfbench run: --icache-pressure: '%s' is not a multiple of 64 bytes from 64 to "
+                                 "64M, e.g. 16K", arg);
+        if (!mfb_pressure_supported())
+            return mfb_fail(err, "memfbench run: --icache-pressure: generated code is written for x86-64 only");
+        return 1;
+    case OPT_THREADS:
+        if (parse_long("--threads", arg, 1, MFB_MAX_THREADS, &c->threads, err) < 0)
+            return -1;
+        return 1;
+    case OPT_CPUS:
+        c->cpus = arg;
+        return 1;
+    case OPT_BACKGROUND: {
+        int k = mfb_stressor_parse(arg);
+        if (k < 0)
+            return mfb_fail(err, "memfbench run: --background: '%s' is not bandwidth or spin", arg);
+        c->background = (enum mfb_stressor)k;
+        return 1;
+    }
+    case OPT_BGCPUS:
+        c->background_cpus = arg;
+        return 1;
+    case OPT_COUNTERS: {
+        int m = mfb_counters_mode_parse(arg);
+        if (m < 0)
+            return mfb_fail(err, "memfbench run: --counters: '%s' is not off, auto, on or fake", arg);
+        c->counters = (enum mfb_counters_mode)m;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+/* How long and how often: time, rounds, processes and their stop rule, batches, seeds and code
+ * placements, warnings, output. 1 when ch is one of these (applied), 0 when not, -1 with err on a bad value. */
+static int apply_budget(int ch, const char *arg, struct mfb_study *c, struct mfb_err *err)
+{
+    switch (ch) {
+    case 't': {
+        char *end;
+        errno = 0;
+        c->time_s = strtod(arg, &end);
+        if (end == arg || *end || errno || !isfinite(c->time_s) || c->time_s <= 0)
+            return mfb_fail(err, "memfbench run: --time: '%s' is not a positive number of seconds", arg);
+        if (c->time_s > MFB_MAX_TIME_S)
+            return mfb_fail(err, "memfbench run: --time: at most %g seconds", MFB_MAX_TIME_S);
+        c->time_given = true;
+        return 1;
+    }
+    case 'r':
+        if (parse_long("--rounds", arg, 1, MFB_MAX_ROUNDS, &c->rounds, err) < 0)
+            return -1;
+        return 1;
+    case OPT_WARMUP:
+        if (parse_long("--warmup-rounds", arg, 0, MFB_MAX_ROUNDS, &c->warmup_rounds, err) < 0)
+            return -1;
+        return 1;
+    case 's':
+        if (mfb_parse_seed(arg, &c->seed) < 0)
+            return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number (decimal, or hex "
+                                 "with 0x)", arg);
+        c->seed_given = true;
+        return 1;
+    case OPT_WATCHDOG: {
+        char *end;
+        errno = 0;
+        c->watchdog_s = strtod(arg, &end);
+        if (end == arg || *end || errno || !isfinite(c->watchdog_s) || c->watchdog_s < 0.1 ||
+            c->watchdog_s > MFB_MAX_WATCHDOG_S)
+            return mfb_fail(err, "memfbench run: --watchdog: '%s' is not a number of seconds from 0.1 to %g",
+                            arg, MFB_MAX_WATCHDOG_S);
+        return 1;
+    }
+    case OPT_TARGET: {
+        char *end;
+        errno = 0;
+        c->target_ci = strtod(arg, &end);
+        if (end == arg || *end || errno || !isfinite(c->target_ci) || c->target_ci <= 0 || c->target_ci >= 100)
+            return mfb_fail(err, "memfbench run: --target-ci: '%s' is not a percentage between 0 and 100", arg);
+        return 1;
+    }
+    case OPT_PROCS:
+        if (parse_long("--processes", arg, 1, MFB_MAX_PROCESSES, &c->processes, err) < 0)
+            return -1;
+        c->processes_given = true;
+        return 1;
+    case OPT_PASSES:
+        if (parse_long("--batch-passes", arg, 1, MFB_MAX_BATCH_PASSES, &c->batch_passes, err) < 0)
+            return -1;
+        return 1;
+    case OPT_PRIME:
+        c->no_prime = true;
+        return 1;
+    case OPT_MAXBATCHES:
+        if (parse_long("--max-batches", arg, 1, MFB_MAX_MAX_BATCHES, &c->max_batches, err) < 0)
+            return -1;
+        return 1;
+    case OPT_FLIP:
+        if (parse_long("--flip-lead", arg, 0, MFB_MAX_FLIP_LEAD, &c->flip_lead, err) < 0)
+            return -1;
+        return 1;
+    case OPT_SINGLE:
+        c->allow_single_process = true;
+        return 1;
+    case OPT_PINDEX:
+        if (parse_long("--process-index", arg, 0, MFB_MAX_PROCESSES - 1, &c->process_index, err) < 0)
+            return -1;
+        return 1;
+    case OPT_CODEROT:
+        if (mfb_code_rotation_parse(arg, &c->code_rotation) < 0)
+            return mfb_fail(err, "memfbench run: --code-rotation: '%s' is not round or process", arg);
+        return 1;
+    case OPT_PLACESEED:
+        if (mfb_parse_seed(arg, &c->placement_seed) < 0)
+            return mfb_fail(err, "memfbench run: --placement-seed: '%s' is not an unsigned 64-bit number", arg);
+        c->placement_seed_given = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* What the run writes and says: the result file, and which warnings reach the terminal. 1 when ch is
+ * one of these (applied), 0 when not, -1 with err on a bad value. */
+static int apply_output(int ch, const char *arg, struct mfb_study *c, struct mfb_err *err)
+{
+    switch (ch) {
+    case OPT_QUIETW: {
+        char bad[80];
+        if (mfb_warning_mask(arg, &c->quiet_warnings, bad, sizeof bad) < 0) {
+            const char *const *codes;
+            size_t n = mfb_warning_codes(&codes);
+            char known[512] = "";
+            for (size_t i = 0; i < n; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", codes[i]);
+            return mfb_fail(err, "memfbench run: --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad,
+                            known);
+        }
+        return 1;
+    }
+    case 'q':
+        c->quiet = true;
+        return 1;
+    case 'o':
+        c->output = arg;
+        return 1;
+    }
+    return 0;
+}
+
 int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err *err)
 {
     mfb_study_defaults(c, getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR);
     c->argc = argc;
     c->argv = argv;
-    enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-           OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-           OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-           OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
     static const struct option opts[] = {
         {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
         {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
@@ -160,257 +434,32 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     optind = 0;
     opterr = 0;
     int ch;
-    long v = 0;
     while ((ch = getopt_long(argc, argv, ":f:d:v:t:r:p:c:s:qo:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'f':
-            if (mfb_func_parse(optarg, &c->func) < 0) {
-                char names[MFB_FUNC_NAMES_CAP];
-                return mfb_fail(err, "memfbench run: --function: '%s' is not %s", optarg,
-                                mfb_func_names(names, sizeof names));
-            }
-            break;
-        case 'd':
-            c->distribution = optarg;
-            break;
-        case 'v':
-            if (c->nvariants == MFB_MAX_VARIANTS)
-                return mfb_fail(err, "memfbench run: --variant: at most %d variants", MFB_MAX_VARIANTS);
-            c->variants[c->nvariants++] = optarg;
-            break;
-        case 't': {
-            char *end;
-            errno = 0;
-            c->time_s = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !isfinite(c->time_s) || c->time_s <= 0)
-                return mfb_fail(err, "memfbench run: --time: '%s' is not a positive number of seconds", optarg);
-            if (c->time_s > MFB_MAX_TIME_S)
-                return mfb_fail(err, "memfbench run: --time: at most %g seconds", MFB_MAX_TIME_S);
-            c->time_given = true;
-            break;
-        }
-        case 'r':
-            if (parse_long("--rounds", optarg, 1, MFB_MAX_ROUNDS, &c->rounds, err) < 0)
-                return -1;
-            break;
-        case OPT_WARMUP:
-            if (parse_long("--warmup-rounds", optarg, 0, MFB_MAX_ROUNDS, &c->warmup_rounds, err) < 0)
-                return -1;
-            break;
-        case 'p':
-            if (mfb_placement_parse(optarg, &c->placement) < 0)
-                return mfb_fail(err, "memfbench run: --placement: '%s' is not auto, l1, l2, llc or dram", optarg);
-            break;
-        case OPT_ALIGN:
-            if (mfb_align_mode_parse(optarg, &c->align_mode) < 0)
-                return mfb_fail(err, "memfbench run: --alignment-mode: '%s' is not exact or at-least", optarg);
-            break;
-        case 'c':
-            c->cpu_given = true;
-            if (!strcmp(optarg, "none")) {
-                c->cpu = -1;
-                break;
-            }
-            if (parse_long("--cpu", optarg, 0, CPU_SETSIZE - 1, &v, err) < 0)
-                return -1;
-            c->cpu = (int)v;
-            break;
-        case 's':
-            if (mfb_parse_seed(optarg, &c->seed) < 0)
-                return mfb_fail(err, "memfbench run: --seed: '%s' is not an unsigned 64-bit number (decimal, or hex "
-                                     "with 0x)", optarg);
-            c->seed_given = true;
-            break;
-        case OPT_CLOCK:
-            c->clock = optarg;
-            break;
-        case OPT_CACHE: {
-            /* Three sizes of a few characters each: anything longer is not one (and would not fit). */
-            char buf[64], *parts[4];
-            int len = snprintf(buf, sizeof buf, "%s", optarg);
-            parts[0] = strtok(buf, ":");
-            parts[1] = strtok(NULL, ":");
-            parts[2] = strtok(NULL, ":");
-            parts[3] = strtok(NULL, ":");
-            size_t *dst[3] = {&c->l1d, &c->l2, &c->llc};
-            for (int i = 0; i < 3; i++)
-                if (len < 0 || (size_t)len >= sizeof buf || parts[3] || !parts[i] ||
-                    mfb_parse_bytes(parts[i], dst[i]) < 0 || *dst[i] < 4096)
-                    return mfb_fail(err, "memfbench run: --cache: '%s' is not L1D:L2:LLC sizes such as 48K:2M:32M",
-                                    optarg);
-            break;
-        }
-        case OPT_CACHEFROM:
-            c->cache_from = optarg;
-            break;
-        case OPT_PRESSURE:
-            if (mfb_parse_bytes(optarg, &c->icache_pressure) < 0 || c->icache_pressure < MFB_PRESSURE_LINE ||
-                c->icache_pressure > MFB_PRESSURE_MAX || c->icache_pressure % MFB_PRESSURE_LINE)
-                return mfb_fail(err, "memfbench run: --icache-pressure: '%s' is not a multiple of 64 bytes from 64 to "
-                                     "64M, e.g. 16K", optarg);
-            if (!mfb_pressure_supported())
-                return mfb_fail(err, "memfbench run: --icache-pressure: generated code is written for x86-64 only");
-            break;
-        case OPT_THREADS:
-            if (parse_long("--threads", optarg, 1, MFB_MAX_THREADS, &c->threads, err) < 0)
-                return -1;
-            break;
-        case OPT_CPUS:
-            c->cpus = optarg;
-            break;
-        case OPT_BACKGROUND: {
-            int k = mfb_stressor_parse(optarg);
-            if (k < 0)
-                return mfb_fail(err, "memfbench run: --background: '%s' is not bandwidth or spin", optarg);
-            c->background = (enum mfb_stressor)k;
-            break;
-        }
-        case OPT_BGCPUS:
-            c->background_cpus = optarg;
-            break;
-        case OPT_COUNTERS: {
-            int m = mfb_counters_mode_parse(optarg);
-            if (m < 0)
-                return mfb_fail(err, "memfbench run: --counters: '%s' is not off, auto, on or fake", optarg);
-            c->counters = (enum mfb_counters_mode)m;
-            break;
-        }
-        case OPT_DISTDIR:
-            c->dist_dir = optarg;
-            break;
-        case OPT_SWEEP:
-        case OPT_UNPRED: {
-            /* checked here so a bad list fails before any set-up; the run parses it again */
-            struct mfb_sweep *probe = malloc(sizeof *probe);
-            if (!probe)
-                return mfb_fail(err, "memfbench run: out of memory");
-            *probe = (struct mfb_sweep){0};
-            int bad = ch == OPT_SWEEP ? mfb_sweep_parse_sizes(probe, optarg, err) : mfb_sweep_parse_mode(probe, optarg, err);
-            free(probe);
-            if (bad < 0)
-                return -1;
-            *(ch == OPT_SWEEP ? &c->sweep : &c->unpredictable) = optarg;
-            break;
-        }
-        case OPT_ALIGNSRC:
-        case OPT_ALIGNDST: {
-            size_t a;
-            const char *name = ch == OPT_ALIGNSRC ? "--align-src" : "--align-dst";
-            if (mfb_parse_bytes(optarg, &a) < 0 || a == 0 || a > MFB_MAX_ALIGN || (a & (a - 1)))
-                return mfb_fail(err, "memfbench run: %s: '%s' is not a power of two from 1 to %u", name, optarg,
-                                MFB_MAX_ALIGN);
-            *(ch == OPT_ALIGNSRC ? &c->align_src : &c->align_dst) = a;
-            break;
-        }
-        case OPT_TRACE:
-            c->trace = optarg;
-            break;
-        case OPT_LATENCY:
-            if (!mfb_latency_supported())
-                return mfb_fail(err, "memfbench run: --latency: not available on this CPU architecture (needs "
-                                     "x86-64 or AArch64)");
-            c->latency = true;
-            break;
-        case OPT_BYCLASS: {
-            /* checked here so a bad edge fails before any set-up; the run parses it again */
-            struct mfb_classes probe;
-            if (optarg && mfb_classes_parse_edges(&probe, optarg, err) < 0)
-                return -1;
-            c->by_class = optarg ? optarg : "";
-            break;
-        }
-        case OPT_QUIETW: {
-            char bad[80];
-            if (mfb_warning_mask(optarg, &c->quiet_warnings, bad, sizeof bad) < 0) {
-                const char *const *codes;
-                size_t n = mfb_warning_codes(&codes);
-                char known[512] = "";
-                for (size_t i = 0; i < n; i++)
-                    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", codes[i]);
-                return mfb_fail(err, "memfbench run: --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad,
-                                known);
-            }
-            break;
-        }
-        case OPT_WATCHDOG: {
-            char *end;
-            errno = 0;
-            c->watchdog_s = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !isfinite(c->watchdog_s) || c->watchdog_s < 0.1 ||
-                c->watchdog_s > MFB_MAX_WATCHDOG_S)
-                return mfb_fail(err, "memfbench run: --watchdog: '%s' is not a number of seconds from 0.1 to %g",
-                                optarg, MFB_MAX_WATCHDOG_S);
-            break;
-        }
-        case OPT_TARGET: {
-            char *end;
-            errno = 0;
-            c->target_ci = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !isfinite(c->target_ci) || c->target_ci <= 0 || c->target_ci >= 100)
-                return mfb_fail(err, "memfbench run: --target-ci: '%s' is not a percentage between 0 and 100", optarg);
-            break;
-        }
-        case OPT_PROCS:
-            if (parse_long("--processes", optarg, 1, MFB_MAX_PROCESSES, &c->processes, err) < 0)
-                return -1;
-            c->processes_given = true;
-            break;
-        case OPT_PASSES:
-            if (parse_long("--batch-passes", optarg, 1, MFB_MAX_BATCH_PASSES, &c->batch_passes, err) < 0)
-                return -1;
-            break;
-        case OPT_PRIME:
-            c->no_prime = true;
-            break;
-        case OPT_SMALLMAX: {
-            size_t v;
-            if (mfb_parse_bytes(optarg, &v) < 0 || v == 0 || v > MFB_SIZE_MASK)
-                return mfb_fail(err, "memfbench run: --small-max: '%s' is not a size in bytes such as 2048 or 2K",
-                                optarg);
-            c->small_max = v;
-            break;
-        }
-        case OPT_MAXBATCHES:
-            if (parse_long("--max-batches", optarg, 1, MFB_MAX_MAX_BATCHES, &c->max_batches, err) < 0)
-                return -1;
-            break;
-        case OPT_FLIP:
-            if (parse_long("--flip-lead", optarg, 0, MFB_MAX_FLIP_LEAD, &c->flip_lead, err) < 0)
-                return -1;
-            break;
-        case OPT_SINGLE:
-            c->allow_single_process = true;
-            break;
-        case OPT_PINDEX:
-            if (parse_long("--process-index", optarg, 0, MFB_MAX_PROCESSES - 1, &c->process_index, err) < 0)
-                return -1;
-            break;
-        case OPT_CODEROT:
-            if (mfb_code_rotation_parse(optarg, &c->code_rotation) < 0)
-                return mfb_fail(err, "memfbench run: --code-rotation: '%s' is not round or process", optarg);
-            break;
-        case OPT_PLACESEED:
-            if (mfb_parse_seed(optarg, &c->placement_seed) < 0)
-                return mfb_fail(err, "memfbench run: --placement-seed: '%s' is not an unsigned 64-bit number", optarg);
-            c->placement_seed_given = true;
-            break;
-        case 'q':
-            c->quiet = true;
-            break;
-        case 'o':
-            c->output = optarg;
-            break;
-        case 'h':
+        if (ch == 'h') {
             mfb_options_usage(stdout);
             return 1;
-        case ':':
-            return mfb_fail(err, "memfbench run: %s needs a value", argv[optind - 1]);
-        default:
-            return mfb_fail(err, "memfbench run: unknown option '%s' (see memfbench run --help)", argv[optind - 1]);
         }
+        if (ch == ':')
+            return mfb_fail(err, "memfbench run: %s needs a value", argv[optind - 1]);
+        int r = ch == '?' ? 0 : apply_workload(ch, optarg, c, err);
+        if (r == 0 && ch != '?')
+            r = apply_machine(ch, optarg, c, err);
+        if (r == 0 && ch != '?')
+            r = apply_budget(ch, optarg, c, err);
+        if (r == 0 && ch != '?')
+            r = apply_output(ch, optarg, c, err);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return mfb_fail(err, "memfbench run: unknown option '%s' (see memfbench run --help)", argv[optind - 1]);
     }
     if (optind < argc)
         return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[optind]);
+    return mfb_options_check(c, err);
+}
+
+int mfb_options_check(struct mfb_study *c, struct mfb_err *err)
+{
     if (!c->output)
         return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
     if (c->background_cpus && !c->background)

@@ -145,6 +145,41 @@ def test_the_command_line_folder_stays_thin() -> None:
     assert lines < CLI_MAX_LINES, f"bench/cli/ has {lines} lines"
 
 
+# A function longer than this holds more than one step: each step gets a name of its own.
+MAX_FUNCTION_LINES = 100
+
+
+def function_lengths(path: Path) -> list[tuple[int, str]]:
+    """(lines, first line) of every function in a C file: a body opens with "{" and closes with "}"
+    in the first column (the code's style), and its signature is the lines just above the "{" back
+    to a blank line, a comment's end, a declaration or a preprocessor line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i] == "{":
+            j = lines.index("}", i)
+            k = i - 1
+            while k >= 0 and lines[k].strip() and not lines[k].rstrip().endswith(("*/", ";", "}")) \
+                    and not lines[k].startswith("#"):
+                k -= 1
+            out.append((j - k, lines[k + 1]))
+            i = j
+        i += 1
+    return out
+
+
+def test_no_function_is_longer_than_100_lines() -> None:
+    long = [f"{p.relative_to(BENCH)}: {n} lines: {head}" for p in c_files() if p.suffix == ".c"
+            for n, head in function_lengths(p) if n > MAX_FUNCTION_LINES]
+    assert long == []
+
+
+def test_the_length_check_measures_signature_and_body(tmp_path: Path) -> None:
+    f = tmp_path / "x.c"
+    f.write_text("/* a */\nstatic int\nf(int a)\n{\n" + "    a++;\n" * 3 + "    return a;\n}\n", encoding="utf-8")
+    assert function_lengths(f) == [(8, "static int")]
+
+
 def sample_columns() -> list[str]:
     schema = json.loads((ROOT / "docs" / "schema" / "memfbench-run.schema.json").read_text(encoding="utf-8"))
     return [c for c in schema["properties"]["samples"]["required"] if c != "count"]
