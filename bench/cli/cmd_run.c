@@ -35,7 +35,8 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
-/* The result must not replace a file the run reads: a distribution file, a plugin, a probe file. */
+/* The result must not replace a file the run reads: a distribution file, a plugin, a probe file, a
+ * trace. */
 static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
 {
     for (int i = 0; i < c->nvariants; i++) {
@@ -47,7 +48,8 @@ static int check_inputs(const struct mfb_output *out, const struct mfb_study *c,
         if (mfb_output_not_input(out, path, err) < 0)
             return -1;
     }
-    if (c->cache_from && mfb_output_not_input(out, c->cache_from, err) < 0)
+    if ((c->cache_from && mfb_output_not_input(out, c->cache_from, err) < 0) ||
+        (c->trace && mfb_output_not_input(out, c->trace, err) < 0))
         return -1;
     struct mfb_dist d = {0};
     const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);

@@ -170,6 +170,8 @@ OUTPUT_CASES = [
     out("device", "{dir}/dev", "dev", "not a regular file", setup=_device),
     Case("output-onto-distribution", ["-d", "{dir}/in_size.csv", "-o", "{dir}/in_size.csv"],
          ["in_size.csv", "an input of this run"], output=None, files={"in_size.csv": "size,weight\n8,1\n16,1\n"}),
+    Case("output-onto-trace", ["--trace", "{dir}/t.csv", "-o", "{dir}/t.csv"],
+         ["t.csv", "an input of this run"], output=None, files={"t.csv": "size,src_align,dst_align\n8,1,1\n"}),
     Case("output-onto-plugin", ["-v", "libc", "-v", "{dir}/lib.so:dropping_memcpy", "-o", "{dir}/lib.so"],
          ["lib.so", "an input of this run"], output=None,
          setup=lambda d: (d / "lib.so").write_bytes(Path(os.environ["MEMFBENCH_WRONG_PLUGIN"]).read_bytes())),
