@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "report/folder.h"
@@ -24,6 +25,21 @@ static void usage(FILE *out)
                  "                               at all)\n"
                  "      --bpftrace FUNCTION:FILE a bpftrace histogram of FUNCTION's sizes (repeatable)\n"
                  "  -h, --help                   this text\n");
+}
+
+/* Whether inputs[i] is the same file or folder as an earlier input (the same path, a symbolic or
+ * a hard link): its calls would be counted twice. An input that cannot be read is left to the
+ * reader, which names what is wrong with it. */
+static int repeated(char **inputs, int first, int i, struct mfb_err *err)
+{
+    struct stat a, b;
+    if (stat(inputs[i], &a) != 0)
+        return 0;
+    for (int j = first; j < i; j++)
+        if (stat(inputs[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return mfb_fail(err, "%s: the same folder as %s (given twice, or through a link): its calls would be "
+                                 "counted twice", inputs[i], inputs[j]);
+    return 0;
 }
 
 int mfb_cmd_merge(int argc, char **argv)
@@ -61,6 +77,11 @@ int mfb_cmd_merge(int argc, char **argv)
     struct mfb_err err = {{0}};
     struct mfb_recording rec = {0};
     int rc = 0;
+    for (int i = optind; i < argc; i++)
+        if (repeated(argv, optind, i, &err) < 0) {
+            fprintf(stderr, "memfbench merge: %s\n", err.msg);
+            return MFB_EXIT_USAGE;
+        }
     for (int i = optind; i < argc && rc == 0; i++)
         rc = mfb_recording_add_tables(&rec, argv[i], &err);
     for (int i = 0; i < nbpf && rc == 0; i++) {

@@ -166,9 +166,14 @@ def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
     assert table(out / "memcmp_mismatch.csv") == {"equal": 35, "5": 15}
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["calls"]["memcpy"]["calls"] == 5520 and len(prov["merged_from"]) == 3
+    link = tmp_path / "link"
+    link.symlink_to(one)
     for args, fragment in ((["-o", str(tmp_path / "m2"), str(tmp_path / "nothing")], "no FUNCTION_size.csv"),
                            (["-o", str(tmp_path / "m3"), "--bpftrace", f"memzap:{bpf}"], "'memzap' is not"),
-                           (["-o", str(out), str(one)], "exists; give a new folder")):
+                           (["-o", str(out), str(one)], "exists; give a new folder"),
+                           # a folder given twice, or once more through a link, would count its calls twice
+                           (["-o", str(tmp_path / "m4"), str(one), str(four), str(one)], "the same folder as"),
+                           (["-o", str(tmp_path / "m5"), str(one), str(link)], "the same folder as")):
         p = subprocess.run([memfbench, "merge", *args], capture_output=True, text=True, timeout=60)
         lines = [x for x in p.stderr.splitlines() if x.strip()]
         assert p.returncode in (1, 2) and len(lines) == 1 and fragment in lines[0], p.stderr
