@@ -2,19 +2,18 @@
  * (command line, output path, variants, distribution) before anything is measured. */
 #include <alloca.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/meminfo.h"
 #include "base/rng.h"
 #include "base/seeds.h"
 #include "cli/commands.h"
 #include "orchestrate/assemble.h"
 #include "orchestrate/cpus.h"
 #include "orchestrate/guard.h"
+#include "orchestrate/plan.h"
 #include "cli/options.h"
 #include "orchestrate/processes.h"
 #include "impl/plugin.h"
@@ -66,78 +65,6 @@ static int check_inputs(const struct mfb_output *out, const struct mfb_study *c,
     return rc;
 }
 
-/* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts);
- * --cpus: its first. */
-static int pin_cpu(struct mfb_study *c, const struct mfb_cpu_plan *plan, struct mfb_err *err)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return mfb_fail(err, "cannot read the CPU affinity");
-    if (c->cpus)
-        c->cpu = plan->cpus[0];
-    else if (!c->cpu_given)
-        c->cpu = mfb_cpus_last_allowed();
-    if (c->cpu < 0)
-        return 0;
-    if (c->cpu >= CPU_SETSIZE || !CPU_ISSET(c->cpu, &set))
-        return mfb_fail(err, "--cpu: CPU %d is not one this process may run on", c->cpu);
-    CPU_ZERO(&set);
-    CPU_SET(c->cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        return mfb_fail(err, "--cpu: cannot pin to CPU %d", c->cpu);
-    return 0;
-}
-
-/* --threads: the team's CPUs and where they sit (recorded for one thread too); a note when two
- * timing threads share a core. */
-static int plan_team(struct mfb_run *r, const struct mfb_study *c, const struct mfb_cpu_plan *plan,
-                     struct mfb_err *err)
-{
-    if (c->cpu < 0)
-        return 0;
-    if (!(r->team = calloc(1, sizeof *r->team)))
-        return mfb_fail(err, "out of memory planning the timing threads");
-    r->team->n = plan->threads;
-    for (int k = 0; k < plan->threads; k++)
-        mfb_cpus_place(k ? plan->cpus[k] : c->cpu, &r->team->place[k]);
-    for (int a = 0; a < plan->threads; a++)
-        for (int b = a + 1; b < plan->threads; b++)
-            if (mfb_team_same_core(r->team, a, b))
-                mfb_note(r->warn, "threads", "threads %d and %d are SMT siblings (CPUs %d and %d share core %d): they "
-                         "compete for its ports and its L1/L2", a, b, plan->cpus[a], plan->cpus[b], r->team->place[a].core);
-    return 0;
-}
-
-/* --background: the stressor's CPUs and buffers. */
-static void plan_background(struct mfb_background *b, const struct mfb_study *c, const struct mfb_cpu_plan *plan,
-                            const struct mfb_caches *caches)
-{
-    b->kind = c->background;
-    b->n = plan->nbackground;
-    memcpy(b->cpus, plan->background, (size_t)plan->nbackground * sizeof b->cpus[0]);
-    b->buffer_bytes = c->background == MFB_STRESS_BANDWIDTH ? mfb_background_buffer(caches) : 0;
-}
-
-/* Every timing thread faults in a working set of its own, and every bandwidth stressor two
- * buffers: refused before any is allocated when together they exceed what the kernel says is
- * available, rather than meeting the OOM killer halfway. */
-static int check_memory(const struct mfb_study *c, const struct mfb_cpu_plan *plan, const struct mfb_workset *ws,
-                        const struct mfb_caches *caches, struct mfb_err *err)
-{
-    long long avail = mfb_mem_available();
-    double mib = 1024.0 * 1024.0;
-    double sets = (double)plan->threads * (double)ws->arena_size;
-    double stress = c->background == MFB_STRESS_BANDWIDTH ? 2.0 * (double)plan->nbackground *
-                                                            (double)mfb_background_buffer(caches) : 0;
-    if (avail < 0 || sets + stress <= (double)avail)
-        return 0;
-    return mfb_fail(err, "%d working set%s of %.0f MiB%s need %.0f MiB, more than the %.0f MiB available "
-                         "(MemAvailable). Fix: fewer --threads%s, or a distribution of smaller calls", plan->threads,
-                    plan->threads == 1 ? "" : "s", (double)ws->arena_size / mib,
-                    stress > 0 ? " and the bandwidth stressors' buffers" : "", (sets + stress) / mib, (double)avail / mib,
-                    stress > 0 ? " or stressor CPUs" : "");
-}
-
 /* Everything after the command line, called below a random stack offset. */
 /* Verification and calibration, the other timing threads and the stressors started, the rounds,
  * then every thread's batches into merged (NULL with one thread): 0, or -1 with err. */
@@ -148,7 +75,7 @@ static int measure(struct mfb_run *run, struct mfb_background *background, const
     if (mfb_run_prepare(run, err) < 0 || (merged && mfb_team_start(run, c->counters, err) < 0))
         return -1;
     if (c->background) {
-        plan_background(background, c, plan, caches);
+        mfb_plan_background(background, c, plan, caches);
         if (mfb_background_start(background, err) < 0)
             return -1;
         run->background = background;
@@ -236,7 +163,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
     struct mfb_cpu_plan plan;
     if (mfb_assemble_variants(&run, &cfg, &err) < 0 || mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 ||
-        pin_cpu(&cfg, &plan, &err) < 0 || plan_team(&run, &cfg, &plan, &err) < 0)
+        mfb_plan_pin(&cfg, &plan, &err) < 0 || mfb_plan_team(&run, &cfg, &plan, &err) < 0)
         goto fail;
     mfb_assemble_caches(&caches, &cfg, &probed, &warn);
     if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
@@ -248,7 +175,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
                                           .overlap = mfb_dist_overlaps(&dist),
                                           .small_max = cfg.small_max};
     if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, &need, &err) < 0 ||
-        check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
+        mfb_plan_check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
         mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);

@@ -142,6 +142,11 @@ static int add_table_file(struct mfb_recording *r, enum mfb_func f, const char *
     int rc = 0;
     for (size_t i = 0; i < t.n && rc == 0; i++) {
         const struct mfb_row *row = &t.rows[i];
+        if (!(row->weight <= (double)MFB_MAX_CALL_COUNT)) {
+            rc = mfb_fail(err, "%s:%d: weight %g is more calls than a table counts exactly (at most 2^53)", path,
+                          row->line, row->weight);
+            break;
+        }
         uint64_t n = (uint64_t)(row->weight + 0.5);
         if (kind == MFB_T_SIZE) {
             rc = add_size(c, row->lo, row->hi, n) < 0 ? mfb_fail(err, "%s: out of memory", path) : 0;
@@ -212,8 +217,14 @@ int mfb_recording_add_bpftrace(struct mfb_recording *r, const char *path, enum m
     while (rc == 0 && fgets(line, sizeof line, fp)) {
         ln++;
         unsigned long long size, count;
-        if (sscanf(line, " @[%llu]: %llu", &size, &count) == 2) {
-            if (size > MFB_MAX_SIZE)
+        char digits[32];
+        if (sscanf(line, " @[%llu]: %31[0-9]", &size, digits) == 2) {
+            errno = 0;
+            count = strtoull(digits, NULL, 10);
+            if (errno || count > MFB_MAX_CALL_COUNT)
+                rc = mfb_fail(err, "%s:%d: count %s is more calls than a table counts exactly (at most 2^53)", path,
+                              ln, digits);
+            else if (size > MFB_MAX_SIZE)
                 rc = mfb_fail(err, "%s:%d: size %llu is above %u", path, ln, size, MFB_MAX_SIZE);
             else if (add_size(&r->f[f], size, size, count) < 0)
                 rc = mfb_fail(err, "%s: out of memory", path);

@@ -278,3 +278,20 @@ def test_a_program_that_takes_the_output_folder_is_told_in_one_line(memfbench, t
     assert str(out) in lines[0] and "cannot move the folder into place" in lines[0], lines[0]
     assert sorted(f.name for f in out.iterdir()) == ["f"]  # the program's own folder, untouched
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".")]  # no temporary left behind
+
+
+def test_counts_beyond_what_a_table_holds_are_refused(memfbench, tmp_path):
+    """A bpftrace count past 2^64, or a table weight of 2^64 - 1, used to become weight 0 without a
+    word (an out-of-range conversion): now one line naming the file and line, exit 1, no folder."""
+    bpf = tmp_path / "bpf.txt"
+    bpf.write_text("@[17]: 18446744073709551616\n")
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "memcpy_size.csv").write_text("size_lo,size_hi,weight\n17,17,18446744073709551615\n")
+    for name, args, where in (("b", ["--bpftrace", f"memcpy:{bpf}"], f"{bpf}:1"), ("t", [str(big)], "memcpy_size.csv:2")):
+        out = tmp_path / name
+        p = subprocess.run([memfbench, "merge", "-o", str(out), *args], capture_output=True, text=True, timeout=60)
+        lines = [x for x in p.stderr.splitlines() if x.strip()]
+        assert p.returncode == 1 and len(lines) == 1, p.stderr
+        assert where in lines[0] and "at most 2^53" in lines[0], lines[0]
+        assert not out.exists()
