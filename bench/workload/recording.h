@@ -12,11 +12,11 @@
 #include "base/error.h"
 #include "base/functions.h"
 
-/* Exact first-mismatch positions kept (as the recorder counts them). */
 /* The most calls one row may count: tables keep weights as doubles, which hold whole numbers
  * exactly up to 2^53 (about 9e15 calls, years of a busy fleet); a larger count would round, and
  * one past 2^64 used to wrap to 0 without a word. */
 #define MFB_MAX_CALL_COUNT (UINT64_C(1) << 53)
+/* Exact first-mismatch positions kept (as the recorder counts them). */
 #define MFB_REC_MISMATCH_EXACT 256u
 #define MFB_REC_ALIGN_LOG_MAX 12u
 

@@ -35,7 +35,6 @@ void mfb_selfcheck_add(struct mfb_selfcheck_acc *a, const struct mfb_call *calls
         uint64_t size = c->size & MFB_SIZE_MASK;
         a->n++;
         a->sum_size += size;
-        a->sum_sq += (double)size * (double)size;
         long row = mfb_table_find(&a->dist->size, size);
         if (row < 0)
             a->unmatched++;
@@ -114,9 +113,10 @@ static double align_max_z(const uint64_t counts[13], const struct mfb_table *t, 
 
 /* How far the realized mean size is from the table's, in standard errors of the mean from the
  * table's own variance (a uniform range adds its within-row variance), over the rows expected at
- * least MFB_SELFCHECK_MIN_EXPECTED times. A rarer row breaks the normal approximation: one draw of a
- * row of weight 1e-7 and size 777 beside size 8 moves the mean of 100,000 draws by 10 standard
- * errors, which failed honest runs; how often rare rows were drawn is the pooled count test's. */
+ * least MFB_SELFCHECK_MIN_EXPECTED times. A rarer row breaks the normal approximation: each draw of
+ * a row of weight 1e-7 and size 777 beside size 8 moves the mean of 2^20 draws by 3 standard errors,
+ * and three such draws failed an honest run; how often rare rows were drawn is the pooled count
+ * test's. */
 static double frequent_mean_z(const struct mfb_selfcheck_acc *a, const struct mfb_table *st, double n)
 {
     double p_sum = 0, mean = 0, ex2 = 0, count = 0, sum = 0;

@@ -38,7 +38,6 @@ struct mfb_selfcheck_acc {
     uint64_t src_cap, dst_cap;
     int roles;
     uint64_t n, sum_size;
-    double sum_sq;
     uint64_t *size_counts;
     uint64_t *size_sums; /* per size row: the sum of its realized sizes (the mean test's frequent rows) */
     uint64_t src_counts[13], dst_counts[13]; /* by log2 of realized alignment */
