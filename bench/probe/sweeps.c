@@ -63,23 +63,42 @@ static void bw_progress(const struct mfb_bw_curve *c, size_t i, void *ctx)
     show(ctx, mfb_stream_kernel_name(c->kernel), c->points[i].size);
 }
 
-static struct mfb_probe_point *points_of(const size_t *sizes, size_t n)
+/* The size grid from lo to hi (steps per octave, multiples of align) as a curve's points, into
+ * *n; NULL when out of memory. Each curve gets its own: the sweeps fill them in. */
+static struct mfb_probe_point *grid_points(size_t lo, size_t hi, unsigned steps, size_t align, size_t *n)
 {
-    struct mfb_probe_point *p = calloc(n ? n : 1, sizeof *p);
-    for (size_t i = 0; p && i < n; i++)
-        p[i].size = sizes[i];
+    *n = lo <= hi ? mfb_probe_sizes(lo, hi, steps, align, NULL, 0) : 0;
+    size_t *sizes = calloc(*n ? *n : 1, sizeof *sizes);
+    struct mfb_probe_point *p = sizes ? calloc(*n ? *n : 1, sizeof *p) : NULL;
+    if (p) {
+        mfb_probe_sizes(lo, hi, steps, align, sizes, *n);
+        for (size_t i = 0; i < *n; i++)
+            p[i].size = sizes[i];
+    }
+    free(sizes);
     return p;
+}
+
+/* A sweep of `curves` curves of n points each begins (its progress counts from 0) or ends (a
+ * terminal's progress line is cleared). */
+static void sweep_begin(struct mfb_probe_progress *pg, const char *what, size_t n, int curves)
+{
+    pg->what = what;
+    pg->total = n * (size_t)curves;
+    pg->done = 0;
+}
+
+static void sweep_end(const struct mfb_probe_progress *pg)
+{
+    if (pg->point_lines)
+        fprintf(stderr, "\r%100s\r", "");
 }
 
 int mfb_probe_latency_curves(const struct mfb_probe_run *run, struct mfb_probe_result *r, struct mfb_probe_progress *pg,
                              struct mfb_err *err)
 {
     const struct mfb_probe_config *c = run->cfg;
-    size_t n = mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, NULL, 0);
-    size_t *sizes = calloc(n, sizeof *sizes);
-    if (!sizes)
-        return mfb_fail(err, "out of memory");
-    mfb_probe_sizes(c->min_size, c->max_size, c->steps, run->line, sizes, n);
+    size_t n = 0;
     /* random on 4 KiB pages, random on huge pages (when had), then the strided chains */
     struct { enum mfb_chase chase; enum mfb_pages pages; } plan[] = {
         {MFB_CHASE_RANDOM, MFB_PAGES_4K}, {MFB_CHASE_RANDOM, r->huge},
@@ -88,23 +107,18 @@ int mfb_probe_latency_curves(const struct mfb_probe_run *run, struct mfb_probe_r
         if (k == 1 && r->huge == MFB_PAGES_4K)
             continue;
         struct mfb_lat_curve *cv = &r->lat[r->nlat];
-        *cv = (struct mfb_lat_curve){.chase = plan[k].chase, .pages = plan[k].pages, .npoints = n,
-                                     .points = points_of(sizes, n)};
-        if (!cv->points) {
-            free(sizes);
+        *cv = (struct mfb_lat_curve){.chase = plan[k].chase, .pages = plan[k].pages,
+                                     .points = grid_points(c->min_size, c->max_size, c->steps, run->line, &n)};
+        if (!cv->points)
             return mfb_fail(err, "out of memory");
-        }
+        cv->npoints = n;
         r->nlat++;
     }
-    free(sizes);
-    pg->what = "latency";
-    pg->total = n * (size_t)r->nlat;
-    pg->done = 0;
+    sweep_begin(pg, "latency", n, r->nlat);
     for (int i = 0; i < r->nlat; i++)
         if (mfb_latency_curve(run, &r->lat[i], lat_progress, pg, err) < 0)
             return -1;
-    if (pg->point_lines)
-        fprintf(stderr, "\r%100s\r", "");
+    sweep_end(pg);
     return 0;
 }
 
@@ -112,35 +126,24 @@ int mfb_probe_bandwidth_curves(const struct mfb_probe_run *run, struct mfb_probe
                                struct mfb_probe_progress *pg, struct mfb_err *err)
 {
     const struct mfb_probe_config *c = run->cfg;
-    size_t lo = c->min_size > PROBE_BW_MIN_SIZE ? c->min_size : PROBE_BW_MIN_SIZE;
+    size_t lo = c->min_size > PROBE_BW_MIN_SIZE ? c->min_size : PROBE_BW_MIN_SIZE, n = 0;
     unsigned steps = (c->steps + 1) / 2;
     size_t align = (size_t)2 * MFB_STREAM_GRAIN * (size_t)c->threads;
-    size_t n = lo <= c->max_size ? mfb_probe_sizes(lo, c->max_size, steps, align, NULL, 0) : 0;
-    size_t *sizes = calloc(n ? n : 1, sizeof *sizes);
-    if (!sizes)
-        return mfb_fail(err, "out of memory");
-    mfb_probe_sizes(lo, c->max_size, steps, align, sizes, n);
     for (int k = 0; k < MFB_STREAM_KERNEL_COUNT; k++) {
         if (!mfb_stream_kernel((enum mfb_stream_kernel)k, r->vector))
             continue;
         struct mfb_bw_curve *cv = &r->bw[r->nbw];
         *cv = (struct mfb_bw_curve){.kernel = (enum mfb_stream_kernel)k, .vector = r->vector, .pages = r->bw_pages,
-                                    .npoints = n, .points = points_of(sizes, n)};
-        if (!cv->points) {
-            free(sizes);
+                                    .points = grid_points(lo, c->max_size, steps, align, &n)};
+        if (!cv->points)
             return mfb_fail(err, "out of memory");
-        }
+        cv->npoints = n;
         r->nbw++;
     }
-    free(sizes);
-    pg->what = "bandwidth";
-    pg->total = n * (size_t)r->nbw;
-    pg->done = 0;
+    sweep_begin(pg, "bandwidth", n, r->nbw);
     for (int i = 0; i < r->nbw; i++)
         if (mfb_bandwidth_curve(run, &r->bw[i], bw_progress, pg, err) < 0)
             return -1;
-    if (pg->point_lines)
-        fprintf(stderr, "\r%100s\r", "");
+    sweep_end(pg);
     return 0;
 }
-
