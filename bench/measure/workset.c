@@ -71,6 +71,14 @@ bool mfb_workset_large_beyond_llc(const struct mfb_workset *w)
     return (double)w->space.large.size * w->space.roles >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
 }
 
+/* The L1 windows in use: small_size bytes per role, holding calls up to fits bytes. */
+static void use_small_windows(struct mfb_workset *w, uint64_t small_size, uint64_t fits)
+{
+    w->space.small.used = true;
+    w->space.small.size = small_size;
+    w->small_fits = fits;
+}
+
 /* placement auto: small calls up to the threshold (--small-max, else the default, reduced to what
  * the L1 window holds) in the L1 windows, larger ones in a window beyond the LLC. */
 static int plan_auto(struct mfb_workset *w, const struct mfb_caches *c, const struct mfb_workset_need *need,
@@ -102,9 +110,7 @@ static int plan_auto(struct mfb_workset *w, const struct mfb_caches *c, const st
         sp->threshold = MFB_DEFAULT_SMALL_MAX;
         w->small_max_source = MFB_SMALL_MAX_DEFAULT;
     }
-    sp->small.used = true;
-    sp->small.size = small_size;
-    w->small_fits = fits;
+    use_small_windows(w, small_size, fits);
     if (need->max_size > sp->threshold) {
         sp->large.used = true;
         /* Four times the LLC per role: a random page shift lands on lines still cached
@@ -119,10 +125,8 @@ static int plan_l1(struct mfb_workset *w, const struct mfb_workset_need *need, u
                    struct mfb_err *err)
 {
     struct mfb_space *sp = &w->space;
-    sp->small.used = true;
-    sp->small.size = small_size;
+    use_small_windows(w, small_size, fits);
     sp->threshold = fits;
-    w->small_fits = fits;
     if (need->max_size > sp->threshold)
         return mfb_fail(err, "placement l1: the distribution's largest size %llu does not fit "
                              "the L1 window (%llu bytes per buffer, sizes up to %llu); use auto",
