@@ -244,8 +244,10 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
  * a measured ratio on a virtual machine (libc-slow1pct/libc-wrapped 1.021 against 1.0165 with
  * unique pages; docs/methodology.md): identical pages can be merged and copied on write below the
  * guest. So the block is repeated XORed with a word drawn per block: pages stay pairwise different
- * (two would need 512 words of the block to differ by one and the same word), and the fill runs at
- * store bandwidth (0.1 s for 2 GiB on the Zen 5 VM, against 1.1 s generating every word). */
+ * (two would need 512 words of the block to differ by one and the same word), and only the block
+ * and one word per block are generated. On the Zen 5 VM a 2 GiB arena's set-up took 1.62-1.64 s this way against
+ * 2.24-2.27 s generating every word (interleaved runs); most of the rest is the first write to
+ * fresh pages, whatever is written. */
 #define FILL_BLOCK_WORDS 8192u
 
 static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
