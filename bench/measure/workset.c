@@ -245,9 +245,9 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
  * unique pages; docs/methodology.md): identical pages can be merged and copied on write below the
  * guest. So the block is repeated XORed with a word drawn per block: pages stay pairwise different
  * (two would need 512 words of the block to differ by one and the same word), and only the block
- * and one word per block are generated. On the Zen 5 VM a 2 GiB arena's set-up took 1.62-1.64 s this way against
- * 2.24-2.27 s generating every word (interleaved runs); most of the rest is the first write to
- * fresh pages, whatever is written. */
+ * and one word per block are generated. On the Zen 5 VM a 2 GiB arena's set-up took 1.62-1.64 s
+ * this way against 2.24-2.27 s generating every word (interleaved runs); most of the rest is the
+ * first write to fresh pages, whatever is written. */
 #define FILL_BLOCK_WORDS 8192u
 
 static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
