@@ -3,6 +3,7 @@
 #include "measure/run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "impl/plugin.h"
 
@@ -36,6 +37,16 @@ const char *mfb_stop_reason_name(enum mfb_stop_reason r)
                                         [MFB_STOP_PROCESSES] = "processes",
                                         [MFB_STOP_BATCHES] = "batches"};
     return names[r];
+}
+
+int mfb_stop_reason_parse(const char *s, enum mfb_stop_reason *out)
+{
+    for (int r = MFB_STOP_NONE; r <= MFB_STOP_BATCHES; r++)
+        if (!strcmp(s, mfb_stop_reason_name((enum mfb_stop_reason)r))) {
+            *out = (enum mfb_stop_reason)r;
+            return 0;
+        }
+    return -1;
 }
 
 struct mfb_call *mfb_run_params(const struct mfb_run *r)

@@ -100,6 +100,8 @@ enum mfb_stop_reason {
 };
 
 const char *mfb_stop_reason_name(enum mfb_stop_reason r);
+/* The reverse of mfb_stop_reason_name: -1 for a name it does not give. */
+int mfb_stop_reason_parse(const char *s, enum mfb_stop_reason *out);
 
 struct mfb_stop {
     enum mfb_stop_reason reason;

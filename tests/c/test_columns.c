@@ -11,33 +11,8 @@
 
 #include "report/columns.h"
 #include "report/gzip.h"
+#include "json_file.h"
 #include "tap.h"
-
-static cJSON *read_json(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 65536 > cap) {
-            char *b = realloc(buf, cap = 2 * cap + 65536);
-            if (!b)
-                break;
-            buf = b;
-        }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    if (!buf)
-        return NULL;
-    buf[n] = '\0';
-    cJSON *doc = cJSON_Parse(buf);
-    free(buf);
-    return doc;
-}
 
 /* The kind the schema gives a column. */
 static int schema_kind(const cJSON *prop)

@@ -221,3 +221,24 @@ def test_sample_columns_are_named_in_one_c_file() -> None:
     for name in ("t_start_ns", "ticks", "position"):
         assert name not in other_document_keys()
         assert [p for p in c_files() if f'"{name}"' in p.read_text(encoding="utf-8")] == [BENCH / "report" / "columns.c"]
+
+
+# The --processes parent reads a child's file once into a typed result (orchestrate/child.c) and
+# builds the merged file from the study and those results (orchestrate/merge.c): editing a tree in
+# place would be the merge patching a child's document again.
+TREE_EDIT = re.compile(r"\bcJSON_(?:Replace\w*|Delete\w+|Detach\w*|InsertItemInArray)\s*\(")
+
+
+def tree_edits_in_the_merge_path() -> list[str]:
+    return sorted(f"{p.relative_to(BENCH)}: {m.group(0)}" for p in (BENCH / "orchestrate").glob("*.c")
+                  for m in TREE_EDIT.finditer(p.read_text(encoding="utf-8")))
+
+
+def test_the_merge_never_edits_a_childs_document() -> None:
+    assert tree_edits_in_the_merge_path() == []
+
+
+def test_the_tree_edit_check_sees_an_edit() -> None:
+    assert TREE_EDIT.search('cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", n);')
+    assert TREE_EDIT.search('cJSON_DeleteItemFromObjectCaseSensitive(doc, "samples");')
+    assert not TREE_EDIT.search("cJSON_Delete(doc);")  # freeing a whole tree is not editing it

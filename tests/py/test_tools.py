@@ -22,7 +22,7 @@ def tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=120, env={**os.environ, "MPLBACKEND": "Agg"})
 
 
-@pytest.mark.parametrize("name", ["validation", "bench", "probe_compare"])
+@pytest.mark.parametrize("name", ["validation", "bench", "probe_compare", "golden_compare"])
 def test_help(name):
     p = tool(name, "--help")
     assert p.returncode == 0, p.stderr

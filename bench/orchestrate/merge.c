@@ -1,0 +1,180 @@
+#include "orchestrate/merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/summary.h"
+
+/* A section's field that the merge writes itself. */
+struct field {
+    const char *key;
+    cJSON *value;
+};
+
+/* A copy of a shared section with the given fields written over (in the section's order; a field
+ * the section lacks comes last). */
+static cJSON *section_with(const cJSON *shared, struct field *fields, int n)
+{
+    cJSON *s = cJSON_CreateObject();
+    const cJSON *x;
+    cJSON_ArrayForEach(x, shared) {
+        cJSON *own = NULL;
+        for (int f = 0; f < n && !own; f++)
+            if (fields[f].value && !strcmp(fields[f].key, x->string)) {
+                own = fields[f].value;
+                fields[f].value = NULL;
+            }
+        cJSON_AddItemToObject(s, x->string, own ? own : cJSON_Duplicate(x, 1));
+    }
+    for (int f = 0; f < n; f++)
+        if (fields[f].value)
+            cJSON_AddItemToObject(s, fields[f].key, fields[f].value);
+    return s;
+}
+
+bool mfb_merge_complete(const struct mfb_child_result *results, const struct mfb_merge_end *end)
+{
+    bool complete = end->done == end->planned || (end->targeted && end->stop_reason != MFB_STOP_NONE);
+    for (int i = 0; i < end->done; i++)
+        complete = complete && results[i].complete;
+    return complete;
+}
+
+/* The merged document's record of the process-level stop rule. */
+static cJSON *target_json(const struct mfb_child_result *r0, double pct, const struct mfb_merge_end *end)
+{
+    cJSON *tc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(tc, "percent", pct);
+    cJSON_AddStringToObject(tc, "level", "processes");
+    cJSON_AddBoolToObject(tc, "reached", end->reached);
+    cJSON_AddNumberToObject(tc, "processes", end->done);
+    cJSON *hw = cJSON_AddObjectToObject(tc, "half_widths");
+    for (int v = 1; v < r0->nvars; v++)
+        if (end->compared[v] && isfinite(end->widths[v]))
+            cJSON_AddNumberToObject(hw, r0->names[v], end->widths[v]);
+    return tc;
+}
+
+/* The merged status: complete or not, why it stopped, process 0's warnings and, with --target-ci,
+ * the widths reached (a warning when short of the target). */
+static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_result *r0, const cJSON *shared,
+                            const struct mfb_merge_end *end, bool complete)
+{
+    enum mfb_stop_reason reason = !complete ? MFB_STOP_INTERRUPTED : end->targeted ? end->stop_reason
+                                                                                  : r0->stop_reason;
+    cJSON *warnings = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(shared, "warnings"), 1);
+    if (!warnings)
+        warnings = cJSON_CreateArray();
+    struct field fields[] = {{"complete", cJSON_CreateBool(complete)},
+                             {"stop_reason", cJSON_CreateString(mfb_stop_reason_name(reason))},
+                             {"warnings", warnings},
+                             {"target_ci", complete && end->targeted ? target_json(r0, cfg->target_ci, end) : NULL}};
+    if (complete && end->targeted && !end->reached) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
+                 "+-%.2f %%", mfb_stop_reason_name(reason), end->done, cfg->target_ci);
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddStringToObject(w, "code", "target_ci");
+        cJSON_AddStringToObject(w, "message", msg);
+        cJSON_AddStringToObject(w, "severity", "warning");
+        cJSON_AddItemToArray(warnings, w);
+    }
+    return section_with(shared, fields, sizeof fields / sizeof fields[0]);
+}
+
+static cJSON *command_line(const struct mfb_study *cfg)
+{
+    cJSON *argv = cJSON_CreateArray();
+    for (int i = 0; i < cfg->argc; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->argv[i]));
+    return argv;
+}
+
+cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_result *results,
+                          const struct mfb_merge_end *end, uint64_t master_seed)
+{
+    const struct mfb_child_result *r0 = &results[0];
+    bool complete = mfb_merge_complete(results, end);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)master_seed);
+    cJSON *doc = cJSON_CreateObject();
+    const cJSON *x;
+    cJSON_ArrayForEach(x, r0->sections) {
+        cJSON *own;
+        if (!strcmp(x->string, "processes")) {
+            continue; /* a child's file has none; a merged file read back has its own, rebuilt below */
+        } else if (!strcmp(x->string, "command_line")) {
+            own = command_line(cfg);
+        } else if (!strcmp(x->string, "status")) {
+            own = merged_status(cfg, r0, x, end, complete);
+        } else if (!strcmp(x->string, "config")) {
+            struct field f[] = {
+                {"processes", cJSON_CreateNumber(end->targeted ? end->done : end->planned)},
+                {"time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s) : cJSON_CreateNull()}};
+            own = section_with(x, f, 2);
+        } else if (!strcmp(x->string, "seeds")) {
+            struct field f[] = {
+                {"master", cJSON_CreateString(seed)},
+                {"source", cJSON_CreateString(cfg->seed_given
+                    ? "given; process i uses seed derive(master, 1000 + i), see processes[]"
+                    : "fresh (getrandom); process i uses seed derive(master, 1000 + i), see processes[]")}};
+            own = section_with(x, f, 2);
+        } else {
+            own = cJSON_Duplicate(x, 1);
+        }
+        cJSON_AddItemToObject(doc, x->string, own);
+    }
+    cJSON *procs = cJSON_AddArrayToObject(doc, "processes");
+    for (int i = 0; i < end->done; i++)
+        cJSON_AddItemToArray(procs, cJSON_Duplicate(results[i].entry, 1));
+    return doc;
+}
+
+/* --background: each process's stressor as one line: seconds summed, the copy rate averaged. */
+static bool background_line(const struct mfb_child_result *results, int done, char *buf, size_t n)
+{
+    const struct mfb_child_background *first = NULL;
+    double seconds = 0, rate = 0;
+    int k = 0, rated = 0;
+    for (int i = 0; i < done; i++) {
+        if (!results[i].has_background)
+            continue;
+        const struct mfb_child_background *b = &results[i].background;
+        first = first ? first : b;
+        seconds += b->seconds;
+        rate += b->rated ? b->bytes_per_ns : 0;
+        rated += b->rated;
+        k++;
+    }
+    if (!first)
+        return false;
+    int len = snprintf(buf, n, "background %s on %d CPU%s for %.1f s over %d processes", first->stressor, first->cpus,
+                       first->cpus == 1 ? "" : "s", seconds, k);
+    if (rated && len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, ": copied %.2f bytes/ns (mean over processes)", rate / rated);
+    return true;
+}
+
+void mfb_merge_print_summary(const struct mfb_child_result *results, int done, const struct mfb_samples *all,
+                             const char *output)
+{
+    const struct mfb_child_result *r0 = &results[0];
+    bool rotating = r0->rotation == MFB_ROTATE_ROUND;
+    const char *const *names = (const char *const *)r0->names;
+    if (r0->sweep && r0->nclasses > 0) {
+        mfb_summary_print_sweep(stderr, all, names, r0->nvars, r0->class_lo, r0->class_hi, r0->nclasses, rotating,
+                                output);
+        return;
+    }
+    double rounds_s = 0;
+    for (int i = 0; i < done; i++)
+        rounds_s += results[i].rounds_s;
+    char background[200];
+    bool stressed = background_line(results, done, background, sizeof background);
+    struct mfb_merged_view view = {
+        .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->cpu_model, .clock = r0->clock,
+        .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
+        .background = stressed ? background : NULL, .rotating = rotating};
+    mfb_summary_print_merged(stderr, all, &view, output);
+}

@@ -1,0 +1,39 @@
+/* The merged file of a --processes study, built from the study and the children's typed results
+ * (orchestrate/child.h): never by editing a child's document. */
+#ifndef MFB_MERGE_H
+#define MFB_MERGE_H
+
+#include <cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "measure/run.h"
+#include "measure/samples.h"
+#include "measure/study.h"
+#include "orchestrate/child.h"
+
+/* How the study ended, as the orchestrator knows it. */
+struct mfb_merge_end {
+    int planned;                         /* processes planned (the most, with --target-ci) */
+    int done;                            /* processes that finished, results[0..done) */
+    bool targeted;                       /* --target-ci over processes */
+    enum mfb_stop_reason stop_reason;    /* targeted: why it stopped (NONE: interrupted) */
+    bool reached;                        /* targeted: every compared interval reached the target */
+    const bool *compared;                /* targeted: per variant, compared with the baseline */
+    const double *widths;                /* targeted: per variant, the half-width reached */
+};
+
+/* Whether the study is complete: every planned process ran (or the stop rule ended it) and each
+ * of them completed its rounds. */
+bool mfb_merge_complete(const struct mfb_child_result *results, const struct mfb_merge_end *end);
+
+/* The merged document: process 0's study-level sections, in their order, with the study's command
+ * line, process count, budget and master seed, the merged status and every process's entry. */
+cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_result *results,
+                          const struct mfb_merge_end *end, uint64_t master_seed);
+
+/* The end-of-run table of the merged samples, from the typed results. */
+void mfb_merge_print_summary(const struct mfb_child_result *results, int done, const struct mfb_samples *all,
+                             const char *output);
+
+#endif
