@@ -173,7 +173,8 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct pro
         a->seed_given = true;
         break;
     case OPT_CLOCK:
-        c->clock = arg;
+        if (mfb_clock_request_parse(arg, &c->clock) < 0)
+            return mfb_fail(err, "memfbench probe: --clock: '%s' is not auto, tsc, cntvct or monotonic", arg);
         break;
     case 'q':
         c->quiet = true;

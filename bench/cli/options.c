@@ -190,14 +190,12 @@ static int apply_workload(int ch, const char *arg, struct mfb_study *c, struct m
                                  "x86-64 or AArch64)");
         c->latency = true;
         return 1;
-    case OPT_BYCLASS: {
-        /* checked here so a bad edge fails before any set-up; the run parses it again */
-        struct mfb_classes probe;
-        if (arg && mfb_classes_parse_edges(&probe, arg, err) < 0)
+    case OPT_BYCLASS:
+        c->by_class = true;
+        c->class_edges.nedges = 0; /* bare --by-class: the default edges, cut at the run's small_max */
+        if (arg && mfb_classes_parse_edges(&c->class_edges, arg, err) < 0)
             return -1;
-        c->by_class = arg ? arg : "";
         return 1;
-    }
     case OPT_SMALLMAX: {
         size_t v;
         if (mfb_parse_bytes(arg, &v) < 0 || v == 0 || v > MFB_SIZE_MASK)
@@ -226,7 +224,8 @@ static int apply_machine(int ch, const char *arg, struct mfb_study *c, struct mf
         c->cpu = (int)v;
         return 1;
     case OPT_CLOCK:
-        c->clock = arg;
+        if (mfb_clock_request_parse(arg, &c->clock) < 0)
+            return mfb_fail(err, "--clock: '%s' is not auto, tsc, cntvct or monotonic", arg);
         return 1;
     case OPT_CACHE: {
         /* Three sizes of a few characters each: anything longer is not one (and would not fit). */

@@ -94,9 +94,8 @@ static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
     if (!r->study->by_class)
         return 0;
     bc->on = true;
-    if (*r->study->by_class) {
-        if (mfb_classes_parse_edges(&bc->classes, r->study->by_class, err) < 0)
-            return -1;
+    if (r->study->class_edges.nedges) {
+        bc->classes = r->study->class_edges; /* the edges only: the study holds no classes */
     } else {
         mfb_classes_default_edges(&bc->classes, r->ws->space.by_size ? r->ws->space.threshold
                                                                        : MFB_DEFAULT_SMALL_MAX);

@@ -17,7 +17,7 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->placement = MFB_PL_AUTO;
     s->code_rotation = MFB_ROTATE_PROCESS; /* round failed validation on the Zen 5 VM (methodology.md) */
     s->align_mode = MFB_ALIGN_EXACT;
-    s->clock = "auto";
+    s->clock = MFB_CLOCK_AUTO;
     s->dist_dir = dist_dir;
 }
 

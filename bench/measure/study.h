@@ -11,7 +11,9 @@
 #include "base/placement.h"
 #include "measure/background.h"
 #include "measure/counters.h"
+#include "measure/timer.h"
 #include "measure/workset.h"
+#include "workload/classes.h"
 #include "workload/sampler.h"
 
 /* Variants one study can time: the variant index is stored in 16 bits per sample, and every
@@ -80,7 +82,8 @@ struct mfb_study {
     enum mfb_code_rotation code_rotation; /* --code-rotation: code placements per round or per process */
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
-    const char *by_class;              /* --by-class: NULL off, "" default edges, else "E1,E2,..." */
+    bool by_class;                     /* --by-class */
+    struct mfb_classes class_edges;    /* --by-class=E1,...: its edges, parsed (nedges 0: the default edges) */
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
     enum mfb_counters_mode counters;   /* --counters (measure/counters.h); 0 is off */
     size_t icache_pressure;            /* --icache-pressure: bytes of generated code run after every call; 0 none */
@@ -98,7 +101,7 @@ struct mfb_study {
     bool seed_given;
     const char *output;
     enum mfb_align_mode align_mode;
-    const char *clock;
+    enum mfb_clock_request clock;      /* --clock */
     size_t l1d, l2, llc;               /* cache overrides; 0: detect */
     const char *cache_from;            /* --cache-from: a probe file whose caches_found are used */
     const char *dist_dir;

@@ -138,19 +138,36 @@ static bool end_cpu_matches(const struct mfb_timer *t)
     return true;
 }
 
-int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err)
+static const char *const clock_request_names[] = {
+    [MFB_CLOCK_AUTO] = "auto", [MFB_CLOCK_TSC] = "tsc", [MFB_CLOCK_CNTVCT] = "cntvct",
+    [MFB_CLOCK_ANY_COUNTER] = "counter", [MFB_CLOCK_MONOTONIC_RAW] = "monotonic"};
+
+int mfb_clock_request_parse(const char *s, enum mfb_clock_request *out)
+{
+    for (int r = MFB_CLOCK_AUTO; r <= MFB_CLOCK_MONOTONIC_RAW; r++)
+        if (!strcmp(s, clock_request_names[r])) {
+            *out = (enum mfb_clock_request)r;
+            return 0;
+        }
+    return -1;
+}
+
+const char *mfb_clock_request_name(enum mfb_clock_request r)
+{
+    return clock_request_names[r];
+}
+
+int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, struct mfb_err *err)
 {
     memset(t, 0, sizeof *t);
-    bool auto_pick = !want || !strcmp(want, "auto");
-    bool want_counter = auto_pick || !strcmp(want, "counter") || !strcmp(want, "tsc") || !strcmp(want, "cntvct");
-    if (!want_counter && strcmp(want, "monotonic") != 0)
-        return mfb_fail(err, "--clock: '%s' is not auto, tsc, cntvct or monotonic", want);
+    bool auto_pick = want == MFB_CLOCK_AUTO;
+    bool want_counter = want != MFB_CLOCK_MONOTONIC_RAW;
     t->kind = MFB_CLOCK_MONOTONIC;
     t->why = auto_pick ? "no cycle counter on this architecture" : "requested with --clock";
 #if defined(__x86_64__)
     if (want_counter) {
-        if (!auto_pick && strcmp(want, "tsc") && strcmp(want, "counter"))
-            return mfb_fail(err, "--clock: '%s' is not available on x86-64 (use tsc or monotonic)", want);
+        if (want == MFB_CLOCK_CNTVCT)
+            return mfb_fail(err, "--clock: 'cntvct' is not available on x86-64 (use tsc or monotonic)");
         const char *why;
         bool inv = tsc_invariant(&why);
         t->why = why;
@@ -166,8 +183,8 @@ int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err)
     }
 #elif defined(__aarch64__)
     if (want_counter) {
-        if (!auto_pick && strcmp(want, "cntvct") && strcmp(want, "counter"))
-            return mfb_fail(err, "--clock: '%s' is not available on aarch64 (use cntvct or monotonic)", want);
+        if (want == MFB_CLOCK_TSC)
+            return mfb_fail(err, "--clock: 'tsc' is not available on aarch64 (use cntvct or monotonic)");
         t->kind = MFB_CLOCK_COUNTER;
         t->name = "cntvct";
         t->invariant = true;

@@ -12,6 +12,14 @@
 
 enum mfb_clock { MFB_CLOCK_COUNTER, MFB_CLOCK_MONOTONIC };
 
+/* What --clock asks for: the best trustworthy clock (auto), the cycle counter by its name on
+ * this architecture (tsc, cntvct, or counter for either), or clock_gettime. */
+enum mfb_clock_request { MFB_CLOCK_AUTO, MFB_CLOCK_TSC, MFB_CLOCK_CNTVCT, MFB_CLOCK_ANY_COUNTER, MFB_CLOCK_MONOTONIC_RAW };
+
+/* --clock's value: -1 for a name it does not know. */
+int mfb_clock_request_parse(const char *s, enum mfb_clock_request *out);
+const char *mfb_clock_request_name(enum mfb_clock_request r);
+
 struct mfb_timer {
     enum mfb_clock kind;
     const char *name;          /* "tsc", "cntvct", "clock_gettime(CLOCK_MONOTONIC_RAW)" */
@@ -32,7 +40,7 @@ struct mfb_timer {
 };
 
 /* Selects and calibrates. want: NULL/"auto", "tsc"/"cntvct"/"counter", or "monotonic". */
-int mfb_timer_init(struct mfb_timer *t, const char *want, struct mfb_err *err);
+int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, struct mfb_err *err);
 
 static inline uint64_t mfb_mono_ns(void)
 {

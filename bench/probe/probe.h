@@ -41,7 +41,7 @@ struct mfb_probe_config {
     int cpus[MFB_PROBE_MAX_THREADS];
     uint64_t seed;
     const char *output;
-    const char *clock;
+    enum mfb_clock_request clock;  /* --clock */
     int argc;
     char **argv;
 };

@@ -254,7 +254,7 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "code_rotation", mfb_code_rotation_name(c->code_rotation));
-    cJSON_AddStringToObject(cfg, "clock_requested", c->clock);
+    cJSON_AddStringToObject(cfg, "clock_requested", mfb_clock_request_name(c->clock));
     add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
     cJSON_AddStringToObject(cfg, "cpu_source", c->cpus ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
                             "default: last allowed CPU");

@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(s.l1d == 0 || s.l1d >= 4096);
         FUZZ_CHECK(s.l2 == 0 || s.l2 >= 4096);
         FUZZ_CHECK(s.llc == 0 || s.llc >= 4096);
-        FUZZ_CHECK(s.clock != NULL && s.dist_dir != NULL);
+        FUZZ_CHECK(s.clock >= MFB_CLOCK_AUTO && s.clock <= MFB_CLOCK_MONOTONIC_RAW && s.dist_dir != NULL);
         FUZZ_CHECK(s.argc == argc && s.argv == argv);
     }
     free(buf);
