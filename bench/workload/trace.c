@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse.h"
 #include "base/quantile.h"
+#include "workload/csv.h"
 #include "workload/table.h"
 
 struct site {
@@ -189,59 +191,71 @@ static int is_align(unsigned long long a)
     return a >= 1 && a <= MFB_MAX_ALIGN && (a & (a - 1)) == 0;
 }
 
+/* One of a call's numbers: digits only (a sign, a space inside or a wrap past 2^64 is refused),
+ * at most max; 0, or -1 with the line, the column and what is wrong. */
+static int trace_number(const struct mfb_csv *c, int col, uint64_t max, bool align, uint64_t *out, struct mfb_err *err)
+{
+    static const char *const names[] = {"size", "src_alignment", "dst_alignment"};
+    const char *f = c->fields[col];
+    if (mfb_parse_u64(f, out) < 0)
+        return mfb_fail(err, "%s:%d: %s: '%.40s' is not a whole number (digits only, below 2^64)", c->path, c->line, names[col], f);
+    if (align ? !is_align(*out) : *out > max)
+        return mfb_fail(err, "%s:%d: %s: %s", c->path, c->line, names[col],
+                        align ? "not a power of two up to 4096" : "above 64 MiB");
+    return 0;
+}
+
+static int trace_push(struct mfb_trace *t, const struct mfb_csv *c, struct mfb_trace_call call, struct mfb_err *err)
+{
+    if (t->n == MFB_MAX_TRACE_CALLS)
+        return mfb_fail(err, "%s:%d: more than %u calls", c->path, c->line, MFB_MAX_TRACE_CALLS);
+    if (t->n == t->cap) {
+        size_t c2 = t->cap ? 2 * t->cap : 4096;
+        struct mfb_trace_call *p = realloc(t->c, c2 * sizeof *p);
+        if (!p)
+            return mfb_fail(err, "%s: out of memory", c->path);
+        t->c = p;
+        t->cap = c2;
+    }
+    t->c[t->n++] = call;
+    return 0;
+}
+
 int mfb_trace_load(struct mfb_trace *t, const char *path, struct mfb_err *err)
 {
+    static const char *const header[] = {"size", "src_alignment", "dst_alignment", "caller"};
     memset(t, 0, sizeof *t);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return mfb_fail(err, "%s: cannot read: %s", path, strerror(errno));
-    char line[512];
-    int ln = 0, rc = 0;
-    bool header = false;
-    while (rc == 0 && fgets(line, sizeof line, fp)) {
-        ln++;
-        if (!strchr(line, '\n') && !feof(fp)) {
-            rc = mfb_fail(err, "%s:%d: line longer than %zu characters", path, ln, sizeof line - 2);
-            break;
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        if (!header) {
-            if (strcmp(line, "size,src_alignment,dst_alignment,caller"))
-                rc = mfb_fail(err, "%s:%d: header: expected size,src_alignment,dst_alignment,caller", path, ln);
-            header = true;
-            continue;
-        }
-        unsigned long long size, sa, da;
-        int used = 0;
-        if (sscanf(line, "%llu,%llu,%llu,%n", &size, &sa, &da, &used) != 3 || !used) {
-            rc = mfb_fail(err, "%s:%d: expected SIZE,SRC_ALIGNMENT,DST_ALIGNMENT,CALLER", path, ln);
-            break;
-        }
-        if (size > MFB_MAX_SIZE || !is_align(sa) || !is_align(da)) {
-            rc = mfb_fail(err, "%s:%d: %s", path, ln, size > MFB_MAX_SIZE ? "size: above 64 MiB"
-                                                     : "alignment: not a power of two up to 4096");
-            break;
-        }
-        if (t->n == MFB_MAX_TRACE_CALLS) {
-            rc = mfb_fail(err, "%s:%d: more than %u calls", path, ln, MFB_MAX_TRACE_CALLS);
-            break;
-        }
-        if (t->n == t->cap) {
-            size_t c2 = t->cap ? 2 * t->cap : 4096;
-            struct mfb_trace_call *p = realloc(t->c, c2 * sizeof *p);
-            if (!p) {
-                rc = mfb_fail(err, "%s: out of memory", path);
+    struct mfb_csv c;
+    if (mfb_csv_open(&c, path, err) < 0)
+        return -1;
+    int rc;
+    bool seen_header = false;
+    while ((rc = mfb_csv_next(&c, err)) > 0) {
+        rc = 0;
+        if (!seen_header) {
+            bool ok = c.nfields == 4;
+            for (int k = 0; ok && k < 4; k++)
+                ok = !strcmp(c.fields[k], header[k]);
+            if (!ok) {
+                rc = mfb_fail(err, "%s:%d: header: expected size,src_alignment,dst_alignment,caller", path, c.line);
                 break;
             }
-            t->c = p;
-            t->cap = c2;
+            seen_header = true;
+            continue;
         }
-        t->c[t->n++] = (struct mfb_trace_call){size, (uint32_t)sa, (uint32_t)da};
+        /* The caller is the rest of the line (a symbol may hold commas); the replay does not use it. */
+        if (c.nfields < 4) {
+            rc = mfb_fail(err, "%s:%d: expected SIZE,SRC_ALIGNMENT,DST_ALIGNMENT,CALLER", path, c.line);
+            break;
+        }
+        uint64_t size, sa, da;
+        if ((rc = trace_number(&c, 0, MFB_MAX_SIZE, false, &size, err)) < 0 ||
+            (rc = trace_number(&c, 1, 0, true, &sa, err)) < 0 || (rc = trace_number(&c, 2, 0, true, &da, err)) < 0 ||
+            (rc = trace_push(t, &c, (struct mfb_trace_call){size, (uint32_t)sa, (uint32_t)da}, err)) < 0)
+            break;
     }
-    fclose(fp);
-    if (rc == 0 && !header)
+    mfb_csv_close(&c);
+    if (rc == 0 && !seen_header)
         rc = mfb_fail(err, "%s: empty: no header", path);
     if (rc == 0 && t->n == 0)
         rc = mfb_fail(err, "%s: no calls", path);

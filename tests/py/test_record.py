@@ -213,13 +213,22 @@ def test_a_trace_keeps_the_order_and_the_call_sites_and_replays(memfbench, tmp_p
 
 @pytest.mark.parametrize("text,fragment", [
     ("size,weight\n1,2\n", "header: expected size,src_alignment,dst_alignment,caller"),
-    ("size,src_alignment,dst_alignment,caller\n17,3,16,x\n", ":2: alignment"),
+    ("size,src_alignment,dst_alignment,caller\n17,3,16,x\n", ":2: src_alignment: not a power of two"),
     ("size,src_alignment,dst_alignment,caller\n17;16\n", ":2: expected SIZE"),
     ("size,src_alignment,dst_alignment,caller\n", "no calls"),
+    # A sign is not a size (the minus one wrapped to 1 before), nor is 2^64; -8 is not "above 64 MiB".
+    ("size,src_alignment,dst_alignment,caller\n-18446744073709551615,1,1,x\n", ":2: size: '-1844"),
+    ("size,src_alignment,dst_alignment,caller\n-8,1,1,x\n", ":2: size: '-8' is not a whole number"),
+    ("size,src_alignment,dst_alignment,caller\n+8,1,1,x\n", ":2: size: '+8' is not a whole number"),
+    ("size,src_alignment,dst_alignment,caller\n18446744073709551616,1,1,x\n", "below 2^64"),
+    ("size,src_alignment,dst_alignment,caller\n67108865,1,1,x\n", ":2: size: above 64 MiB"),
+    ("size,src_alignment,dst_alignment,caller\n8,1,-16,x\n", ":2: dst_alignment: '-16'"),
+    # A NUL byte is named as one, not as a long line.
+    ("size,src_alignment,dst_alignment,caller\n8,1,1,x\n8\x00,1,1,x\n", ":3: NUL byte"),
 ])
 def test_bad_traces_are_one_line(memfbench, tmp_path, text, fragment):
     f = tmp_path / "memcpy_trace.csv"
-    f.write_text(text)
+    f.write_bytes(text.encode())
     p = subprocess.run([memfbench, "run", "--trace", str(f), "--processes", "1", "--rounds", "2", "-o",
                         str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
     lines = [x for x in p.stderr.splitlines() if x.strip()]
