@@ -22,7 +22,7 @@ from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
 from .threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                       is_threaded, thread_summary, threads_line, topology_frame)
 from .compare import comparisons_frame, compare_runs
-from .diff import context_differences, diff_runs, shift_line, unmatched_models
+from .diff import context_differences, diff_runs, incomparable, shift_line, unmatched_models
 from .export import to_csv, to_gbench_file
 from .files import (OutputError, check_output_file, check_output_folder, json_text, write_bytes_atomic,
                     write_text_atomic)
@@ -126,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a gate against a saved baseline: exit 1 when a variant's after/before simultaneous "
                         "interval lies entirely above 1 + P %% (adjusted p below 1 - level)")
     d.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
+    d.add_argument("--force", action="store_true",
+                   help="compare sides that differ in function, measure, distribution or placement")
     k = sub.add_parser("classes", help="where the time goes: per size class ratios and the decomposition of "
                                        "each difference into class contributions and a residual (run --by-class)")
     k.add_argument("file")
@@ -340,14 +342,18 @@ def _diff(args: argparse.Namespace) -> int:
         check_output_file(args.json_out, "--json", before + after)
     runs = load_runs(before + after)
     rb, ra = runs[:len(before)], runs[len(before):]
+    changed = context_differences(rb, ra)
+    different = incomparable(changed)
+    if different and not args.force:
+        raise UsageError(f"diff: the two sides measure different things ({'; '.join(different)}): a verdict would "
+                         f"be about what was asked, not about the code; --force compares them anyway")
     try:
         shifts = diff_runs(rb, ra, args.normalize, args.variant or None, args.level, args.margin / 100)
     except ValueError as e:  # a variant or baseline not on both sides
         raise UsageError(str(e)) from e
-    changed = context_differences(rb, ra)
     print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
     for line in changed:
-        print(f"warning: the contexts differ: {line}")
+        print(f"{PROG}: warning: the contexts differ: {line}", file=sys.stderr)
     for model in unmatched_models(rb, ra):
         print(f"note: not compared, a CPU model on one side only: {model}")
     print("\n".join(shift_line(s) for s in shifts))

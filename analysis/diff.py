@@ -103,6 +103,17 @@ CONTEXT_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# Context that says what was measured: two sides that differ in one of these do not measure the
+# same thing, and a verdict between them would be about the difference in what was asked, not in
+# the code. diff refuses them unless forced.
+MEASURED_LABELS = ("function", "measure", "distribution", "placement")
+
+
+def incomparable(differences: list[str]) -> list[str]:
+    """The lines of context_differences that say the two sides measured different things."""
+    return [line for line in differences if line.split(":", 1)[0] in MEASURED_LABELS]
+
+
 # What a file from before an option holds where a later file writes the option's default: no
 # difference to report between them.
 CONTEXT_DEFAULTS: dict[tuple[str, ...], Any] = {

@@ -166,7 +166,16 @@ def load_run(path: str | Path) -> Run:
     doc = schema.read(path)
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise schema.ResultFileError(f"{path}: no samples: the run recorded no batches")
-    return Run(str(path), doc, *split_batches(batches_frame(doc, schema.result_stem(path))))
+    df = batches_frame(doc, schema.result_stem(path))
+    measured = ~df["warmup"].to_numpy(dtype=bool)
+    if not measured.any():
+        raise schema.ResultFileError(f"{path}: no measured rounds: every one of its {len(df)} batches is warm-up, so "
+                                     f"there is nothing to compare (a run stopped during its warm-up)")
+    zero = int((df["ns"].to_numpy()[measured] <= 0).sum())
+    if zero:
+        raise schema.ResultFileError(f"{path}: {zero} of its {int(measured.sum())} measured batches took no time "
+                                     f"(ns 0): a clock that did not advance; not a measurement")
+    return Run(str(path), doc, *split_batches(df))
 
 
 def _file_id(path: str | Path) -> tuple[int, int] | None:

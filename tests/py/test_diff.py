@@ -60,9 +60,25 @@ def test_contexts_that_differ_are_shown(template, tmp_path):
     after["host"]["kernel"] = "9.9.9"
     p = analysis("diff", write(tmp_path / "b.json", before), write(tmp_path / "a.json", after), "--normalize", "libc")
     assert p.returncode == 0, p.stderr
-    warnings = [x for x in p.stdout.splitlines() if x.startswith("warning: the contexts differ")]
+    warnings = [x for x in p.stderr.splitlines() if x.startswith("analysis: warning: the contexts differ")]
     assert any(f"CPU model: {before['host']['cpu']['model']} -> Another CPU" in w for w in warnings), warnings
     assert any("kernel: " in w and "-> 9.9.9" in w for w in warnings) and len(warnings) == 2
+    assert "contexts differ" not in p.stdout  # the report on stdout stays the verdicts
+
+
+@pytest.mark.parametrize("path,value", [(("config", "function"), "memset"), (("config", "placement"), "dram"),
+                                        (("config", "distribution"), "other"), (("config", "measure"), "latency")])
+def test_sides_that_measure_different_things_are_refused_unless_forced(template, tmp_path, path, value):
+    before = synthetic(template, 1.0, 0.01, 200, seed=1)
+    after = copy.deepcopy(synthetic(template, 1.0, 0.01, 200, seed=2))
+    after[path[0]][path[1]] = value
+    b, a = write(tmp_path / "b.json", before), write(tmp_path / "a.json", after)
+    p = analysis("diff", b, a)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and f"{path[1]}: " in lines[0] and "--force" in lines[0], p.stderr
+    assert p.stdout == "" and "faster" not in p.stderr
+    forced = analysis("diff", b, a, "--force")
+    assert forced.returncode == 0 and f"the contexts differ: {path[1]}" in forced.stderr, forced.stderr
 
 
 def test_several_files_per_side(template, tmp_path):
@@ -126,3 +142,24 @@ def test_welch_matches_scipy():
     # the interval and the test agree: at level 1 - p, an end of the interval touches zero
     _, lo_p, hi_p, _ = welch(b, a, 1 - p)
     assert min(abs(lo_p), abs(hi_p)) < 1e-12 and lo < d < hi
+
+
+@pytest.mark.parametrize("cmd", ["summarize", "compare", "diff"])
+@pytest.mark.parametrize("spoil,fragment", [
+    ("warmup", "no measured rounds: every one of its"),   # NaN ratios and "one process" before
+    ("zero", "measured batches took no time"),           # numpy RuntimeWarnings before
+])
+def test_files_that_cannot_support_a_verdict_are_refused(template, tmp_path, cmd, spoil, fragment):
+    doc = synthetic(template, 1.0, 0.01, 200, seed=3)
+    s = doc["samples"]
+    if spoil == "warmup":
+        s["warmup"] = [True] * s["count"]
+    else:
+        s["ns"] = [0.0] * s["count"]
+        s["ticks"] = [0] * s["count"]
+    bad = write(tmp_path / "bad.json", doc)
+    args = [bad, write(tmp_path / "good.json", synthetic(template, 1.0, 0.01, 200, seed=4))] if cmd == "diff" else [bad]
+    p = analysis(cmd, *args)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0] and "bad.json" in lines[0], p.stderr
+    assert "Warning" not in p.stderr and "nan" not in p.stdout.lower()
