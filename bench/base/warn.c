@@ -14,7 +14,7 @@ const char *mfb_severity_name(enum mfb_severity s)
 static const char *const codes[] = {
     "batch", "boost", "build", "caches", "clock", "counters", "governor", "huge_pages", "isolation",
     "large_window", "linearity", "load", "long_calls", "max_batches", "memory", "overlap", "placement_check",
-    "small_max", "smt", "smt_busy", "target_ci", "thp", "threads", "warmup",
+    "small_max", "smt", "smt_busy", "target_ci", "thp", "threads", "verification", "warmup",
 };
 
 size_t mfb_warning_codes(const char *const **out)

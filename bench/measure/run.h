@@ -150,6 +150,7 @@ struct mfb_run {
     size_t verified_shapes;      /* call shapes every variant was checked on; 0: first calls only */
     size_t verified_sizes;       /* distinct sizes among them */
     size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
+    uint64_t sizes_in_support;   /* distinct sizes the distribution can draw (a wide range: more than listed) */
     struct mfb_calibration cal;
     struct mfb_by_class by_class;
     const struct mfb_sweep *sweep; /* a sweep: its points are the classes, and the whole is not timed */

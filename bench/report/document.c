@@ -484,12 +484,13 @@ static cJSON *verification_json(const struct mfb_run *r)
     cJSON_AddNumberToObject(o, "shapes", (double)r->verified_shapes);
     cJSON_AddNumberToObject(o, "sizes", (double)r->verified_sizes);
     cJSON_AddNumberToObject(o, "sizes_listed", (double)r->support_sizes);
-    cJSON_AddBoolToObject(o, "complete", r->verified_shapes > 0 && r->verified_sizes == r->support_sizes);
+    cJSON_AddNumberToObject(o, "sizes_in_support", (double)r->sizes_in_support);
+    cJSON_AddBoolToObject(o, "complete", r->verified_shapes > 0 && r->verified_sizes == r->sizes_in_support);
     cJSON_AddStringToObject(o, "scope", r->verified_shapes
         ? "the first parameter array, then every call shape: each size of the distribution's support (a range wider "
-          "than 4096 sizes: its ends, powers of two and neighbours, 8 drawn sizes) and each combination of "
-          "alignment, overlap and mismatch rows; sizes above 4096 thinned evenly when the listed sizes add up to "
-          "more than 256 MiB"
+          "than 4096 sizes: every size up to 4096, then its ends, powers of two and neighbours, about 4096 sizes "
+          "evenly spread and 8 drawn) and each combination of alignment, overlap and mismatch rows; sizes above "
+          "4096 thinned evenly when the listed sizes add up to more than 256 MiB"
         : "the first parameter array (the study's first process checked every call shape)");
     return o;
 }

@@ -26,10 +26,19 @@ static int push(struct sizes *a, uint64_t x)
     return 0;
 }
 
-/* The sizes of one wide range row: ends, powers of two and their neighbours, random draws. */
+/* The sizes of one wide range row: all of them up to MFB_SHAPES_SMALL, then the ends, powers of
+ * two and their neighbours, an even spread and random draws. */
 static int wide_range(struct sizes *a, uint64_t lo, uint64_t hi, struct mfb_rng *rng)
 {
     int rc = push(a, lo) | push(a, hi);
+    for (uint64_t x = lo; x <= hi && x <= MFB_SHAPES_SMALL && rc == 0; x++)
+        rc = push(a, x);
+    uint64_t from = lo > MFB_SHAPES_SMALL ? lo : MFB_SHAPES_SMALL + 1;
+    if (from <= hi) {
+        uint64_t step = (hi - from) / MFB_SHAPES_RANGE_ALL + 1;
+        for (uint64_t x = from; x <= hi && rc == 0; x += step)
+            rc = push(a, x);
+    }
     for (int k = 0; k < 63; k++) {
         uint64_t p = (uint64_t)1 << k;
         for (uint64_t x = p - 1; x <= p + 1; x++)
@@ -39,6 +48,26 @@ static int wide_range(struct sizes *a, uint64_t lo, uint64_t hi, struct mfb_rng 
     for (int i = 0; i < MFB_SHAPES_RANGE_DRAWS; i++)
         rc |= push(a, lo + mfb_rng_below(rng, hi - lo + 1));
     return rc;
+}
+
+/* How many distinct sizes the live rows of t cover (rows may overlap). */
+static uint64_t support_count(const struct mfb_table *t)
+{
+    uint64_t n = 0, next = 0; /* sizes below next are counted */
+    bool any = false;
+    /* Rows are kept in ascending order of lo (workload/table.c sorts them), so one pass merges. */
+    for (size_t i = 0; i < t->n; i++) {
+        const struct mfb_row *r = &t->rows[i];
+        if (!(r->p > 0))
+            continue;
+        uint64_t lo = any && r->lo < next ? next : r->lo;
+        if (!any || r->hi >= lo) {
+            n += r->hi - lo + 1;
+            next = r->hi + 1;
+        }
+        any = true;
+    }
+    return n;
 }
 
 /* Applies the cost bound to sorted distinct sizes in place; returns how many are kept. */
@@ -105,6 +134,7 @@ int mfb_shapes_init(struct mfb_shapes *sh, const struct mfb_dist *d, uint64_t se
     sh->sizes = a.v;
     sh->nsizes = thin(a.v, k);
     sh->support = k;
+    sh->in_support = support_count(&d->size);
     sh->combos = live_rows(&d->src_align) * live_rows(&d->dst_align) * live_rows(&d->overlap) *
                  live_rows(&d->mismatch);
     sh->n = sh->nsizes > sh->combos ? sh->nsizes : sh->combos;

@@ -3,8 +3,11 @@
  * only when that shape happens to be among the first calls drawn.
  *
  * The shapes: every size of the support (a range row narrower than MFB_SHAPES_RANGE_ALL sizes
- * gives all its sizes; a wider one its two ends, every power of two in it with its neighbours, and
- * MFB_SHAPES_RANGE_DRAWS sizes drawn at random), and every combination of a source-alignment,
+ * gives all its sizes; a wider one every size up to MFB_SHAPES_SMALL, then its two ends, every
+ * power of two with its neighbours, every k-th size so that about MFB_SHAPES_RANGE_ALL are evenly
+ * spread over the rest, and MFB_SHAPES_RANGE_DRAWS sizes drawn at random: a wrong size among the
+ * small ones, where implementations switch strategies most, is always found), and every
+ * combination of a source-alignment,
  * destination-alignment, overlap and mismatch row; each size appears at least once and each
  * combination at least once, cycled against each other.
  *
@@ -30,6 +33,7 @@ struct mfb_shapes {
     uint64_t *sizes;   /* distinct, ascending */
     size_t nsizes;
     size_t support;    /* distinct sizes listed before the cost bound; nsizes < support: thinned */
+    uint64_t in_support; /* distinct sizes the distribution can draw; nsizes < in_support: not all checked */
     size_t combos;     /* alignment x alignment x overlap x mismatch rows */
     size_t n;          /* calls: max(nsizes, combos) */
 };

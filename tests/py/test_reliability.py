@@ -80,6 +80,30 @@ def test_wrong_at_one_rare_size_is_caught_before_timing(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("spec", ["uniform:0-4096", "uniform:100-100000"])
+def test_wrong_at_one_small_size_of_a_wide_range_is_caught(tmp_path: Path, spec: str) -> None:
+    """A range wider than 4096 sizes once gave only its ends, powers of two and 8 draws: 777 in
+    uniform:0-4096 went unchecked and 164 wrong calls were timed. Every size up to 4096 is now
+    checked, whatever the width of the range."""
+    p = subprocess.run([binary(), "run", *QUICK, "--processes", "1", "-d", spec, "-v", "libc",
+                        "-v", f"{wrong_plugin()}:one_size_memcpy", "-o", str(tmp_path / "out.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "'one_size_memcpy' of memcpy gives a wrong result: size 777" in p.stderr, p.stderr
+    assert leftovers(tmp_path) == []
+
+
+def test_sizes_not_checked_are_said(tmp_path: Path) -> None:
+    """A range past 4096 is sampled above 4096: the file counts the support and the terminal warns."""
+    out = tmp_path / "out.json"
+    loud = [a for a in QUICK if a != "-q"]  # warnings are printed
+    p = subprocess.run([binary(), "run", *loud, "--processes", "1", "--allow-single-process", "-d", "uniform:0-65536",
+                        "-v", "libc", "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    v = json.loads(out.read_text())["verification"]
+    assert v["sizes_in_support"] == 65537 and v["complete"] is False and 4097 + 4000 < v["sizes"] < 65537
+    assert f"verification checked {v['sizes']} of the 65537 sizes" in p.stderr
+
+
 def test_every_shape_is_recorded(tmp_path: Path) -> None:
     """The check covers each size of the support and each alignment x overlap combination, and the
     file says how many it ran; later processes of a study check their first calls only."""
@@ -90,7 +114,7 @@ def test_every_shape_is_recorded(tmp_path: Path) -> None:
                         "-v", "libc", "-v", "bytes", "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     v = json.loads(out.read_text())["verification"]
-    assert v["sizes"] == v["sizes_listed"] == 3 and v["complete"] is True
+    assert v["sizes"] == v["sizes_listed"] == v["sizes_in_support"] == 3 and v["complete"] is True
     assert v["shapes"] == 3 * 3  # src x dst alignment rows (no overlap table): 9 combinations > 3 sizes
 
 
