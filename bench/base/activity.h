@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-enum mfb_phase { MFB_PHASE_IDLE, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_TIMING };
+/* CALIBRATING (the batch shape, before the rounds) apart from TIMING (the rounds): a stop request
+ * ends the first at once and lets the second finish its round, which keeps what was measured. */
+enum mfb_phase { MFB_PHASE_IDLE, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_CALIBRATING, MFB_PHASE_TIMING };
 
 struct mfb_activity {
     volatile sig_atomic_t phase;     /* enum mfb_phase */

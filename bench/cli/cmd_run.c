@@ -32,6 +32,7 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
+    mfb_guard_stop_requested(); /* a call that never returns to see the flag is ended by the guard */
 }
 
 /* The result must not replace a file the run reads: a distribution file, a plugin, a probe file, a

@@ -211,7 +211,7 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
         return -1;
     struct mfb_rng rng;
     mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_CALIBRATE));
-    r->activity->phase = MFB_PHASE_TIMING;
+    r->activity->phase = MFB_PHASE_CALIBRATING;
     mfb_calibrate_batch(r, &rng);
     int rc = mfb_calibrate_linearity(r, &rng, err);
     r->activity->phase = MFB_PHASE_IDLE;

@@ -19,6 +19,7 @@ static struct {
     const char *tmp;
     sig_atomic_t last_beat;
     double watchdog_s;
+    volatile sig_atomic_t stop_ticks;  /* ticks since a stop request; -1: none */
     struct sigaction previous[NFATAL]; /* per fatal_signals[i]: the handler before ours (a sanitizer's) */
 } guard;
 
@@ -71,8 +72,8 @@ static const char *signal_name(int sig)
     }
 }
 
-/* "variant 'x' (plugin lib.so:sym) <what> while <phase and call>", then exit. */
-static void report_and_exit(const char *what)
+/* "variant 'x' (plugin lib.so:sym) <what> while <phase and call><then>", then exit with status. */
+static void report_and_exit_with(const char *what, const char *then, int status)
 {
     const struct mfb_activity *a = guard.a;
     struct line l = {.n = 0};
@@ -102,6 +103,9 @@ static void report_and_exit(const char *what)
         put(&l, ", overlap delta ");
         put_i(&l, a->delta);
         break;
+    case MFB_PHASE_CALIBRATING:
+        put(&l, " while its batch was calibrated (its calls passed verification)");
+        break;
     case MFB_PHASE_TIMING:
         put(&l, " while being timed in round ");
         put_u(&l, a->round);
@@ -110,12 +114,18 @@ static void report_and_exit(const char *what)
     default:
         break;
     }
+    put(&l, then);
     put(&l, "\n");
     ssize_t w = write(STDERR_FILENO, l.buf, l.n);
     (void)w;
     if (guard.tmp)
         unlink(guard.tmp);
-    _exit(MFB_EXIT_FAIL);
+    _exit(status);
+}
+
+static void report_and_exit(const char *what)
+{
+    report_and_exit_with(what, "", MFB_EXIT_FAIL);
 }
 
 static void on_fatal(int sig, siginfo_t *info, void *ctx)
@@ -139,9 +149,28 @@ static void on_fatal(int sig, siginfo_t *info, void *ctx)
         raise(sig);
 }
 
+/* After a stop request the timer ticks every STOP_TICK_US. Loading, verification or calibration
+ * still under way after STOP_GRACE_TICKS of them ends the run there (nothing is measured yet);
+ * the rounds check the request after each round and keep what they measured, so they end only
+ * when a call has not returned for a whole tick (a hang), as its samples cannot be written
+ * safely while the code under test holds the thread. Either way, within a second of the signal
+ * and without a result file. */
+#define STOP_TICK_US 250000
+#define STOP_GRACE_TICKS 3
+
 static void on_tick(int sig)
 {
     (void)sig;
+    if (guard.stop_ticks >= 0 && guard.a && guard.a->phase != MFB_PHASE_IDLE) {
+        bool moved = guard.a->beat != guard.last_beat;
+        guard.last_beat = guard.a->beat;
+        bool rounds = guard.a->phase == MFB_PHASE_TIMING;
+        if (++guard.stop_ticks >= STOP_GRACE_TICKS && (!rounds || !moved))
+            report_and_exit_with("did not return within 0.75 s of a stop request (SIGINT, SIGTERM or SIGHUP)",
+                                 "; the run ends without a result file", MFB_EXIT_INTERRUPTED);
+    }
+    if (guard.stop_ticks >= 0)
+        return; /* the watchdog's period is not kept while stopping */
     if (!guard.a || guard.a->phase == MFB_PHASE_IDLE) {
         guard.last_beat = guard.a ? guard.a->beat : 0;
         return;
@@ -171,6 +200,7 @@ void mfb_guard_install(struct mfb_activity *a, const char *tmp_path, double watc
     guard.tmp = tmp_path;
     guard.watchdog_s = watchdog_s;
     guard.last_beat = a->beat;
+    guard.stop_ticks = -1;
     stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
     sigaltstack(&ss, NULL);
     struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER};
@@ -185,6 +215,15 @@ void mfb_guard_install(struct mfb_activity *a, const char *tmp_path, double watc
     setitimer(ITIMER_REAL, &it, NULL);
     if (!at_exit_registered)
         at_exit_registered = atexit(on_exit_call) == 0;
+}
+
+void mfb_guard_stop_requested(void)
+{
+    if (!guard.a || guard.stop_ticks >= 0)
+        return;
+    guard.stop_ticks = 0;
+    struct itimerval it = {.it_interval = {0, STOP_TICK_US}, .it_value = {0, STOP_TICK_US}};
+    setitimer(ITIMER_REAL, &it, NULL);
 }
 
 void mfb_guard_remove(void)

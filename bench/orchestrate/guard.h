@@ -7,7 +7,11 @@
  * the previous tick; a variant that stays inside one call is reported between watchdog and twice
  * watchdog seconds after it stopped returning. Not covered: a variant that calls _exit() or
  * blocks SIGALRM itself, or SIGKILL; with --processes the parent then reports the child's exit
- * status. */
+ * status.
+ *
+ * Stops: after mfb_guard_stop_requested (from a SIGINT/SIGTERM/SIGHUP handler), a variant call,
+ * verification or calibration still under way 0.75 s later ends the process with
+ * MFB_EXIT_INTERRUPTED and a line naming the variant and call, without a result file. */
 #ifndef MFB_GUARD_H
 #define MFB_GUARD_H
 
@@ -16,6 +20,8 @@
 /* Installs the handlers for activity a. tmp_path (may be NULL) is removed on a failure; both
  * must outlive the guard. */
 void mfb_guard_install(struct mfb_activity *a, const char *tmp_path, double watchdog_s);
+/* Async-signal-safe: a stop was requested; see above. Nothing when no guard is installed. */
+void mfb_guard_stop_requested(void);
 /* Stops the timer and restores the default handlers. */
 void mfb_guard_remove(void);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -229,6 +230,15 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
         return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k,
                         line[0] ? line : why);
     }
+    /* Stopped inside a call that never returned (orchestrate/guard.h): nothing written, nothing to merge. */
+    struct stat st;
+    if (rc == MFB_EXIT_INTERRUPTED && (stat(s->tmp[i], &st) != 0 || st.st_size == 0)) {
+        char line[512];
+        last_line(errlog, line, sizeof line);
+        fclose(errlog);
+        mfb_fail(err, "process %d: %s", i + 1, line[0] ? line : "stopped before it wrote a result");
+        return rc;
+    }
     fclose(errlog);
     /* Process 0's study-level sections make the merged file; the others keep their entry only. */
     if (mfb_child_read(s->tmp[i], i, s->k, i == 0, &s->all, &s->results[i], err) < 0 ||
@@ -302,7 +312,10 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
             break;
     }
     if (s.done == 0) {
-        mfb_fail(err, "interrupted before the first process finished");
+        if (!err->msg[0])
+            mfb_fail(err, "interrupted before the first process finished");
+        fprintf(stderr, "memfbench: %s\n", err->msg); /* a stop, not a failure: the caller prints no error */
+        status = MFB_EXIT_INTERRUPTED;
         goto cleanup;
     }
     struct mfb_merge_end end = {.planned = s.k, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,

@@ -1,0 +1,122 @@
+"""A stop request (SIGTERM here; SIGINT and SIGHUP take the same path) ends every long-running
+subcommand within a second at any phase, leaves no process of its own or of the program running
+and no temporary file: run with a variant that never returns (while verified, while timed, in a
+--processes study), record with a program that ignores the signal, and the probe.
+
+The one-second bound is the product's promise (the guard ends a call that does not return 0.75 s
+after the request; record kills a program 0.75 s after passing it on); it is asserted on the plain
+build only, where nothing else slows the process down."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SANITIZED, binary
+from test_reliability import leftovers, wrong_plugin
+
+GEOMETRY = ["--cache", "32K:512K:32M"]
+BOUND_S = 1.0
+
+
+def stop_after(cmd: list[str], delay: float, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Starts cmd, sends SIGTERM after delay seconds, and returns its result and how long it took
+    to end after the signal."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert p.poll() is None, p.communicate()
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err), time.monotonic() - t0
+
+
+def running_with(marker: str) -> list[int]:
+    """Processes whose command line holds marker."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (d / "cmdline").read_bytes():
+                found.append(int(d.name))
+        except OSError:
+            continue
+    return found
+
+
+def assert_quick(elapsed: float) -> None:
+    if not SANITIZED:
+        assert elapsed < BOUND_S, f"ended {elapsed:.2f} s after SIGTERM"
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_run_stopped_while_a_variant_hangs_in_verification(tmp_path: Path, processes: str) -> None:
+    cmd = [binary(), "run", "-q", "--processes", processes, "--allow-single-process", "-d", "fixed:777",
+           "-v", "libc", "-v", f"{wrong_plugin()}:hang_memcpy", "--watchdog", "100", *GEOMETRY,
+           "-o", "out.json"]
+    r, elapsed = stop_after(cmd, 2.5, tmp_path)
+    assert r.returncode == 128 + signal.SIGINT, r.stderr  # the interrupted status, whatever the signal
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'hang_memcpy'" in lines[0] and "stop request" in lines[0] \
+        and "while being verified: memcpy of 777 bytes" in lines[0], r.stderr
+    assert_quick(elapsed)
+    assert leftovers(tmp_path) == []
+
+
+def test_run_stopped_while_a_variant_hangs_in_the_rounds(tmp_path: Path) -> None:
+    cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "60",
+           "-v", "libc", "-v", f"{wrong_plugin()}:late_hang_memcpy", "--watchdog", "100", *GEOMETRY,
+           "-o", "out.json"]
+    r, elapsed = stop_after(cmd, 6, tmp_path)
+    assert r.returncode == 128 + signal.SIGINT, r.stderr
+    assert "'late_hang_memcpy'" in r.stderr and "while being timed in round" in r.stderr, r.stderr
+    assert_quick(elapsed)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_run_that_is_not_stuck_keeps_what_it_measured(tmp_path: Path) -> None:
+    """The guard ends only calls that do not return: a run in its rounds finishes the round and
+    writes every batch, as before."""
+    cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "60",
+           "-v", "libc", "-v", "bytes", *GEOMETRY, "-o", "out.json"]
+    r, elapsed = stop_after(cmd, 3, tmp_path)
+    assert r.returncode == 128 + signal.SIGINT and (tmp_path / "out.json").is_file(), r.stderr
+    assert "holds every batch measured" in r.stderr
+    assert_quick(elapsed)
+
+
+def test_record_passes_the_stop_on_and_leaves_nothing_running(tmp_path: Path) -> None:
+    marker = f"99.{os.getpid()}"
+    script = f'trap "" TERM INT HUP; sleep {marker}'
+    r, elapsed = stop_after([binary(), "record", "-o", "rec", "--", "sh", "-c", script], 1.0, tmp_path)
+    assert r.returncode != 0 and "did not end within 750 ms of signal 15; killed" in r.stderr, r.stderr
+    assert_quick(elapsed)
+    assert running_with(marker) == [], "the program's child outlived record"
+    assert [p.name for p in tmp_path.iterdir()] == [], "record left a folder behind"
+
+
+def test_record_killed_takes_its_program_with_it(tmp_path: Path) -> None:
+    """kill -9 of record: the program gets SIGTERM (parent-death signal) instead of running on."""
+    marker = f"98.{os.getpid()}"
+    p = subprocess.Popen([binary(), "record", "-o", "rec", "--", "sleep", marker], cwd=tmp_path,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    p.kill()
+    p.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while running_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running_with(marker) == []
+
+
+def test_probe_stops_within_a_second(tmp_path: Path) -> None:
+    r, elapsed = stop_after([binary(), "probe", "-q", "-o", "p.json"], 2.0, tmp_path)
+    assert r.returncode == 128 + signal.SIGINT, r.stderr
+    assert "holds the points measured" in r.stderr
+    assert_quick(elapsed)
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
