@@ -62,8 +62,9 @@ class Verdict:
 # the load, and the warnings a measured value raises when it crosses a bound (a timer overhead
 # measured high makes batches short; a batch twice as long measured off its tolerance; the
 # placement check's ratios): never a change's doing.
-ALWAYS_NOISE = ("created_utc", "host.load_average*", "*warnings[load].*", "*warnings[batch].*",
-                "*warnings[linearity].*", "*warnings[placement_check].*")
+ALWAYS_NOISE = tuple(p.replace("[", "[[]") for p in (  # a path's "[" is a character, not a glob class
+    "created_utc", "host.load_average*", "*warnings[load].*", "*warnings[batch].*", "*warnings[linearity].*",
+    "*warnings[placement_check].*"))
 
 _PROCESS = re.compile(r"^processes\[\d+\]\.")
 

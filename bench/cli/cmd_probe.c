@@ -93,7 +93,7 @@ static void usage(FILE *out)
 
 struct probe_args {
     bool max_given, cpu_given, threads_given, seed_given, steps_given, repeats_given;
-    const char *cpus;
+    struct mfb_cpu_list cpus; /* --cpus, parsed (n 0: not given) */
 };
 
 static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out, struct mfb_err *err)
@@ -162,7 +162,8 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct pro
         a->threads_given = true;
         break;
     case OPT_CPUS:
-        a->cpus = arg;
+        if (mfb_cpu_list_parse("memfbench probe", "--cpus", arg, MFB_PROBE_MAX_THREADS, &a->cpus, err) < 0)
+            return -1;
         break;
     case OPT_QUICK:
         c->quick = true;
@@ -226,7 +227,7 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe
  * and checked as memfbench run's timing threads are (orchestrate/cpus.c). */
 static int resolve_cpus(struct mfb_probe_config *c, const struct probe_args *a, struct mfb_err *err)
 {
-    struct mfb_cpu_request q = {.cmd = "memfbench probe", .list = a->cpus, .threads = a->threads_given ? c->threads : 0,
+    struct mfb_cpu_request q = {.cmd = "memfbench probe", .list = &a->cpus, .threads = a->threads_given ? c->threads : 0,
                                 .cpu = c->cpu, .cpu_given = a->cpu_given, .max = MFB_PROBE_MAX_THREADS};
     int n = 0;
     if (mfb_cpus_threads(&q, mfb_cpus_last_allowed(), c->cpus, &n, err) < 0)

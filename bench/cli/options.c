@@ -158,19 +158,11 @@ static int apply_workload(int ch, const char *arg, struct mfb_study *c, struct m
         c->dist_dir = arg;
         return 1;
     case OPT_SWEEP:
-    case OPT_UNPRED: {
-        /* checked here so a bad list fails before any set-up; the run parses it again */
-        struct mfb_sweep *probe = malloc(sizeof *probe);
-        if (!probe)
-            return mfb_fail(err, "memfbench run: out of memory");
-        *probe = (struct mfb_sweep){0};
-        int bad = ch == OPT_SWEEP ? mfb_sweep_parse_sizes(probe, arg, err) : mfb_sweep_parse_mode(probe, arg, err);
-        free(probe);
-        if (bad < 0)
-            return -1;
-        *(ch == OPT_SWEEP ? &c->sweep : &c->unpredictable) = arg;
-        return 1;
-    }
+        c->sweeping = true;
+        return mfb_sweep_parse_sizes(&c->sweep, arg, err) < 0 ? -1 : 1;
+    case OPT_UNPRED:
+        c->unpredictable = true;
+        return mfb_sweep_parse_mode(&c->sweep, arg, err) < 0 ? -1 : 1;
     case OPT_ALIGNSRC:
     case OPT_ALIGNDST: {
         size_t a;
@@ -259,7 +251,8 @@ static int apply_machine(int ch, const char *arg, struct mfb_study *c, struct mf
             return -1;
         return 1;
     case OPT_CPUS:
-        c->cpus = arg;
+        if (mfb_cpu_list_parse("memfbench run", "--cpus", arg, MFB_MAX_THREADS, &c->cpus, err) < 0)
+            return -1;
         return 1;
     case OPT_BACKGROUND: {
         int k = mfb_stressor_parse(arg);
@@ -269,7 +262,9 @@ static int apply_machine(int ch, const char *arg, struct mfb_study *c, struct mf
         return 1;
     }
     case OPT_BGCPUS:
-        c->background_cpus = arg;
+        if (mfb_cpu_list_parse("memfbench run", "--background-cpus", arg, MFB_MAX_BACKGROUND, &c->background_cpus,
+                               err) < 0)
+            return -1;
         return 1;
     case OPT_COUNTERS: {
         int m = mfb_counters_mode_parse(arg);
@@ -461,14 +456,14 @@ int mfb_options_check(struct mfb_study *c, struct mfb_err *err)
 {
     if (!c->output)
         return mfb_fail(err, "memfbench run: -o FILE is required ('-' for stdout)");
-    if (c->background_cpus && !c->background)
+    if (c->background_cpus.n && !c->background)
         return mfb_fail(err, "memfbench run: --background-cpus needs --background NAME");
-    if ((c->threads > 1 || c->cpus || c->background) && c->cpu_given && c->cpu < 0)
+    if ((c->threads > 1 || c->cpus.n || c->background) && c->cpu_given && c->cpu < 0)
         return mfb_fail(err, "memfbench run: --cpu none: %s pins its threads", c->background ? "--background" :
                         "--threads/--cpus");
     /* checked here, so a CPU that is not there fails before any set-up; the run plans again */
     struct mfb_cpu_plan plan;
-    bool placed = c->threads > 1 || c->cpus || c->background || (c->cpu_given && c->cpu >= 0);
+    bool placed = c->threads > 1 || c->cpus.n || c->background || (c->cpu_given && c->cpu >= 0);
     if (placed && mfb_cpus_plan(c, mfb_cpus_last_allowed(), &plan, err) < 0)
         return -1;
     /* each of thread 0's batches keeps one per thread, and with several its alone batch too */
@@ -494,18 +489,18 @@ int mfb_options_check(struct mfb_study *c, struct mfb_err *err)
                         c->time_s / (double)c->processes, MFB_MIN_PROCESS_TIME_S);
     if (c->target_ci > 0 && c->nvariants == 1)
         return mfb_fail(err, "memfbench run: --target-ci needs a baseline and at least one other variant");
-    if (!c->sweep && (c->unpredictable || c->align_src || c->align_dst))
+    if (!c->sweeping && (c->unpredictable || c->align_src || c->align_dst))
         return mfb_fail(err, "memfbench run: %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
                         "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
                         "--align-src" : "--align-dst");
-    if (c->trace && (c->distribution || c->sweep || c->by_class))
+    if (c->trace && (c->distribution || c->sweeping || c->by_class))
         return mfb_fail(err, "memfbench run: --trace replays a recorded sequence; %s does not apply",
-                        c->distribution ? "-d" : c->sweep ? "--sweep" : "--by-class");
+                        c->distribution ? "-d" : c->sweeping ? "--sweep" : "--by-class");
     /* A trace's window is timed once per batch: a second pass over the same window in the same
      * order would let the predictors learn a sequence the program never repeated. */
     if (c->trace && c->batch_passes == 0)
         c->batch_passes = 1;
-    if (c->sweep && (c->distribution || c->by_class || c->target_ci > 0))
+    if (c->sweeping && (c->distribution || c->by_class || c->target_ci > 0))
         return mfb_fail(err, "memfbench sweep: %s does not apply to a sweep (its points are its sizes)",
                         c->distribution ? "-d" : c->by_class ? "--by-class" : "--target-ci");
     return 0;

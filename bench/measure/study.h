@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cpulist.h"
 #include "base/functions.h"
 #include "base/placement.h"
 #include "measure/background.h"
@@ -15,6 +16,7 @@
 #include "measure/workset.h"
 #include "workload/classes.h"
 #include "workload/sampler.h"
+#include "workload/sweep.h"
 
 /* Variants one study can time: the variant index is stored in 16 bits per sample, and every
  * variant costs a batch per round, so more would only dilute the rounds. */
@@ -87,16 +89,17 @@ struct mfb_study {
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
     enum mfb_counters_mode counters;   /* --counters (measure/counters.h); 0 is off */
     size_t icache_pressure;            /* --icache-pressure: bytes of generated code run after every call; 0 none */
-    const char *sweep;                 /* memfbench sweep / --sweep SIZES: NULL for a replay */
+    bool sweeping;                     /* memfbench sweep / --sweep SIZES; false: a replay */
+    struct mfb_sweep sweep;            /* its points and, with --unpredictable, mode, parsed */
     const char *trace;                 /* --trace FILE: replay a recorded call sequence in order */
-    const char *unpredictable;         /* --unpredictable P|class (sweeps); NULL: predictable */
+    bool unpredictable;                /* --unpredictable P|class given (sweep.mode holds it) */
     uint64_t align_src, align_dst;     /* --align-src/--align-dst (sweeps); 0: any offset */
     int cpu;                           /* -1: do not pin */
     bool cpu_given;
     long threads;                      /* --threads: timing threads; 0: one per --cpus CPU, else 1 */
-    const char *cpus;                  /* --cpus LIST: the timing threads' CPUs, thread 0's first */
+    struct mfb_cpu_list cpus;          /* --cpus LIST: the timing threads' CPUs, thread 0's first (n 0: not given) */
     enum mfb_stressor background;      /* --background NAME; MFB_STRESS_NONE: none */
-    const char *background_cpus;       /* --background-cpus LIST; NULL: every allowed CPU left */
+    struct mfb_cpu_list background_cpus; /* --background-cpus LIST; n 0: every allowed CPU left */
     uint64_t seed;
     bool seed_given;
     const char *output;

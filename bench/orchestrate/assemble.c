@@ -172,16 +172,15 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
             mfb_trace_dist(trace, c->trace, c->func, c->dist_dir, dist, err) < 0)
             return -1;
         r->trace = trace;
-    } else if (c->sweep) {
-        if (!(*sweep = calloc(1, sizeof **sweep))) {
+    } else if (c->sweeping) {
+        if (!(*sweep = malloc(sizeof **sweep))) {
             mfb_fail(err, "out of memory for the sweep");
             return -1;
         }
+        **sweep = c->sweep; /* points and mode as parsed with the options */
         (*sweep)->align_src = c->align_src;
         (*sweep)->align_dst = c->align_dst;
-        if (mfb_sweep_parse_sizes(*sweep, c->sweep, err) < 0 ||
-            (c->unpredictable && mfb_sweep_parse_mode(*sweep, c->unpredictable, err) < 0) ||
-            mfb_sweep_build(*sweep, c->func, c->dist_dir, dist, &r->by_class.classes, err) < 0)
+        if (mfb_sweep_build(*sweep, c->func, c->dist_dir, dist, &r->by_class.classes, err) < 0)
             return -1;
         r->sweep = *sweep;
         r->by_class.on = true;

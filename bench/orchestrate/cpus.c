@@ -47,29 +47,19 @@ static int check_cpu(const char *cmd, const char *opt, int cpu, const cpu_set_t 
     return 0;
 }
 
-/* A CPU list of option opt of command cmd, in its order, each CPU checked. */
-static int parse_list(const char *cmd, const char *opt, const char *s, int *out, int max, int *n,
+/* A parsed CPU list of option opt of command cmd, in its order, each CPU checked, into out[0..*n)
+ * (at most max of them). */
+static int check_list(const char *cmd, const char *opt, const struct mfb_cpu_list *l, int *out, int max, int *n,
                       const cpu_set_t *allowed, struct mfb_err *err)
 {
-    size_t got = 0;
-    int repeated = -1;
-    switch (mfb_parse_cpu_order(s, out, (size_t)max, &got, &repeated)) {
-    case -1:
-        return mfb_fail(err, "%s: %s: '%s' is not a CPU list such as 1,0 or 0-3", cmd, opt, s);
-    case -2:
+    if (l->n > max)
         return mfb_fail(err, "%s: %s: more than %d CPUs", cmd, opt, max);
-    case -3:
-        return mfb_fail(err, "%s: %s: CPU %d is listed twice (one thread per CPU)", cmd, opt, repeated);
-    case -4:
-        return mfb_fail(err, "%s: %s: '%s' names a CPU beyond any machine's (CPU numbers stay below %d)",
-                        cmd, opt, s, MFB_CPU_NUMBER_LIMIT);
-    default:
-        break;
-    }
-    for (size_t i = 0; i < got; i++)
-        if (check_cpu(cmd, opt, out[i], allowed, err) < 0)
+    for (int i = 0; i < l->n; i++) {
+        if (check_cpu(cmd, opt, l->cpu[i], allowed, err) < 0)
             return -1;
-    *n = (int)got;
+        out[i] = l->cpu[i];
+    }
+    *n = l->n;
     return 0;
 }
 
@@ -97,8 +87,8 @@ int mfb_cpus_threads(const struct mfb_cpu_request *q, int default_cpu, int *cpus
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return mfb_fail(err, "%s: cannot read the CPU affinity", q->cmd);
-    if (q->list) {
-        if (parse_list(q->cmd, "--cpus", q->list, cpus, q->max, n, &allowed, err) < 0)
+    if (q->list && q->list->n) {
+        if (check_list(q->cmd, "--cpus", q->list, cpus, q->max, n, &allowed, err) < 0)
             return -1;
         if (q->threads && q->threads != *n)
             return mfb_fail(err, "%s: --threads %ld but --cpus lists %d CPU%s (one thread per CPU)", q->cmd,
@@ -134,8 +124,8 @@ static int plan_background(const struct mfb_study *c, const cpu_set_t *allowed, 
     p->nbackground = 0;
     if (!c->background)
         return 0;
-    if (c->background_cpus) {
-        if (parse_list("memfbench run", "--background-cpus", c->background_cpus, p->background, MFB_MAX_BACKGROUND,
+    if (c->background_cpus.n) {
+        if (check_list("memfbench run", "--background-cpus", &c->background_cpus, p->background, MFB_MAX_BACKGROUND,
                        &p->nbackground, allowed, err) < 0)
             return -1;
         for (int i = 0; i < p->nbackground; i++)
@@ -150,7 +140,7 @@ static int plan_background(const struct mfb_study *c, const cpu_set_t *allowed, 
     if (p->nbackground == 0)
         return mfb_fail(err, "memfbench run: --background %s: no CPU is left for it (the timing threads use every "
                              "allowed CPU): time fewer threads%s", mfb_stressor_name(c->background),
-                        c->cpus ? ", or list fewer --cpus" : ", or list --cpus");
+                        c->cpus.n ? ", or list fewer --cpus" : ", or list --cpus");
     return 0;
 }
 
@@ -160,7 +150,7 @@ int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_pla
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return mfb_fail(err, "memfbench run: cannot read the CPU affinity");
     *p = (struct mfb_cpu_plan){0};
-    struct mfb_cpu_request q = {.cmd = "memfbench run", .list = c->cpus, .threads = c->threads, .cpu = c->cpu,
+    struct mfb_cpu_request q = {.cmd = "memfbench run", .list = &c->cpus, .threads = c->threads, .cpu = c->cpu,
                                 .cpu_given = c->cpu_given, .max = MFB_MAX_THREADS};
     if (mfb_cpus_threads(&q, default_cpu, p->cpus, &p->threads, err) < 0 || plan_background(c, &allowed, p, err) < 0)
         return -1;

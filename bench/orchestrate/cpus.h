@@ -22,7 +22,7 @@ struct mfb_cpu_plan {
  * bandwidth threads). */
 struct mfb_cpu_request {
     const char *cmd;    /* "memfbench run": the messages' prefix */
-    const char *list;   /* --cpus LIST, or NULL */
+    const struct mfb_cpu_list *list; /* --cpus LIST, parsed (NULL or n 0: not given) */
     long threads;       /* --threads N; 0: not given */
     int cpu;            /* --cpu N, -1: none */
     bool cpu_given;

@@ -14,7 +14,7 @@ int mfb_plan_pin(struct mfb_study *c, const struct mfb_cpu_plan *plan, struct mf
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return mfb_fail(err, "cannot read the CPU affinity");
-    if (c->cpus)
+    if (c->cpus.n)
         c->cpu = plan->cpus[0];
     else if (!c->cpu_given)
         c->cpu = mfb_cpus_last_allowed();

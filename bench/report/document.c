@@ -256,7 +256,7 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddStringToObject(cfg, "code_rotation", mfb_code_rotation_name(c->code_rotation));
     cJSON_AddStringToObject(cfg, "clock_requested", mfb_clock_request_name(c->clock));
     add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
-    cJSON_AddStringToObject(cfg, "cpu_source", c->cpus ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
+    cJSON_AddStringToObject(cfg, "cpu_source", c->cpus.n ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
                             "default: last allowed CPU");
     cJSON_AddStringToObject(cfg, "distribution_dir", c->dist_dir);
     return cfg;

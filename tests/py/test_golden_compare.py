@@ -68,3 +68,11 @@ def test_one_more_process_in_a_repeat_does_not_make_every_process_field_noise() 
     noise = golden.noise(RUN, [more])
     assert "processes[2].index" in noise and "index" not in noise
     assert golden.compare(RUN, varied(processes__1__index=7), noise).unexplained == ["processes[1].index"]
+
+
+def test_warnings_a_measured_value_raises_are_noise_and_others_are_not() -> None:
+    after = copy.deepcopy(RUN)
+    after["status"]["warnings"].append({"code": "batch", "message": "short"})
+    after["status"]["warnings"].append({"code": "memory", "message": "new"})
+    v = golden.compare(RUN, after, golden.noise(RUN, [RUN]))
+    assert v.unexplained == ["status.warnings[memory].code", "status.warnings[memory].message"]
