@@ -38,7 +38,6 @@ static int libc_copy_available(void)
 
 static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why)
 {
-    static const char *const syms[] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
     Dl_info info;
     void *self = (void *)memcpy;
     const char *path = dladdr(self, &info) && info.dli_fname ? info.dli_fname : "libc.so.6";
@@ -47,7 +46,7 @@ static int resolve_libc_copy(enum mfb_func f, union mfb_fn *fn, const char **why
         *why = "dlmopen of a second libc failed";
         return -1;
     }
-    void *p = dlsym(h, syms[f]);
+    void *p = dlsym(h, mfb_func_name(f)); /* the traits table's name is the C symbol */
     if (!p) {
         *why = "the second libc has no such symbol";
         return -1;

@@ -1,0 +1,21 @@
+/* The program `memfbench record` runs: started with the recorder preloaded and its settings in the
+ * environment, waited for, and stopped within a second when record is asked to stop (SIGINT,
+ * SIGTERM, SIGHUP): the request is passed on, and the program and every process it left behind
+ * are killed 0.75 s later if it has not ended. It is started with PR_SET_PDEATHSIG = SIGTERM, so
+ * it never runs on as an orphan of a killed record. */
+#ifndef MFB_PROGRAM_H
+#define MFB_PROGRAM_H
+
+struct mfb_program_env {
+    const char *preload;  /* the recorder library, put first in LD_PRELOAD */
+    const char *raw_dir;  /* where its processes write their counts */
+    const char *rate;     /* --rate's N, as given */
+    const char *flush;    /* --flush S, or NULL */
+    const char *trace;    /* --trace N, or NULL */
+};
+
+/* Runs argv; returns its exit status (128 + signal when killed), 127 when it could not be started.
+ * Installs record's handlers for SIGINT, SIGTERM and SIGHUP. */
+int mfb_program_run(char **argv, const struct mfb_program_env *env);
+
+#endif
