@@ -229,7 +229,7 @@ int mfb_cmd_run(int argc, char **argv)
     /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
      * every stack address too, differently in every process (--processes). */
     struct mfb_layout layout;
-    mfb_layout_draw(&layout, cfg.seed, cfg.placement_seed_given ? &cfg.placement_seed : NULL, cfg.process_index,
+    mfb_layout_draw(&layout, cfg.seed, cfg.code_placement_seed_given ? &cfg.code_placement_seed : NULL, cfg.process_index,
                     cfg.code_rotation);
     volatile char *shift = alloca(layout.stack_offset + 1);
     shift[0] = 0;

@@ -357,9 +357,9 @@ static int apply_budget(int ch, const char *arg, struct mfb_study *c, struct mfb
             return mfb_fail(err, "memfbench run: --code-rotation: '%s' is not round or process", arg);
         return 1;
     case OPT_PLACESEED:
-        if (mfb_parse_seed(arg, &c->placement_seed) < 0)
-            return mfb_fail(err, "memfbench run: --placement-seed: '%s' is not an unsigned 64-bit number", arg);
-        c->placement_seed_given = true;
+        if (mfb_parse_seed(arg, &c->code_placement_seed) < 0)
+            return mfb_fail(err, "memfbench run: --code-placement-seed: '%s' is not an unsigned 64-bit number", arg);
+        c->code_placement_seed_given = true;
         return 1;
     }
     return 0;
@@ -408,7 +408,7 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
         {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
         {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
         {"process-index", required_argument, 0, OPT_PINDEX},
-        {"placement-seed", required_argument, 0, OPT_PLACESEED},
+        {"code-placement-seed", required_argument, 0, OPT_PLACESEED},
         {"code-rotation", required_argument, 0, OPT_CODEROT},
         {"allow-single-process", no_argument, 0, OPT_SINGLE},
         {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},

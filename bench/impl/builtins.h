@@ -1,6 +1,6 @@
 /* The built-ins (and the known-cost wrappers, whose ratios are as sensitive to placement) as a
  * list, for the tables that map each one to its code in every placement
- * (impl/placed.c, impl/placements.c): X(member of union mfb_fn, function). The same names are
+ * (impl/placed.c, impl/code_placements.c): X(member of union mfb_fn, function). The same names are
  * renamed one by one in impl/rename.h; test_variants checks every built-in variant is in both. */
 #ifndef MFB_BUILTINS_H
 #define MFB_BUILTINS_H

@@ -1,8 +1,8 @@
-/* One code placement of the built-ins (base/placement.h): the same sources and flags as copy.c,
+/* One code placement of the built-ins (base/code_placement.h): the same sources and flags as copy.c,
  * set.c, compare.c and x86.c, with every function renamed NAME_pK and the text opened at this
  * placement's offset in a page. The build compiles this file once per placement, with
  * -DMFB_PLACEMENT=K. Its table lists the built-ins' code in this placement, in impl/builtins.h's order. */
-#include "base/placement.h"
+#include "base/code_placement.h"
 
 MFB_PLACEMENT_PAD(MFB_PLACEMENT);
 
@@ -16,7 +16,7 @@ MFB_PLACEMENT_PAD(MFB_PLACEMENT);
 #include "x86.c"
 
 #include "impl/builtins.h"
-#include "impl/placements.h"
+#include "impl/code_placements.h"
 
 #define PLACED_ENTRY(member, name) {.member = name},
 const union mfb_fn MFB_CAT(mfb_builtins_p, MFB_PLACEMENT)[] = {MFB_BUILTINS(PLACED_ENTRY)};

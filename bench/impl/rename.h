@@ -1,7 +1,7 @@
 /* Every built-in under another name: its name with MFB_RENAME_SUFFIX appended. Included before
  * the built-ins' sources by the files that compile them again (copies.c: the A/A twins;
  * placed.c: the code placements), so that the list of built-ins lives in one place. */
-#include "base/placement.h"
+#include "base/code_placement.h"
 
 #define MFB_RENAMED(name) MFB_CAT(name, MFB_RENAME_SUFFIX)
 

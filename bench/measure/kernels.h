@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "impl/variants.h"
 #include "measure/timer.h"
 #include "workload/call.h"
@@ -59,7 +59,7 @@ struct mfb_batch_result {
 
 void mfb_run_batch(const struct mfb_batch *b, struct mfb_batch_result *out);
 
-/* The same loops compiled at every code placement (base/placement.h, kernels_placed.c); a run
+/* The same loops compiled at every code placement (base/code_placement.h, kernels_placed.c); a run
  * times with the one its layout drew. */
 typedef void mfb_batch_fn(const struct mfb_batch *b, struct mfb_batch_result *out);
 extern mfb_batch_fn *const mfb_kernel_placements[MFB_CODE_PLACEMENTS];

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "base/seeds.h"
 
 /* A random permutation of the placements (Fisher-Yates), drawn from r. */
@@ -37,14 +37,14 @@ int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out)
     return -1;
 }
 
-void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index,
+void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *code_placement_seed, long process_index,
                      enum mfb_code_rotation rotation)
 {
     struct mfb_rng r;
     mfb_rng_seed(&r, mfb_stream_seed(seed, MFB_STREAM_STACK));
     l->stack_offset = (uint32_t)(MFB_STACK_STEP * mfb_rng_below(&r, 4096 / MFB_STACK_STEP));
-    l->balanced = placement_seed && process_index >= 0;
-    mfb_rng_seed(&r, l->balanced ? *placement_seed : mfb_stream_seed(seed, MFB_STREAM_CODE));
+    l->balanced = code_placement_seed && process_index >= 0;
+    mfb_rng_seed(&r, l->balanced ? *code_placement_seed : mfb_stream_seed(seed, MFB_STREAM_CODE));
     l->turn = l->balanced ? (uint8_t)(process_index % MFB_CODE_PLACEMENTS) : 0;
     l->rotation = rotation;
     permutation(&r, l->kernel_perm);

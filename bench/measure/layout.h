@@ -5,7 +5,7 @@
  * below one page, and the --processes parent gives each child an environment pad of random
  * length (which also moves the initial stack). The code memfbench compiles itself (the timed
  * loop, the built-ins) is moved too: each process draws one of its code placements
- * (base/placement.h) for the loop and one for each variant whose code is a built-in. Data needs
+ * (base/code_placement.h) for the loop and one for each variant whose code is a built-in. Data needs
  * no such draw: every call's offset within its window is already drawn per call (uniform, subject
  * to its alignment row), so its position within a page differs from call to call and process to
  * process. Everything drawn is recorded in the result file. */
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "measure/study.h"
 
 /* Longest environment pad the parent adds (MEMFBENCH_PAD=xxx...): one page. */
@@ -75,7 +75,7 @@ int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out);
  * points of the loop and of every variant are drawn from the process's own seed: every process
  * times every placement of each, and which of them meet in a round differs between processes, so
  * the spread between processes still carries what the pairing does. */
-void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *placement_seed, long process_index,
+void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *code_placement_seed, long process_index,
                      enum mfb_code_rotation rotation);
 
 #endif

@@ -180,7 +180,7 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
             rc = verify_shapes(r, &ver, &sh, r->vars[i].v, err);
         /* --code-rotation round: every other placement's code is timed too; compiled from the same
          * source, each is checked on the first calls */
-        for (unsigned p = 0; rc == 0 && r->layout.rotation == MFB_ROTATE_ROUND && r->vars[i].placement >= 0 &&
+        for (unsigned p = 0; rc == 0 && r->layout.rotation == MFB_ROTATE_ROUND && r->vars[i].code_placement >= 0 &&
                              p < MFB_CODE_PLACEMENTS; p++) {
             struct mfb_variant placed = mfb_run_variant_at(&r->vars[i], p);
             rc = mfb_verify_calls(&ver, &placed, mfb_run_params(r), PLACED_CHECK_CALLS, err);

@@ -203,7 +203,7 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
     const struct mfb_variant *v = rv->v;
     /* --code-rotation round: this round's placement of the variant's code */
     struct mfb_variant placed;
-    if (r->layout.rotation == MFB_ROTATE_ROUND && rv->placement >= 0) {
+    if (r->layout.rotation == MFB_ROTATE_ROUND && rv->code_placement >= 0) {
         placed = mfb_run_variant_at(rv, mfb_layout_placement_at(&r->layout, sl->vi, rv->extra, r->res.rounds));
         v = &placed;
     }

@@ -39,7 +39,7 @@ struct mfb_run_variant {
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;
-    int placement;               /* code placement (base/placement.h); -1: code memfbench cannot move;
+    int code_placement;               /* code placement (base/code_placement.h); -1: code memfbench cannot move;
                                   * rotating per round: the placement at round 0 */
     uint8_t extra;               /* steps past the slot's own start (an A/A copy moved off its original) */
     union mfb_fn at[MFB_CODE_PLACEMENTS]; /* placement >= 0: the code at every placement */
@@ -48,7 +48,7 @@ struct mfb_run_variant {
     double linearity;            /* time of 2N passes / (time of N + time of the other N) */
 };
 
-/* The variant with its code at placement p (rv->placement >= 0): a copy, so other timing threads,
+/* The variant with its code at placement p (rv->code_placement >= 0): a copy, so other timing threads,
  * which share the run's variants, never see one change. */
 static inline struct mfb_variant mfb_run_variant_at(const struct mfb_run_variant *rv, unsigned p)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "base/quantile.h"
 
 int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s)

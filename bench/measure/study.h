@@ -9,7 +9,7 @@
 
 #include "base/cpulist.h"
 #include "base/functions.h"
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "measure/background.h"
 #include "measure/counters.h"
 #include "measure/timer.h"
@@ -79,8 +79,8 @@ struct mfb_study {
     bool no_prime;                     /* no untimed pass of the same variant before each batch */
     long flip_lead;                    /* compare functions: calls ahead a difference is stored */
     long process_index;                /* set by the parent for each child; -1 in the parent */
-    uint64_t placement_seed;           /* set by the parent: the study's code-placement permutations */
-    bool placement_seed_given;
+    uint64_t code_placement_seed;           /* set by the parent: the study's code-placement permutations */
+    bool code_placement_seed_given;
     enum mfb_code_rotation code_rotation; /* --code-rotation: code placements per round or per process */
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */

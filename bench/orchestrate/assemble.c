@@ -5,7 +5,7 @@
 
 #include "base/strbuf.h"
 #include "base/warn.h"
-#include "impl/placements.h"
+#include "impl/code_placements.h"
 #include "impl/plugin.h"
 #include "measure/layout.h"
 
@@ -17,14 +17,14 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
         return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
     rv->v = &rv->own;
     unsigned k = mfb_layout_placement_at(&r->layout, r->nvars, 0, 0);
-    rv->placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
+    rv->code_placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
     /* every placement's code, for rotation per round (measure/rounds.c) */
-    for (unsigned p = 0; rv->placement >= 0 && p < MFB_CODE_PLACEMENTS; p++) {
+    for (unsigned p = 0; rv->code_placement >= 0 && p < MFB_CODE_PLACEMENTS; p++) {
         struct mfb_variant at = rv->own;
         mfb_variant_place(&at, p);
         rv->at[p] = at.fn;
     }
-    if (rv->placement >= 0)
+    if (rv->code_placement >= 0)
         rv->own.fn = rv->at[k];
     r->nvars++;
     return 0;
@@ -51,14 +51,14 @@ static void settle_copies(struct mfb_run *r)
             continue;
         const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
         struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
-        if (orv && rv->placement >= 0 && r->layout.rotation == MFB_ROTATE_ROUND) {
+        if (orv && rv->code_placement >= 0 && r->layout.rotation == MFB_ROTATE_ROUND) {
             r->layout.partner[i] = (int8_t)(orv - r->vars);
-            rv->placement = (int)mfb_layout_placement_at(&r->layout, i, 0, 0);
-            rv->own.fn = rv->at[rv->placement];
-        } else if (orv && rv->placement >= 0 && rv->placement == orv->placement) {
+            rv->code_placement = (int)mfb_layout_placement_at(&r->layout, i, 0, 0);
+            rv->own.fn = rv->at[rv->code_placement];
+        } else if (orv && rv->code_placement >= 0 && rv->code_placement == orv->code_placement) {
             rv->extra = 1;
-            rv->placement = (int)mfb_layout_placement(&r->layout, i, 1);
-            mfb_variant_place(&rv->own, (unsigned)rv->placement);
+            rv->code_placement = (int)mfb_layout_placement(&r->layout, i, 1);
+            mfb_variant_place(&rv->own, (unsigned)rv->code_placement);
         }
         struct mfb_variant orig;
         const char *w;
@@ -66,8 +66,8 @@ static void settle_copies(struct mfb_run *r)
             orig = *orv->v;
         else if (!o || mfb_variant_instantiate(o, &orig, &w) < 0)
             continue;
-        else if (rv->placement >= 0)
-            mfb_variant_place(&orig, (unsigned)(rv->placement + 1) % MFB_CODE_PLACEMENTS);
+        else if (rv->code_placement >= 0)
+            mfb_variant_place(&orig, (unsigned)(rv->code_placement + 1) % MFB_CODE_PLACEMENTS);
         rv->copy_bytes_compared = mfb_variant_same_code(&rv->own, &orig, &rv->copy_identical);
     }
 }
@@ -107,7 +107,7 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             if (unique_name(r, rv->own.name, r->nvars - 1, err) < 0)
                 return -1;
             rv->v = &rv->own;
-            rv->placement = -1;
+            rv->code_placement = -1;
             continue;
         }
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);

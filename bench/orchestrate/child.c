@@ -61,13 +61,13 @@ static cJSON *process_entry(const cJSON *doc, int i)
     if (cJSON_IsObject(bg))
         cJSON_AddItemToObject(e, "background", cJSON_Duplicate(bg, 1));
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
-    cJSON *place = cJSON_AddArrayToObject(e, "variant_placements");
+    cJSON *place = cJSON_AddArrayToObject(e, "variant_code_placements");
     cJSON *rot = cJSON_AddArrayToObject(e, "variant_rotations"); /* --code-rotation round: per round */
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
         cJSON_AddItemToArray(addr, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "address"), 0));
-        cJSON_AddItemToArray(place, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "placement"), 0));
-        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(v, "placements");
+        cJSON_AddItemToArray(place, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "code_placement"), 0));
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(v, "code_placements");
         cJSON_AddItemToArray(rot, ps ? cJSON_Duplicate(ps, 1) : cJSON_CreateNull());
     }
     return e;

@@ -27,7 +27,7 @@
 static bool replaced_option(const char *a, bool *takes_value)
 {
     static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci",
-                                        "--placement-seed", "--max-batches", NULL};
+                                        "--code-placement-seed", "--max-batches", NULL};
     for (int i = 0; longs[i]; i++) {
         size_t n = strlen(longs[i]);
         if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '=')) {
@@ -71,7 +71,7 @@ static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
 /* What the parent gives one child besides the user's options. */
 struct child_args {
     int index;
-    uint64_t seed, placement_seed;
+    uint64_t seed, code_placement_seed;
     double time_s;       /* 0: no time limit */
     long batch_passes;   /* 0: the child calibrates */
     long max_batches;    /* its share of --max-batches */
@@ -90,7 +90,7 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
         return -1;
     char seedbuf[32], idx[16], tbuf[32], pbuf[32], plbuf[32], mbbuf[32];
     int i = ca->index;
-    uint64_t seed = ca->seed, placement_seed = ca->placement_seed;
+    uint64_t seed = ca->seed, code_placement_seed = ca->code_placement_seed;
     double time_s = ca->time_s;
     long batch_passes = ca->batch_passes;
     const char *tmp = ca->tmp;
@@ -111,8 +111,8 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     argv[n++] = seedbuf;
     argv[n++] = "--process-index";
     argv[n++] = idx;
-    snprintf(plbuf, sizeof plbuf, "%llu", (unsigned long long)placement_seed);
-    argv[n++] = "--placement-seed";
+    snprintf(plbuf, sizeof plbuf, "%llu", (unsigned long long)code_placement_seed);
+    argv[n++] = "--code-placement-seed";
     argv[n++] = plbuf;
     if (time_s > 0) {
         snprintf(tbuf, sizeof tbuf, "%.6f", time_s);
@@ -216,7 +216,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     if (!errlog)
         return mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
     struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
-                            .placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
+                            .code_placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
                             .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
     int rc = spawn(cfg, &ca, errlog, stop);
     if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {

@@ -278,17 +278,17 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "stack_offset", l->stack_offset);
     cJSON_AddNumberToObject(o, "env_pad", l->env_pad);
-    cJSON_AddNumberToObject(o, "kernel_placement", l->kernel_placement);
+    cJSON_AddNumberToObject(o, "kernel_code_placement", l->kernel_placement);
     char addr[32];
     snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(uintptr_t)mfb_kernel_placements[l->kernel_placement]);
     cJSON_AddStringToObject(o, "kernel_address", addr);
     cJSON_AddNumberToObject(o, "code_placements", MFB_CODE_PLACEMENTS);
-    cJSON_AddNumberToObject(o, "placement_step", MFB_PLACEMENT_STEP);
-    cJSON_AddStringToObject(o, "placement_design", l->balanced ? "balanced" : "random");
+    cJSON_AddNumberToObject(o, "code_placement_step", MFB_PLACEMENT_STEP);
+    cJSON_AddStringToObject(o, "code_placement_design", l->balanced ? "balanced" : "random");
     cJSON_AddStringToObject(o, "code_rotation", mfb_code_rotation_name(l->rotation));
     if (l->rotation == MFB_ROTATE_ROUND) {
-        /* round r runs the loop from kernel_placements[r % code_placements] */
-        cJSON *k = cJSON_AddArrayToObject(o, "kernel_placements");
+        /* round r runs the loop from kernel_code_placements[r % code_placements] */
+        cJSON *k = cJSON_AddArrayToObject(o, "kernel_code_placements");
         for (uint32_t r = 0; r < MFB_CODE_PLACEMENTS; r++)
             cJSON_AddItemToArray(k, cJSON_CreateNumber(mfb_layout_kernel_at(l, r)));
     }
@@ -296,8 +296,8 @@ static cJSON *layout_json(const struct mfb_layout *l)
                             "the study runs; environment pad MEMFBENCH_PAD of random length set by the "
                             "--processes parent; both move addresses by less than the pages ASLR moves them by. "
                             "The timed loop and every built-in variant run from one of code_placements copies "
-                            "of their code, each starting placement_step bytes further into a page "
-                            "(variants[].placement): balanced, process i of a study takes entry i mod "
+                            "of their code, each starting code_placement_step bytes further into a page "
+                            "(variants[].code_placement): balanced, process i of a study takes entry i mod "
                             "code_placements of a random permutation per loop and variant, so all placements "
                             "are used equally often; random, drawn from the process's seed (one process). An A/A "
                             "copy never shares its original's placement. libc and plugins cannot be moved. Data offsets "
@@ -509,10 +509,10 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const st
     add_or_null(v, "symbol", rv->code.symbol);
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
-    add_number_or_null(v, "placement", rv->placement >= 0, rv->placement);
-    if (rv->placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {
-        /* round r runs this variant from placements[r % code_placements] */
-        cJSON *p = cJSON_AddArrayToObject(v, "placements");
+    add_number_or_null(v, "code_placement", rv->code_placement >= 0, rv->code_placement);
+    if (rv->code_placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {
+        /* round r runs this variant from code_placements[r % the layout's code_placements] */
+        cJSON *p = cJSON_AddArrayToObject(v, "code_placements");
         for (uint32_t r = 0; r < MFB_CODE_PLACEMENTS; r++)
             cJSON_AddItemToArray(p, cJSON_CreateNumber(mfb_layout_placement_at(l, index, rv->extra, r)));
     }

@@ -8,7 +8,7 @@
 
 #include "measure/run.h"
 
-#define MFB_SCHEMA_VERSION 2
+#define MFB_SCHEMA_VERSION 3
 
 cJSON *mfb_document(const struct mfb_run *r, cJSON *host);
 

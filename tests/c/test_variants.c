@@ -7,7 +7,7 @@
  * sizes go to 1024 and all 64 x 64 pairs to 64: the same code paths, fewer repetitions. */
 #include <string.h>
 
-#include "impl/placements.h"
+#include "impl/code_placements.h"
 #include "impl/verify.h"
 #include "tap.h"
 

@@ -16,7 +16,7 @@ CLI = ROOT / "bench" / "cli"
 # command -> the file holding its getopt table
 COMMANDS = {"run": "options.c", "probe": "cmd_probe.c", "record": "cmd_record.c", "merge": "cmd_merge.c"}
 # Options a --processes parent gives its children (orchestrate/processes.c); a user has no reason to.
-INTERNAL = {"run": {"process-index", "placement-seed"}}
+INTERNAL = {"run": {"process-index", "code-placement-seed"}}
 ENTRY = re.compile(r'\{"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*0,\s*'
                    r"('(.)'|[A-Z_0-9]+)\}")
 

@@ -39,10 +39,30 @@ def test_golden_file_loads_into_one_row_per_batch() -> None:
     assert df["warmup"].sum() == 4  # one warm-up round of 2 variants in each of 2 processes
 
 
-def test_version_1_files_load_as_version_2() -> None:
+def test_version_1_files_load_as_version_3() -> None:
     old = load.load_run(GOLDEN_V1)
     new = load.load_run(GOLDEN)
-    assert old.doc["schema_version"] == 2 and old.doc["by_class"] is None
+    assert old.doc["schema_version"] == 3 and old.doc["by_class"] is None
     assert (old.batches["size_class"] == 0).all()
     cols = [c for c in new.batches.columns if c != "run"]
     assert old.batches[cols].equals(new.batches[cols])
+
+
+def test_version_2_code_placement_keys_take_their_version_3_names() -> None:
+    """Version 3 names code placement apart from data placement (config.placement stays the data's)."""
+    v2 = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    v2["layout"] = {"kernel_placement": 3, "placement_step": 528, "placement_design": "balanced",
+                    "kernel_placements": [3, 4]}
+    v2["variants"][1]["placement"], v2["variants"][1]["placements"] = 5, [5, 6]
+    entry = v2["processes"][0]
+    v2["processes"] = [{**entry, "layout": {"kernel_placement": 3}, "variant_placements": [None, 5]}]
+    up = schema.upgrade(v2)
+    assert up["schema_version"] == 3 and up["config"]["placement"] == v2["config"]["placement"]
+    assert up["layout"] == {"kernel_code_placement": 3, "code_placement_step": 528, "code_placement_design": "balanced",
+                            "kernel_code_placements": [3, 4]}
+    assert up["variants"][1]["code_placement"] == 5 and up["variants"][1]["code_placements"] == [5, 6]
+    assert "placement" not in up["variants"][1]
+    p0 = up["processes"][0]
+    assert p0["layout"] == {"kernel_code_placement": 3} and p0["variant_code_placements"] == [None, 5]
+    assert "variant_placements" not in p0
+    schema.validate(up, "upgraded")

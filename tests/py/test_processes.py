@@ -106,20 +106,20 @@ def test_code_placements_are_drawn_per_process_and_recorded(run) -> None:
     drawn = []
     for p in r.doc["processes"]:
         lay = p["layout"]
-        assert lay["code_placements"] == 8 and 0 <= lay["kernel_placement"] < 8
+        assert lay["code_placements"] == 8 and 0 <= lay["kernel_code_placement"] < 8
         assert int(lay["kernel_address"], 16) > 0
-        place = dict(zip(names, p["variant_placements"]))
+        place = dict(zip(names, p["variant_code_placements"]))
         assert place["libc"] is None  # libc's code is placed by the loader, not by memfbench
         assert 0 <= place["sizeclass"] < 8 and 0 <= place["sizeclass-copy"] < 8
         # an A/A copy never shares its original's placement within a process
         assert place["sizeclass"] != place["sizeclass-copy"]
         addr = dict(zip(names, p["variant_addresses"]))
         assert int(addr["sizeclass"], 16) % 4096 != int(addr["sizeclass-copy"], 16) % 4096
-        drawn.append((lay["kernel_placement"], place["sizeclass"]))
+        drawn.append((lay["kernel_code_placement"], place["sizeclass"]))
     # balanced over the study: six processes take six different placements of the loop and of
     # each variant (each walks a permutation of the eight)
     assert len({k for k, _ in drawn}) == 6 and len({v for _, v in drawn}) == 6
-    assert all(p["layout"]["placement_design"] == "balanced" for p in r.doc["processes"])
+    assert all(p["layout"]["code_placement_design"] == "balanced" for p in r.doc["processes"])
     assert r.doc["config"]["code_rotation"] == "process"
     assert all(x is None for p in r.doc["processes"] for x in p["variant_rotations"])
 
@@ -136,17 +136,17 @@ def test_code_placements_rotate_every_round_when_asked(run) -> None:
     pairings = set()
     for p in r.doc["processes"]:
         lay = p["layout"]
-        assert lay["code_rotation"] == "round" and sorted(lay["kernel_placements"]) == list(range(8))
-        assert lay["kernel_placement"] == lay["kernel_placements"][0]
+        assert lay["code_rotation"] == "round" and sorted(lay["kernel_code_placements"]) == list(range(8))
+        assert lay["kernel_code_placement"] == lay["kernel_code_placements"][0]
         rot = dict(zip(names, p["variant_rotations"]))
         assert rot["libc"] is None
         assert sorted(rot["sizeclass"]) == list(range(8)) and sorted(rot["sizeclass-copy"]) == list(range(8))
         assert all(a != b for a, b in zip(rot["sizeclass"], rot["sizeclass-copy"]))
-        assert dict(zip(names, p["variant_placements"]))["sizeclass"] == rot["sizeclass"][0]
+        assert dict(zip(names, p["variant_code_placements"]))["sizeclass"] == rot["sizeclass"][0]
         # one step along the same permutation per round: the copy is the original shifted
         shift = rot["sizeclass"].index(rot["sizeclass-copy"][0])
         assert rot["sizeclass-copy"] == [rot["sizeclass"][(i + shift) % 8] for i in range(8)]
-        pairings.add((tuple(lay["kernel_placements"]), shift))
+        pairings.add((tuple(lay["kernel_code_placements"]), shift))
     assert len(pairings) > 1  # drawn per process
     # the analysis groups rounds into blocks of 8 (every placement once in each)
     from analysis.load import load_run

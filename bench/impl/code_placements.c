@@ -1,4 +1,4 @@
-#include "impl/placements.h"
+#include "impl/code_placements.h"
 
 #include <string.h>
 

@@ -1,11 +1,11 @@
-/* The built-ins' code placements (base/placement.h, impl/placed.c): a variant whose code is a
+/* The built-ins' code placements (base/code_placement.h, impl/placed.c): a variant whose code is a
  * built-in can be moved to any of them. */
-#ifndef MFB_PLACEMENTS_H
-#define MFB_PLACEMENTS_H
+#ifndef MFB_CODE_PLACEMENTS_H
+#define MFB_CODE_PLACEMENTS_H
 
 #include <stdbool.h>
 
-#include "base/placement.h"
+#include "base/code_placement.h"
 #include "impl/variants.h"
 
 /* Moves v's code to placement k (below MFB_CODE_PLACEMENTS) when it is a built-in, a copy of one

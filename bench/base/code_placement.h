@@ -5,8 +5,8 @@
  * code (the harness's loops in measure/, the built-ins in impl/) is therefore compiled
  * MFB_CODE_PLACEMENTS times, each copy opening its text at a page boundary plus its own pad, and
  * every process times a copy drawn at random (measure/layout.h), recorded in the result file. */
-#ifndef MFB_PLACEMENT_H
-#define MFB_PLACEMENT_H
+#ifndef MFB_CODE_PLACEMENT_H
+#define MFB_CODE_PLACEMENT_H
 
 #define MFB_CODE_PLACEMENTS 8
 /* X(k) for every placement, for the tables that list them (the build compiles one copy each:
