@@ -50,7 +50,7 @@ def threaded_doc(rounds: int = 10, processes: int = 2, noise: float = 0.0, seed:
     (100x slower, so any statistic that kept it would show) and `rounds` measured ones; in each
     round, per variant, thread 0's alone batch, then every thread's batch timed together. Each
     batch takes its median x the round's factor x exp(noise x a normal draw)."""
-    d = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    d = schema.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
     libc, byt = d["variants"]
     noop = {**libc, "index": 2, "name": "noop", "origin": "harness", "noop": True, "symbol": "mfb_noop",
             "description": "returns at once: the harness's own cost per call"}
