@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "base/flags.h"
 #include "report/folder.h"
 #include "report/provenance.h"
 #include "workload/recording.h"
@@ -16,15 +17,22 @@
 /* --bpftrace options at most: the command line would be unwieldy long before. */
 #define MAX_BPFTRACE 64
 
+/* The options of memfbench merge, in the order --help lists them (base/flags.h). */
+static const struct mfb_flag merge_flags[] = {
+    {"output", required_argument, 'o', true, "DIR",
+     "the new folder (refused if it exists; written whole or not\n"
+     "at all)"},
+    {"bpftrace", required_argument, 'b', false, "FUNCTION:FILE",
+     "a bpftrace histogram of FUNCTION's sizes (repeatable)"},
+    {"help", no_argument, 'h', true, NULL, "this text"},
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... [FOLDER...]\n\n"
-                 "Adds the tables of recorded folders (memfbench record's; weights are call counts) and\n"
-                 "bpftrace size histograms (lines '@[SIZE]: COUNT') into a new folder DIR.\n\n"
-                 "  -o, --output DIR             the new folder (refused if it exists; written whole or not\n"
-                 "                               at all)\n"
-                 "      --bpftrace FUNCTION:FILE a bpftrace histogram of FUNCTION's sizes (repeatable)\n"
-                 "  -h, --help                   this text\n");
+    fputs("usage: memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... [FOLDER...]\n\n"
+          "Adds the tables of recorded folders (memfbench record's; weights are call counts) and\n"
+          "bpftrace size histograms (lines '@[SIZE]: COUNT') into a new folder DIR.\n\n", out);
+    mfb_flags_usage(out, merge_flags, sizeof merge_flags / sizeof merge_flags[0]);
 }
 
 /* Whether inputs[i] is the same file or folder as an earlier input (the same path, a symbolic or
@@ -46,13 +54,14 @@ int mfb_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL, *bpf[MAX_BPFTRACE];
     int nbpf = 0;
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                         {"bpftrace", required_argument, 0, 'b'},
-                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    enum { NFLAGS = sizeof merge_flags / sizeof merge_flags[0] };
+    struct option opts[NFLAGS + 1];
+    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
+    mfb_flags_getopt(merge_flags, NFLAGS, false, opts, shorts);
     optind = 0;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         if (ch == 'o') {
             out = optarg;
         } else if (ch == 'b') {

@@ -15,6 +15,7 @@
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
+#include "base/flags.h"
 #include "orchestrate/cpus.h"
 #include "probe/file.h"
 #include "probe/summary.h"
@@ -63,32 +64,45 @@ enum {
 #define PROBE_BW_SECONDS 0.05
 #define PROBE_QUICK_BW_SECONDS 0.002
 
+enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OPT_THREADS, OPT_CPUS, OPT_QUICK,
+       OPT_CLOCK };
+
+/* The options of memfbench probe, in the order --help lists them (base/flags.h). */
+static const struct mfb_flag probe_flags[] = {
+    {"output", required_argument, 'o', true, "FILE",
+     "probe file (JSON, .json.gz compressed), written atomically; '-' stdout"},
+    {"latency", no_argument, OPT_LAT, false, NULL, "measure latency (default: both latency and bandwidth)"},
+    {"bandwidth", no_argument, OPT_BW, false, NULL, "measure bandwidth"},
+    {"max-size", required_argument, OPT_MAX, false, "S",
+     "largest buffer, up to 256G (default: max(1 GiB, 4x LLC), at most 1/4 of\n"
+     "free memory)"},
+    {"min-size", required_argument, OPT_MIN, false, "S", "smallest buffer (default 4K)"},
+    {"steps", required_argument, OPT_STEPS, false, "N", "sizes per octave (default 4; bandwidth uses half as many)"},
+    {"repeats", required_argument, OPT_REP, false, "N", "measurements per point, 1-32 (default 5)"},
+    {"huge", required_argument, OPT_HUGE, false, "MODE",
+     "auto|off|thp|hugetlb: huge pages for a second set of latency curves\n"
+     "(default auto: reserved huge pages, else THP, else none)"},
+    {"cpu", required_argument, 'c', true, "N", "CPU for latency and one-thread bandwidth (default: last allowed)"},
+    {"threads", required_argument, OPT_THREADS, false, "N", "bandwidth threads (default 1, or as many as --cpus lists)"},
+    {"cpus", required_argument, OPT_CPUS, false, "LIST",
+     "CPUs for the bandwidth threads in order, e.g. 1,0 (one thread per CPU;\n"
+     "the first is latency's CPU)"},
+    {"quick", no_argument, OPT_QUICK, false, NULL, "small and short: up to 4x L2, 2 sizes per octave, 5 repeats"},
+    {"seed", required_argument, 's', true, "S", "seed of the random chains (default: fresh, recorded)"},
+    {"clock", required_argument, OPT_CLOCK, false, "NAME", "auto|tsc|cntvct|monotonic"},
+    {"quiet", no_argument, 'q', true, NULL, "no progress, no summary"},
+    {"help", no_argument, 'h', true, NULL, "this text"},
+};
+
+/* MFB_PROBE_MAX_REPEATS is an enum: the help's "1-32" is checked against it here. */
+_Static_assert(MFB_PROBE_MAX_REPEATS == 32, "--repeats' help names 32 as its maximum");
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: memfbench probe [options] -o FILE\n\n"
-            "Measures the memory system: load latency per buffer size (a random chain through every\n"
-            "line, and strided chains), the cache levels the curve shows, and read/write/copy bandwidth.\n\n"
-            "  -o, --output FILE     probe file (JSON, .json.gz compressed), written atomically; '-' stdout\n"
-            "      --latency         measure latency (default: both latency and bandwidth)\n"
-            "      --bandwidth       measure bandwidth\n"
-            "      --max-size S      largest buffer, up to 256G (default: max(1 GiB, 4x LLC), at most 1/4 of\n"
-            "                        free memory)\n"
-            "      --min-size S      smallest buffer (default 4K)\n"
-            "      --steps N         sizes per octave (default 4; bandwidth uses half as many)\n"
-            "      --repeats N       measurements per point, 1-%d (default 5)\n"
-            "      --huge MODE       auto|off|thp|hugetlb: huge pages for a second set of latency curves\n"
-            "                        (default auto: reserved huge pages, else THP, else none)\n"
-            "  -c, --cpu N           CPU for latency and one-thread bandwidth (default: last allowed)\n"
-            "      --threads N       bandwidth threads (default 1, or as many as --cpus lists)\n"
-            "      --cpus LIST       CPUs for the bandwidth threads in order, e.g. 1,0 (one thread per CPU;\n"
-            "                        the first is latency's CPU)\n"
-            "      --quick           small and short: up to 4x L2, 2 sizes per octave, 5 repeats\n"
-            "  -s, --seed S          seed of the random chains (default: fresh, recorded)\n"
-            "      --clock NAME      auto|tsc|cntvct|monotonic\n"
-            "  -q, --quiet           no progress, no summary\n"
-            "  -h, --help            this text\n",
-            MFB_PROBE_MAX_REPEATS);
+    fputs("usage: memfbench probe [options] -o FILE\n\n"
+          "Measures the memory system: load latency per buffer size (a random chain through every\n"
+          "line, and strided chains), the cache levels the curve shows, and read/write/copy bandwidth.\n\n", out);
+    mfb_flags_usage(out, probe_flags, sizeof probe_flags / sizeof probe_flags[0]);
 }
 
 struct probe_args {
@@ -104,9 +118,6 @@ static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi,
     *out = (unsigned)v;
     return 0;
 }
-
-enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OPT_THREADS, OPT_CPUS, OPT_QUICK,
-       OPT_CLOCK };
 
 /* One option with its value (arg; NULL for a flag) into the configuration: 0, or -1 with err. */
 static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct probe_args *a, struct mfb_err *err)
@@ -186,21 +197,16 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct pro
 
 static int parse(int argc, char **argv, struct mfb_probe_config *c, struct probe_args *a, struct mfb_err *err)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"latency", no_argument, 0, OPT_LAT},
-        {"bandwidth", no_argument, 0, OPT_BW}, {"max-size", required_argument, 0, OPT_MAX},
-        {"min-size", required_argument, 0, OPT_MIN}, {"steps", required_argument, 0, OPT_STEPS},
-        {"repeats", required_argument, 0, OPT_REP}, {"huge", required_argument, 0, OPT_HUGE},
-        {"cpu", required_argument, 0, 'c'}, {"threads", required_argument, 0, OPT_THREADS},
-        {"cpus", required_argument, 0, OPT_CPUS}, {"quick", no_argument, 0, OPT_QUICK},
-        {"seed", required_argument, 0, 's'}, {"clock", required_argument, 0, OPT_CLOCK},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    enum { NFLAGS = sizeof probe_flags / sizeof probe_flags[0] };
+    struct option opts[NFLAGS + 1];
+    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
+    mfb_flags_getopt(probe_flags, NFLAGS, false, opts, shorts);
     *c = (struct mfb_probe_config){.min_size = PROBE_MIN_SIZE, .steps = PROBE_STEPS, .repeats = PROBE_REPEATS,
                                    .huge = MFB_HUGE_AUTO, .threads = 1, .cpu = -1, .argc = argc, .argv = argv};
     optind = 0;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":o:c:s:qh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 1;

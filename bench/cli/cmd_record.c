@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "base/flags.h"
 #include "orchestrate/program.h"
 #include "report/folder.h"
 #include "report/temporaries.h"
@@ -22,20 +23,28 @@
 #include "workload/recording.h"
 #include "workload/trace.h"
 
+/* The options of memfbench record, in the order --help lists them (base/flags.h). */
+static const struct mfb_flag record_flags[] = {
+    {"output", required_argument, 'o', true, "DIR", "the folder to create"},
+    {"rate", required_argument, 'r', false, "1/N",
+     "count the shape (size, alignment, ...) of every Nth call only (default 1/1);\n"
+     "every call is still counted"},
+    {"flush", required_argument, 'f', false, "S",
+     "also write the counts every S seconds and on SIGUSR1 (long-lived services)"},
+    {"trace", required_argument, 't', false, "N",
+     "also keep each process's first N calls in order, with their callers:\n"
+     "FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv"},
+    {"help", no_argument, 'h', true, NULL, "this text"},
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: memfbench record -o DIR [--rate 1/N] [--flush S] -- PROGRAM [ARGS...]\n\n"
-                 "Runs PROGRAM with the recorder preloaded and writes the distribution of its calls to\n"
-                 "memcpy, memmove, memset, memcmp and bcmp as tables in DIR (a new folder):\n"
-                 "FUNCTION_size.csv and siblings, and provenance.json. Replay one with\n"
-                 "memfbench run -f FUNCTION -d DIR/FUNCTION_size.csv. PROGRAM's exit status is passed through.\n\n"
-                 "  -o, --output DIR   the folder to create\n"
-                 "      --rate 1/N     count the shape (size, alignment, ...) of every Nth call only (default 1/1);\n"
-                 "                     every call is still counted\n"
-                 "      --flush S      also write the counts every S seconds and on SIGUSR1 (long-lived services)\n"
-                 "      --trace N      also keep each process's first N calls in order, with their callers:\n"
-                 "                     FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv\n"
-                 "  -h, --help         this text\n");
+    fputs("usage: memfbench record -o DIR [--rate 1/N] [--flush S] -- PROGRAM [ARGS...]\n\n"
+          "Runs PROGRAM with the recorder preloaded and writes the distribution of its calls to\n"
+          "memcpy, memmove, memset, memcmp and bcmp as tables in DIR (a new folder):\n"
+          "FUNCTION_size.csv and siblings, and provenance.json. Replay one with\n"
+          "memfbench run -f FUNCTION -d DIR/FUNCTION_size.csv. PROGRAM's exit status is passed through.\n\n", out);
+    mfb_flags_usage(out, record_flags, sizeof record_flags / sizeof record_flags[0]);
 }
 
 static const char *recorder_path(void)
@@ -103,15 +112,15 @@ struct record_args {
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
     *a = (struct record_args){.rate = "1"};
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"rate", required_argument, 0, 'r'},
-                                         {"flush", required_argument, 0, 'f'}, {"trace", required_argument, 0, 't'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    enum { NFLAGS = sizeof record_flags / sizeof record_flags[0] };
+    struct option opts[NFLAGS + 1];
+    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
+    /* options end at the program's name, so its own options are its own */
+    mfb_flags_getopt(record_flags, NFLAGS, true, opts, shorts);
     optind = 0;
     opterr = 0;
     int ch;
-    /* "+": options end at the program's name, so its own options are its own */
-    while ((ch = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         switch (ch) {
         case 'o':
             a->out = optarg;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/flags.h"
 #include "base/warn.h"
 #include "measure/layout.h"
 #include "orchestrate/cpus.h"
@@ -17,92 +18,136 @@
 #include "workload/sweep.h"
 #include "config.h"
 
+enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
+       OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
+       OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
+       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
+
+/* The options of memfbench run, in the order --help lists them (base/flags.h). */
+static const struct mfb_flag run_flags[] = {
+    {"function", required_argument, 'f', true, "F", "memcpy (default), memmove, memset, memcmp or bcmp"},
+    {"distribution", required_argument, 'd', true, "D",
+     "shipped name (see `memfbench list`), path to a _size.csv or a\n"
+     "fleetbench key:prob file, or fixed:N, uniform:LO-HI, pow2:LO-HI\n"
+     "(default: fleetbench/<Function>_Fleet)"},
+    {"variant", required_argument, 'v', true, "V",
+     "variant to time; repeat for more. The first is the baseline of\n"
+     "the summary (default: libc, the available built-ins, noop)"},
+    {"time", required_argument, 't', true, "S",
+     "seconds of rounds, warm-up included, over all processes\n"
+     "(default 15; with --rounds alone: no limit)"},
+    {"rounds", required_argument, 'r', true, "N", "stop after N measured rounds (after the warm-up)"},
+    {"max-batches", required_argument, OPT_MAXBATCHES, false, "N",
+     "keep at most N batches over all processes, then stop: the\n"
+     "memory and file bound of a long run (default 4194304)"},
+    {"warmup-rounds", required_argument, OPT_WARMUP, false, "N",
+     "flag the first N rounds as warm-up (default: detected: rounds\n"
+     "replay the first calls until their time settles)"},
+    {"target-ci", required_argument, OPT_TARGET, false, "P",
+     "stop once every variant's 95 % CI of its ratio to the baseline is\n"
+     "within +-P % (time cap: --time, default 60 s with this option)"},
+    {"processes", required_argument, OPT_PROCS, false, "K",
+     "run K fresh processes (new address layout, buffers, seeds) and\n"
+     "merge their samples with a process index; --time is split.\n"
+     "Each process is one replicate of the verdict (default 10)"},
+    {"allow-single-process", no_argument, OPT_SINGLE, false, NULL,
+     "with --processes 1: let the analysis give faster/slower\n"
+     "verdicts from one process (its interval covers that process only)"},
+    {"batch-passes", required_argument, OPT_PASSES, false, "N",
+     "passes over the call array per batch (default: sized on the\n"
+     "function's libc, by the first process, for all of them)"},
+    {"no-prime", no_argument, OPT_PRIME, false, NULL,
+     "no untimed pass of the same variant (in an order of its own)\n"
+     "before each timed batch"},
+    {"placement", required_argument, 'p', true, "P",
+     "auto (default: small calls in L1, large ones far beyond the LLC),\n"
+     "or l1, l2, llc, dram for every call"},
+    {"small-max", required_argument, OPT_SMALLMAX, false, "B",
+     "auto placement: calls up to B bytes are small (default 2K, the\n"
+     "same on every machine; must fit the L1 window)"},
+    {"code-rotation", required_argument, OPT_CODEROT, false, "R",
+     "process (default): one code placement per process, balanced over\n"
+     "the study; round (experimental): the loop and each built-in move\n"
+     "through all of theirs every 8 rounds (its intervals were too\n"
+     "narrow on the Zen 5 VM: docs/methodology.md)"},
+    {"flip-lead", required_argument, OPT_FLIP, false, "N",
+     "memcmp/bcmp: store each call's injected difference N calls\n"
+     "ahead, so its store has reached L1 (default 4; 0: right\n"
+     "before the call, which penalises wide first loads)"},
+    {"alignment-mode", required_argument, OPT_ALIGN, false, "M",
+     "exact (default: alignment A means the address's largest\n"
+     "power-of-two divisor is A) or at-least (a multiple of A)"},
+    {"watchdog", required_argument, OPT_WATCHDOG, false, "S",
+     "a variant that has not returned from a call for S seconds\n"
+     "(verifying or timing) ends the run with its name (default 60)"},
+    {"cpu", required_argument, 'c', true, "N", "pin to CPU N (default: the last allowed CPU); 'none' to not pin"},
+    {"threads", required_argument, OPT_THREADS, false, "N",
+     "N timing threads, each pinned to its CPU with its own buffers and\n"
+     "calls, every batch started together; thread 0 also times each\n"
+     "variant alone per round (interference). Default 1"},
+    {"cpus", required_argument, OPT_CPUS, false, "LIST",
+     "the timing threads' CPUs in thread order, e.g. 1,0 (default: --cpu\n"
+     "first, then the other allowed CPUs); SMT siblings allowed"},
+    {"background", required_argument, OPT_BACKGROUND, false, "NAME",
+     "a stressor on other CPUs during the rounds: bandwidth (memcpy far\n"
+     "beyond the LLC) or spin (register adds, no memory)"},
+    {"background-cpus", required_argument, OPT_BGCPUS, false, "LIST",
+     "its CPUs (default: every allowed CPU no timing thread uses)"},
+    {"seed", required_argument, 's', true, "S",
+     "64-bit seed of every random choice, decimal or 0x hex\n"
+     "(default: fresh, recorded)"},
+    {"clock", required_argument, OPT_CLOCK, false, "C", "auto (default), tsc, cntvct or monotonic"},
+    {"cache", required_argument, OPT_CACHE, false, "L1D:L2:LLC", "override detected cache sizes, e.g. 48K:2M:32M"},
+    {"cache-from", required_argument, OPT_CACHEFROM, false, "FILE",
+     "the cache sizes a memfbench probe file found (where sysfs is wrong)"},
+    {"icache-pressure", required_argument, OPT_PRESSURE, false, "S",
+     "run S bytes of generated jumps after every call (inside the timed loop;\n"
+     "the noop variant measures its cost), e.g. 16K"},
+    {"counters", required_argument, OPT_COUNTERS, false, "MODE",
+     "off|auto|on|fake: cycles, instructions, branch and L1d misses per batch\n"
+     "(default off; auto: when the PMU allows; fake: clock-derived, for tests)"},
+    {"dist-dir", required_argument, OPT_DISTDIR, false, "DIR",
+     "folder of shipped distributions (default: " MFB_DIST_DIR ")"},
+    {"quiet", no_argument, 'q', true, NULL, "no progress, warnings or summary on stderr"},
+    {"latency", no_argument, OPT_LATENCY, false, NULL,
+     "time dependent calls: each call's addresses wait for the previous\n"
+     "call's result (its last byte written), so calls cannot overlap\n"
+     "(default: independent calls, a throughput)"},
+    {"sweep", required_argument, OPT_SWEEP, false, "SIZES",
+     "a size sweep instead of a distribution (memfbench sweep SIZES):\n"
+     "N, LO-HI:STEP, pow2:LO-HI, comma-separated; each size its own\n"
+     "batches, every variant interleaved per size in every round"},
+    {"unpredictable", required_argument, OPT_UNPRED, false, "P",
+     "sweep: each call's size drawn within +-P % of the point, or\n"
+     "'class': within its power-of-two class (default: the size itself)"},
+    {"align-src", required_argument, OPT_ALIGNSRC, false, "A",
+     "sweep: every call's source alignment (default: any offset)"},
+    {"align-dst", required_argument, OPT_ALIGNDST, false, "A",
+     "sweep: every call's destination alignment (default: any offset)"},
+    {"trace", required_argument, OPT_TRACE, false, "FILE",
+     "replay a recorded call sequence in its order (FUNCTION_trace.csv of\n"
+     "memfbench record --trace): each round the next window of calls"},
+    {"by-class", optional_argument, OPT_BYCLASS, false, "[=E,...]",
+     "also time each size class of the distribution as its own batches\n"
+     "in the same rounds, for the analysis's per-class attribution\n"
+     "(default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)"},
+    {"quiet-warnings", required_argument, OPT_QUIETW, false, "L",
+     "warnings of these codes (comma-separated, or 'all') are kept in the\n"
+     "file but not printed; codes: memfbench list"},
+    {"output", required_argument, 'o', true, "FILE", "result file, written atomically; '-' for stdout"},
+    {"help", no_argument, 'h', true, NULL, "this text"},
+    {"process-index", required_argument, OPT_PINDEX, false, "N", NULL}, /* internal: the --processes parent's */
+    {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL}, /* internal: the --processes parent's */
+};
+
 void mfb_options_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: memfbench run [options] -o FILE\n"
-            "\n"
-            "Replays a recorded call distribution against several implementations of one memory\n"
-            "function in interleaved rounds, and writes every per-batch sample to FILE (JSON).\n"
-            "\n"
-            "  -f, --function F       memcpy (default), memmove, memset, memcmp or bcmp\n"
-            "  -d, --distribution D   shipped name (see `memfbench list`), path to a _size.csv or a\n"
-            "                         fleetbench key:prob file, or fixed:N, uniform:LO-HI, pow2:LO-HI\n"
-            "                         (default: fleetbench/<Function>_Fleet)\n"
-            "  -v, --variant V        variant to time; repeat for more. The first is the baseline of\n"
-            "                         the summary (default: libc, the available built-ins, noop)\n"
-            "  -t, --time S           seconds of rounds, warm-up included, over all processes\n"
-            "                         (default 15; with --rounds alone: no limit)\n"
-            "  -r, --rounds N         stop after N measured rounds (after the warm-up)\n"
-            "      --max-batches N    keep at most N batches over all processes, then stop: the\n"
-            "                         memory and file bound of a long run (default 4194304)\n"
-            "      --warmup-rounds N  flag the first N rounds as warm-up (default: detected: rounds\n"
-            "                         replay the first calls until their time settles)\n"
-            "      --target-ci P      stop once every variant's 95 %% CI of its ratio to the baseline is\n"
-            "                         within +-P %% (time cap: --time, default 60 s with this option)\n"
-            "      --processes K      run K fresh processes (new address layout, buffers, seeds) and\n"
-            "                         merge their samples with a process index; --time is split.\n"
-            "                         Each process is one replicate of the verdict (default 10)\n"
-            "      --allow-single-process  with --processes 1: let the analysis give faster/slower\n"
-            "                         verdicts from one process (its interval covers that process only)\n"
-            "      --batch-passes N   passes over the call array per batch (default: sized on the\n"
-            "                         function's libc, by the first process, for all of them)\n"
-            "      --no-prime         no untimed pass of the same variant (in an order of its own)\n"
-            "                         before each timed batch\n"
-            "  -p, --placement P      auto (default: small calls in L1, large ones far beyond the LLC),\n"
-            "                         or l1, l2, llc, dram for every call\n"
-            "      --small-max B      auto placement: calls up to B bytes are small (default 2K, the\n"
-            "                         same on every machine; must fit the L1 window)\n"
-            "      --code-rotation R  process (default): one code placement per process, balanced over\n"
-            "                         the study; round (experimental): the loop and each built-in move\n"
-            "                         through all of theirs every 8 rounds (its intervals were too\n"
-            "                         narrow on the Zen 5 VM: docs/methodology.md)\n"
-            "      --flip-lead N      memcmp/bcmp: store each call's injected difference N calls\n"
-            "                         ahead, so its store has reached L1 (default 4; 0: right\n"
-            "                         before the call, which penalises wide first loads)\n"
-            "      --alignment-mode M exact (default: alignment A means the address's largest\n"
-            "                         power-of-two divisor is A) or at-least (a multiple of A)\n"
-            "      --watchdog S       a variant that has not returned from a call for S seconds\n"
-            "                         (verifying or timing) ends the run with its name (default 60)\n"
-            "  -c, --cpu N            pin to CPU N (default: the last allowed CPU); 'none' to not pin\n"
-            "      --threads N        N timing threads, each pinned to its CPU with its own buffers and\n"
-            "                         calls, every batch started together; thread 0 also times each\n"
-            "                         variant alone per round (interference). Default 1\n"
-            "      --cpus LIST        the timing threads' CPUs in thread order, e.g. 1,0 (default: --cpu\n"
-            "                         first, then the other allowed CPUs); SMT siblings allowed\n"
-            "      --background NAME  a stressor on other CPUs during the rounds: bandwidth (memcpy far\n"
-            "                         beyond the LLC) or spin (register adds, no memory)\n"
-            "      --background-cpus LIST  its CPUs (default: every allowed CPU no timing thread uses)\n"
-            "  -s, --seed S           64-bit seed of every random choice, decimal or 0x hex\n"
-            "                         (default: fresh, recorded)\n"
-            "      --clock C          auto (default), tsc, cntvct or monotonic\n"
-            "      --cache L1D:L2:LLC override detected cache sizes, e.g. 48K:2M:32M\n"
-            "      --cache-from FILE  the cache sizes a memfbench probe file found (where sysfs is wrong)\n"
-            "      --icache-pressure S  run S bytes of generated jumps after every call (inside the timed loop;\n"
-            "                         the noop variant measures its cost), e.g. 16K\n"
-            "      --counters MODE    off|auto|on|fake: cycles, instructions, branch and L1d misses per batch\n"
-            "                         (default off; auto: when the PMU allows; fake: clock-derived, for tests)\n"
-            "      --dist-dir DIR     folder of shipped distributions (default: %s)\n"
-            "  -q, --quiet            no progress, warnings or summary on stderr\n"
-            "      --latency          time dependent calls: each call's addresses wait for the previous\n"
-            "                         call's result (its last byte written), so calls cannot overlap\n"
-            "                         (default: independent calls, a throughput)\n"
-            "      --sweep SIZES      a size sweep instead of a distribution (memfbench sweep SIZES):\n"
-            "                         N, LO-HI:STEP, pow2:LO-HI, comma-separated; each size its own\n"
-            "                         batches, every variant interleaved per size in every round\n"
-            "      --unpredictable P  sweep: each call's size drawn within +-P %% of the point, or\n"
-            "                         'class': within its power-of-two class (default: the size itself)\n"
-            "      --align-src A, --align-dst A  sweep: every call's alignment (default: any offset)\n"
-            "      --trace FILE       replay a recorded call sequence in its order (FUNCTION_trace.csv of\n"
-            "                         memfbench record --trace): each round the next window of calls\n"
-            "      --by-class[=E,...] also time each size class of the distribution as its own batches\n"
-            "                         in the same rounds, for the analysis's per-class attribution\n"
-            "                         (default edges 0,2,4,8,...,small-max: classes 0, 1-2, 3-4, ...)\n"
-            "      --quiet-warnings L warnings of these codes (comma-separated, or 'all') are kept in the\n"
-            "                         file but not printed; codes: memfbench list\n"
-            "  -o, --output FILE      result file, written atomically; '-' for stdout\n"
-            "  -h, --help             this text\n",
-            MFB_DIST_DIR);
+    fputs("usage: memfbench run [options] -o FILE\n"
+          "\n"
+          "Replays a recorded call distribution against several implementations of one memory\n"
+          "function in interleaved rounds, and writes every per-batch sample to FILE (JSON).\n"
+          "\n", out);
+    mfb_flags_usage(out, run_flags, sizeof run_flags / sizeof run_flags[0]);
 }
 
 /* A whole number in [lo, hi] for option opt; LONG_MAX as hi: no upper bound. */
@@ -120,11 +165,6 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
     *out = v;
     return 0;
 }
-
-enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-       OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
-       OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
 
 /* What is replayed and where its data lies: the function, the distribution or a sweep or trace, the
  * variants, alignment and placement. 1 when ch is one of these (applied), 0 when not, -1 with err on a bad value. */
@@ -398,37 +438,15 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *c, struct mfb_err
     mfb_study_defaults(c, getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR);
     c->argc = argc;
     c->argv = argv;
-    static const struct option opts[] = {
-        {"function", required_argument, 0, 'f'}, {"distribution", required_argument, 0, 'd'},
-        {"variant", required_argument, 0, 'v'},  {"time", required_argument, 0, 't'},
-        {"rounds", required_argument, 0, 'r'},   {"warmup-rounds", required_argument, 0, OPT_WARMUP},
-        {"placement", required_argument, 0, 'p'}, {"alignment-mode", required_argument, 0, OPT_ALIGN},
-        {"cpu", required_argument, 0, 'c'},      {"seed", required_argument, 0, 's'},
-        {"clock", required_argument, 0, OPT_CLOCK}, {"cache", required_argument, 0, OPT_CACHE},
-        {"dist-dir", required_argument, 0, OPT_DISTDIR}, {"quiet", no_argument, 0, 'q'},
-        {"target-ci", required_argument, 0, OPT_TARGET}, {"processes", required_argument, 0, OPT_PROCS},
-        {"process-index", required_argument, 0, OPT_PINDEX},
-        {"code-placement-seed", required_argument, 0, OPT_PLACESEED},
-        {"code-rotation", required_argument, 0, OPT_CODEROT},
-        {"allow-single-process", no_argument, 0, OPT_SINGLE},
-        {"batch-passes", required_argument, 0, OPT_PASSES}, {"no-prime", no_argument, 0, OPT_PRIME},
-        {"flip-lead", required_argument, 0, OPT_FLIP},
-        {"small-max", required_argument, 0, OPT_SMALLMAX}, {"max-batches", required_argument, 0, OPT_MAXBATCHES},
-        {"watchdog", required_argument, 0, OPT_WATCHDOG}, {"quiet-warnings", required_argument, 0, OPT_QUIETW},
-        {"by-class", optional_argument, 0, OPT_BYCLASS}, {"latency", no_argument, 0, OPT_LATENCY},
-        {"sweep", required_argument, 0, OPT_SWEEP}, {"unpredictable", required_argument, 0, OPT_UNPRED},
-        {"align-src", required_argument, 0, OPT_ALIGNSRC}, {"align-dst", required_argument, 0, OPT_ALIGNDST},
-        {"trace", required_argument, 0, OPT_TRACE}, {"cache-from", required_argument, 0, OPT_CACHEFROM},
-        {"counters", required_argument, 0, OPT_COUNTERS}, {"icache-pressure", required_argument, 0, OPT_PRESSURE},
-        {"threads", required_argument, 0, OPT_THREADS}, {"cpus", required_argument, 0, OPT_CPUS},
-        {"background", required_argument, 0, OPT_BACKGROUND}, {"background-cpus", required_argument, 0, OPT_BGCPUS},
-        {"output", required_argument, 0, 'o'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    enum { NFLAGS = sizeof run_flags / sizeof run_flags[0] };
+    struct option opts[NFLAGS + 1];
+    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
+    mfb_flags_getopt(run_flags, NFLAGS, false, opts, shorts);
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
     optind = 0;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, ":f:d:v:t:r:p:c:s:qo:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         if (ch == 'h') {
             mfb_options_usage(stdout);
             return 1;

@@ -1,7 +1,9 @@
 """Every command's --help and its option table agree: each long option the table accepts is
 described in the help (but those only a parent process passes to its children), each one the
-help names is accepted, and a short form shown as "-x, --name" is the table's. The tables are
-read from the C sources (the getopt arrays), the help from the built binary."""
+help names is accepted, and a short form shown as "-x, --name" is the table's. Both come from one
+declaration per option (bench/base/flags.h: getopt's table and the usage text are made from the
+rows); the rows are read from the C sources, the help from the built binary, so this checks the
+declarations and the generator together."""
 from __future__ import annotations
 
 import re
@@ -13,25 +15,20 @@ import pytest
 from conftest import ROOT
 
 CLI = ROOT / "bench" / "cli"
-# command -> the file holding its getopt table
+# command -> the file holding its option rows
 COMMANDS = {"run": "options.c", "probe": "cmd_probe.c", "record": "cmd_record.c", "merge": "cmd_merge.c"}
 # Options a --processes parent gives its children (orchestrate/processes.c); a user has no reason to.
 INTERNAL = {"run": {"process-index", "code-placement-seed"}}
-ENTRY = re.compile(r'\{"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*0,\s*'
-                   r"('(.)'|[A-Z_0-9]+)\}")
+ROW = re.compile(r'\{"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*'
+                 r"('(.)'|[A-Z_0-9]+),\s*(true|false),")
 
 
 def table(command: str) -> dict[str, str | None]:
-    """Long option -> its short form (None when it has none) in the command's getopt table: the
-    entry's character when getopt_long's option string after the table also lists it (a table
-    entry may use a letter only as its case label)."""
+    """Long option -> its short form (None when it has none) in the command's option rows."""
     src = (CLI / COMMANDS[command]).read_text(encoding="utf-8")
-    start = src.index("static const struct option opts[]")
-    block = src[start:src.index("{0, 0, 0, 0}", start)]
-    shorts = re.search(r'getopt_long\(argc, argv, "([^"]*)"', src[start:])
-    assert shorts, f"no getopt_long call after the table in {COMMANDS[command]}"
-    letters = set(shorts.group(1).replace(":", ""))
-    return {m.group(1): m.group(4) if m.group(4) in letters else None for m in ENTRY.finditer(block)}
+    start = src.index("static const struct mfb_flag ")
+    block = src[start:src.index("\n};", start)]
+    return {m.group(1): m.group(4) if m.group(5) == "true" else None for m in ROW.finditer(block)}
 
 
 def help_text(memfbench: str, command: str) -> str:
@@ -63,6 +60,6 @@ def test_the_table_reader_sees_every_entry() -> None:
     of the form {"name", ...}."""
     for command, file in COMMANDS.items():
         src = (CLI / file).read_text(encoding="utf-8")
-        start = src.index("static const struct option opts[]")
-        block = src[start:src.index("{0, 0, 0, 0}", start)]
+        start = src.index("static const struct mfb_flag ")
+        block = src[start:src.index("\n};", start)]
         assert len(table(command)) == block.count('{"'), command
