@@ -92,7 +92,8 @@ int mfb_cmd_merge(int argc, char **argv)
             return MFB_EXIT_USAGE;
         }
     for (int i = optind; i < argc && rc == 0; i++)
-        rc = mfb_recording_add_tables(&rec, argv[i], &err);
+        if ((rc = mfb_provenance_check(argv[i], &err)) == 0)
+            rc = mfb_recording_add_tables(&rec, argv[i], &err);
     for (int i = 0; i < nbpf && rc == 0; i++) {
         char fname[16];
         const char *colon = strchr(bpf[i], ':');

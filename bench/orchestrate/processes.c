@@ -1,6 +1,7 @@
 #include "orchestrate/processes.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -202,11 +203,23 @@ struct study_run {
 static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint64_t master_seed,
                    volatile sig_atomic_t *stop, struct mfb_err *err)
 {
-    const char *target = strcmp(cfg->output, "-") ? cfg->output : "memfbench-stdout.json";
+    /* With -o - the processes' files have no folder of the user's to sit beside: they go to
+     * $TMPDIR (else /tmp), not into the current folder, which may be read-only. */
+    char stdout_target[PATH_MAX];
+    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(stdout_target, sizeof stdout_target, "%s/memfbench-stdout.json", tmpdir);
+    bool to_stdout = !strcmp(cfg->output, "-");
+    const char *target = to_stdout ? stdout_target : cfg->output;
     char what[16];
     snprintf(what, sizeof what, "-proc%d", i);
-    if (!(s->tmp[i] = mfb_output_temp(target, what)))
-        return mfb_fail(err, "%s: cannot create a temporary file for process %d", target, i);
+    if (!(s->tmp[i] = mfb_output_temp(target, what))) {
+        int e = errno;
+        if (to_stdout)
+            return mfb_fail(err, "-o -: cannot create process %d's temporary file in %s (TMPDIR): %s", i + 1,
+                            tmpdir, strerror(e));
+        return mfb_fail(err, "%s: cannot create a temporary file for process %d beside it: %s", target, i + 1,
+                        strerror(e));
+    }
     if (!cfg->quiet && s->targeted)
         fprintf(stderr, "memfbench: process %d (at least %ld, until +-%g %%)\n", i + 1, cfg->processes,
                 cfg->target_ci);

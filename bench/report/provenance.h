@@ -12,4 +12,10 @@ cJSON *mfb_provenance_new(void);
 /* "calls": {FUNCTION: {calls, sampled}} for every function with calls. */
 void mfb_provenance_add_calls(cJSON *p, const struct mfb_recording *rec);
 
+/* A recorded folder's provenance.json, when it has one, as merge reads its inputs: it must be a
+ * whole memfbench-recording document (a recording cut short by a full disk or a kill leaves a
+ * truncated one, and its tables may be cut too). 0 when it is, or when the folder has none
+ * (tables made by hand); -1 with the file named in err. */
+int mfb_provenance_check(const char *dir, struct mfb_err *err);
+
 #endif

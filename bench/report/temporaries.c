@@ -5,6 +5,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,29 @@
  * process that made them, so a later run can tell a leftover (its process gone, e.g. after
  * kill -9) from one in use and remove it. */
 #define TMP_TAG ".memfbench-"
+
+/* A file name has at most NAME_MAX (255) bytes. Around the target's name a temporary adds the dot,
+ * the tag (11), the pid (at most 19 digits), what (under 16: "-proc<N>") and mkstemp's ".XXXXXX"
+ * (7): 70 bytes at most. A longer target name keeps its first bytes and a hash of the whole, so
+ * a legal 250-byte name still gets a temporary, and two long names that share a beginning do not
+ * share one. */
+#define STEM_MAX 185
+#define STEM_HASH_CHARS 9 /* "~" and 8 hex digits */
+
+/* The part of a temporary's name that stands for the target's name base: base itself, or its
+ * first bytes, '~' and the FNV-1a hash of all of it. */
+static void temp_stem(const char *base, char stem[STEM_MAX + 1])
+{
+    size_t len = strlen(base);
+    if (len <= STEM_MAX) {
+        memcpy(stem, base, len + 1);
+        return;
+    }
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)base[i]) * 16777619u;
+    snprintf(stem, STEM_MAX + 1, "%.*s~%08x", STEM_MAX - STEM_HASH_CHARS, base, (unsigned)h);
+}
 
 void mfb_temp_split(const char *path, char *dir, size_t dir_cap, const char **base)
 {
@@ -34,10 +58,12 @@ void mfb_temp_split(const char *path, char *dir, size_t dir_cap, const char **ba
 
 char *mfb_temp_template(const char *dir, const char *base, const char *what)
 {
-    size_t n = strlen(dir) + strlen(base) + strlen(what) + 64;
+    char stem[STEM_MAX + 1];
+    temp_stem(base, stem);
+    size_t n = strlen(dir) + strlen(stem) + strlen(what) + 64;
     char *p = malloc(n);
     if (p)
-        snprintf(p, n, "%s/.%s%s%ld%s.XXXXXX", dir, base, TMP_TAG, (long)getpid(), what);
+        snprintf(p, n, "%s/.%s%s%ld%s.XXXXXX", dir, stem, TMP_TAG, (long)getpid(), what);
     return p;
 }
 
@@ -46,11 +72,13 @@ void mfb_temp_remove_stale(const char *dir, const char *base)
     DIR *d = opendir(dir);
     if (!d)
         return;
-    size_t blen = strlen(base);
+    char stem[STEM_MAX + 1];
+    temp_stem(base, stem);
+    size_t blen = strlen(stem);
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *n = e->d_name;
-        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, TMP_TAG, strlen(TMP_TAG)) != 0)
+        if (n[0] != '.' || strncmp(n + 1, stem, blen) != 0 || strncmp(n + 1 + blen, TMP_TAG, strlen(TMP_TAG)) != 0)
             continue;
         char *end;
         long pid = strtol(n + 1 + blen + strlen(TMP_TAG), &end, 10);

@@ -9,8 +9,9 @@
 /* The folder part of path ("." when none, "/" for the root) and its last component (a pointer
  * into path). */
 void mfb_temp_split(const char *path, char *dir, size_t dir_cap, const char **base);
-/* The malloc'd template "<dir>/.<base>.memfbench-<pid><what>.XXXXXX" for mkstemp or mkdtemp;
- * NULL when out of memory. */
+/* The malloc'd template "<dir>/.<base>.memfbench-<pid><what>.XXXXXX" for mkstemp or mkdtemp (a
+ * base over 185 bytes is cut and hashed, so the name fits NAME_MAX); what is under 16 bytes; NULL
+ * when out of memory. */
 char *mfb_temp_template(const char *dir, const char *base, const char *what);
 /* Removes the temporaries of base in dir whose process is gone (kill -9): files and folders. */
 void mfb_temp_remove_stale(const char *dir, const char *base);

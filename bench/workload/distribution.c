@@ -1,6 +1,7 @@
 #include "workload/distribution.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,18 @@ static int load_sibling(struct mfb_dist *d, struct mfb_table *t, enum mfb_table_
 {
     char path[4096];
     snprintf(path, sizeof path, "%s_%s.csv", prefix, suffix);
-    if (!is_file(path))
-        return 0;
+    /* Absent is fine (the sibling is optional); present but unreadable as a table is not: a
+     * directory or a FIFO of that name would otherwise be skipped without a word (or block). */
+    struct stat st, lst;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && lstat(path, &lst) != 0)
+            return 0;
+        return mfb_fail(err, "%s: the %s table beside %s_size.csv cannot be read: %s", path, suffix, prefix,
+                        errno == ENOENT ? "a symbolic link to nothing" : strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        return mfb_fail(err, "%s: the %s table beside %s_size.csv is not a regular file (%s)", path, suffix, prefix,
+                        S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
     if (mfb_table_load_csv(t, kind, path, err) < 0)
         return -1;
     return add_file(d, path, suffix, err) < 0 ? -1 : 1;

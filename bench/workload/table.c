@@ -205,8 +205,19 @@ static int header_matches(const struct mfb_csv *c, const char *const *names, int
     return 1;
 }
 
+static int load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char *path, struct mfb_err *err);
+
+/* On failure the table is freed here, so no caller's error path can leak its path or rows. */
 int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char *path,
                        struct mfb_err *err)
+{
+    int rc = load_csv(t, kind, path, err);
+    if (rc < 0)
+        mfb_table_free(t);
+    return rc;
+}
+
+static int load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char *path, struct mfb_err *err)
 {
     memset(t, 0, sizeof *t);
     t->kind = kind;

@@ -48,7 +48,8 @@ struct mfb_table {
 };
 
 const char *mfb_table_kind_name(enum mfb_table_kind k);
-/* Loads a CSV table of the given kind (header required). */
+/* Loads a CSV table of the given kind (header required). On failure (-1, err set) the table holds
+ * nothing to free. */
 int mfb_table_load_csv(struct mfb_table *t, enum mfb_table_kind kind, const char *path,
                        struct mfb_err *err);
 /* Appends a row and keeps the table valid; used by generators and the fleetbench reader. */

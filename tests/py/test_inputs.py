@@ -2,6 +2,9 @@
 output file; the quirks of real CSV files are accepted."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,6 +85,23 @@ def test_bad_sibling_table(run, tmp_path, case):
     func = "memcmp" if suffix == "mismatch" else "memmove"
     r = run("-f", func, "-d", str(tmp_path / "d_size.csv"), *QUICK)
     assert_one_error(r, str(p), *fragments)
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling_link"])
+def test_a_sibling_that_is_not_a_file_is_named(run, tmp_path, kind):
+    """A sibling table's name taken by something that is not a table is refused (it used to be
+    skipped without a word, or, for a FIFO, to block)."""
+    write(tmp_path, "d_size.csv", "size,weight\n8,1\n")
+    p = tmp_path / "d_alignment.csv"
+    if kind == "directory":
+        p.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(p)
+    else:
+        p.symlink_to(tmp_path / "nowhere.csv")
+    r = run("-d", str(tmp_path / "d_size.csv"), *QUICK, timeout=30)
+    fragment = {"directory": "a directory", "fifo": "a FIFO", "dangling_link": "a symbolic link to nothing"}[kind]
+    assert_one_error(r, str(p), "alignment table", fragment)
 
 
 def test_alignment_forms_conflict(run, tmp_path):
@@ -191,6 +211,37 @@ def test_missing_output_option(memfbench):
     import subprocess
     p = subprocess.run([memfbench, "run", "--rounds", "8"], capture_output=True, text=True)
     assert p.returncode == 2 and "-o FILE is required" in p.stderr
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_250_byte_output_name_is_written(memfbench, tmp_path, processes):
+    """The longest names a file system takes (255 bytes) leave no room for the temporary's additions:
+    the temporary then carries a cut of the name and a hash of all of it."""
+    out = tmp_path / ("r" * 245 + ".json")
+    p = subprocess.run([memfbench, "run", *QUICK[:-3], "--processes", processes, "--allow-single-process", "-q",
+                        "-d", "fixed:64", "-v", "libc", "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out.read_text())["schema"] == "memfbench-run"
+    assert [x.name for x in tmp_path.iterdir()] == [out.name]
+
+
+def test_stdout_output_with_processes_leaves_the_current_folder_alone(memfbench, tmp_path):
+    """-o - with --processes: the processes' files go to $TMPDIR, not into the current folder
+    (which may be read-only); a TMPDIR that cannot take them is named as such."""
+    here, tmp = tmp_path / "here", tmp_path / "tmp"
+    here.mkdir()
+    tmp.mkdir()
+    args = [memfbench, "run", *QUICK[:-3], "--processes", "2", "-q", "-d", "fixed:64", "-v", "libc", "-o", "-"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=here, env={**os.environ, "TMPDIR": str(tmp)})
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["config"]["processes"] == 2
+    assert list(here.iterdir()) == [] and list(tmp.iterdir()) == []
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=here,
+                       env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode != 0 and p.stdout == "" and len(lines) == 1, p.stderr
+    assert "-o -" in lines[0] and "TMPDIR" in lines[0] and str(tmp_path / "missing") in lines[0]
+    assert list(here.iterdir()) == []
 
 
 @pytest.mark.parametrize("target", ["missing_dir/out.json", "ro/out.json"])

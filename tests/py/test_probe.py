@@ -287,6 +287,11 @@ def test_run_cache_from_takes_the_probes_caches(quick, run, tmp_path):
     (lambda d: with_caches(d, 2 << 20, 1 << 20, 12 << 20), "l1d < l2 <= llc does not hold"),
     (lambda d: {**with_caches(d, 40 << 10, 1 << 20, 12 << 20), "caches_found": {"l1d": "big"}},
      "caches_found.l1d: not a whole number"),
+    # a line size that is not one (it sizes the placement's strides) is refused, not replaced by 64
+    (lambda d: {**with_caches(d, 40 << 10, 1 << 20, 12 << 20)} | {"caches_found": {
+        **with_caches(d, 40 << 10, 1 << 20, 12 << 20)["caches_found"], "line": 0}}, "caches_found.line: not a power"),
+    (lambda d: {**with_caches(d, 40 << 10, 1 << 20, 12 << 20)} | {"caches_found": {
+        **with_caches(d, 40 << 10, 1 << 20, 12 << 20)["caches_found"], "line": 96}}, "caches_found.line: not a power"),
 ])
 def test_bad_probe_files_for_cache_from_are_one_line(quick, run, tmp_path, edit, fragment):
     _, d = quick
@@ -309,6 +314,25 @@ def test_cache_from_refuses_junk_and_clashes(run, tmp_path):
     assert r.code == 1 and "cannot open" in r.stderr
     r = run(*QUICK, "--cache-from", str(junk), "--cache", "48K:2M:32M")
     assert r.code == 2 and "give one" in r.stderr
+
+
+def test_cache_from_a_fifo_reads_its_writer_and_gives_up_on_none(quick, run, tmp_path):
+    """A FIFO is how a compressed probe file arrives through <(zcat ...): it is read when a writer
+    comes, and one no program writes to is refused after a few seconds instead of hanging."""
+    _, d = quick
+    fifo = tmp_path / "p.fifo"
+    os.mkfifo(fifo)
+    text = json.dumps(with_caches(d, 40 << 10, 1 << 20, 12 << 20)).encode()
+    writer = subprocess.Popen(["sh", "-c", 'sleep 0.3; cat > "$1"', "sh", str(fifo)], stdin=subprocess.PIPE)
+    writer.stdin.write(text)
+    writer.stdin.close()
+    r = run(*QUICK, "--cache-from", str(fifo))
+    writer.wait(timeout=30)
+    assert r.code == 0 and r.doc["host"]["caches"]["l1d"] == 40 << 10, r.stderr
+    started = time.monotonic()
+    r = run(*QUICK, "--cache-from", str(fifo), out="refused.json", timeout=30)
+    assert r.code == 1 and len(r.stderr_lines) == 1 and "a FIFO nothing wrote to" in r.stderr, r.stderr
+    assert time.monotonic() - started < 20 and not r.out.exists()
 
 
 def test_sweep_against_the_probe(memfbench, quick, tmp_path):

@@ -168,15 +168,22 @@ def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
     assert prov["calls"]["memcpy"]["calls"] == 5520 and len(prov["merged_from"]) == 3
     link = tmp_path / "link"
     link.symlink_to(one)
+    cut = tmp_path / "cut"
+    shutil.copytree(one, cut)
+    text = (cut / "provenance.json").read_text()
+    (cut / "provenance.json").write_text(text[:len(text) // 2])
     for args, fragment in ((["-o", str(tmp_path / "m2"), str(tmp_path / "nothing")], "no FUNCTION_size.csv"),
                            (["-o", str(tmp_path / "m3"), "--bpftrace", f"memzap:{bpf}"], "'memzap' is not"),
                            (["-o", str(out), str(one)], "exists; give a new folder"),
                            # a folder given twice, or once more through a link, would count its calls twice
                            (["-o", str(tmp_path / "m4"), str(one), str(four), str(one)], "the same folder as"),
-                           (["-o", str(tmp_path / "m5"), str(one), str(link)], "the same folder as")):
+                           (["-o", str(tmp_path / "m5"), str(one), str(link)], "the same folder as"),
+                           # a recording cut short (killed, disk full): its provenance is not whole
+                           (["-o", str(tmp_path / "m6"), str(cut)], "provenance.json: not JSON (cut short?")):
         p = subprocess.run([memfbench, "merge", *args], capture_output=True, text=True, timeout=60)
         lines = [x for x in p.stderr.splitlines() if x.strip()]
         assert p.returncode in (1, 2) and len(lines) == 1 and fragment in lines[0], p.stderr
+    assert not (tmp_path / "m6").exists() and not any(x.name.startswith(".") for x in tmp_path.iterdir())
 
 
 def test_a_trace_keeps_the_order_and_the_call_sites_and_replays(memfbench, tmp_path):
