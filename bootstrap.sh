@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev zlib1g-dev python3 python3-numpy python3-pandas
           python3-scipy python3-matplotlib python3-jsonschema python3-pytest python3-nbclient
-          python3-nbconvert python3-nbformat python3-ipykernel)
+          python3-nbconvert python3-nbformat python3-ipykernel python3-hypothesis)
 PY_MODULES="pandas, scipy, matplotlib, jsonschema, pytest, nbclient, nbformat, ipykernel"
 BUILD=${MEMFBENCH_BUILD:-build}
 

@@ -282,7 +282,7 @@ static int apply_machine(int ch, const char *arg, struct mfb_study *c, struct mf
         if (mfb_parse_bytes(arg, &c->icache_pressure) < 0 || c->icache_pressure < MFB_PRESSURE_LINE ||
             c->icache_pressure > MFB_PRESSURE_MAX || c->icache_pressure % MFB_PRESSURE_LINE)
             return mfb_fail(err, "memfbench run: --icache-pressure: '%s' is not a multiple of 64 bytes from 64 to "
-                                 "64M, e.g. 16K", arg);
+                                 "1M, e.g. 16K", arg);
         if (!mfb_pressure_supported())
             return mfb_fail(err, "memfbench run: --icache-pressure: generated code is written for x86-64 only");
         return 1;

@@ -59,7 +59,7 @@ int mfb_pressure_make(struct mfb_pressure *p, size_t bytes, const struct mfb_tim
     if (!mfb_pressure_supported())
         return mfb_fail(err, "--icache-pressure: generated code is written for x86-64 only");
     if (bytes < MFB_PRESSURE_LINE || bytes > MFB_PRESSURE_MAX || bytes % MFB_PRESSURE_LINE)
-        return mfb_fail(err, "--icache-pressure: %zu is not a multiple of 64 from 64 to 64M", bytes);
+        return mfb_fail(err, "--icache-pressure: %zu is not a multiple of 64 from 64 to 1M", bytes);
     size_t lines = bytes / MFB_PRESSURE_LINE;
     /* written while writable, then executable and no longer writable (W^X) */
     void *code = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -14,8 +14,11 @@
 #include "measure/timer.h"
 
 enum { MFB_PRESSURE_LINE = 64 };
-/* At most 64 MiB of code: far beyond any L2, so the whole range of effects fits. */
-#define MFB_PRESSURE_MAX ((size_t)64 << 20)
+/* At most 1 MiB of code (16384 jumps, 73 us a run on the Zen 5 VM). Past the L1i the block's own
+ * misses vary more between runs than any variant's difference (docs/methodology.md: at 64 KiB
+ * already, at 1 MiB by +-200 ns), so larger blocks show nothing more; and the block runs after
+ * every call, so 64 MiB (27 ms a call) made one batch take seconds and a default study hours. */
+#define MFB_PRESSURE_MAX ((size_t)1 << 20)
 
 struct mfb_pressure {
     size_t bytes;        /* 0: none */
