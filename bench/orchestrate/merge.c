@@ -172,7 +172,7 @@ void mfb_merge_print_summary(const struct mfb_child_result *results, int done, c
         rounds_s += results[i].rounds_s;
     char background[200];
     bool stressed = background_line(results, done, background, sizeof background);
-    struct mfb_merged_view view = {
+    struct mfb_summary_view view = {
         .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->cpu_model, .clock = r0->clock,
         .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
         .background = stressed ? background : NULL, .rotating = rotating};

@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "base/quantile.h"
@@ -181,73 +182,30 @@ static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
     }
 }
 
-void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
-{
-    if (r->sweep) {
-        const char *names[MFB_MAX_VARIANTS];
-        uint64_t *lo = malloc((size_t)r->by_class.classes.n * sizeof *lo), *hi = malloc((size_t)r->by_class.classes.n * sizeof *hi);
-        for (int v = 0; v < r->nvars; v++)
-            names[v] = r->vars[v].v->name;
-        for (int k = 0; lo && hi && k < r->by_class.classes.n; k++) {
-            lo[k] = r->by_class.classes.c[k].lo;
-            hi[k] = r->by_class.classes.c[k].hi;
-        }
-        if (lo && hi)
-            mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n,
-                                    r->layout.rotation == MFB_ROTATE_ROUND, output_path);
-        free(lo);
-        free(hi);
-        print_neighbours(out, r, NULL);
-        return;
-    }
-    double *ns = malloc((r->res.samples.n + 1) * sizeof *ns), *bpn = malloc((r->res.samples.n + 1) * sizeof *bpn);
-    if (!ns || !bpn) {
-        free(ns);
-        free(bpn);
-        return;
-    }
-    char model[256];
-    mfb_cpu_model(model, sizeof model);
-    fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", mfb_func_name(r->study->func), r->dist->name, model,
-            r->timer->name);
-    fprintf(out, "  %u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean %.1f B/call\n",
-            r->res.rounds, r->warmup.rounds, r->res.rounds_s, mfb_stop_reason_name(r->stop.reason),
-            mfb_calls_per_pass(&r->cal), r->cal.passes, r->selfcheck.mean_realized);
-    fprintf(out, "  %-15s %10s %21s %9s %9s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio");
-    for (int v = 0; v < r->nvars; v++) {
-        struct stats s = variant_stats(&r->res.samples, v, ns, bpn);
-        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f\n", r->vars[v].v->name, s.median, s.q1, s.q3,
-                s.bpn, paired_ratio(&r->res.samples, r->nvars, -1, 0, v, r->layout.rotation == MFB_ROTATE_ROUND, ns));
-    }
-    print_neighbours(out, r, ns);
-    fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: %s of the batch time over '%s' in "
-                 "the same round (below 1: faster).\n  Intervals and verdicts: ",
-            r->layout.rotation == MFB_ROTATE_ROUND ? ROTATING_RATIO : "median over rounds", r->vars[0].v->name);
-    mfb_summary_analysis_command(out, output_path);
-    if (r->study->processes == 1)
-        fprintf(out, "  One process: these figures cover this process's code and data layout only, not a re-run; "
-                     "verdicts need --processes K (default %d).\n", MFB_DEFAULT_PROCESSES);
-    free(ns);
-    free(bpn);
-}
-
-void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_merged_view *v,
-                              const char *output_path)
+/* The variants' table and its notes, one printer for a single run and a merged file: ns/call,
+ * IQR and bytes/ns over every measured batch, and the paired ratio to the baseline; over several
+ * processes the ratio is the median of the per-process ratios, with their range (how much one
+ * layout can move it). between() prints the lines that go under the table (threads, stressors). */
+static void print_table(FILE *out, const struct mfb_samples *all, const struct mfb_summary_view *v,
+                        void (*between)(FILE *, const void *, double *), const void *ctx, const char *output_path)
 {
     size_t np = (size_t)v->processes;
     double *ns = malloc((all->n + 1) * sizeof *ns), *bpn = malloc((all->n + 1) * sizeof *bpn);
     double *ratios = malloc((np + 1) * sizeof *ratios);
     if (!ns || !bpn || !ratios)
         goto done;
-    size_t measured = 0;
-    for (size_t i = 0; i < all->n; i++)
-        measured += !all->s[i].warmup && all->s[i].size_class == 0 && mfb_sample_main(&all->s[i]);
+    bool merged = np > 1;
     fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", v->function, v->distribution, v->cpu_model, v->clock);
-    fprintf(out, "  %d processes, %zu measured batches, %.1f s of rounds in all\n", v->processes, measured, v->rounds_s);
-    fprintf(out, "  %-15s %10s %21s %9s %9s %19s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
-            "process range");
+    fprintf(out, "  %s\n", v->shape);
+    fprintf(out, "  %-15s %10s %21s %9s %9s%s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
+            merged ? "       process range" : "");
     for (int vi = 0; vi < v->nvars; vi++) {
         struct stats s = variant_stats(all, vi, ns, bpn);
+        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f", v->names[vi], s.median, s.q1, s.q3, s.bpn);
+        if (!merged) {
+            fprintf(out, " %9.3f\n", paired_ratio(all, v->nvars, -1, 0, vi, v->rotating, ns));
+            continue;
+        }
         size_t k = 0;
         for (size_t p = 0; p < np; p++) {
             double r = paired_ratio(all, v->nvars, (int)p, 0, vi, v->rotating, ns);
@@ -255,29 +213,102 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
                 ratios[k++] = r;
         }
         mfb_quantile_sort(ratios, k);
-        fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f %9.3f   [%6.3f, %6.3f]\n", v->names[vi], s.median, s.q1,
-                s.q3, s.bpn,
-                mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN, k ? ratios[k - 1] : NAN);
+        fprintf(out, " %9.3f   [%6.3f, %6.3f]\n", mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN,
+                k ? ratios[k - 1] : NAN);
     }
+    between(out, ctx, ns);
+    const char *rule = v->rotating ? ROTATING_RATIO : "median over rounds";
+    if (merged)
+        fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
+                     "batch time over '%s' in the same round; shown, the median over processes and their range "
+                     "(below 1: faster).\n  Intervals and verdicts: ", rule, v->names[0]);
+    else
+        fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: %s of the batch time over '%s' "
+                     "in the same round (below 1: faster).\n  Intervals and verdicts: ", rule, v->names[0]);
+    mfb_summary_analysis_command(out, output_path);
+    if (v->one_process_note)
+        fprintf(out, "  One process: these figures cover this process's code and data layout only, not a re-run; "
+                     "verdicts need --processes K (default %d).\n", MFB_DEFAULT_PROCESSES);
+done:
+    free(ns);
+    free(bpn);
+    free(ratios);
+}
+
+static void run_neighbours(FILE *out, const void *ctx, double *buf)
+{
+    print_neighbours(out, ctx, buf);
+}
+
+static void print_run_sweep(FILE *out, const struct mfb_run *r, const char *output_path)
+{
+    const char *names[MFB_MAX_VARIANTS];
+    uint64_t *lo = malloc((size_t)r->by_class.classes.n * sizeof *lo), *hi = malloc((size_t)r->by_class.classes.n * sizeof *hi);
+    for (int v = 0; v < r->nvars; v++)
+        names[v] = r->vars[v].v->name;
+    for (int k = 0; lo && hi && k < r->by_class.classes.n; k++) {
+        lo[k] = r->by_class.classes.c[k].lo;
+        hi[k] = r->by_class.classes.c[k].hi;
+    }
+    if (lo && hi)
+        mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n,
+                                r->layout.rotation == MFB_ROTATE_ROUND, output_path);
+    free(lo);
+    free(hi);
+    print_neighbours(out, r, NULL);
+}
+
+void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
+{
+    if (r->sweep) {
+        print_run_sweep(out, r, output_path);
+        return;
+    }
+    const char *names[MFB_MAX_VARIANTS];
+    for (int v = 0; v < r->nvars; v++)
+        names[v] = r->vars[v].v->name;
+    char model[256], shape[256];
+    mfb_cpu_model(model, sizeof model);
+    snprintf(shape, sizeof shape, "%u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean "
+             "%.1f B/call", r->res.rounds, r->warmup.rounds, r->res.rounds_s, mfb_stop_reason_name(r->stop.reason),
+             mfb_calls_per_pass(&r->cal), r->cal.passes, r->selfcheck.mean_realized);
+    struct mfb_summary_view view = {
+        .function = mfb_func_name(r->study->func), .distribution = r->dist->name, .cpu_model = model,
+        .clock = r->timer->name, .shape = shape, .names = names, .nvars = r->nvars, .processes = 1,
+        .rotating = r->layout.rotation == MFB_ROTATE_ROUND, .one_process_note = r->study->processes == 1};
+    print_table(out, &r->res.samples, &view, run_neighbours, r, output_path);
+}
+
+/* Under a merged table: the threads' slowdown beside each other and the stressors' line. */
+static void merged_neighbours(FILE *out, const void *ctx, double *buf)
+{
+    const struct mfb_samples *all = ((const void *const *)ctx)[0];
+    const struct mfb_summary_view *v = ((const void *const *)ctx)[1];
     int threads = 0;
     for (size_t i = 0; i < all->n; i++)
         threads = all->s[i].thread + 1 > threads ? all->s[i].thread + 1 : threads;
     if (threads > 1) {
         fprintf(out, "  %d timing threads; the table is thread 0's batches beside the others. Its slowdown beside "
                      "them (median over every process's rounds of each batch over its alone batch):\n", threads);
-        print_slowdowns(out, v->names, v->nvars, all, NULL, ns);
+        print_slowdowns(out, v->names, v->nvars, all, NULL, buf);
     }
     if (v->background)
         fprintf(out, "  %s\n", v->background);
-    fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
-                 "batch time over '%s' in the same round; shown, the median over processes and their range (below "
-                 "1: faster).\n  Intervals and verdicts: ", v->rotating ? ROTATING_RATIO : "median over rounds",
-            v->names[0]);
-    mfb_summary_analysis_command(out, output_path);
-done:
-    free(ns);
-    free(bpn);
-    free(ratios);
+}
+
+void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_summary_view *v,
+                              const char *output_path)
+{
+    size_t measured = 0;
+    for (size_t i = 0; i < all->n; i++)
+        measured += !all->s[i].warmup && all->s[i].size_class == 0 && mfb_sample_main(&all->s[i]);
+    char shape[160];
+    snprintf(shape, sizeof shape, "%d processes, %zu measured batches, %.1f s of rounds in all", v->processes, measured,
+             v->rounds_s);
+    struct mfb_summary_view with_shape = *v;
+    with_shape.shape = shape;
+    const void *ctx[2] = {all, &with_shape};
+    print_table(out, all, &with_shape, merged_neighbours, ctx, output_path);
 }
 
 /* The interpreter found at configure time has the analysis stack; PYTHONPATH lets the command

@@ -20,19 +20,22 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
                              const uint64_t *lo, const uint64_t *hi, int npoints, bool rotating,
                              const char *output_path);
 
-/* What the summary of a --processes run names, read from the merged document. */
-struct mfb_merged_view {
+/* What a summary's table names: from the run itself, or read from the merged document of a
+ * --processes run. */
+struct mfb_summary_view {
     const char *function, *distribution, *cpu_model, *clock;
+    const char *shape;        /* the line under the title: rounds and batch shape, or processes and batches */
     const char *const *names; /* variant names, baseline first */
-    int nvars, processes;
+    int nvars, processes;     /* processes > 1: ratios per process, their median and range */
     double rounds_s;          /* seconds of rounds, summed over the processes */
-    const char *background;   /* --background: a line on the stressors (NULL: none) */
+    const char *background;   /* --background, merged: a line on the stressors (NULL: none) */
     bool rotating;            /* --code-rotation round: ratios averaged over placement turns */
+    bool one_process_note;    /* --processes 1: say what one process's figures cover */
 };
-/* The same table for the merged samples of several processes: ns/call over every measured batch,
- * and the paired ratio as the median over processes of each process's median ratio, with the
- * range of the per-process ratios (how much one layout can move it). */
-void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_merged_view *v,
+/* The same table for the merged samples of several processes (its shape line made here from v):
+ * ns/call over every measured batch, and the paired ratio as the median over processes of each
+ * process's median ratio, with the range of the per-process ratios. */
+void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_summary_view *v,
                               const char *output_path);
 
 #endif
