@@ -95,13 +95,14 @@ def tree_edits(draw: st.DrawFn) -> dict[str, Any]:
     doc = GOLDEN_DOC
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         kind = draw(st.sampled_from(["replace", "delete", "column"]))
-        if kind == "column":
-            col = draw(st.sampled_from(COLUMNS))
-            n = len(doc["samples"][col])
+        col = draw(st.sampled_from(COLUMNS))
+        samples = doc.get("samples")
+        if kind == "column" and isinstance(samples, dict) and isinstance(samples.get(col), list):
+            n = len(samples[col])
             doc = edited(doc, ("samples", col), "replace",
                          doc["samples"][col][:draw(st.integers(min_value=0, max_value=n + 2))] +
                          draw(st.lists(SCALARS, max_size=2)))
-        else:
+        elif kind != "column":
             path = draw(st.sampled_from(GOLDEN_PATHS))
             try:
                 doc = edited(doc, path, kind, draw(JSON_VALUES))
