@@ -9,8 +9,14 @@
 #include <stdint.h>
 
 /* CALIBRATING (the batch shape, before the rounds) apart from TIMING (the rounds): a stop request
- * ends the first at once and lets the second finish its round, which keeps what was measured. */
-enum mfb_phase { MFB_PHASE_IDLE, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_CALIBRATING, MFB_PHASE_TIMING };
+ * ends the first at once and lets the second finish its round, which keeps what was measured.
+ * PREPARING is memfbench's own set-up before any variant runs (the distribution, the buffers and
+ * their fill: over a second for a large arena): a stop ends it at the next tick, and no variant
+ * is blamed for a crash or a long wait there. */
+enum mfb_phase {
+    MFB_PHASE_IDLE, MFB_PHASE_PREPARING, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_CALIBRATING,
+    MFB_PHASE_TIMING
+};
 
 struct mfb_activity {
     volatile sig_atomic_t phase;     /* enum mfb_phase */

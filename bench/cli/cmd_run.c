@@ -142,26 +142,33 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
                           .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
     /* A child writes into the temporary its parent made; everyone else into a new temporary. */
+    install_signals(&warn); /* before the temporary exists, so a stop never leaves it behind */
     rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output, &err);
-    if (rc < 0 || check_inputs(&out, &cfg, &err) < 0) {
+    if (rc < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
-        if (rc == 0)
-            mfb_output_abort(&out);
+        mfb_warnings_free(&warn);
         return MFB_EXIT_FAIL;
     }
-    install_signals(&warn);
+    bool parent = cfg.processes > 1 && cfg.process_index < 0;
+    if (!parent) { /* a parent's children have their own guards; it forwards a stop to them */
+        mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
+        activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
+        if (stop_requested)
+            mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
+    }
+    if (check_inputs(&out, &cfg, &err) < 0)
+        goto fail;
     run.seed = cfg.seed;
     /* read before any process starts, so a bad probe file fails once, at once */
     struct mfb_caches probed;
     if (cfg.cache_from && mfb_probe_read_caches(cfg.cache_from, &probed, &err) < 0)
         goto fail;
-    if (cfg.processes > 1 && cfg.process_index < 0) {
+    if (parent) {
         status = mfb_run_processes(&cfg, &out, run.seed, &stop_requested, &err);
         if (status == MFB_EXIT_FAIL)
             goto fail;
         goto done;
     }
-    mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
     struct mfb_cpu_plan plan;
     if (mfb_assemble_variants(&run, &cfg, &err) < 0 || mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 ||
         mfb_plan_pin(&cfg, &plan, &err) < 0 || mfb_plan_team(&run, &cfg, &plan, &err) < 0)
@@ -181,6 +188,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
+    activity.phase = MFB_PHASE_IDLE;
     bool team = run.team && run.team->n > 1;
     if (measure(&run, &background, &plan, &caches, team ? &merged : NULL, &err) < 0) {
         cJSON_Delete(host);

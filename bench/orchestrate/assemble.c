@@ -98,9 +98,10 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             /* A plugin's constructors run inside dlopen: the guard names it if they crash. */
             r->activity->variant = c->variants[i];
             r->activity->origin = NULL;
+            sig_atomic_t around = r->activity->phase; /* the set-up's phase, restored after */
             r->activity->phase = MFB_PHASE_LOADING;
             int rc = mfb_plugin_load(c->variants[i], c->func, &rv->own, &rv->plugin, err);
-            r->activity->phase = MFB_PHASE_IDLE;
+            r->activity->phase = around;
             if (rc < 0)
                 return -1;
             r->nvars++; /* owned from here on: freed with the run even if its name clashes */

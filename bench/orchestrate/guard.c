@@ -123,6 +123,12 @@ static void report_and_exit_with(const char *what, const char *then, int status)
     _exit(status);
 }
 
+/* Whether the code under test is running (loaded, verified, calibrated or timed). */
+static bool in_variant(void)
+{
+    return guard.a && guard.a->phase != MFB_PHASE_IDLE && guard.a->phase != MFB_PHASE_PREPARING;
+}
+
 static void report_and_exit(const char *what)
 {
     report_and_exit_with(what, "", MFB_EXIT_FAIL);
@@ -131,7 +137,7 @@ static void report_and_exit(const char *what)
 static void on_fatal(int sig, siginfo_t *info, void *ctx)
 {
     (void)ctx;
-    if (guard.a && guard.a->phase != MFB_PHASE_IDLE) {
+    if (in_variant()) {
         struct line l = {.n = 0};
         put(&l, "crashed with ");
         put(&l, signal_name(sig));
@@ -149,7 +155,8 @@ static void on_fatal(int sig, siginfo_t *info, void *ctx)
         raise(sig);
 }
 
-/* After a stop request the timer ticks every STOP_TICK_US. Loading, verification or calibration
+/* After a stop request the timer ticks every STOP_TICK_US. memfbench's own set-up (PREPARING)
+ * ends at the first tick. Loading, verification or calibration
  * still under way after STOP_GRACE_TICKS of them ends the run there (nothing is measured yet);
  * the rounds check the request after each round and keep what they measured, so they end only
  * when a call has not returned for a whole tick (a hang), as its samples cannot be written
@@ -161,7 +168,16 @@ static void on_fatal(int sig, siginfo_t *info, void *ctx)
 static void on_tick(int sig)
 {
     (void)sig;
-    if (guard.stop_ticks >= 0 && guard.a && guard.a->phase != MFB_PHASE_IDLE) {
+    if (guard.stop_ticks >= 0 && guard.a && guard.a->phase == MFB_PHASE_PREPARING) {
+        static const char msg[] = "memfbench: interrupted while preparing the run (before any variant ran); "
+                                  "no result file\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        if (guard.tmp)
+            unlink(guard.tmp);
+        _exit(MFB_EXIT_INTERRUPTED);
+    }
+    if (guard.stop_ticks >= 0 && in_variant()) {
         bool moved = guard.a->beat != guard.last_beat;
         guard.last_beat = guard.a->beat;
         bool rounds = guard.a->phase == MFB_PHASE_TIMING;
@@ -171,7 +187,7 @@ static void on_tick(int sig)
     }
     if (guard.stop_ticks >= 0)
         return; /* the watchdog's period is not kept while stopping */
-    if (!guard.a || guard.a->phase == MFB_PHASE_IDLE) {
+    if (!in_variant()) {
         guard.last_beat = guard.a ? guard.a->beat : 0;
         return;
     }
@@ -189,7 +205,7 @@ static void on_tick(int sig)
 /* exit() called by the code under test runs this; memfbench's own exits happen when idle. */
 static void on_exit_call(void)
 {
-    if (guard.a && guard.a->phase != MFB_PHASE_IDLE)
+    if (in_variant())
         report_and_exit("called exit()");
 }
 
