@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import ROOT, binary
+from conftest import GEOMETRY, ROOT, binary
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
 # A path of more than PATH_MAX (4096) characters: refused even to root.
@@ -394,8 +394,10 @@ def valid_run(tmp_path_factory) -> Path:
     except pytest.skip.Exception:
         return GOLDEN
     out = tmp_path_factory.mktemp("valid") / "x.json"
+    # the cache geometry given: a VM claiming a socket-wide LLC would fill a 2 GiB arena per process
     subprocess.run([memfbench, "run", "-d", "fixed:64", "-v", "libc", "-v", "bytes", "--rounds", "8",
-                    "--warmup-rounds", "2", "--processes", "3", "-q", "-o", str(out)], check=True, timeout=120)
+                    "--warmup-rounds", "2", "--processes", "3", "-q", *GEOMETRY, "-o", str(out)], check=True,
+                   timeout=120)
     return out
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import GEOMETRY, ROOT
 
 MIX = os.environ.get("MEMFBENCH_RECORD_MIX") or str(Path(os.environ.get("MEMFBENCH_BUILD", ROOT / "build"))
                                                     / "tests/c/record_mix")
@@ -130,7 +130,7 @@ def test_real_programs_record_load_and_replay(memfbench, tmp_path):
             if not (out / f"{f}_size.csv").exists():
                 continue
             r = subprocess.run([memfbench, "run", "-q", "-f", f, "-d", str(out / f"{f}_size.csv"), "--processes", "1",
-                                "--rounds", "4", "--warmup-rounds", "1", "-o", str(tmp_path / "replay.json")],
+                                "--rounds", "4", "--warmup-rounds", "1", *GEOMETRY, "-o", str(tmp_path / "replay.json")],
                                capture_output=True, text=True, timeout=300)
             assert r.returncode == 0, (name, f, r.stderr)
 
