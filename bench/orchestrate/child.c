@@ -1,9 +1,11 @@
 #include "orchestrate/child.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/filetext.h"
 #include "report/columns.h"
 
 /* Where the reading is, for its one-line errors: "process 2 of 10: its result has no config.function". */
@@ -191,24 +193,14 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
 /* The file whole, parsed; NULL (with the reason in err) when it cannot be. */
 static cJSON *parse_file(const char *path, int i, int k, struct mfb_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mfb_fail(err, "process %d of %d wrote no readable result", i + 1, k);
+    size_t n;
+    struct mfb_err why = {{0}};
+    char *buf = mfb_file_text(path, SIZE_MAX - 1, &n, &why);
+    if (!buf) {
+        mfb_fail(err, "process %d of %d wrote no readable result: %s", i + 1, k, why.msg);
         return NULL;
     }
-    char *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!buf || got != (size_t)n) {
-        free(buf);
-        mfb_fail(err, "process %d of %d: cannot read its result (%s)", i + 1, k, n < 0 ? "no size" : "out of memory");
-        return NULL;
-    }
-    buf[got] = '\0';
-    cJSON *doc = cJSON_Parse(buf);
+    cJSON *doc = cJSON_ParseWithLength(buf, n);
     free(buf);
     if (!doc)
         mfb_fail(err, "process %d of %d: its result is not JSON", i + 1, k);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/filetext.h"
 #include "config.h"
 
 cJSON *mfb_provenance_new(void)
@@ -40,35 +41,22 @@ int mfb_provenance_check(const char *dir, struct mfb_err *err)
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/provenance.json", dir) >= sizeof path)
         return mfb_fail(err, "%s: path too long", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? 0 : mfb_fail(err, "%s: cannot read: %s", path, strerror(errno));
-    char *text = malloc(PROVENANCE_MAX_BYTES + 1);
-    size_t n = text ? fread(text, 1, PROVENANCE_MAX_BYTES + 1, f) : 0;
-    bool failed = ferror(f);
-    fclose(f);
+    size_t n;
+    char *text = mfb_file_text(path, PROVENANCE_MAX_BYTES, &n, err);
     if (!text)
-        return mfb_fail(err, "%s: out of memory", path);
-    int rc = 0;
-    if (failed)
-        rc = mfb_fail(err, "%s: cannot read", path);
-    else if (n > PROVENANCE_MAX_BYTES)
-        rc = mfb_fail(err, "%s: larger than %d KiB: not a recording's provenance", path, PROVENANCE_MAX_BYTES >> 10);
-    cJSON *d = NULL;
-    if (rc == 0) {
-        text[n] = '\0';
-        d = cJSON_ParseWithLength(text, n);
-        const cJSON *schema = cJSON_GetObjectItemCaseSensitive(d, "schema");
-        if (!d)
-            rc = mfb_fail(err, "%s: not JSON (cut short? a recording killed or out of disk space); its tables "
-                               "may be incomplete too", path);
-        else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "memfbench-recording") != 0)
-            rc = mfb_fail(err, "%s: not a memfbench recording's provenance (schema is not \"memfbench-recording\")",
-                          path);
-        else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(d, "calls")))
-            rc = mfb_fail(err, "%s: no \"calls\" object: not the provenance of a finished recording", path);
-    }
-    cJSON_Delete(d);
+        return errno == ENOENT ? 0 : -1;
+    cJSON *d = cJSON_ParseWithLength(text, n);
     free(text);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(d, "schema");
+    int rc = 0;
+    if (!d)
+        rc = mfb_fail(err, "%s: not JSON (cut short? a recording killed or out of disk space); its tables "
+                           "may be incomplete too", path);
+    else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "memfbench-recording") != 0)
+        rc = mfb_fail(err, "%s: not a memfbench recording's provenance (schema is not \"memfbench-recording\")",
+                      path);
+    else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(d, "calls")))
+        rc = mfb_fail(err, "%s: no \"calls\" object: not the provenance of a finished recording", path);
+    cJSON_Delete(d);
     return rc;
 }
