@@ -206,7 +206,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     /* With -o - the processes' files have no folder of the user's to sit beside: they go to
      * $TMPDIR (else /tmp), not into the current folder, which may be read-only. */
     char stdout_target[PATH_MAX];
-    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *env = getenv("TMPDIR"), *tmpdir = env && *env ? env : "/tmp";
     snprintf(stdout_target, sizeof stdout_target, "%s/memfbench-stdout.json", tmpdir);
     bool to_stdout = !strcmp(cfg->output, "-");
     const char *target = to_stdout ? stdout_target : cfg->output;
