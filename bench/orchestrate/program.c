@@ -27,14 +27,20 @@ static void on_stop(int sig, siginfo_t *info, void *ctx)
 /* How long the program gets to end after a stop request before it is killed: record ends within
  * a second of the signal, whatever the program does with it. */
 #define STOP_GRACE_MS 750
+/* At most this many scans for leftovers, this far apart: 0.32 s, deep enough for any process tree
+ * a program leaves. */
+#define LEFTOVER_PASSES 32
+#define LEFTOVER_PAUSE_MS 10
 
 /* After a stop: every process the program left behind (record is their subreaper, so the
  * orphans of a killed program are its children) is killed and reaped, so record leaves nothing
- * running. Children are found in /proc by their parent's pid; each pass kills one generation. */
+ * running. Children are found in /proc by their parent's pid; each pass kills one generation,
+ * whose own children become record's in turn. Reaping never blocks: an orphan reparented after
+ * the scan would otherwise hold record in waitpid until it ended by itself. */
 static void kill_leftovers(void)
 {
     pid_t self = getpid();
-    for (int pass = 0; pass < 64; pass++) {
+    for (int pass = 0; pass < LEFTOVER_PASSES; pass++) {
         DIR *d = opendir("/proc");
         if (!d)
             return;
@@ -61,10 +67,12 @@ static void kill_leftovers(void)
             }
         }
         closedir(d);
-        while (waitpid(-1, NULL, 0) > 0)
+        while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
         if (!found)
             return;
+        struct timespec pause = {0, LEFTOVER_PAUSE_MS * 1000 * 1000}; /* for the killed to become zombies */
+        nanosleep(&pause, NULL);
     }
 }
 
