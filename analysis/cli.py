@@ -197,14 +197,54 @@ def _verdict_target(args: argparse.Namespace) -> tuple[str | Path, str]:
     return default_verdict_path(args.files[0]), "verdict file"
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Every output checked before the statistics run, so a mistyped path fails in a moment."""
-    if args.cmd == "compare" and args.json_out is not None:
-        check_output_file(args.json_out, "--json", args.files)
-    elif args.cmd == "gate":
+# The arguments that name what a subcommand reads. inputs_of gathers them: the one list every
+# output of every subcommand is checked against, so none replaces a file it reads.
+_INPUT_ARGUMENTS = ("files", "before", "after", "one_thread", "file", "folder", "probe")
+
+
+def inputs_of(args: argparse.Namespace) -> list[str]:
+    """Every file or folder the subcommand of `args` reads."""
+    found: list[str] = []
+    for name in _INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        if value is not None:
+            found.extend(value if isinstance(value, list) else [value])
+    return found
+
+
+def _file_outputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every file the subcommand of `args` will write, with the option that names it."""
+    cmd, outs = args.cmd, []
+    if cmd in ("compare", "diff") and args.json_out is not None:
+        outs.append((args.json_out, "--json"))
+    if cmd == "gate":
         path, label = _verdict_target(args)
-        check_output_file(path, label, args.files)
-    elif args.cmd == "report":
+        outs.append((str(path), label))
+    if cmd in ("classes", "sweep") and args.csv_out is not None:
+        outs.append((args.csv_out, "--csv"))
+    if cmd in ("sweep", "pressure") and args.plot is not None:
+        outs.append((f"{args.plot}.png", "--plot"))
+    if cmd == "threads" and args.plot is not None:
+        outs.append((args.plot, "--plot"))
+    if cmd == "probe":
+        outs += [(f"{args.plot}_{k}.png", "--plot") for k in ("latency", "bandwidth") if args.plot is not None]
+        outs += [(f"{args.csv_out}_{k}.csv", "--csv") for k in ("latency", "bandwidth") if args.csv_out is not None]
+    if cmd == "export":
+        outs.append((args.output, "-o"))
+    return outs
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output checked before the statistics run, so a mistyped path fails in a moment: none
+    may be an input, and no two may be one file (the second would replace the first)."""
+    inputs, seen = inputs_of(args), {}
+    for path, label in _file_outputs(args):
+        check_output_file(path, label, inputs)
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{label} {path}: the same file as {seen[key]}; give each output its own name")
+        seen[key] = f"{label} {path}"
+    if args.cmd == "report":
         check_output_folder(args.output, "-o")
     elif args.cmd == "summarize" and args.report is not None:
         check_output_folder(args.report, "--report")
@@ -300,11 +340,11 @@ def _run(args: argparse.Namespace) -> int:
         else:
             print("(no comparisons: every variant besides the baseline is the harness's noop)")
         if args.json_out is not None:
-            write_text_atomic(args.json_out, json_text([x.as_dict() for x in comps]), "--json", args.files)
+            write_text_atomic(args.json_out, json_text([x.as_dict() for x in comps]), "--json", inputs_of(args))
     elif args.cmd == "gate":
         doc = verdict_document(comps, args.files, args.baseline, args.fail_if_slower / 100, args.level, args.adjust)
         path, label = _verdict_target(args)
-        write_atomic(path, doc, label, args.files)
+        write_atomic(path, doc, label, inputs_of(args))
         for row in doc["comparisons"]:
             print(f"{row['gate']:>24}: {row['variant']} vs {row['baseline']} on {row['distribution']}: ratio "
                   f"{row['ratio']:.4f}, simultaneous CI [{row['ci_adj_low']:.4f}, {row['ci_adj_high']:.4f}]")
@@ -338,8 +378,7 @@ def _diff(args: argparse.Namespace) -> int:
     gate = args.fail_if_slower
     if gate is not None and not (math.isfinite(gate) and gate >= 0):
         raise UsageError(f"--fail-if-slower {gate:g}: must be a finite, non-negative percentage")
-    if args.json_out is not None:
-        check_output_file(args.json_out, "--json", before + after)
+    _check_outputs(args)
     runs = load_runs(before + after)
     rb, ra = runs[:len(before)], runs[len(before):]
     changed = context_differences(rb, ra)
@@ -371,7 +410,7 @@ def _diff(args: argparse.Namespace) -> int:
                "normalized_by": args.normalize, "fail_if_slower_percent": gate, "level": args.level,
                "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
                "context_differences": changed, "shifts": rows}
-        write_text_atomic(args.json_out, json_text(doc), "--json", before + after)
+        write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))
     return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0
 
 
@@ -388,8 +427,7 @@ def _check_level(level: float) -> None:
 
 def _classes(args: argparse.Namespace) -> int:
     _check_margin_level(args)
-    if args.csv_out is not None:
-        check_output_file(args.csv_out, "--csv", [args.file])
+    _check_outputs(args)
     run = load_run(args.file)
     try:
         decs = ([decompose(run, v, args.baseline, args.level, args.margin / 100) for v in args.variant]
@@ -404,17 +442,14 @@ def _classes(args: argparse.Namespace) -> int:
     if args.csv_out is not None:
         import pandas as pd
         rows = [row for dec in decs for row in dec.rows()]
-        write_text_atomic(args.csv_out, pd.DataFrame(rows).to_csv(index=False), "--csv", [args.file])
+        write_text_atomic(args.csv_out, pd.DataFrame(rows).to_csv(index=False), "--csv", inputs_of(args))
     return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
     _check_margin_level(args)
-    inputs = [args.file] + ([args.probe] if args.probe else [])
-    if args.csv_out is not None:
-        check_output_file(args.csv_out, "--csv", inputs)
-    if args.plot is not None:
-        check_output_file(f"{args.plot}.png", "--plot", inputs)
+    _check_outputs(args)
+    inputs = inputs_of(args)
     probe_doc = read_probe(args.probe) if args.probe else None
     run = load_run(args.file)
     try:
@@ -444,8 +479,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _pressure(args: argparse.Namespace) -> int:
     _check_margin_level(args)
-    if args.plot is not None:
-        check_output_file(f"{args.plot}.png", "--plot", args.files)
+    _check_outputs(args)
     runs = load_runs(args.files)
     try:
         df = pressure_frame(runs, args.baseline, args.level, args.margin / 100)
@@ -462,7 +496,7 @@ def _pressure(args: argparse.Namespace) -> int:
           "is diluted by it); code_size: bytes of the variant's function (null: not known)")
     if args.plot is not None:
         from . import plots
-        write_bytes_atomic(f"{args.plot}.png", _png(plots.pressure(df)), "--plot", args.files)
+        write_bytes_atomic(f"{args.plot}.png", _png(plots.pressure(df)), "--plot", inputs_of(args))
     return 0
 
 
@@ -505,7 +539,7 @@ def _threads(args: argparse.Namespace) -> int:
     if args.plot is not None:
         if len(args.files) != 1:
             raise UsageError(f"--plot: draws one file, {len(args.files)} given")
-        check_output_file(args.plot, "--plot", args.files + args.one_thread)
+    _check_outputs(args)
     runs = load_runs(args.files + args.one_thread)
     runs, solo = runs[:len(args.files)], runs[len(args.files):]
     for run in runs:  # every file checked before anything is printed
@@ -534,18 +568,12 @@ def _threads(args: argparse.Namespace) -> int:
     print("\nthe verdicts of compare/summarize are about thread 0's batches timed with every thread running")
     if args.plot is not None:
         from . import plots
-        write_bytes_atomic(args.plot, _png(plots.threads(runs[0], args.level)), "--plot", args.files + args.one_thread)
+        write_bytes_atomic(args.plot, _png(plots.threads(runs[0], args.level)), "--plot", inputs_of(args))
     return 0
 
 
 def _probe(args: argparse.Namespace) -> int:
-    outs = []
-    if args.plot is not None:
-        outs += [f"{args.plot}_latency.png", f"{args.plot}_bandwidth.png"]
-    if args.csv_out is not None:
-        outs += [f"{args.csv_out}_latency.csv", f"{args.csv_out}_bandwidth.csv"]
-    for o in outs:
-        check_output_file(o, "--plot" if o.endswith(".png") else "--csv", [args.file])
+    _check_outputs(args)
     doc = read_probe(args.file)
     print(f"== memory system: {args.file}")
     print("\n".join(plain(x) for x in probe_context_lines(doc)))
@@ -557,15 +585,15 @@ def _probe(args: argparse.Namespace) -> int:
         print(f"\n== bandwidth, GB/s ({doc['bandwidth']['unit']})")
         print(bandwidth_table(doc))
     if args.csv_out is not None:
-        write_text_atomic(f"{args.csv_out}_latency.csv", latency_frame(doc).to_csv(index=False), "--csv", [args.file])
+        write_text_atomic(f"{args.csv_out}_latency.csv", latency_frame(doc).to_csv(index=False), "--csv", inputs_of(args))
         write_text_atomic(f"{args.csv_out}_bandwidth.csv", bandwidth_frame(doc).to_csv(index=False), "--csv",
-                          [args.file])
+                          inputs_of(args))
     if args.plot is not None:
         from . import plots
         if doc.get("latency"):
-            write_bytes_atomic(f"{args.plot}_latency.png", _png(plots.probe_latency(doc)), "--plot", [args.file])
+            write_bytes_atomic(f"{args.plot}_latency.png", _png(plots.probe_latency(doc)), "--plot", inputs_of(args))
         if doc.get("bandwidth"):
-            write_bytes_atomic(f"{args.plot}_bandwidth.png", _png(plots.probe_bandwidth(doc)), "--plot", [args.file])
+            write_bytes_atomic(f"{args.plot}_bandwidth.png", _png(plots.probe_bandwidth(doc)), "--plot", inputs_of(args))
     return 0
 
 
@@ -591,7 +619,7 @@ def _callsites(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    check_output_file(args.output, "-o", [args.file])
+    _check_outputs(args)
     run = load_run(args.file)
     if args.format == "gbench":
         to_gbench_file(run, args.output, "-o")

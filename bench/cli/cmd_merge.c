@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "base/flags.h"
+#include "base/inputs.h"
 #include "report/folder.h"
 #include "report/provenance.h"
 #include "workload/recording.h"
@@ -35,19 +35,27 @@ static void usage(FILE *out)
     mfb_flags_usage(out, merge_flags, sizeof merge_flags / sizeof merge_flags[0]);
 }
 
-/* Whether inputs[i] is the same file or folder as an earlier input (the same path, a symbolic or
- * a hard link): its calls would be counted twice. An input that cannot be read is left to the
- * reader, which names what is wrong with it. */
-static int repeated(char **inputs, int first, int i, struct mfb_err *err)
+/* What merge reads: the folders and the bpftrace files (a FUNCTION:FILE's file part). They add
+ * up, so none may be given twice, even through a link; and the new folder must not be one of them
+ * (it must not exist at all, which mfb_folder_begin checks; this names the input it would be). */
+static int merge_inputs(char **folders, int nfolders, const char *const *bpf, int nbpf, const char *out,
+                        struct mfb_err *err)
 {
-    struct stat a, b;
-    if (stat(inputs[i], &a) != 0)
-        return 0;
-    for (int j = first; j < i; j++)
-        if (stat(inputs[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-            return mfb_fail(err, "%s: the same folder as %s (given twice, or through a link): its calls would be "
-                                 "counted twice", inputs[i], inputs[j]);
-    return 0;
+    struct mfb_inputs in = {0};
+    int rc = 0;
+    for (int i = 0; i < nfolders && rc == 0; i++)
+        rc = mfb_inputs_add(&in, MFB_INPUT_RECORDING, folders[i], strlen(folders[i]), err);
+    for (int i = 0; i < nbpf && rc == 0; i++) {
+        const char *file = strchr(bpf[i], ':');
+        if (file) /* one without a colon is refused, with its form, where it is read */
+            rc = mfb_inputs_add(&in, MFB_INPUT_BPFTRACE, file + 1, strlen(file + 1), err);
+    }
+    if (rc == 0)
+        rc = mfb_inputs_check_distinct(&in, err);
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, out, "-o", err);
+    mfb_inputs_free(&in);
+    return rc;
 }
 
 int mfb_cmd_merge(int argc, char **argv)
@@ -84,13 +92,12 @@ int mfb_cmd_merge(int argc, char **argv)
         return MFB_EXIT_USAGE;
     }
     struct mfb_err err = {{0}};
+    if (merge_inputs(argv + optind, argc - optind, bpf, nbpf, out, &err) < 0) {
+        fprintf(stderr, "memfbench merge: %s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
     struct mfb_recording rec = {0};
     int rc = 0;
-    for (int i = optind; i < argc; i++)
-        if (repeated(argv, optind, i, &err) < 0) {
-            fprintf(stderr, "memfbench merge: %s\n", err.msg);
-            return MFB_EXIT_USAGE;
-        }
     for (int i = optind; i < argc && rc == 0; i++)
         if ((rc = mfb_provenance_check(argv[i], &err)) == 0)
             rc = mfb_recording_add_tables(&rec, argv[i], &err);

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "base/flags.h"
+#include "base/inputs.h"
 #include "orchestrate/program.h"
 #include "report/folder.h"
 #include "report/temporaries.h"
@@ -196,6 +197,18 @@ static void report(const struct record_args *a, char **argv, const struct mfb_re
     }
 }
 
+/* What record reads is the program (a name without a slash is looked up in PATH, never in the
+ * current folder, so only a path can name a file here): the new folder must not be it. */
+static int record_check_output(const char *program, const char *out, struct mfb_err *err)
+{
+    struct mfb_inputs in = {0};
+    int rc = strchr(program, '/') ? mfb_inputs_add(&in, MFB_INPUT_PROGRAM, program, strlen(program), err) : 0;
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, out, "-o", err);
+    mfb_inputs_free(&in);
+    return rc;
+}
+
 int mfb_cmd_record(int argc, char **argv)
 {
     struct record_args a;
@@ -210,7 +223,7 @@ int mfb_cmd_record(int argc, char **argv)
                 lib);
         return MFB_EXIT_FAIL;
     }
-    char *tmp = mfb_folder_begin(a.out, &err);
+    char *tmp = record_check_output(argv[a.program], a.out, &err) == 0 ? mfb_folder_begin(a.out, &err) : NULL;
     if (!tmp) {
         fprintf(stderr, "memfbench record: %s\n", err.msg);
         return MFB_EXIT_USAGE;

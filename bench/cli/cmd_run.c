@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inputs.h"
 #include "base/rng.h"
 #include "base/seeds.h"
 #include "cli/commands.h"
@@ -35,34 +36,42 @@ static void on_signal(int sig)
     mfb_guard_stop_requested(); /* a call that never returns to see the flag is ended by the guard */
 }
 
-/* The result must not replace a file the run reads: a distribution file, a plugin, a probe file, a
- * trace. */
-static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
+/* What a run reads: every plugin, the distribution's tables (siblings included), the trace and
+ * the probe file. The result file is checked against this list before anything is measured. */
+static int run_inputs(const struct mfb_study *c, struct mfb_inputs *in, struct mfb_err *err)
 {
     for (int i = 0; i < c->nvariants; i++) {
         if (!mfb_plugin_spec(c->variants[i]))
             continue;
-        char path[PATH_MAX];
         const char *colon = strrchr(c->variants[i], ':');
-        snprintf(path, sizeof path, "%.*s", (int)(colon - c->variants[i]), c->variants[i]);
-        if (mfb_output_not_input(out, path, err) < 0)
+        if (mfb_inputs_add(in, MFB_INPUT_PLUGIN, c->variants[i], (size_t)(colon - c->variants[i]), err) < 0)
             return -1;
     }
-    if ((c->cache_from && mfb_output_not_input(out, c->cache_from, err) < 0) ||
-        (c->trace && mfb_output_not_input(out, c->trace, err) < 0))
+    if ((c->cache_from && mfb_inputs_add(in, MFB_INPUT_PROBE_FILE, c->cache_from, strlen(c->cache_from), err) < 0) ||
+        (c->trace && mfb_inputs_add(in, MFB_INPUT_TRACE, c->trace, strlen(c->trace), err) < 0))
         return -1;
     struct mfb_dist d = {0};
     const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
     /* A distribution that does not load is reported later, where it is used. */
     struct mfb_err ignored;
-    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) < 0) {
-        mfb_dist_free(&d);
-        return 0;
-    }
     int rc = 0;
-    for (int i = 0; i < d.nfiles && rc == 0; i++)
-        rc = mfb_output_not_input(out, d.files[i].path, err);
+    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) == 0)
+        for (int i = 0; i < d.nfiles && rc == 0; i++)
+            rc = mfb_inputs_add(in, MFB_INPUT_DISTRIBUTION, d.files[i].path, strlen(d.files[i].path), err);
     mfb_dist_free(&d);
+    return rc;
+}
+
+/* The result must not replace a file the run reads (stdout replaces nothing). */
+static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
+{
+    if (out->f == stdout)
+        return 0;
+    struct mfb_inputs in = {0};
+    int rc = run_inputs(c, &in, err);
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, out->path, "-o", err);
+    mfb_inputs_free(&in);
     return rc;
 }
 

@@ -103,16 +103,6 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
     return 0;
 }
 
-int mfb_output_not_input(const struct mfb_output *o, const char *input, struct mfb_err *err)
-{
-    struct stat a, b;
-    if (o->f == stdout || stat(o->path, &a) != 0 || stat(input, &b) != 0)
-        return 0;
-    if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        return mfb_fail(err, "%s: -o names an input of this run (%s); it would be overwritten", o->path, input);
-    return 0;
-}
-
 int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples *smp, struct mfb_err *err)
 {
     char *text = cJSON_Print(doc);

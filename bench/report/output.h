@@ -21,9 +21,6 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
 /* For a file that already is a temporary (a child of --processes writes the one its parent
  * made): written in place, no rename. */
 int mfb_output_open_direct(struct mfb_output *o, const char *path, struct mfb_err *err);
-/* Fails when the existing target is the file `input` (an input of the run: a distribution
- * file, a plugin), so a run never overwrites what it reads. */
-int mfb_output_not_input(const struct mfb_output *o, const char *input, struct mfb_err *err);
 /* Creates an empty temporary file beside target, named so leftovers can be recognised
  * (report/temporaries.h); returns its malloc'd name, NULL on failure. */
 char *mfb_output_temp(const char *target, const char *what);

@@ -99,6 +99,23 @@ def export_o_is_the_input(d, doc):
 
 
 @case
+def diff_json_is_the_after_file(d, doc):
+    after = write(d, "after.json", (d / "good.json").read_bytes())
+    return ["diff", good(d), after, "--json", after], f"--json {after}"
+
+
+@case
+def probe_csv_is_the_input(d, doc):  # the input rule covers every subcommand's outputs (cli.inputs_of)
+    probe = write(d, "p_latency.csv", "{}")
+    return ["probe", probe, "--csv", str(d / "p")], "is an input file"
+
+
+@case
+def sweep_csv_and_plot_are_one_file(d, doc):
+    return ["sweep", good(d), "--csv", str(d / "s.png"), "--plot", str(d / "s")], "the same file as"
+
+
+@case
 def compare_json_in_missing_folder(d, doc):
     out = str(d / "nodir" / "c.json")
     return ["compare", good(d), "--json", out], f"--json {out}"

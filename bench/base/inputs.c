@@ -1,0 +1,76 @@
+#include "base/inputs.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *mfb_input_kind_name(enum mfb_input_kind kind)
+{
+    switch (kind) {
+    case MFB_INPUT_DISTRIBUTION: return "distribution table";
+    case MFB_INPUT_PLUGIN: return "plugin";
+    case MFB_INPUT_TRACE: return "trace";
+    case MFB_INPUT_PROBE_FILE: return "probe file";
+    case MFB_INPUT_PROGRAM: return "program";
+    case MFB_INPUT_RECORDING: return "recorded folder";
+    case MFB_INPUT_BPFTRACE: return "bpftrace histogram";
+    }
+    return "input";
+}
+
+int mfb_inputs_add(struct mfb_inputs *in, enum mfb_input_kind kind, const char *path, size_t len, struct mfb_err *err)
+{
+    if (in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 8;
+        struct mfb_input *v = realloc(in->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return mfb_fail(err, "out of memory listing the inputs");
+        in->v = v;
+        in->cap = cap;
+    }
+    char *copy = strndup(path, len);
+    if (!copy)
+        return mfb_fail(err, "out of memory listing the inputs");
+    in->v[in->n++] = (struct mfb_input){.kind = kind, .path = copy};
+    return 0;
+}
+
+static bool same(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int mfb_inputs_check_output(const struct mfb_inputs *in, const char *path, const char *option, struct mfb_err *err)
+{
+    struct stat o, i;
+    if (stat(path, &o) != 0)
+        return 0;
+    for (int k = 0; k < in->n; k++)
+        if (stat(in->v[k].path, &i) == 0 && same(&o, &i))
+            return mfb_fail(err, "%s: %s names an input, the %s %s; it would be overwritten", path,
+                            option, mfb_input_kind_name(in->v[k].kind), in->v[k].path);
+    return 0;
+}
+
+int mfb_inputs_check_distinct(const struct mfb_inputs *in, struct mfb_err *err)
+{
+    struct stat a, b;
+    for (int k = 1; k < in->n; k++) {
+        if (stat(in->v[k].path, &a) != 0)
+            continue;
+        for (int j = 0; j < k; j++)
+            if (stat(in->v[j].path, &b) == 0 && same(&a, &b))
+                return mfb_fail(err, "%s: the same %s as %s (given twice, or through a link): its calls would be "
+                                     "counted twice", in->v[k].path, mfb_input_kind_name(in->v[k].kind), in->v[j].path);
+    }
+    return 0;
+}
+
+void mfb_inputs_free(struct mfb_inputs *in)
+{
+    for (int k = 0; k < in->n; k++)
+        free(in->v[k].path);
+    free(in->v);
+    *in = (struct mfb_inputs){0};
+}
