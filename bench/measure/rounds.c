@@ -42,7 +42,13 @@ struct rounds {
     struct mfb_stoprule target;
     uint64_t start_ns, last_progress_ns, last_check_ns, first_tick;
     bool have_first;
+    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM/SIGHUP (thread 0's; never set for the others) */
 };
+
+/* time_round's result when a stop request came mid-round: the round is left at the next batch's
+ * boundary, so a stop never waits for a long round (a trace, many classes, large calls), and its
+ * batches are dropped, so the file holds whole rounds only (every variant on the same calls). */
+#define ROUND_ABANDONED 1
 
 static double elapsed_s(const struct rounds *st, uint64_t now)
 {
@@ -256,8 +262,12 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
 static int alone_batch(struct mfb_run *r, struct rounds *st, const struct slot *sl, struct mfb_err *err)
 {
     uint64_t ticks;
+    if (r->thread == 0) /* the others read it only after this barrier, and are past reading the last one */
+        r->team->abandon = *st->stop != 0;
     if (mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
+    if (r->team->abandon)
+        return ROUND_ABANDONED;
     if (r->thread == 0 && time_batch(r, st, sl, true, &ticks, err) < 0)
         return -1;
     if (mfb_team_wait(r->team, r->thread == 0 ? MFB_WAIT_SPIN : MFB_WAIT_SLEEP) < 0)
@@ -268,7 +278,8 @@ static int alone_batch(struct mfb_run *r, struct rounds *st, const struct slot *
 /* Every variant once, in the round's order, on the calls now in the parameter array (the whole
  * distribution's, or size class `cls`'s with its own shape); adds their ticks to *total. With
  * several threads, thread 0 also times each variant alone: after its batch beside the others on
- * even rounds, before it on odd ones, so neither kind always follows the other. */
+ * even rounds, before it on odd ones, so neither kind always follows the other. 0, -1 with err,
+ * or ROUND_ABANDONED: one thread sees the stop before each batch, a team at each alone batch. */
 static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t calls_log2, uint32_t passes,
                         uint64_t pass_bytes, double *total, struct mfb_err *err)
 {
@@ -277,13 +288,16 @@ static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t c
         struct slot sl = {.vi = st->order[pos], .pos = pos, .cls = cls, .calls_log2 = calls_log2, .passes = passes,
                           .pass_bytes = pass_bytes};
         uint64_t ticks;
-        if (alone && alone_first && alone_batch(r, st, &sl, err) < 0)
-            return -1;
+        int rc;
+        if (!alone && *st->stop)
+            return ROUND_ABANDONED;
+        if (alone && alone_first && (rc = alone_batch(r, st, &sl, err)) != 0)
+            return rc;
         if (time_batch(r, st, &sl, false, &ticks, err) < 0)
             return -1;
         *total += (double)ticks;
-        if (alone && !alone_first && alone_batch(r, st, &sl, err) < 0)
-            return -1;
+        if (alone && !alone_first && (rc = alone_batch(r, st, &sl, err)) != 0)
+            return rc;
     }
     return 0;
 }
@@ -303,15 +317,15 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     r->activity->round = round;
     *total = 0;
     /* A sweep times its points only: the union of their sizes is for verification and calibration. */
-    if (!r->sweep && time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err) < 0)
-        return -1;
+    int rc = r->sweep ? 0 : time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err);
     /* --by-class: every class, in the same order of variants, on fresh calls of its own. */
-    for (int k = 0; r->by_class.on && k < r->by_class.classes.n; k++) {
+    for (int k = 0; rc == 0 && r->by_class.on && k < r->by_class.classes.n; k++) {
         const struct mfb_class_shape *sh = &r->by_class.shape[k];
         uint64_t bytes = mfb_sampler_fill(&st->class_samplers[k], st->params, (size_t)1 << sh->calls_log2);
-        if (time_batches(r, st, k + 1, sh->calls_log2, sh->passes, bytes, total, err) < 0)
-            return -1;
+        rc = time_batches(r, st, k + 1, sh->calls_log2, sh->passes, bytes, total, err);
     }
+    if (rc != 0)
+        return rc;
     r->res.rounds++;
     return 0;
 }
@@ -446,11 +460,20 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     int rc = 0;
     r->stop.reason = MFB_STOP_NONE;
     r->activity->phase = MFB_PHASE_TIMING;
+    st.stop = stop;
     while (rc == 0 && r->stop.reason == MFB_STOP_NONE) {
         double total;
+        size_t kept = r->res.samples.n, kept_alone = team_of(r) ? team_of(r)->alone_samples.n : 0;
         rc = time_round(r, &st, &total, err);
-        if (rc == 0 && r->thread == 0)
+        if (rc == ROUND_ABANDONED) {
+            r->res.samples.n = kept;
+            if (team_of(r) && r->thread == 0)
+                team_of(r)->alone_samples.n = kept_alone;
+            rc = 0;
+            r->stop.reason = MFB_STOP_INTERRUPTED; /* thread 0's; share_round hands it on */
+        } else if (rc == 0 && r->thread == 0) {
             rc = after_round(r, &st, total, *stop != 0, err);
+        }
         if (team_of(r))
             rc = share_round(r, &st, rc, err);
     }

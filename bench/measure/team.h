@@ -52,6 +52,9 @@ struct mfb_team {
     /* thread 0's decisions after each round, read by the others after the round's barrier */
     int stop_reason;
     bool warming;
+    /* thread 0's stop request, written before the first barrier of each alone batch and read by
+     * every thread after it: the one point where all threads abandon a round together */
+    bool abandon;
     struct mfb_samples alone_samples;             /* thread 0's batches timed alone */
     struct mfb_member *members;                   /* threads 1..n-1 */
 };

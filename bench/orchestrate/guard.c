@@ -156,9 +156,9 @@ static void on_fatal(int sig, siginfo_t *info, void *ctx)
 }
 
 /* After a stop request the timer ticks every STOP_TICK_US. memfbench's own set-up (PREPARING)
- * ends at the first tick. Loading, verification or calibration
- * still under way after STOP_GRACE_TICKS of them ends the run there (nothing is measured yet);
- * the rounds check the request after each round and keep what they measured, so they end only
+ * ends at the first tick. Loading, verification or calibration still under way after
+ * STOP_GRACE_TICKS of them ends the run there (nothing is measured yet); the rounds check the
+ * request before each batch and keep the whole rounds they measured, so the guard ends them only
  * when a call has not returned for a whole tick (a hang), as its samples cannot be written
  * safely while the code under test holds the thread. Either way, within a second of the signal
  * and without a result file. */

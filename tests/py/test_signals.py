@@ -8,6 +8,8 @@ after the request; record kills a program 0.75 s after passing it on); it is ass
 build only, where nothing else slows the process down."""
 from __future__ import annotations
 
+import collections
+import json
 import os
 import signal
 import subprocess
@@ -99,14 +101,39 @@ def test_run_stopped_while_it_prepares_its_buffers(tmp_path: Path, delay: float)
 
 
 def test_a_run_that_is_not_stuck_keeps_what_it_measured(tmp_path: Path) -> None:
-    """The guard ends only calls that do not return: a run in its rounds finishes the round and
-    writes every batch, as before."""
+    """The guard ends only calls that do not return: a run in its rounds stops before its next
+    batch and writes every whole round, as before."""
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "60",
            "-v", "libc", "-v", "bytes", *GEOMETRY, "-o", "out.json"]
     r, elapsed = stop_after(cmd, 3, tmp_path)
     assert r.returncode == 128 + signal.SIGINT and (tmp_path / "out.json").is_file(), r.stderr
     assert "holds every batch measured" in r.stderr
     assert_quick(elapsed)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_stop_does_not_wait_for_a_long_round(tmp_path: Path, threads: int) -> None:
+    """Thirty names of a plugin that turns slow 2 s after its first call make rounds of about 4 s
+    (30 batches of 512 calls of 250 us; with two threads, eight names and their alone batches). The stop is seen before the next batch: the run ends
+    within the second (before, it waited for the round's end: 4-7 s here),
+    and the round it was in is dropped, so the file holds whole rounds only, every variant once
+    in each."""
+    names = [f"{wrong_plugin()}:late_slow_memcpy=slow{i}" for i in range(30 if threads == 1 else 8)]
+    team = [] if threads == 1 else ["--threads", "2", "--cpus", "0,1"]  # two batches a variant: one alone
+    cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "120",
+           "--batch-passes", "1", "-v", "libc", *[x for n in names for x in ("-v", n)], *team, *GEOMETRY,
+           "-o", "out.json"]
+    r, elapsed = stop_after(cmd, 6, tmp_path)
+    assert r.returncode == 128 + signal.SIGINT and "holds every batch measured" in r.stderr, r.stderr
+    assert_quick(elapsed)
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert doc["status"]["stop_reason"] == "interrupted"
+    rounds = doc["samples"]["round"]
+    per_round = collections.Counter(zip(rounds, doc["samples"].get("thread", [0] * len(rounds))))
+    assert len(per_round) == doc["rounds"]["count"] * threads
+    # every variant once per thread, and once more alone on thread 0
+    assert sorted(set(per_round.values())) == ([len(names) + 1] if threads == 1 else [len(names) + 1, 2 * len(names) + 2])
+    assert leftovers(tmp_path) == ["out.json"]
 
 
 def test_record_passes_the_stop_on_and_leaves_nothing_running(tmp_path: Path) -> None:
