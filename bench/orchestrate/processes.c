@@ -23,6 +23,7 @@
 #include "orchestrate/child.h"
 #include "orchestrate/merge.h"
 #include "report/output.h"
+#include "report/temporaries.h"
 
 /* Options the parent sets itself for each child (with a value each). */
 static bool replaced_option(const char *a, bool *takes_value)
@@ -210,6 +211,10 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     snprintf(stdout_target, sizeof stdout_target, "%s/memfbench-stdout.json", tmpdir);
     bool to_stdout = !strcmp(cfg->output, "-");
     const char *target = to_stdout ? stdout_target : cfg->output;
+    /* A study killed with -o - (kill -9, a power cut) left its files there: removed once, by the
+     * first process, when the study that made them has ended (report/temporaries.h). */
+    if (to_stdout && i == 0)
+        mfb_temp_remove_stale(tmpdir, "memfbench-stdout.json");
     char what[16];
     snprintf(what, sizeof what, "-proc%d", i);
     if (!(s->tmp[i] = mfb_output_temp(target, what))) {

@@ -231,11 +231,16 @@ def test_stdout_output_with_processes_leaves_the_current_folder_alone(memfbench,
     here, tmp = tmp_path / "here", tmp_path / "tmp"
     here.mkdir()
     tmp.mkdir()
+    # a file a killed study left (its pid cannot exist) goes; one of a live process stays
+    stale = tmp / ".memfbench-stdout.json.memfbench-99999999-proc0.Ab12Cd"
+    live = tmp / f".memfbench-stdout.json.memfbench-{os.getpid()}-proc0.Ab12Cd"
+    stale.write_text("{")
+    live.write_text("{")
     args = [memfbench, "run", *QUICK[:-3], "--processes", "2", "-q", "-d", "fixed:64", "-v", "libc", "-o", "-"]
     p = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=here, env={**os.environ, "TMPDIR": str(tmp)})
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["config"]["processes"] == 2
-    assert list(here.iterdir()) == [] and list(tmp.iterdir()) == []
+    assert list(here.iterdir()) == [] and list(tmp.iterdir()) == [live]
     p = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=here,
                        env={**os.environ, "TMPDIR": str(tmp_path / "missing")})
     lines = p.stderr.strip().splitlines()
