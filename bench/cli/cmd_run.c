@@ -90,6 +90,7 @@ static int measure(struct mfb_run *run, struct mfb_background *background, const
             return -1;
         run->background = background;
     }
+    run->res.before_rounds_s = (double)(mfb_mono_ns() - run->res.started_ns) / 1e9;
     int rc = mfb_run_rounds(run, &stop_requested, err);
     mfb_background_stop(background);
     return merged ? mfb_team_join(run, rc, merged, err) : rc;
@@ -117,6 +118,11 @@ static void install_signals(struct mfb_warnings *warn)
 static int write_result(struct mfb_run *run, cJSON *host, struct mfb_output *out, const struct mfb_samples *samples,
                         struct mfb_err *err)
 {
+    if (stop_requested && run->res.rounds == 0) { /* the first round was dropped when the stop came */
+        cJSON_Delete(host);
+        fprintf(stderr, "memfbench: interrupted before the first round ended; no result file\n");
+        return MFB_EXIT_INTERRUPTED;
+    }
     cJSON *doc = mfb_document(run, host);
     int rc = mfb_output_commit(out, doc, samples, err);
     cJSON_Delete(doc);
@@ -150,6 +156,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
                           .activity = &activity, .layout = *layout};
     int status = MFB_EXIT_FAIL;
+    run.res.started_ns = mfb_mono_ns();
     /* A child writes into the temporary its parent made; everyone else into a new temporary. */
     install_signals(&warn); /* before the temporary exists, so a stop never leaves it behind */
     rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output, &err);
@@ -185,8 +192,10 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     mfb_assemble_caches(&caches, &cfg, &probed, &warn);
     if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
         goto fail;
+    uint64_t t_workload = mfb_mono_ns();
     if (mfb_assemble_workload(&run, &dist, &trace, &sweep, &cfg, &err) < 0)
         goto fail;
+    run.res.stage_s[MFB_STAGE_WORKLOAD] = (double)(mfb_mono_ns() - t_workload) / 1e9;
     const struct mfb_workset_need need = {.max_size = mfb_table_max(&dist.size),
                                           .align_period = mfb_dist_align_period(&dist),
                                           .overlap = mfb_dist_overlaps(&dist),

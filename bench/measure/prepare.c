@@ -204,19 +204,34 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
     return rc;
 }
 
+/* Seconds since *t, which moves on to now: one stage's share. */
+static double lap(uint64_t *t)
+{
+    uint64_t now = mfb_mono_ns(), then = *t;
+    *t = now;
+    return (double)(now - then) / 1e9;
+}
+
 int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
 {
-    uint64_t t0 = mfb_mono_ns();
-    if (selfcheck(r, err) < 0 || draw_params(r, err) < 0 || verify_variants(r, err) < 0)
+    uint64_t t0 = mfb_mono_ns(), t = t0;
+    double *stage = r->res.stage_s;
+    if (selfcheck(r, err) < 0 || draw_params(r, err) < 0)
         return -1;
+    stage[MFB_STAGE_SELFCHECK] = lap(&t);
+    if (verify_variants(r, err) < 0)
+        return -1;
+    stage[MFB_STAGE_VERIFY] = lap(&t);
     struct mfb_rng rng;
     mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_CALIBRATE));
     r->activity->phase = MFB_PHASE_CALIBRATING;
     mfb_calibrate_batch(r, &rng);
     int rc = mfb_calibrate_linearity(r, &rng, err);
     r->activity->phase = MFB_PHASE_IDLE;
+    stage[MFB_STAGE_CALIBRATE] = lap(&t);
     if (rc < 0 || prepare_classes(r, err) < 0)
         return -1;
+    stage[MFB_STAGE_CLASSES] = lap(&t);
     r->res.prepare_s = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
 }

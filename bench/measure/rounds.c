@@ -477,6 +477,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
         if (team_of(r))
             rc = share_round(r, &st, rc, err);
     }
+    uint64_t after = mfb_mono_ns();
     /* where the windows' lines are as the last round left them, outside every timed batch, before
      * the harness's own batches move anything */
     if (rc == 0 && r->thread == 0)
@@ -484,6 +485,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     /* the harness overhead is thread 0's: the others' batches are about interference */
     if (rc == 0 && r->thread == 0)
         rc = finish(r, &st, err);
+    r->res.stage_s[MFB_STAGE_OVERHEAD] = (double)(mfb_mono_ns() - after) / 1e9;
     r->activity->phase = MFB_PHASE_IDLE;
     release(&st, r->by_class.classes.n);
     return rc;

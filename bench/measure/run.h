@@ -128,10 +128,25 @@ struct mfb_harness {
     double overhead_ns_per_call; /* the function's noop through the same loop, always measured */
 };
 
+/* Where a process's fixed cost goes, stage by stage, so that a study's set-up cost is read from its
+ * file rather than guessed. The arena's two stages are the workset's (map and fill). */
+enum mfb_stage {
+    MFB_STAGE_WORKLOAD,    /* distribution, trace or sweep loaded and resolved */
+    MFB_STAGE_SELFCHECK,   /* the sampler's draws checked against the tables */
+    MFB_STAGE_VERIFY,      /* every variant checked on the calls it will be timed on */
+    MFB_STAGE_CALIBRATE,   /* batch shape and linearity */
+    MFB_STAGE_CLASSES,     /* --by-class and sweep points: their shapes and self-checks */
+    MFB_STAGE_OVERHEAD,    /* after the rounds: the placement check and the harness's noop */
+    MFB_STAGE_COUNT
+};
+
 struct mfb_results {
     struct mfb_samples samples;
     uint32_t rounds;             /* warm-up included */
     double prepare_s, rounds_s;
+    double stage_s[MFB_STAGE_COUNT];
+    uint64_t started_ns;         /* monotonic clock as the study's code began in this process */
+    double before_rounds_s;      /* from started_ns to the first round */
     struct mfb_residency placement_check; /* measured after the rounds (measure/residency.h) */
 };
 

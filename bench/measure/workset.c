@@ -294,6 +294,8 @@ int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err)
         }
     }
     w->arena = p;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    w->map_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     /* Compare functions need equal bytes everywhere so that any two offsets compare equal until
      * the injected mismatch. */
     if (mfb_func_compares(w->space.func)) {
@@ -305,6 +307,7 @@ int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     w->prefault_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    w->fill_ms = w->prefault_ms - w->map_ms;
     return 0;
 }
 

@@ -78,7 +78,8 @@ struct mfb_workset {
     enum mfb_small_max_source small_max_source; /* space.threshold's origin */
     uint64_t arena_size;
     uint8_t *arena;
-    double prefault_ms;
+    double prefault_ms;         /* map_ms + fill_ms */
+    double map_ms, fill_ms;     /* pages faulted in by the kernel; the content written */
     const char *fill;       /* what the buffers hold */
 };
 

@@ -56,7 +56,7 @@ static cJSON *process_entry(const cJSON *doc, int i)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "index", i);
-    const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status", "placement_check"};
+    const char *keep[] = {"seeds", "layout", "timer", "batch", "rounds", "harness", "status", "placement_check", "setup"};
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
         cJSON_AddItemToObject(e, keep[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, keep[k]), 1));
     const cJSON *bg = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "config"), "background");

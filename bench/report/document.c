@@ -595,6 +595,27 @@ static cJSON *rounds_json(const struct mfb_results *res, const struct mfb_warmup
     return o;
 }
 
+/* The file's names of the stages of enum mfb_stage, in its order. */
+static const char *const stage_names[MFB_STAGE_COUNT] = {
+    [MFB_STAGE_WORKLOAD] = "workload_s",   [MFB_STAGE_SELFCHECK] = "selfcheck_s",
+    [MFB_STAGE_VERIFY] = "verification_s", [MFB_STAGE_CALIBRATE] = "calibration_s",
+    [MFB_STAGE_CLASSES] = "classes_s",     [MFB_STAGE_OVERHEAD] = "after_rounds_s",
+};
+
+/* This process's fixed cost by stage (seconds): what it spent besides the rounds. */
+static cJSON *setup_json(const struct mfb_results *res, const struct mfb_workset *ws)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "before_rounds_s", res->before_rounds_s);
+    cJSON_AddNumberToObject(o, "arena_map_s", ws->map_ms / 1e3);
+    cJSON_AddNumberToObject(o, "arena_fill_s", ws->fill_ms / 1e3);
+    for (int k = 0; k < MFB_STAGE_COUNT; k++)
+        cJSON_AddNumberToObject(o, stage_names[k], res->stage_s[k]);
+    cJSON_AddStringToObject(o, "clock", "CLOCK_MONOTONIC; before_rounds_s covers the stages before the rounds and "
+                                        "the rest of the set-up (CPU plan, host description, clock calibration)");
+    return o;
+}
+
 cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
 {
     cJSON *d = cJSON_CreateObject();
@@ -625,6 +646,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
         cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i, &r->layout));
     cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
     cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
+    cJSON_AddItemToObject(d, "setup", setup_json(&r->res, r->ws));
     /* Later modes (perf counters, threads, latency probes) add their blocks here. */
     cJSON_AddObjectToObject(d, "extensions");
     return d;

@@ -129,7 +129,9 @@ def test_summary_on_stderr(run):
 
 def test_interrupt_writes_a_complete_file(memfbench, tmp_path: Path):
     out = tmp_path / "int.json"
-    p = subprocess.Popen([memfbench, "run", "-t", "60", "-q", "-o", str(out)], stderr=subprocess.PIPE, text=True)
+    # the geometry given: this machine's LLC could make the set-up outlast the wait
+    p = subprocess.Popen([memfbench, "run", "-t", "60", "-q", *GEOMETRY, "-o", str(out)], stderr=subprocess.PIPE,
+                         text=True)
     deadline = time.time() + 30
     # wait until it is past preparation (the temporary file exists from the start)
     time.sleep(3)
