@@ -68,7 +68,7 @@ bool mfb_workset_large_beyond_llc(const struct mfb_workset *w)
 {
     if (!w->space.large.used || !w->llc)
         return true;
-    return (double)w->space.large.size * w->space.roles >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
+    return (double)w->space.large.size >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
 }
 
 /* The L1 windows in use: small_size bytes per role, holding calls up to fits bytes. */

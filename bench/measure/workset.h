@@ -34,11 +34,13 @@ enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM 
  * one cache line, so that its offsets still move within a line from call to call. */
 #define MFB_MIN_ALIGN_ROOM 64u
 
-/* The large windows together should be at least this many times the LLC: a page shift lands on
- * lines still cached with probability about LLC / window, so at 2x up to half of them may be.
- * The window is 4 x LLC per buffer, capped at 1 GiB (the arena's offsets are 32-bit), so from a
- * 512 MiB LLC up (a whole socket's L3 as CPUID reports it on large AMD parts) the cap can win:
- * the run then warns, and the placement check measures what actually happened. */
+/* Each buffer's large window should be at least this many times the LLC: a page shift lands on
+ * lines still cached with probability about LLC / window, so at 2x up to half of them may be
+ * (and a window no larger than the LLC could be held whole). Per buffer, not the buffers
+ * together: a copy's source window alone must not fit either. The window is 4 x LLC per buffer,
+ * capped at 1 GiB (the arena's offsets are 32-bit), so above a 512 MiB LLC (a whole socket's L3
+ * as CPUID reports it on large AMD parts, a 1 GiB Genoa-X) the cap wins: the run then warns,
+ * and the placement check measures what actually happened. */
 #define MFB_LARGE_LLC_MULTIPLE 2.0
 
 /* What the calls to replay need from the layout, read off the distribution. */
@@ -92,7 +94,7 @@ static inline uint32_t mfb_workset_params(const struct mfb_workset *w)
 /* Decides the layout for a function, placement, caches and what the calls need. */
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
                      const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err);
-/* Whether the large windows together are at least MFB_LARGE_LLC_MULTIPLE times the planned LLC
+/* Whether each buffer's large window is at least MFB_LARGE_LLC_MULTIPLE times the planned LLC
  * (true when there is no large window). */
 bool mfb_workset_large_beyond_llc(const struct mfb_workset *w);
 /* The largest call a small window of `window` bytes per role holds for these needs. */

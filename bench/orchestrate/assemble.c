@@ -205,8 +205,8 @@ void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mf
                  (unsigned long long)ws->space.threshold, MFB_DEFAULT_SMALL_MAX);
     if (!mfb_workset_large_beyond_llc(ws))
         mfb_warn(warn, "large_window", "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
-                 "the LLC of %zu MiB: large calls may find their lines still cached (the placement check measures "
-                 "it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the socket's)",
-                 (unsigned long long)(ws->space.large.size >> 20),
-                 (double)ws->space.large.size * ws->space.roles / (double)caches->llc, caches->llc >> 20);
+                 "the LLC of %zu MiB, under %.0fx: large calls may find their lines still cached (the placement "
+                 "check measures it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the "
+                 "socket's)", (unsigned long long)(ws->space.large.size >> 20),
+                 (double)ws->space.large.size / (double)caches->llc, caches->llc >> 20, MFB_LARGE_LLC_MULTIPLE);
 }

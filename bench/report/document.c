@@ -431,9 +431,12 @@ static cJSON *workset_json(const struct mfb_workset *ws)
     cJSON *large = window_json(&ws->space.large, ws->space.threshold, false);
     /* every role's large window together, against the LLC the plan assumed: how likely a page
      * shift lands on lines still cached is about the inverse */
-    if (ws->space.large.used && ws->llc)
+    if (ws->space.large.used && ws->llc) {
         cJSON_AddNumberToObject(large, "llc_multiple",
                                 (double)ws->space.large.size * ws->space.roles / (double)ws->llc);
+        /* what the large_window warning reads (measure/workset.h, MFB_LARGE_LLC_MULTIPLE) */
+        cJSON_AddNumberToObject(large, "llc_multiple_per_buffer", (double)ws->space.large.size / (double)ws->llc);
+    }
     cJSON_AddItemToObject(w, "large_window", large);
     cJSON_AddNumberToObject(w, "arena_bytes", (double)ws->arena_size);
     cJSON_AddNumberToObject(w, "prefault_ms", ws->prefault_ms);
