@@ -137,6 +137,22 @@ static int write_result(struct mfb_run *run, cJSON *host, struct mfb_output *out
     return MFB_EXIT_INTERRUPTED;
 }
 
+/* The buffers: windows planned from the caches and what the calls need, the memory checked
+ * against what the machine has, the arena mapped and filled. */
+static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, const struct mfb_caches *caches,
+                          struct mfb_err *err)
+{
+    const struct mfb_study *cfg = run->study;
+    const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->dist->size),
+                                          .align_period = mfb_dist_align_period(run->dist),
+                                          .overlap = mfb_dist_overlaps(run->dist),
+                                          .small_max = cfg->small_max};
+    if (mfb_workset_plan(run->ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
+        mfb_plan_check_memory(cfg, plan, run->ws, caches, err) < 0)
+        return -1;
+    return mfb_workset_alloc(run->ws, mfb_stream_seed(run->seed, MFB_STREAM_ARENA), err);
+}
+
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_layout *layout)
 {
     struct mfb_study cfg = *cfg_in;
@@ -192,17 +208,8 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     mfb_assemble_caches(&caches, &cfg, &probed, &warn);
     if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
         goto fail;
-    uint64_t t_workload = mfb_mono_ns();
-    if (mfb_assemble_workload(&run, &dist, &trace, &sweep, &cfg, &err) < 0)
-        goto fail;
-    run.res.stage_s[MFB_STAGE_WORKLOAD] = (double)(mfb_mono_ns() - t_workload) / 1e9;
-    const struct mfb_workset_need need = {.max_size = mfb_table_max(&dist.size),
-                                          .align_period = mfb_dist_align_period(&dist),
-                                          .overlap = mfb_dist_overlaps(&dist),
-                                          .small_max = cfg.small_max};
-    if (mfb_workset_plan(&ws, cfg.func, cfg.placement, &caches, &need, &err) < 0 ||
-        mfb_plan_check_memory(&cfg, &plan, &ws, &caches, &err) < 0 ||
-        mfb_workset_alloc(&ws, mfb_stream_seed(run.seed, MFB_STREAM_ARENA), &err) < 0)
+    if (mfb_assemble_workload(&run, &dist, &trace, &sweep, &cfg, &err) < 0 ||
+        set_up_workset(&run, &plan, &caches, &err) < 0)
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);

@@ -168,6 +168,7 @@ int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const s
 int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_trace *trace, struct mfb_sweep **sweep,
                           const struct mfb_study *c, struct mfb_err *err)
 {
+    uint64_t t0 = mfb_mono_ns();
     if (c->trace) {
         if (mfb_trace_load(trace, c->trace, err) < 0 ||
             mfb_trace_dist(trace, c->trace, c->func, c->dist_dir, dist, err) < 0)
@@ -193,6 +194,7 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
     if (dist->overlap_ignored)
         mfb_note(r->warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
                  dist->name, mfb_func_name(c->func));
+    r->res.stage_s[MFB_STAGE_WORKLOAD] = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
 }
 
