@@ -110,8 +110,9 @@ def pinning(cpu: int | None) -> list[str]:
 
 
 def cv(x: list[float]) -> float:
+    """Coefficient of variation; NaN (said, not warned about) with fewer than two values."""
     a = np.asarray(x, float)
-    return float(np.std(a, ddof=1) / np.mean(a))
+    return float(np.std(a, ddof=1) / np.mean(a)) if len(a) > 1 else float("nan")
 
 
 def spread(x: list[float]) -> str:
