@@ -614,7 +614,7 @@ static cJSON *setup_json(const struct mfb_results *res, const struct mfb_workset
     cJSON_AddNumberToObject(o, "arena_fill_s", ws->fill_ms / 1e3);
     for (int k = 0; k < MFB_STAGE_COUNT; k++)
         cJSON_AddNumberToObject(o, stage_names[k], res->stage_s[k]);
-    cJSON_AddStringToObject(o, "clock", "CLOCK_MONOTONIC; before_rounds_s covers the stages before the rounds and "
+    cJSON_AddStringToObject(o, "clock", "CLOCK_MONOTONIC_RAW; before_rounds_s covers the stages before the rounds and "
                                         "the rest of the set-up (CPU plan, host description, clock calibration)");
     return o;
 }
