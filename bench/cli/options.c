@@ -11,6 +11,7 @@
 #include "base/parse.h"
 #include "base/flags.h"
 #include "base/warn.h"
+#include "measure/evict.h"
 #include "measure/layout.h"
 #include "orchestrate/cpus.h"
 #include "measure/pressure.h"
@@ -21,7 +22,7 @@
 enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
        OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT };
+       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT, OPT_LARGEWIN };
 
 /* The options of memfbench run, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag run_flags[] = {
@@ -65,6 +66,10 @@ static const struct mfb_flag run_flags[] = {
     {"small-max", required_argument, OPT_SMALLMAX, false, "B",
      "auto placement: calls up to B bytes are small (default 2K, the\n"
      "same on every machine; must fit the L1 window)"},
+    {"large-window", required_argument, OPT_LARGEWIN, false, "S",
+     "evicted (default where lines can be flushed: a 64 MiB window per\n"
+     "buffer, every line a timed batch's large calls touch flushed before\n"
+     "it, outside the timer) or sized (4 x LLC per buffer, no flush)"},
     {"code-rotation", required_argument, OPT_CODEROT, false, "R",
      "process (default): one code placement per process, balanced over\n"
      "the study; round (experimental): the loop and each built-in move\n"
@@ -227,6 +232,17 @@ static int apply_workload(int ch, const char *arg, struct mfb_study *c, struct m
         c->class_edges.nedges = 0; /* bare --by-class: the default edges, cut at the run's small_max */
         if (arg && mfb_classes_parse_edges(&c->class_edges, arg, err) < 0)
             return -1;
+        return 1;
+    case OPT_LARGEWIN:
+        if (!strcmp(arg, "sized"))
+            c->large_sized = true;
+        else if (!strcmp(arg, "evicted"))
+            c->large_sized = false;
+        else
+            return mfb_fail(err, "memfbench run: --large-window: '%s' is not evicted or sized", arg);
+        if (!c->large_sized && !mfb_evict_available())
+            return mfb_fail(err, "memfbench run: --large-window evicted: this CPU architecture has no user-mode "
+                                 "cache flush (needs x86-64 or AArch64)");
         return 1;
     case OPT_SMALLMAX: {
         size_t v;

@@ -4,9 +4,14 @@
  *   small window (auto, l1): a dependent walk over every line of the parameter array and the small
  *     windows, repeated, must load at this core's L1 latency, measured by the same walk over a
  *     block that fits any L1d;
- *   large window: a dependent walk over lines sampled across the window, as the rounds left them,
- *     must load at about the latency of the same lines after they are flushed from every cache
- *     (auto, dram: beyond the LLC), or well below it (l2, llc: cached).
+ *   large window, evicted (auto, dram where lines can be flushed): lines sampled from the spans the
+ *     large calls of drawn passes touch are loaded (cached), then the run's own eviction step for
+ *     those passes runs (measure/evict.h), and a dependent walk over them must load at about the
+ *     latency of the same lines after the check's own flush, which must itself be well above the
+ *     cached latency (the flush takes lines out on this machine);
+ *   large window, sized (no user flush) or cached (l2, llc): a dependent walk over lines sampled
+ *     across the window, as the rounds left them, must load at about the latency of the same
+ *     lines after a flush from every cache (beyond the LLC), or well below it (cached).
  * Both walks are the same code, so the loop's own cost is in the reference too. */
 #ifndef MFB_RESIDENCY_H
 #define MFB_RESIDENCY_H
@@ -37,6 +42,10 @@ const char *mfb_check_verdict_name(enum mfb_check_verdict v);
 #define MFB_CHECK_MEMORY_LIMIT 0.75
 /* A window meant to stay in a cache (l2, llc) loads well below the flushed latency. */
 #define MFB_CHECK_CACHED_LIMIT 0.6
+/* Evicted window: the flushed lines must load at least this many times slower than the same lines
+ * cached, or the flush did not take them out and the comparison means nothing. Memory is 5-40x
+ * an L1 or L2 hit on every core we know (Zen 5 VM: about 130 against 2-5 ns). */
+#define MFB_CHECK_FLUSH_GAIN 3.0
 
 struct mfb_window_check {
     bool used;
@@ -45,6 +54,7 @@ struct mfb_window_check {
     double after_rounds_ns;    /* small: the first walk, straight after the rounds (NaN: none) */
     double ns_per_load;        /* small: warm walk, the least of the repeats; large: as left */
     double reference_ns;       /* small: the L1 reference; large: the same lines flushed */
+    double cached_ns;          /* evicted large window: the same lines just loaded (NaN: not measured) */
     double ratio;              /* ns_per_load / reference_ns */
     double limit;              /* pass: ratio <= limit (L1, cached), ratio >= limit (memory) */
     enum mfb_check_verdict verdict;
@@ -58,10 +68,11 @@ struct mfb_residency {
 };
 
 /* Measures w's windows on the calling thread (pinned where the rounds ran). seed picks the
- * sampled lines and walk orders. Allocates only scratch it frees; a failed allocation makes a
- * window "not measured". */
+ * sampled lines and walk orders; calls_log2 is the rounds' calls per pass (the evicted check
+ * draws passes over them). Allocates only scratch it frees; a failed allocation makes a window
+ * "not measured". */
 void mfb_residency_check(struct mfb_residency *r, const struct mfb_workset *w, const struct mfb_timer *t,
-                         uint64_t seed);
+                         uint8_t calls_log2, uint64_t seed);
 
 /* One warning per failed window: what was measured, what it means for the numbers, the fix.
  * l1d_bytes and source: the sizes the plan used, named in the message. */

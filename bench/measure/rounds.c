@@ -223,7 +223,7 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
      * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
      * L1) is this variant's own when the timed passes start, without replaying their order. */
     if (!r->study->no_prime)
-        mfb_run_time_batch_shaped(r, v, sl->calls_log2, 1, st->passes + sl->passes, &res);
+        mfb_run_prime(r, v, sl->calls_log2, 1, st->passes + sl->passes);
     /* --threads: every thread's timed passes start together, each thread primed */
     if (team_of(r) && !alone && mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
@@ -481,7 +481,8 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     /* where the windows' lines are as the last round left them, outside every timed batch, before
      * the harness's own batches move anything */
     if (rc == 0 && r->thread == 0)
-        mfb_residency_check(&r->res.placement_check, r->ws, r->timer, mfb_stream_seed(r->seed, MFB_STREAM_CHECK));
+        mfb_residency_check(&r->res.placement_check, r->ws, r->timer, r->cal.calls_log2,
+                            mfb_stream_seed(r->seed, MFB_STREAM_CHECK));
     /* the harness overhead is thread 0's: the others' batches are about interference */
     if (rc == 0 && r->thread == 0)
         rc = finish(r, &st, err);

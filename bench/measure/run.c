@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "impl/plugin.h"
+#include "measure/evict.h"
 
 const char *mfb_batch_rule_text(enum mfb_batch_rule r)
 {
@@ -54,25 +55,49 @@ struct mfb_call *mfb_run_params(const struct mfb_run *r)
     return (struct mfb_call *)(r->ws->arena + r->ws->params_off);
 }
 
-void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
+void mfb_run_time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
                         const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
     mfb_run_time_batch_shaped(r, v, r->cal.calls_log2, npasses, passes, res);
 }
 
-void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+static struct mfb_batch batch_of(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+                                 size_t npasses, const struct mfb_pass *passes)
+{
+    return (struct mfb_batch){.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
+                              .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
+                              .flip_lead = (uint32_t)r->study->flip_lead,
+                              .passes = passes, .reps = npasses, .timer = r->timer,
+                              .latency = r->study->latency, .pressure = r->pressure.fn};
+}
+
+static void run_batch(const struct mfb_run *r, const struct mfb_batch *b, struct mfb_batch_result *res)
+{
+    struct mfb_activity *a = r->activity;
+    a->variant = b->variant->name;
+    a->origin = b->variant->description;
+    a->beat++;
+    mfb_kernel_placements[mfb_layout_kernel_at(&r->layout, r->res.rounds)](b, res);
+}
+
+void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
                                size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
-    struct mfb_batch b = {.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
-                          .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
-                          .flip_lead = (uint32_t)r->study->flip_lead,
-                          .passes = passes, .reps = npasses, .timer = r->timer,
-                          .latency = r->study->latency, .pressure = r->pressure.fn};
-    struct mfb_activity *a = r->activity;
-    a->variant = v->name;
-    a->origin = v->description;
-    a->beat++;
-    mfb_kernel_placements[mfb_layout_kernel_at(&r->layout, r->res.rounds)](&b, res);
+    struct mfb_batch b = batch_of(r, v, calls_log2, npasses, passes);
+    if (r->ws->large_scheme == MFB_LARGE_EVICTED && r->ws->space.large.used) {
+        uint64_t t0 = mfb_mono_ns();
+        r->res.evicted_lines += mfb_evict_batch(&b, r->ws->space.roles);
+        r->res.evict_s += (double)(mfb_mono_ns() - t0) / 1e9;
+    }
+    run_batch(r, &b, res);
+}
+
+void mfb_run_prime(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
+                   const struct mfb_pass *passes)
+{
+    struct mfb_batch b = batch_of(r, v, calls_log2, npasses, passes);
+    struct mfb_batch_result res;
+    run_batch(r, &b, &res);
 }
 
 void mfb_run_free(struct mfb_run *r)

@@ -148,6 +148,8 @@ struct mfb_results {
     uint64_t started_ns;         /* monotonic clock as the study's code began in this process */
     double before_rounds_s;      /* from started_ns to the first round */
     struct mfb_residency placement_check; /* measured after the rounds (measure/residency.h) */
+    uint64_t evicted_lines;      /* lines flushed before timed batches (evicted large window) */
+    double evict_s;              /* the time those flushes took, all outside the timer */
 };
 
 struct mfb_run {
@@ -199,11 +201,17 @@ void mfb_team_free(struct mfb_team *t);
 
 /* The run's parameter array (in the arena). */
 struct mfb_call *mfb_run_params(const struct mfb_run *r);
-/* Times one batch of v: the run's calls per pass, npasses passes. */
-void mfb_run_time_batch(const struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
+/* Times one batch of v: the run's calls per pass, npasses passes. Where the large window is
+ * evicted (measure/evict.h), the lines its large calls will touch are flushed first, outside the
+ * timer, and the flush is counted in r->res. */
+void mfb_run_time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
                         const struct mfb_pass *passes, struct mfb_batch_result *res);
 /* The same with 2^calls_log2 calls per pass (a size class's shape). */
-void mfb_run_time_batch_shaped(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
                                size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res);
+/* One untimed priming pass (or more) of v, without eviction: it only sets the predictors and L1
+ * for v; the timed passes' lines are flushed after it. */
+void mfb_run_prime(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
+                   const struct mfb_pass *passes);
 
 #endif

@@ -84,6 +84,7 @@ struct mfb_study {
     enum mfb_code_rotation code_rotation; /* --code-rotation: code placements per round or per process */
     enum mfb_placement placement;
     uint64_t small_max;                /* auto placement's largest small call; 0: default */
+    bool large_sized;                  /* --large-window sized: no eviction, a window of 4 x LLC */
     bool by_class;                     /* --by-class */
     struct mfb_classes class_edges;    /* --by-class=E1,...: its edges, parsed (nedges 0: the default edges) */
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */

@@ -7,6 +7,7 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "measure/evict.h"
 #include "measure/timer.h"
 #include "workload/call.h"
 #include "workload/table.h"
@@ -38,6 +39,13 @@ static uint64_t round_down(uint64_t v, uint64_t a)
     return v / a * a;
 }
 
+const char *mfb_large_scheme_name(enum mfb_large_scheme s)
+{
+    static const char *const names[] = {[MFB_LARGE_EVICTED] = "evicted", [MFB_LARGE_SIZED] = "sized",
+                                        [MFB_LARGE_CACHED] = "cached"};
+    return names[s];
+}
+
 const char *mfb_small_max_source_name(enum mfb_small_max_source s)
 {
     static const char *const names[] = {[MFB_SMALL_MAX_DEFAULT] = "default", [MFB_SMALL_MAX_USER] = "user",
@@ -66,7 +74,7 @@ uint64_t mfb_workset_small_fits(uint64_t window, const struct mfb_workset_need *
 
 bool mfb_workset_large_beyond_llc(const struct mfb_workset *w)
 {
-    if (!w->space.large.used || !w->llc)
+    if (!w->space.large.used || !w->llc || w->large_scheme != MFB_LARGE_SIZED)
         return true;
     return (double)w->space.large.size >= MFB_LARGE_LLC_MULTIPLE * (double)w->llc;
 }
@@ -113,9 +121,9 @@ static int plan_auto(struct mfb_workset *w, const struct mfb_caches *c, const st
     use_small_windows(w, small_size, fits);
     if (need->max_size > sp->threshold) {
         sp->large.used = true;
-        /* Four times the LLC per role: a random page shift lands on lines still cached
-         * with probability at most about LLC / window. */
-        *large_size = 4 * (uint64_t)c->llc;
+        /* Sized: four times the LLC per role, so a random page shift lands on lines still
+         * cached with probability at most about LLC / window. */
+        *large_size = w->large_scheme == MFB_LARGE_EVICTED ? MFB_EVICT_WINDOW : 4 * (uint64_t)c->llc;
     }
     return 0;
 }
@@ -136,12 +144,16 @@ static int plan_l1(struct mfb_workset *w, const struct mfb_workset_need *need, u
 }
 
 /* placement l2, llc or dram: every call in one window sized for that level (half of L2 or of the
- * LLC over the roles, or eight LLCs), refused when it cannot hold two slices of the largest call. */
+ * LLC over the roles; dram: the evicted window per role, or eight LLCs over the roles where lines
+ * cannot be flushed), refused when it cannot hold two slices of the largest call. */
 static int plan_named(struct mfb_workset *w, enum mfb_placement pl, const struct mfb_caches *c, uint64_t max_size,
                       uint64_t slice, uint64_t *large_size, struct mfb_err *err)
 {
     struct mfb_space *sp = &w->space;
-    uint64_t total = pl == MFB_PL_L2 ? c->l2 / 2 : pl == MFB_PL_LLC ? c->llc / 2 : 8 * (uint64_t)c->llc;
+    uint64_t total = pl == MFB_PL_L2    ? c->l2 / 2
+                     : pl == MFB_PL_LLC ? c->llc / 2
+                     : w->large_scheme == MFB_LARGE_EVICTED ? MFB_EVICT_WINDOW * (uint64_t)sp->roles
+                                                            : 8 * (uint64_t)c->llc;
     *large_size = round_down(total / (uint64_t)sp->roles, PAGE);
     sp->large.used = true;
     sp->threshold = 0;
@@ -216,6 +228,9 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
                                                     : 0;
     w->align_room = align_room(need);
     w->llc = c->llc;
+    w->large_scheme = pl == MFB_PL_L2 || pl == MFB_PL_LLC ? MFB_LARGE_CACHED
+                      : mfb_evict_available() && !need->sized ? MFB_LARGE_EVICTED
+                                                          : MFB_LARGE_SIZED;
     uint64_t fits = mfb_workset_small_fits(small_size, need);
     /* A large call needs room for itself twice over in its slice so its offset stays random. */
     uint64_t slice = round_up(2 * need->max_size + 2 * MFB_MAX_ALIGN, PAGE);

@@ -18,6 +18,26 @@
 
 enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM };
 
+/* How a window meant to be beyond the LLC (auto's large calls, dram) keeps its lines out of it. */
+enum mfb_large_scheme {
+    MFB_LARGE_EVICTED, /* a fixed window; every line a timed batch's large calls touch is flushed
+                        * from every cache before the batch, outside the timer (measure/evict.h) */
+    MFB_LARGE_SIZED,   /* no user-mode flush on this architecture: a window of 4 x LLC per buffer,
+                        * so a shift lands on cached lines with probability about LLC / window */
+    MFB_LARGE_CACHED   /* placement l2 or llc: the window is meant to stay in that cache */
+};
+
+const char *mfb_large_scheme_name(enum mfb_large_scheme s);
+
+/* The large window per buffer when its lines are evicted before each batch. Its size no longer
+ * keeps lines out of the LLC (the flush does), so it follows what large calls meet in a program
+ * instead: pages the second-level TLB does not hold (64 MiB is four times the reach of the
+ * largest STLB we know, Zen 5's 4,096 entries of 4 KiB), and room for a pass's large calls to
+ * land on different lines (fleet memcpy's pass of 512 calls moves about 90 KiB in large calls per
+ * buffer, 0.14 % of the window). On the VMs whose CPUID reports a 260-508 MiB L3 it replaces a
+ * 2 GiB arena, whose first touch cost 1.3-1.5 s per process (docs/cost.md). */
+#define MFB_EVICT_WINDOW ((uint64_t)64 << 20)
+
 /* The largest "small" call of auto placement: a fixed, documented choice rather than a fraction
  * of the machine's L1d, so that the same call is hot on every machine (with a quarter of L1d, a
  * 3 KiB call was hot on a 48 KiB L1d and cold on a 32 KiB one). On every L1d from 32 KiB up the
@@ -34,7 +54,8 @@ enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM 
  * one cache line, so that its offsets still move within a line from call to call. */
 #define MFB_MIN_ALIGN_ROOM 64u
 
-/* Each buffer's large window should be at least this many times the LLC: a page shift lands on
+/* Sized scheme only (MFB_LARGE_SIZED): each buffer's large window should be at least this many
+ * times the LLC: a page shift lands on
  * lines still cached with probability about LLC / window, so at 2x up to half of them may be
  * (and a window no larger than the LLC could be held whole). Per buffer, not the buffers
  * together: a copy's source window alone must not fit either. The window is 4 x LLC per buffer,
@@ -51,6 +72,7 @@ struct mfb_workset_need {
     bool overlap;          /* some calls overlap: source and destination share role 0's window,
                             * which then also holds the distance between them */
     uint64_t small_max;    /* --small-max, or 0 for MFB_DEFAULT_SMALL_MAX */
+    bool sized;            /* --large-window sized: the sized scheme even where lines can be flushed */
 };
 
 /* Where the small-call limit came from. */
@@ -76,7 +98,8 @@ struct mfb_workset {
     uint64_t l1_budget;     /* bytes of L1d the small window plus parameters may use */
     uint64_t align_room;    /* bytes a small call keeps beside itself for its alignment offsets */
     uint64_t small_fits;    /* the largest call the small window holds (auto and l1) */
-    uint64_t llc;           /* the LLC size the plan used: the large windows are sized against it */
+    uint64_t llc;           /* the LLC size the plan used (the sized scheme's windows follow it) */
+    enum mfb_large_scheme large_scheme; /* how the large window stays beyond the LLC */
     enum mfb_small_max_source small_max_source; /* space.threshold's origin */
     uint64_t arena_size;
     uint8_t *arena;
@@ -94,8 +117,8 @@ static inline uint32_t mfb_workset_params(const struct mfb_workset *w)
 /* Decides the layout for a function, placement, caches and what the calls need. */
 int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement pl,
                      const struct mfb_caches *c, const struct mfb_workset_need *need, struct mfb_err *err);
-/* Whether each buffer's large window is at least MFB_LARGE_LLC_MULTIPLE times the planned LLC
- * (true when there is no large window). */
+/* Whether the large window's lines are out of the LLC by construction: evicted, or each buffer's
+ * window at least MFB_LARGE_LLC_MULTIPLE times the planned LLC (true when there is no large window). */
 bool mfb_workset_large_beyond_llc(const struct mfb_workset *w);
 /* The largest call a small window of `window` bytes per role holds for these needs. */
 uint64_t mfb_workset_small_fits(uint64_t window, const struct mfb_workset_need *need);

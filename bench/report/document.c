@@ -221,6 +221,7 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);
     add_number_or_null(cfg, "flip_lead", mfb_func_compares(c->func), (double)c->flip_lead);
     add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
+    cJSON_AddStringToObject(cfg, "large_window", c->large_sized ? "sized" : "evicted");
     cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
     cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
     cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
@@ -429,9 +430,11 @@ static cJSON *workset_json(const struct mfb_workset *ws)
     if (ws->space.small.used)
         cJSON_AddNumberToObject(w, "small_fits_bytes", (double)ws->small_fits);
     cJSON *large = window_json(&ws->space.large, ws->space.threshold, false);
-    /* every role's large window together, against the LLC the plan assumed: how likely a page
-     * shift lands on lines still cached is about the inverse */
-    if (ws->space.large.used && ws->llc) {
+    if (ws->space.large.used)
+        cJSON_AddStringToObject(large, "scheme", mfb_large_scheme_name(ws->large_scheme));
+    /* sized scheme: every role's large window together, against the LLC the plan assumed: how
+     * likely a page shift lands on lines still cached is about the inverse */
+    if (ws->space.large.used && ws->llc && ws->large_scheme == MFB_LARGE_SIZED) {
         cJSON_AddNumberToObject(large, "llc_multiple",
                                 (double)ws->space.large.size * ws->space.roles / (double)ws->llc);
         /* what the large_window warning reads (measure/workset.h, MFB_LARGE_LLC_MULTIPLE) */
@@ -557,6 +560,8 @@ static cJSON *window_check_json(const struct mfb_window_check *c)
         cJSON_AddStringToObject(o, "why", c->why ? c->why : "");
         return o;
     }
+    if (c->why)
+        cJSON_AddStringToObject(o, "why", c->why);
     cJSON_AddNumberToObject(o, "lines", c->lines);
     cJSON_AddNumberToObject(o, "ns_per_load", c->ns_per_load);
     cJSON_AddNumberToObject(o, "reference_ns", c->reference_ns);
@@ -566,6 +571,11 @@ static cJSON *window_check_json(const struct mfb_window_check *c)
     cJSON_AddNumberToObject(o, "limit", c->limit);
     if (isfinite(c->after_rounds_ns))
         cJSON_AddNumberToObject(o, "after_rounds_ns", c->after_rounds_ns);
+    /* evicted window: ns_per_load is after the run's eviction step; cached_ns shows the flush matters */
+    if (isfinite(c->cached_ns)) {
+        cJSON_AddNumberToObject(o, "cached_ns", c->cached_ns);
+        cJSON_AddNumberToObject(o, "flush_gain_min", MFB_CHECK_FLUSH_GAIN);
+    }
     return o;
 }
 
@@ -580,9 +590,13 @@ static cJSON *placement_check_json(const struct mfb_residency *r)
     cJSON_AddItemToObject(o, "large_window", window_check_json(&r->large));
     cJSON_AddStringToObject(o, "method", "after the rounds, outside every timed batch: a dependent walk over every "
                             "line of the parameter array and small windows against the same walk over 32 lines in "
-                            "L1d (pass: ratio <= limit); over lines sampled in the large window, one per page "
-                            "with its page touched first, against the same lines flushed from every cache (pass: "
-                            "ratio >= limit beyond the LLC, <= limit for a cached placement)");
+                            "L1d (pass: ratio <= limit); evicted large window: over lines sampled from the spans "
+                            "of drawn passes' large calls, loaded, then after the run's eviction step for those "
+                            "passes, against the same lines after the check's own flush (pass: ratio >= limit, "
+                            "and the flushed walk at least flush_gain_min x the cached one); sized or cached "
+                            "large window: over lines sampled in the window, one per page with its page touched "
+                            "first, against the same lines flushed from every cache (pass: ratio >= limit beyond "
+                            "the LLC, <= limit for a cached placement)");
     return o;
 }
 
@@ -614,6 +628,9 @@ static cJSON *setup_json(const struct mfb_results *res, const struct mfb_workset
     cJSON_AddNumberToObject(o, "arena_fill_s", ws->fill_ms / 1e3);
     for (int k = 0; k < MFB_STAGE_COUNT; k++)
         cJSON_AddNumberToObject(o, stage_names[k], res->stage_s[k]);
+    /* part of the rounds' time, not of the fixed cost: what the evicted window costs per process */
+    cJSON_AddNumberToObject(o, "rounds_evict_s", res->evict_s);
+    cJSON_AddNumberToObject(o, "evicted_lines", (double)res->evicted_lines);
     cJSON_AddStringToObject(o, "clock", "CLOCK_MONOTONIC_RAW; before_rounds_s covers the stages before the rounds and "
                                         "the rest of the set-up (CPU plan, host description, clock calibration)");
     return o;
