@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/evict.h"
 #include "measure/workset.h"
 #include "tap.h"
 #include "workload/call.h"
@@ -128,14 +129,30 @@ static void check_geometry(struct tap *t, const struct geometry *g, enum mfb_fun
     size_t small_seen = 0;
     TAP_CHECK(t, small_calls_inside(&ws, d, &small_seen) && small_seen > 0,
               "%s, %s: %zu drawn small calls lie inside their windows", g->name, fn, small_seen);
-    /* The large window: 4 x LLC per buffer, capped at 1 GiB; the arena's offsets are 32-bit. */
-    double multiple = (double)sp->large.size / (double)g->llc;
-    bool beyond = mfb_workset_large_beyond_llc(&ws);
-    TAP_CHECK(t, sp->large.used && ws.arena_size < ((uint64_t)4 << 30) && sp->large.size <= ((uint64_t)1 << 30) &&
-                     beyond == (multiple >= MFB_LARGE_LLC_MULTIPLE) && (g->llc > 512 * MIB) == !beyond,
-              "%s, %s: large window %llu MiB per buffer, %.2fx the LLC per buffer (%s), arena %llu MiB", g->name, fn,
-              (unsigned long long)(sp->large.size >> 20), multiple, beyond ? "beyond it" : "NOT beyond it: warned",
+    /* The large window, evicted (where this build can flush): the same fixed window on every
+     * geometry, beyond the LLC by construction. */
+    bool evicted = ws.large_scheme == MFB_LARGE_EVICTED;
+    TAP_CHECK(t, sp->large.used && evicted == mfb_evict_available() && mfb_workset_large_beyond_llc(&ws) &&
+                     (!evicted || sp->large.size == MFB_EVICT_WINDOW),
+              "%s, %s: large window %s, %llu MiB per buffer, arena %llu MiB", g->name, fn,
+              mfb_large_scheme_name(ws.large_scheme), (unsigned long long)(sp->large.size >> 20),
               (unsigned long long)(ws.arena_size >> 20));
+    /* Sized (--large-window sized): 4 x LLC per buffer, capped at 1 GiB (the arena's offsets are
+     * 32-bit), warned where the cap leaves it under twice the LLC. */
+    struct mfb_workset_need sized_need = need;
+    sized_need.sized = true;
+    struct mfb_workset sized;
+    TAP_CHECK(t, mfb_workset_plan(&sized, f, MFB_PL_AUTO, &c, &sized_need, &err) == 0 &&
+                     sized.large_scheme == MFB_LARGE_SIZED,
+              "%s, %s: --large-window sized plans the sized scheme", g->name, fn);
+    double multiple = (double)sized.space.large.size / (double)g->llc;
+    bool beyond = mfb_workset_large_beyond_llc(&sized);
+    TAP_CHECK(t, sized.space.large.used && sized.arena_size < ((uint64_t)4 << 30) &&
+                     sized.space.large.size <= ((uint64_t)1 << 30) && beyond == (multiple >= MFB_LARGE_LLC_MULTIPLE) &&
+                     (g->llc > 512 * MIB) == !beyond,
+              "%s, %s: sized large window %llu MiB per buffer, %.2fx the LLC per buffer (%s), arena %llu MiB", g->name,
+              fn, (unsigned long long)(sized.space.large.size >> 20), multiple,
+              beyond ? "beyond it" : "NOT beyond it: warned", (unsigned long long)(sized.arena_size >> 20));
 }
 
 int main(void)
