@@ -6,8 +6,6 @@
 #include "base/functions.h"
 #include "base/warn.h"
 #include "cli/commands.h"
-
-#include "base/warn.h"
 #include "config.h"
 #include "impl/variants.h"
 #include "workload/distribution.h"

@@ -146,8 +146,7 @@ static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, 
     const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->dist->size),
                                           .align_period = mfb_dist_align_period(run->dist),
                                           .overlap = mfb_dist_overlaps(run->dist),
-                                          .small_max = cfg->small_max,
-                                          .sized = cfg->large_sized};
+                                          .small_max = cfg->small_max, .sized = cfg->large_sized};
     if (mfb_workset_plan(run->ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
         mfb_plan_check_memory(cfg, plan, run->ws, caches, err) < 0)
         return -1;

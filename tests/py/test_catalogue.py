@@ -109,6 +109,7 @@ CLI_CASES = [
     cli("cache-four-parts", ["--cache", "48K:2M:32M:1G"], "--cache"),
     cli("cache-long", ["--cache", "48K:2M:" + "9" * 200], "--cache"),
     cli("small-max-overflow", ["--small-max", "99999999999999999999"], "--small-max"),
+    cli("large-window-unknown", ["--large-window", "huge"], "--large-window", "'huge'"),
     cli("variant-33", sum((["-v", "libc"] for _ in range(33)), []), "--variant", "at most 32"),
     cli("unknown-option", ["--margin", "1"], "unknown option '--margin'"),
     cli("stray-argument", ["extra"], "unexpected argument 'extra'"),

@@ -60,13 +60,13 @@ def test_fixed_warmup_beyond_the_detection_cap(run) -> None:
     assert r.doc["rounds"]["warmup"] == 2100 and r.doc["rounds"]["warmup_detail"]["mode"] == "fixed"
 
 
-@needs_plain_build  # ASan reserves terabytes of shadow: it cannot start under a 256 MiB limit
+@needs_plain_build  # ASan reserves terabytes of shadow: it cannot start under a 100 MiB limit
 def test_out_of_memory_is_one_error_line(memfbench: str, tmp_path: Path) -> None:
-    """With 256 MiB of address space the buffers cannot be mapped: one line, exit 1, no file."""
+    """With 100 MiB of address space the buffers (2 x 64 MiB) cannot be mapped: one line, exit 1, no file."""
     out = tmp_path / "oom.json"
 
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+        resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
 
     proc = subprocess.run([memfbench, "run", "-v", "libc", "-p", "dram", "-q", "-o", str(out)], capture_output=True,
                           text=True, preexec_fn=limit, timeout=60)

@@ -83,14 +83,14 @@ def test_run_stopped_while_a_variant_hangs_in_the_rounds(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("delay", [0.02, 0.3])
 def test_run_stopped_while_it_prepares_its_buffers(tmp_path: Path, delay: float) -> None:
-    """memfbench's own set-up (distribution, buffers: a 1 GiB arena for a 256 MiB LLC, over a
-    second to map and fill) ends within a second too, without a file: the arena is populated in
+    """memfbench's own set-up (distribution, buffers: with --large-window sized, 1 GiB per buffer
+    for a 256 MiB LLC, over a second to map and fill) ends within a second too, without a file: the arena is populated in
     slices a signal can come between, and the guard ends the set-up at its next tick. A signal
     before the guard exists (delay 0.02: the start) is kept and acted on as it is installed; one
     before even the handlers (on a slow machine) ends the process as SIGTERM does, before it has
     made anything."""
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-v", "libc", "-v", "bytes",
-           "--cache", "32K:512K:256M", "-o", "out.json"]
+           "--cache", "32K:512K:256M", "--large-window", "sized", "-o", "out.json"]
     r, elapsed = stop_after(cmd, delay, tmp_path)
     if r.returncode != -signal.SIGTERM:
         assert r.returncode == 128 + signal.SIGINT, r.stderr
