@@ -15,6 +15,7 @@ PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev zlib1g-dev pyt
           python3-nbconvert python3-nbformat python3-ipykernel python3-hypothesis)
 PY_MODULES="pandas, scipy, matplotlib, jsonschema, pytest, nbclient, nbformat, ipykernel"
 BUILD=${MEMFBENCH_BUILD:-build}
+INSTALLED=0  # set when this run installed packages: the build must then look for them again
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -28,6 +29,7 @@ install_missing() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  INSTALLED=1
   local sudo=()
   [ "$(id -u)" -ne 0 ] && sudo=(sudo)
   say "installing: ${missing[*]}"
@@ -50,13 +52,23 @@ find_python() {
   return 1
 }
 
+# The interpreter an existing build directory was configured with (empty: none recorded).
+configured_python() {
+  "$PY" -c 'import json, sys
+opts = json.load(open(sys.argv[1]))
+print(next((o["value"] for o in opts if o["name"] == "python"), ""))' \
+    "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null || true
+}
+
 build() {
   PY=$(find_python)
-  if [ -f "$BUILD/build.ninja" ]; then
-    # --reconfigure also picks up compilers and libraries installed since (g++, libbenchmark-dev)
-    meson setup --reconfigure "$BUILD" -Dpython="$PY" >/dev/null
-  else
+  if [ ! -f "$BUILD/build.ninja" ]; then
     meson setup "$BUILD" --buildtype=release -Dpython="$PY" >&2
+  elif [ "$INSTALLED" = 1 ] || [ "$(configured_python)" != "$PY" ]; then
+    # --reconfigure picks up compilers and libraries installed since (g++, libbenchmark-dev) and
+    # another interpreter; otherwise ninja re-runs meson itself when a meson.build changed, and a
+    # reconfigure would only cost its 5-8 s
+    meson setup --reconfigure "$BUILD" -Dpython="$PY" >/dev/null
   fi
   meson compile -C "$BUILD" >&2
 }

@@ -28,8 +28,12 @@
  * 10 gives a t interval with 9 degrees of freedom (its quantile is within 15 % of the normal
  * one's) at a fixed cost of about 1 s per process. */
 #define MFB_DEFAULT_PROCESSES 10
-/* Seconds of rounds of a default study, over all its processes. */
-#define MFB_DEFAULT_TIME_S 15.0
+/* Seconds of rounds of a default study, over all its processes. A verdict's interval is over
+ * processes and its width is their spread (code and data layout, about 1-3 % per process), not the
+ * rounds inside one (a process's own median is known to about 0.1 %): on the Zen 5 VM, 6, 8 and
+ * 15 s gave the same widths for every built-in against libc (docs/cost.md), so a default study
+ * spends its time on processes, not on rounds. */
+#define MFB_DEFAULT_TIME_S 6.0
 /* How many calls ahead the compare harness stores a call's injected difference (--flip-lead):
  * far enough that the store has reached L1 before the call loads it (measure/kernels.c; 1 still
  * left a 0.1 ns/call bias on this machine's harness probes, 4 and 16 none), near enough that few
