@@ -292,9 +292,11 @@ def _run(args: argparse.Namespace) -> int:
     _check_outputs(args)
     runs = load_runs(args.files)
     try:
+        # the secondary statistics only where a table shows them (compare, report)
+        secondary = args.cmd in ("compare", "report") or (args.cmd == "summarize" and args.report is not None)
         comps = compare_runs(runs, args.baseline, level=args.level, margin=args.margin / 100, adjust=args.adjust,
                              resamples=args.resamples, seed=args.seed,
-                             allow_single_process=args.allow_single_process)
+                             allow_single_process=args.allow_single_process, secondary=secondary)
     except ValueError as e:  # a baseline or variant the files do not have
         raise UsageError(str(e)) from e
     if args.cmd == "summarize":

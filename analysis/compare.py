@@ -131,7 +131,11 @@ def net_interval(pr: pd.DataFrame, level: float) -> stats.Interval | None:
 
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = stats.DEFAULT_RESAMPLES,
-                seed: int = stats.DEFAULT_SEED, allow_single_process: bool = False) -> Comparison:
+                seed: int = stats.DEFAULT_SEED, allow_single_process: bool = False,
+                secondary: bool = True) -> Comparison:
+    """One variant against the baseline. secondary=False leaves out the statistics no verdict rests
+    on (ratio of medians and its bootstrap, Mann-Whitney, Hodges-Lehmann: NaN), which are most of
+    the cost; summarize and gate print none of them."""
     pr = paired_rounds(df, variant, baseline)
     n = len(pr)
     nan = float("nan")
@@ -152,10 +156,15 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         if across else d
     ci = interval(units, across, level)
     p = p_value(units, across)
-    rom, _ = stats.ratio_of_medians_ci(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy(),
-                                       pr["process"].to_numpy(), level, min(resamples, stats.ROM_RESAMPLES), seed)
-    hl, sub = stats.hodges_lehmann(np.log(pr["ns_per_call_v"].to_numpy()), np.log(pr["ns_per_call_b"].to_numpy()),
-                                   seed=seed)
+    tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
+    if secondary:
+        rom, _ = stats.ratio_of_medians_ci(tv, tb, pr["process"].to_numpy(), level,
+                                           min(resamples, stats.ROM_RESAMPLES), seed)
+        hl, sub = stats.hodges_lehmann(np.log(tv), np.log(tb), seed=seed)
+        mw = stats.mann_whitney_p(tv, tb)
+    else:
+        rom = stats.Interval(nan, nan, nan, level, "not computed")
+        hl, sub, mw = nan, False, nan
     within = stats.sign_test_ci(d, level)
     c = Comparison(
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
@@ -163,7 +172,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         ci_adj_low=float(np.exp(ci.low)), ci_adj_high=float(np.exp(ci.high)), level=level,
         p_sign=p, p_adjusted=p,
         ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
-        mann_whitney_p=stats.mann_whitney_p(pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()),
+        mann_whitney_p=mw,
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
         tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
         mde=stats.minimum_detectable_effect(d, 1 - level), rounds_for_margin=stats.rounds_needed(d, margin or 0.01),
@@ -191,7 +200,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
 def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[str] | None = None,
                  level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
                  resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
-                 include_noop: bool = False, allow_single_process: bool = False) -> list[Comparison]:
+                 include_noop: bool = False, allow_single_process: bool = False,
+                 secondary: bool = True) -> list[Comparison]:
     """Every variant against the baseline in every run, then multiplicity adjustment over the whole
     family (all runs, all variants) and verdicts. Files of the same CPU model, function and
     distribution (several hosts of one machine type, or several runs) are pooled into one
@@ -228,7 +238,8 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                 raise ValueError(f"variant '{v}' is not in {run_name}")
             if v not in present:
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
-            c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed)
+            c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed,
+                            secondary)
             c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
             c.icache_pressure = int(pressure)
             c.neighbours = neighbours

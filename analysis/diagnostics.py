@@ -74,8 +74,9 @@ def _kruskal_p(groups: list[np.ndarray]) -> float:
     return nptests.kruskal_p(groups)
 
 
-def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 1000) -> float:
-    """Theil-Sen is quadratic; on long runs estimate it from an evenly spaced subsample."""
+def _theil_subsample(t: np.ndarray, y: np.ndarray, n: int = 500) -> float:
+    """Theil-Sen is quadratic; on long runs estimate it from an evenly spaced subsample (500 points:
+    124,750 pairs, a quarter of the cost of 1,000, for a slope the table prints to 3 digits)."""
     idx = np.linspace(0, len(t) - 1, n).astype(int)
     return nptests.theil_slope(np.log(y[idx]), t[idx] / 60.0)
 

@@ -116,7 +116,7 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
         "process": cols.pop("process"),
         "function": pd.Series([doc["config"]["function"]] * n, dtype="string"),
         "distribution": pd.Series([doc["config"]["distribution"]] * n, dtype="string"),
-        "variant": pd.Categorical([names[i] for i in cols.pop("variant")], categories=names),
+        "variant": _variant_column(cols.pop("variant"), names),
         **cols,
     })
     df["t_start_ns"] = df["t_start_ns"].astype(np.float64) / 1e9
@@ -126,6 +126,14 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
     df["harness_ns_per_call"] = harness_per_process(doc, df["process"].to_numpy())
     df["code_block"] = code_blocks(doc, df["round"].to_numpy())
     return df
+
+
+def _variant_column(codes: np.ndarray, names: list[str]) -> pd.Categorical:
+    """Each batch's variant name from its index into the variants block, as a categorical: from the
+    codes directly (no string per batch), unless the names repeat (a categorical's cannot)."""
+    if len(set(names)) == len(names):
+        return pd.Categorical.from_codes(np.asarray(codes, dtype=np.int64), categories=names)
+    return pd.Categorical([names[i] for i in codes], categories=list(dict.fromkeys(names)))
 
 
 def code_blocks(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
@@ -143,7 +151,10 @@ def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
     default = float(doc["harness"]["overhead_ns_per_call"])
     by_proc = {int(p["index"]): float(p["harness"]["overhead_ns_per_call"]) for p in doc.get("processes", [])
                if isinstance(p.get("harness"), dict)}
-    return np.array([by_proc.get(int(p), default) for p in process], dtype=np.float64)
+    out = np.full(len(process), default, dtype=np.float64)
+    for index, overhead in by_proc.items():  # one pass per process, not one lookup per batch
+        out[process == index] = overhead
+    return out
 
 
 def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

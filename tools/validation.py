@@ -143,7 +143,7 @@ class Invocation:
 def shape(doc: dict) -> str:
     """A default study's shape as its file records it, e.g. "10 processes, 6 s of rounds"."""
     cfg = doc.get("config") or {}
-    return f"{cfg.get('processes', 1)} processes, {cfg.get('time_budget_s', 0):g} s of rounds"
+    return f"{cfg.get('processes') or 1} processes, {cfg.get('time_budget_s') or 0:g} s of rounds"
 
 
 def invoke(ctx: Ctx, name: str, args: list[str]) -> tuple[Path, float]:
@@ -168,7 +168,7 @@ def coverage_study(ctx: Ctx, n: int) -> list[Invocation]:
         rounds_s = sum(p["rounds"]["duration_s"] for p in procs)
         out.append(Invocation(comps, wall, rounds_s, len(procs),
                               float(s[s.variant == "libc"].median_ns_per_call.iloc[0]),
-                              placement.process_checks(run.doc), float(run.doc["config"]["time_budget_s"])))
+                              placement.process_checks(run.doc), float(run.doc["config"].get("time_budget_s") or 0)))
     return out
 
 
