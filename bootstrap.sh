@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libcjson-dev zlib1g-dev python3 python3-numpy python3-pandas
           python3-scipy python3-matplotlib python3-jsonschema python3-pytest python3-nbclient
-          python3-nbconvert python3-nbformat python3-ipykernel python3-hypothesis)
+          python3-nbconvert python3-nbformat python3-ipykernel python3-hypothesis python3-pytest-xdist)
 PY_MODULES="pandas, scipy, matplotlib, jsonschema, pytest, nbclient, nbformat, ipykernel"
 BUILD=${MEMFBENCH_BUILD:-build}
 INSTALLED=0  # set when this run installed packages: the build must then look for them again
@@ -88,7 +88,8 @@ case "$cmd" in
     install_missing
     build
     status=0
-    meson test -C "$BUILD" --print-errorlogs --num-processes 1 "$@" || status=$?
+    # two at a time: the C tests beside the Python suite (itself over two workers, tests/meson.build)
+    meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || status=$?
     "$PY" -m tools.testlog_summary "$BUILD" || status=1
     # The C tests and the fuzz corpora again under AddressSanitizer and UBSan (any finding fails;
     # the whole suite, Python included, passes there too: docs/reliability.md).
@@ -98,7 +99,7 @@ case "$cmd" in
       meson setup "$SAN" --buildtype=debugoptimized -Db_sanitize=address,undefined -Dpython="$PY" >&2
     meson compile -C "$SAN" >&2
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      meson test -C "$SAN" --print-errorlogs --num-processes 1 --suite core --suite fuzz || status=$?
+      meson test -C "$SAN" --print-errorlogs --num-processes 2 --suite core --suite fuzz || status=$?
     exit $status
     ;;
   validate)

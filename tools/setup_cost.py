@@ -1,6 +1,6 @@
 """A process's fixed cost, by stage and against the LLC: a benchmark that reports (not a test).
 
-    python3 -m tools.setup_cost [--binary LABEL=PATH]... [--llc 8M,32M,...] [--repeat 3] [--cpu 1]
+    python3 -m tools.setup_cost [--binary "LABEL=PATH [RUN OPTIONS]"]... [--llc 8M,32M,...] [--repeat 3] [--cpu 1]
 
 Runs one process of a default-sized study (`memfbench run --processes 10 --process-index I`, the
 internal option a --processes parent gives its children) for each binary, each LLC size given with
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -32,9 +33,10 @@ def size_bytes(text: str) -> int:
     return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
-def one(binary: str, llc: str, index: int, cpu: int, out: Path) -> dict[str, float]:
-    """One process: its wall time, peak memory and recorded stages."""
-    cmd = [binary, "run", "-q", "--processes", "10", "--process-index", str(index), "--rounds", "2",
+def one(binary: list[str], llc: str, index: int, cpu: int, out: Path) -> dict[str, float]:
+    """One process: its wall time, peak memory and recorded stages. binary: the path, then any run
+    options of its own (e.g. --large-window sized)."""
+    cmd = [binary[0], "run", *binary[1:], "-q", "--processes", "10", "--process-index", str(index), "--rounds", "2",
            "--warmup-rounds", "1", "--cache", f"32K:1M:{llc}", "--cpu", str(cpu), "-o", str(out)]
     with tempfile.TemporaryFile() as err:
         t0 = time.monotonic()
@@ -55,13 +57,15 @@ def one(binary: str, llc: str, index: int, cpu: int, out: Path) -> dict[str, flo
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog=f"{sys.executable} -m tools.setup_cost", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--binary", action="append", default=[], metavar="LABEL=PATH",
-                    help="a memfbench binary (repeatable; default: build/bench/memfbench as 'this')")
+    ap.add_argument("--binary", action="append", default=[], metavar="LABEL=PATH [OPTIONS]",
+                    help="a memfbench binary, with run options of its own after the path (repeatable; "
+                         "default: build/bench/memfbench as 'this')")
     ap.add_argument("--llc", default="8M,32M,96M,256M,1024M", help="LLC sizes given with --cache")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cpu", type=int, default=1)
     a = ap.parse_args(argv)
-    binaries = dict(b.split("=", 1) for b in a.binary) or {"this": "build/bench/memfbench"}
+    binaries = {label: shlex.split(rest) for label, rest in (b.split("=", 1) for b in a.binary)} or \
+        {"this": ["build/bench/memfbench"]}
     llcs = a.llc.split(",")
     for llc in llcs:
         size_bytes(llc)  # a bad size fails here, before anything runs
