@@ -79,15 +79,27 @@ class Comparison:
         return d
 
 
+def _round_keys(f: pd.DataFrame) -> np.ndarray:
+    """One integer per (process, round): rounds are below 2^32 (the file's round counter is 32-bit)."""
+    return (f["process"].to_numpy(np.int64) << 32) | f["round"].to_numpy(np.int64)
+
+
 def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
-    """Per (process, round): the two batches' per-call times, measured rounds only."""
+    """Per (process, round), in that order: the two batches' per-call times, measured rounds only
+    (a round's first batch of each where one repeats). Matched on one integer key by numpy, not by
+    a pandas join on the two columns, which cost ten times as much."""
     m = measured(df)
-    keys = ["process", "round"]
-    cols = ["ns_per_call", "ticks"] + [c for c in ("code_block", "harness_ns_per_call") if c in m]
-    a = m[m["variant"] == variant].set_index(keys)[cols]
-    b = m[m["variant"] == baseline].set_index(keys)[cols[:2]]
-    j = a.join(b, lsuffix="_v", rsuffix="_b", how="inner").reset_index()
-    return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)]
+    extra = [c for c in ("code_block", "harness_ns_per_call") if c in m]
+    names = m["variant"].to_numpy()
+    a, b = m[names == variant], m[names == baseline]
+    _, ia, ib = np.intersect1d(_round_keys(a), _round_keys(b), return_indices=True)
+    cols = {"process": a["process"].to_numpy()[ia], "round": a["round"].to_numpy()[ia]}
+    for side, f, idx in (("_v", a, ia), ("_b", b, ib)):
+        for c in ("ns_per_call", "ticks"):
+            cols[c + side] = f[c].to_numpy()[idx]
+    cols.update({c: a[c].to_numpy()[ia] for c in extra})
+    j = pd.DataFrame(cols)
+    return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)].reset_index(drop=True)
 
 
 def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: float, alpha: float) -> str:
