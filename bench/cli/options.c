@@ -36,7 +36,7 @@ static const struct mfb_flag run_flags[] = {
      "the summary (default: libc, the available built-ins, noop)"},
     {"time", required_argument, 't', true, "S",
      "seconds of rounds, warm-up included, over all processes\n"
-     "(default 6; with --rounds alone: no limit)"},
+     "(default 5; with --rounds alone: no limit)"},
     {"rounds", required_argument, 'r', true, "N", "stop after N measured rounds (after the warm-up)"},
     {"max-batches", required_argument, OPT_MAXBATCHES, false, "N",
      "keep at most N batches over all processes, then stop: the\n"

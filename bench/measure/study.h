@@ -33,7 +33,7 @@
  * rounds inside one (a process's own median is known to about 0.1 %): on the Zen 5 VM, 6, 8 and
  * 15 s gave the same widths for every built-in against libc (docs/cost.md), so a default study
  * spends its time on processes, not on rounds. */
-#define MFB_DEFAULT_TIME_S 6.0
+#define MFB_DEFAULT_TIME_S 5.0
 /* How many calls ahead the compare harness stores a call's injected difference (--flip-lead):
  * far enough that the store has reached L1 before the call loads it (measure/kernels.c; 1 still
  * left a 0.1 ns/call bias on this machine's harness probes, 4 and 16 none), near enough that few
