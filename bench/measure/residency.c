@@ -212,7 +212,6 @@ static void check_large(struct mfb_window_check *c, const struct mfb_workset *w,
     judge(c);
 }
 
-
 /* Passes drawn per group at most while looking for its lines: a pass over a table with few large
  * calls (fleet bcmp: 0.01 % of calls above 2 KiB) may have none. */
 #define EVICT_PASSES_MAX 256u
@@ -289,10 +288,10 @@ void mfb_residency_check(struct mfb_residency *r, const struct mfb_workset *w, c
     uint64_t zero = zero_source;
     volatile uint64_t sink_out;
     uint64_t sink = 0;
+    r->small.cached_ns = r->large.cached_ns = NAN; /* only the evicted check measures it */
     /* small first: the large walks would evict it */
     if (w->space.small.used)
         check_small(&r->small, w, t, &rng, zero, &sink);
-    r->small.cached_ns = r->large.cached_ns = NAN;
     if (w->space.large.used && w->large_scheme == MFB_LARGE_EVICTED) {
         r->large.used = true;
         r->large.expect = MFB_RESIDE_MEMORY;
@@ -319,7 +318,14 @@ void mfb_residency_warn(const struct mfb_residency *r, struct mfb_warnings *warn
                  "or beyond, not in L1 as planned for an L1d of %zu bytes (%s). Fix: give the real sizes with "
                  "--cache L1D:L2:LLC or --cache-from PROBE",
                  s->lines, s->ns_per_load, s->ratio, s->reference_ns, l1d_bytes, source);
-    if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY)
+    if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY && isfinite(l->cached_ns))
+        mfb_warn(warn, "placement_check",
+                 "placement check: lines of large calls load at %.1f ns after the eviction step, %.1f ns after a "
+                 "flush and %.1f ns cached: %s, so large calls may be timed partly from a cache, not from "
+                 "memory. Fix: --large-window sized (a window of 4 x LLC per buffer, no flush)",
+                 l->ns_per_load, l->reference_ns, l->cached_ns,
+                 l->why ? l->why : "the eviction step leaves them cached");
+    else if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY)
         mfb_warn(warn, "placement_check",
                  "placement check: lines sampled over the large window load at %.1f ns, %.2fx the latency of "
                  "the same lines flushed from every cache (%.1f ns): many are still cached, so large calls are "
