@@ -276,6 +276,8 @@ static void check_evicted(struct mfb_window_check *c, const struct mfb_workset *
     c->reference_ns = mfb_quantile_median(flushed, GROUPS);
     c->cached_ns = mfb_quantile_median(cached, GROUPS);
     judge(c);
+    if (c->verdict == MFB_CHECK_FAIL && !c->why)
+        c->why = "after the eviction step the lines load faster than after a flush: some stayed cached";
 }
 
 void mfb_residency_check(struct mfb_residency *r, const struct mfb_workset *w, const struct mfb_timer *t,
@@ -322,9 +324,10 @@ void mfb_residency_warn(const struct mfb_residency *r, struct mfb_warnings *warn
         mfb_warn(warn, "placement_check",
                  "placement check: lines of large calls load at %.1f ns after the eviction step, %.1f ns after a "
                  "flush and %.1f ns cached: %s, so large calls may be timed partly from a cache, not from "
-                 "memory. Fix: --large-window sized (a window of 4 x LLC per buffer, no flush)",
+                 "memory. Fix: re-run with the machine quiet; if it recurs here, --large-window sized (a window of 4 x LLC "
+                 "per buffer, no flush)",
                  l->ns_per_load, l->reference_ns, l->cached_ns,
-                 l->why ? l->why : "the eviction step leaves them cached");
+                 l->why);
     else if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY)
         mfb_warn(warn, "placement_check",
                  "placement check: lines sampled over the large window load at %.1f ns, %.2fx the latency of "
