@@ -324,8 +324,8 @@ void mfb_residency_warn(const struct mfb_residency *r, struct mfb_warnings *warn
         mfb_warn(warn, "placement_check",
                  "placement check: lines of large calls load at %.1f ns after the eviction step, %.1f ns after a "
                  "flush and %.1f ns cached: %s, so large calls may be timed partly from a cache, not from "
-                 "memory. Fix: re-run with the machine quiet; if it recurs here, --large-window sized (a window of 4 x LLC "
-                 "per buffer, no flush)",
+                 "memory. Fix: re-run with the machine quiet; if it recurs here, --large-window sized (a window "
+                 "of 4 x LLC per buffer, no flush)",
                  l->ns_per_load, l->reference_ns, l->cached_ns,
                  l->why);
     else if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY)
