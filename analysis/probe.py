@@ -145,8 +145,8 @@ def interpolate(sizes: np.ndarray, values: np.ndarray, at: float) -> tuple[float
         return float("nan"), False
     if at <= sizes[0]:
         return float(values[0]), at == sizes[0]
-    if at >= sizes[-1]:
-        return float(values[-1]), at == sizes[-1]
+    if at >= sizes[-1]:  # inf: "memory", the largest footprint measured (call_footprint)
+        return float(values[-1]), at == sizes[-1] or math.isinf(at)
     return float(np.interp(math.log2(at), np.log2(sizes.astype(float)), values)), True
 
 
@@ -174,7 +174,8 @@ def reference(doc: dict[str, Any], function: str, footprint: float) -> Reference
 
 
 # What each placement's large window is sized from (docs/methodology.md, "Placement").
-_PLACED = {"l1": "L1 window", "l2": "L2 window (L2/2)", "llc": "LLC window (LLC/2)", "dram": "memory window (8x LLC)"}
+_PLACED = {"l1": "L1 window", "l2": "L2 window (L2/2)", "llc": "LLC window (LLC/2)",
+           "dram": "memory window (8x LLC, sized)"}
 
 
 def call_footprint(run_doc: dict[str, Any], function: str, size: int) -> tuple[float, str]:
@@ -185,6 +186,10 @@ def call_footprint(run_doc: dict[str, Any], function: str, size: int) -> tuple[f
     nbuf = BUFFERS[function]
     if small and size <= small.get("max_call_size", -1):
         return float(nbuf * small["bytes_per_buffer"]), "small (L1) window"
+    if large and large.get("scheme") == "evicted":
+        # every line flushed before its batch: the data comes from memory whatever the window's
+        # size, so the reference is the probe's largest footprint, not one the size of the window
+        return math.inf, "large window (flushed: memory)"
     if large:
         name = _PLACED.get(ws.get("placement", "auto"), "large window (beyond the LLC)")
         return float(nbuf * large["bytes_per_buffer"]), name

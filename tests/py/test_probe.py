@@ -357,6 +357,12 @@ def test_sweep_against_the_probe(memfbench, quick, tmp_path):
     assert set(roof["reference_kernel"]) <= {"copy", "copy_nt", "rep_movsb"}
     big = roof[roof["size"] == 65536].iloc[0]
     assert big["window"].startswith("large window")  # 64 KiB calls are placed beyond the LLC
+    # flushed before every batch, they read memory: the reference is the probe's largest footprint
+    # (on a large LLC, one the size of the 64 MiB window would be the LLC's bandwidth)
+    assert run.doc["workset"]["large_window"]["scheme"] == "evicted" and big["footprint"] == float("inf")
+    at_largest = [max(c["points"], key=lambda pt: pt["size"])["gbps_median"] for c in d["bandwidth"]["curves"]
+                  if c["kernel"] in pr.REFERENCE_KERNELS["memcpy"][0] and c["points"]]
+    assert big["reference_gbps"] == max(at_largest)
     # a probe without the function's bandwidth, or measured on several threads, cannot be the roofline
     for edit, fragment in ((lambda x: {**x, "bandwidth": None}, "no bandwidth curve"),
                            (lambda x: {**x, "bandwidth": {**x["bandwidth"], "threads": 2}}, "2 threads together")):
