@@ -101,7 +101,8 @@ case "$cmd" in
     say "sanitizer build ($SAN: address, undefined): C tests and fuzz corpora"
     [ -f "$SAN/build.ninja" ] ||
       meson setup "$SAN" --buildtype=debugoptimized -Db_sanitize=address,undefined -Dpython="$PY" >&2
-    meson compile -C "$SAN" >&2
+    # no `meson compile`: meson test builds what the selected tests need (20 s less than building
+    # every target of the sanitized tree)
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C "$SAN" --print-errorlogs --num-processes 2 --suite core --suite fuzz || status=$?
     exit $status
