@@ -45,7 +45,9 @@ def test_windows_larger_than_l1_fail_the_check_with_a_warning(run):
     s = analysis("summarize", str(r.out))
     assert s.returncode == 0, s.stderr
     verdicts = [x for x in s.stdout.splitlines() if x.startswith("- rep_movsb vs libc")]
-    assert verdicts and all("[placement check failed: small-call windows not in L1d in 2 of 2 processes]" in x
+    # (the large window's own verdict is a timing, which a neighbouring test's memory traffic can
+    # fail: when it does, it is named after the small windows inside the same brackets)
+    assert verdicts and all("[placement check failed: small-call windows not in L1d in 2 of 2 processes" in x
                             for x in verdicts), s.stdout
     assert "placement check, small-call windows (expected in L1d): passed in 0 of 2 processes" in s.stdout
 
