@@ -223,7 +223,10 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
      * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
      * L1) is this variant's own when the timed passes start, without replaying their order. */
     if (!r->study->no_prime)
-        mfb_run_prime(r, v, sl->calls_log2, 1, st->passes + sl->passes);
+        mfb_run_batch_now(r, v, sl->calls_log2, 1, st->passes + sl->passes, &res);
+    /* the timed passes' large-call lines out of every cache, before the barrier so that the
+     * threads' timed passes still start together */
+    mfb_run_evict(r, sl->calls_log2, sl->passes, st->passes);
     /* --threads: every thread's timed passes start together, each thread primed */
     if (team_of(r) && !alone && mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
@@ -232,7 +235,7 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
      * noop's counts are that part) */
     struct mfb_counts c0, c1;
     bool ok0 = r->counters.active && mfb_counters_read(&r->counters, &c0);
-    mfb_run_time_batch_shaped(r, v, sl->calls_log2, sl->passes, st->passes, &res);
+    mfb_run_batch_now(r, v, sl->calls_log2, sl->passes, st->passes, &res);
     bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
     if (!st->have_first) {
         /* with several threads, thread 0's origin (written before the barrier this batch passed) */

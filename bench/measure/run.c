@@ -80,24 +80,28 @@ static void run_batch(const struct mfb_run *r, const struct mfb_batch *b, struct
     mfb_kernel_placements[mfb_layout_kernel_at(&r->layout, r->res.rounds)](b, res);
 }
 
-void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
-                               size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res)
+void mfb_run_evict(struct mfb_run *r, uint8_t calls_log2, size_t npasses, const struct mfb_pass *passes)
+{
+    if (r->ws->large_scheme != MFB_LARGE_EVICTED || !r->ws->space.large.used)
+        return;
+    struct mfb_batch b = batch_of(r, NULL, calls_log2, npasses, passes); /* spans need no variant */
+    uint64_t t0 = mfb_mono_ns();
+    r->res.evicted_lines += mfb_evict_batch(&b, r->ws->space.roles);
+    r->res.evict_s += (double)(mfb_mono_ns() - t0) / 1e9;
+}
+
+void mfb_run_batch_now(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
+                       const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
     struct mfb_batch b = batch_of(r, v, calls_log2, npasses, passes);
-    if (r->ws->large_scheme == MFB_LARGE_EVICTED && r->ws->space.large.used) {
-        uint64_t t0 = mfb_mono_ns();
-        r->res.evicted_lines += mfb_evict_batch(&b, r->ws->space.roles);
-        r->res.evict_s += (double)(mfb_mono_ns() - t0) / 1e9;
-    }
     run_batch(r, &b, res);
 }
 
-void mfb_run_prime(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
-                   const struct mfb_pass *passes)
+void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
+                               size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
-    struct mfb_batch b = batch_of(r, v, calls_log2, npasses, passes);
-    struct mfb_batch_result res;
-    run_batch(r, &b, &res);
+    mfb_run_evict(r, calls_log2, npasses, passes);
+    mfb_run_batch_now(r, v, calls_log2, npasses, passes, res);
 }
 
 void mfb_run_free(struct mfb_run *r)

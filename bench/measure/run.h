@@ -209,9 +209,12 @@ void mfb_run_time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t n
 /* The same with 2^calls_log2 calls per pass (a size class's shape). */
 void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
                                size_t npasses, const struct mfb_pass *passes, struct mfb_batch_result *res);
-/* One untimed priming pass (or more) of v, without eviction: it only sets the predictors and L1
- * for v; the timed passes' lines are flushed after it. */
-void mfb_run_prime(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
-                   const struct mfb_pass *passes);
+/* The two halves of mfb_run_time_batch_shaped, for the rounds, which put the priming pass and the
+ * threads' barrier between them: flushing the lines the passes' large calls will touch (where the
+ * large window is evicted; counted in r->res), and timing the passes as the caches are now (also
+ * the untimed priming pass, whose time is dropped). */
+void mfb_run_evict(struct mfb_run *r, uint8_t calls_log2, size_t npasses, const struct mfb_pass *passes);
+void mfb_run_batch_now(struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2, size_t npasses,
+                       const struct mfb_pass *passes, struct mfb_batch_result *res);
 
 #endif
