@@ -257,15 +257,27 @@ static void check_evicted(struct mfb_window_check *c, const struct mfb_workset *
             one.reps = 1;
             mfb_evict_spans(&one, w->space.roles, gather_span, &gl);
         }
-        if (gl.n < GROUP_LINES / 8) {
-            c->verdict = MFB_CHECK_NOT_MEASURED;
-            c->why = "too few large calls in the parameter array to sample their lines";
-            return;
+        /* A parameter array with (almost) no large call, which a table with few of them draws
+         * now and then (fleet memcpy: 3.3 large calls in 512, none in about 4 % of arrays): lines
+         * sampled over the window instead, flushed by the same primitive, so the check still
+         * shows that a flush takes lines out here (the spans themselves: tests/c/test_evict.c). */
+        bool from_window = gl.n < GROUP_LINES / 8;
+        if (from_window) {
+            uint64_t pages = w->space.large.size / PAGE;
+            for (gl.n = 0; gl.n < GROUP_LINES; gl.n++) {
+                int role = w->space.roles > 1 ? (int)mfb_rng_below(rng, (uint64_t)w->space.roles) : 0;
+                line[gl.n] = (uint32_t)(w->space.large.off[role] + mfb_rng_below(rng, pages) * PAGE +
+                                        mfb_rng_below(rng, PAGE / LINE) * LINE);
+            }
+            c->from_window = true;
         }
         shuffle(line, gl.n, rng);
         *sink += walk(w->arena, line, gl.n, zero);
         cached[g] = timed_walk(t, w->arena, line, gl.n, 1, zero, sink);
-        mfb_evict_batch(&b, w->space.roles);
+        if (from_window)
+            mfb_evict_lines(w->arena, line, gl.n);
+        else
+            mfb_evict_batch(&b, w->space.roles);
         evicted[g] = timed_walk(t, w->arena, line, gl.n, 1, zero, sink);
         mfb_evict_lines(w->arena, line, gl.n);
         flushed[g] = timed_walk(t, w->arena, line, gl.n, 1, zero, sink);

@@ -55,6 +55,8 @@ struct mfb_window_check {
     double ns_per_load;        /* small: warm walk, the least of the repeats; large: as left */
     double reference_ns;       /* small: the L1 reference; large: the same lines flushed */
     double cached_ns;          /* evicted large window: the same lines just loaded (NaN: not measured) */
+    bool from_window;          /* evicted: some groups sampled over the window, the array having
+                                * too few large calls (else every line from the calls' spans) */
     double ratio;              /* ns_per_load / reference_ns */
     double limit;              /* pass: ratio <= limit (L1, cached), ratio >= limit (memory) */
     enum mfb_check_verdict verdict;

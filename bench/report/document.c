@@ -575,6 +575,7 @@ static cJSON *window_check_json(const struct mfb_window_check *c)
     if (isfinite(c->cached_ns)) {
         cJSON_AddNumberToObject(o, "cached_ns", c->cached_ns);
         cJSON_AddNumberToObject(o, "flush_gain_min", MFB_CHECK_FLUSH_GAIN);
+        cJSON_AddStringToObject(o, "lines_from", c->from_window ? "window" : "calls");
     }
     return o;
 }

@@ -80,6 +80,7 @@ def test_this_machines_own_caches_are_checked(run):
     assert ws["large_window"]["scheme"] == "evicted" and ws["large_window"]["bytes_per_buffer"] == 64 << 20
     assert large["expect"] == "beyond_llc" and large["verdict"] in ("pass", "fail"), pc
     assert large["lines"] > 0 and large["cached_ns"] > 0 and large["flush_gain_min"] == 3, large
+    assert large["lines_from"] in ("calls", "window"), large  # window: an array without large calls
     assert large["verdict"] == "pass" or large.get("why"), large  # a failure says why
     assert pc["small_window"]["verdict"] in ("pass", "fail")  # a busy host neighbour can fail it (see the note on LIE)
 
@@ -124,3 +125,14 @@ def test_failures_are_counted_per_window_and_process():
     assert placement.failures([{"placement_check": ok}]) == ""
     assert placement.failures([{}]) == ""  # a file from before the check
     assert placement.summary_lines({}) == ["- placement check: not recorded (a file from before the check)"]
+
+
+@needs_plain_build
+def test_an_array_without_large_calls_still_checks_the_flush(run):
+    """Fleet bcmp draws a large call once in 10,000: its arrays have none to sample, so the evicted
+    check samples the window instead and still measures (it was "not measured" before)."""
+    # seeded: an unseeded array holds a large call now and then (then its lines come from "calls")
+    d = run(*QUICK, *GEOMETRY, "-f", "bcmp", "-v", "libc", "--seed", "1").doc
+    large = d["placement_check"]["large_window"]
+    assert large["lines_from"] == "window" and large["verdict"] in ("pass", "fail"), large
+    assert large["cached_ns"] > 0 and large["reference_ns"] > 0, large
