@@ -173,24 +173,29 @@ static void check_small(struct mfb_window_check *c, const struct mfb_workset *w,
     free(ref_off);
 }
 
+/* The arena offset of a page drawn over every role's large window. */
+static uint64_t window_page(const struct mfb_workset *w, struct mfb_rng *rng)
+{
+    const struct mfb_space *sp = &w->space;
+    int role = sp->roles > 1 ? (int)mfb_rng_below(rng, (uint64_t)sp->roles) : 0;
+    return sp->large.off[role] + mfb_rng_below(rng, sp->large.size / PAGE) * PAGE;
+}
+
 /* Lines sampled over every role's large window, one per page, GROUP_LINES pages a group: each
  * group walked as the rounds left it, then flushed and walked again. */
 static void check_large(struct mfb_window_check *c, const struct mfb_workset *w, const struct mfb_timer *t,
                         struct mfb_rng *rng, uint64_t zero, uint64_t *sink)
 {
-    const struct mfb_space *sp = &w->space;
     c->used = true;
     c->expect = w->placement == MFB_PL_L2 || w->placement == MFB_PL_LLC ? MFB_RESIDE_CACHED : MFB_RESIDE_MEMORY;
     c->limit = c->expect == MFB_RESIDE_CACHED ? MFB_CHECK_CACHED_LIMIT : MFB_CHECK_MEMORY_LIMIT;
     c->after_rounds_ns = NAN;
-    uint64_t pages = sp->large.size / PAGE;
     uint32_t line[GROUP_LINES], touch[GROUP_LINES];
     double as_left[GROUPS], flushed[GROUPS];
     bool can_flush = true;
     for (uint32_t g = 0; g < GROUPS && can_flush; g++) {
         for (uint32_t i = 0; i < GROUP_LINES; i++) {
-            int role = sp->roles > 1 ? (int)mfb_rng_below(rng, (uint64_t)sp->roles) : 0;
-            uint64_t page = sp->large.off[role] + mfb_rng_below(rng, pages) * PAGE;
+            uint64_t page = window_page(w, rng);
             uint64_t in_page = mfb_rng_below(rng, PAGE / LINE);
             line[i] = (uint32_t)(page + in_page * LINE);
             /* half a page away: the same translation, a line no prefetcher pairs with ours */
@@ -263,11 +268,9 @@ static void check_evicted(struct mfb_window_check *c, const struct mfb_workset *
          * shows that a flush takes lines out here (the spans themselves: tests/c/test_evict.c). */
         bool from_window = gl.n < GROUP_LINES / 8;
         if (from_window) {
-            uint64_t pages = w->space.large.size / PAGE;
             for (gl.n = 0; gl.n < GROUP_LINES; gl.n++) {
-                int role = w->space.roles > 1 ? (int)mfb_rng_below(rng, (uint64_t)w->space.roles) : 0;
-                line[gl.n] = (uint32_t)(w->space.large.off[role] + mfb_rng_below(rng, pages) * PAGE +
-                                        mfb_rng_below(rng, PAGE / LINE) * LINE);
+                uint64_t page = window_page(w, rng);
+                line[gl.n] = (uint32_t)(page + mfb_rng_below(rng, PAGE / LINE) * LINE);
             }
             c->from_window = true;
         }
