@@ -22,7 +22,7 @@ from .sweep import describe, is_sweep, sweep_points, sweep_rows, sweep_table
 from .threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                       is_threaded, thread_summary, threads_line, topology_frame)
 from .compare import comparisons_frame, compare_runs
-from .diff import context_differences, diff_runs, incomparable, shift_line, unmatched_models
+from .diff import context_differences, diff_runs, incomparable, shift_line, unmatched_models, unresolved_hint
 from .export import to_csv, to_gbench_file
 from .files import (OutputError, check_output_file, check_output_folder, json_text, write_bytes_atomic,
                     write_text_atomic)
@@ -398,6 +398,9 @@ def _diff(args: argparse.Namespace) -> int:
     for model in unmatched_models(rb, ra):
         print(f"note: not compared, a CPU model on one side only: {model}")
     print("\n".join(shift_line(s) for s in shifts))
+    fewest = min((min(s.before_processes, s.after_processes) for s in shifts), default=0)
+    for line in unresolved_hint(shifts, args.normalize, fewest):
+        print(f"note: {line}")
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
           f"(simultaneous: Bonferroni), Welch t over processes")
     rows = [s.as_dict() for s in shifts]

@@ -39,7 +39,7 @@ class Shift:
     p: float                         # Welch's t test of equal means of the log units
     p_adjusted: float
     verdict: str
-    before_ns_per_call: float        # median over processes of each process's median (gross)
+    before_ns_per_call: float        # median over every measured batch of the side (gross), as summarize
     after_ns_per_call: float
     margin: float
     level: float
@@ -65,9 +65,30 @@ def process_units(df: pd.DataFrame, variant: str, normalize: str = "") -> np.nda
 
 
 def median_ns(df: pd.DataFrame, variant: str) -> float:
+    """The variant's median time per call over every measured batch of the side: the statistic
+    `summarize` and the run's own summary print, so the three agree on one file."""
     m = measured(df)
-    per_process = m[m["variant"] == variant].groupby("process")["ns_per_call"].median()
-    return float(per_process.median()) if len(per_process) else float("nan")
+    x = m.loc[m["variant"] == variant, "ns_per_call"].to_numpy()
+    return float(np.median(x)) if len(x) else float("nan")
+
+
+def unresolved_hint(shifts: list[Shift], normalize: str, processes: int) -> list[str]:
+    """Why no variant came out faster, slower or equivalent, and what would resolve one: absolute
+    times carry the machine's state between the runs (a drift the same on every variant), which a
+    ratio to a baseline timed in the same rounds cancels; and few processes give wide intervals."""
+    if not shifts or any(s.verdict in ("faster", "slower", "equivalent") for s in shifts):
+        return []
+    widest = max(s.ci_adj_high / s.ci_adj_low - 1 for s in shifts if s.ci_adj_low > 0) if any(
+        s.ci_adj_low > 0 for s in shifts) else float("nan")
+    lines = [f"no variant resolved: the simultaneous intervals span up to {100 * widest:.1f} %, wider than the margin "
+             f"allows"]
+    if not normalize:
+        lines.append("absolute times between two runs carry the machine's state (the same drift on every variant); "
+                     "--normalize BASELINE compares each variant's ratio to a baseline timed in the same rounds, "
+                     "which cancels it")
+    if processes < 20:
+        lines.append(f"{processes} processes a side: more (--processes) narrow the intervals as 1/sqrt(processes)")
+    return lines
 
 
 def welch(before: np.ndarray, after: np.ndarray, level: float) -> tuple[float, float, float, float]:
@@ -252,5 +273,5 @@ def shift_line(s: Shift) -> str:
     return (f"- {s.variant}{where}: {s.verdict}, after/before {s.ratio:.4f} ({100 * (s.ratio - 1):+.2f} %), "
             f"{round(100 * s.level)}% CI [{s.ci_low:.4f}, {s.ci_high:.4f}], simultaneous "
             f"[{s.ci_adj_low:.4f}, {s.ci_adj_high:.4f}]; {what}, {s.before_processes} -> {s.after_processes} "
-            f"processes; median {s.before_ns_per_call:.3g} -> {s.after_ns_per_call:.3g} ns/call; adjusted p "
+            f"processes; median over every batch {s.before_ns_per_call:.2f} -> {s.after_ns_per_call:.2f} ns/call; adjusted p "
             f"{s.p_adjusted:.3g}" + (f"; {'; '.join(s.notes)}" if s.notes else ""))

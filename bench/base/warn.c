@@ -11,31 +11,99 @@ const char *mfb_severity_name(enum mfb_severity s)
     return names[s];
 }
 
-static const char *const codes[] = {
-    "batch", "boost", "build", "caches", "clock", "counters", "governor", "huge_pages", "isolation",
-    "large_window", "linearity", "load", "long_calls", "max_batches", "memory", "overlap", "placement_check",
-    "small_max", "smt", "smt_busy", "target_ci", "thp", "threads", "verification", "warmup",
+#define W MFB_SEV_WARNING
+#define N MFB_SEV_NOTE
+/* The table: one row per kind. The consequence says what the finding does to the numbers, the fix
+ * what makes it go away (the option or the command); a note's "fix" says why nothing needs doing. */
+static const struct mfb_warning_kind table[MFB_W_COUNT] = {
+    [MFB_W_BATCH] = {"batch", W, "the timer's own cost or the interrupts a long batch collects weigh in every batch, "
+                     "which widens the intervals", "set the batch length with --batch-passes N (aim for 10 us to 1 ms "
+                     "per batch)"},
+    [MFB_W_BOOST] = {"boost", W, "the clock speed follows temperature and load, so times drift within and between "
+                     "runs", "echo 0 > /sys/devices/system/cpu/cpufreq/boost (Intel: echo 1 > "
+                     "/sys/devices/system/cpu/intel_pstate/no_turbo)"},
+    [MFB_W_BUILD] = {"build", W, "the harness loop costs more than in a release build, which blurs small calls' times",
+                     "meson setup --buildtype=release"},
+    [MFB_W_CACHES] = {"caches", W, "the small and large windows are planned for assumed sizes, so small calls may not "
+                      "stay in L1d and large calls may hit a cache", "give the sizes with --cache L1D:L2:LLC or "
+                      "--cache-from PROBE_FILE"},
+    [MFB_W_CLOCK] = {"clock", W, "ticks are not a fixed time, so times in ns follow the CPU's frequency",
+                     "run on a CPU with an invariant TSC, or use --clock monotonic"},
+    [MFB_W_COUNTERS] = {"counters", W, "the file has no counter columns", "allow perf events (sysctl "
+                        "kernel.perf_event_paranoid=1; a VM must expose its PMU) or use --counters auto"},
+    [MFB_W_COUNTERS_ABSENT] = {"counters_absent", N, "batches are timed, not counted", "expected with --counters "
+                               "auto where perf events are not allowed; the times are unaffected"},
+    [MFB_W_GOVERNOR] = {"governor", W, "the frequency follows load, so times drift within and between runs",
+                        "cpupower frequency-set -g performance (or pyperf system tune)"},
+    [MFB_W_HUGE_PAGES] = {"huge_pages", W, "part of the measurement is on 4 KiB pages, whose TLB costs differ from "
+                          "huge pages'", "reserve huge pages (echo N > /proc/sys/vm/nr_hugepages) or choose "
+                          "--huge thp or --huge off"},
+    [MFB_W_ISOLATION] = {"isolation", W, "the scheduler may run other tasks on the CPU, which adds slow outliers",
+                         "boot with isolcpus=CPU nohz_full=CPU for the CPU named, or use cset shield"},
+    [MFB_W_LARGE_WINDOW] = {"large_window", W, "large calls may find their lines still cached and be timed faster "
+                            "than from memory (the placement check measures it)", "give the LLC one core really sees "
+                            "with --cache (a CCX's or CCD's L3, not the socket's)"},
+    [MFB_W_LINEARITY] = {"linearity", W, "per-call times depend on the batch length, so the batch shape chosen moves "
+                         "the ratios", "re-run on a quiet machine; if it recurs, fix the length with --batch-passes N "
+                         "and compare only runs of one length"},
+    [MFB_W_LOAD] = {"load", W, "other work competes for the caches and memory bandwidth, which slows and spreads the "
+                    "times", "run on an idle machine"},
+    [MFB_W_LONG_CALLS] = {"long_calls", W, "each sample is one call's time, with the timer's overhead and resolution "
+                          "in it", "expected for distributions of very large calls; read differences smaller than "
+                          "the timer's overhead (in the file's timer block) as noise"},
+    [MFB_W_MAX_BATCHES] = {"max_batches", W, "the run stopped early, and fewer rounds give wider intervals",
+                           "raise --max-batches or lower --time"},
+    [MFB_W_MEMORY] = {"memory", W, "the probe's largest size is smaller than asked, so the level beyond the LLC may "
+                      "not show", "free memory, or give --max-size"},
+    [MFB_W_OVERLAP] = {"overlap", N, "the calls are replayed without overlap", "the function forbids overlap; replay "
+                       "the distribution with -f memmove to time it"},
+    [MFB_W_PLACEMENT_CHECK] = {"placement_check", W, "calls are timed with their data in another level than "
+                               "planned, so the result describes another placement", "re-run with the machine quiet; "
+                               "if it recurs, give the real sizes with --cache L1D:L2:LLC or --cache-from PROBE_FILE "
+                               "(large calls: --large-window sized)"},
+    [MFB_W_SMALL_MAX] = {"small_max", W, "calls above the bound go to the large window and are timed from memory, "
+                         "not from L1d", "if the L1d named is wrong, give the real sizes with --cache L1D:L2:LLC; "
+                         "else lower the bound with --small-max B to one that fits"},
+    [MFB_W_SMT] = {"smt", W, "a busy sibling thread shares the core's caches and ports",
+                   "echo off > /sys/devices/system/cpu/smt/control, or keep the sibling idle"},
+    [MFB_W_SMT_BUSY] = {"smt_busy", W, "the sibling competes for the core's ports and caches, which slows and spreads "
+                        "the times", "keep the sibling CPU idle, or disable SMT"},
+    [MFB_W_TARGET_CI] = {"target_ci", W, "some intervals are wider than asked", "raise --time or --processes, or "
+                         "accept the width the file states"},
+    [MFB_W_THP] = {"thp", W, "large buffers may or may not get huge pages from run to run, which moves TLB costs",
+                   "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled"},
+    [MFB_W_THREADS] = {"threads", N, "they compete for the core's ports and its L1/L2", "chosen with --cpus; give "
+                       "CPUs of distinct cores to measure threads that do not share one"},
+    [MFB_W_VERIFICATION] = {"verification", W, "a variant wrong only at a size not checked would be timed",
+                            "test new code over every size it can be called with before trusting its times"},
+    [MFB_W_VIRTUAL_CPU] = {"virtual_cpu", N, "the host may run other work on it, which adds outliers",
+                           "isolating it in the guest would not change that; the between-process intervals "
+                           "include it"},
+    [MFB_W_WARMUP] = {"warmup", W, "the machine may be drifting, so early and late rounds differ",
+                      "re-run on a quiet machine, or flag the warm-up with --warmup-rounds N"},
 };
+#undef W
+#undef N
 
-size_t mfb_warning_codes(const char *const **out)
+const struct mfb_warning_kind *mfb_warning_kind(enum mfb_warning w)
 {
-    *out = codes;
-    return sizeof codes / sizeof codes[0];
+    return &table[w];
 }
 
 static int code_index(const char *code, size_t len)
 {
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (strlen(codes[i]) == len && !strncmp(codes[i], code, len))
-            return (int)i;
+    for (int i = 0; i < MFB_W_COUNT; i++)
+        if (strlen(table[i].code) == len && !strncmp(table[i].code, code, len))
+            return i;
     return -1;
 }
 
 int mfb_warning_mask(const char *list, uint64_t *mask, char *bad, size_t bad_cap)
 {
+    _Static_assert(MFB_W_COUNT <= 64, "a --quiet-warnings mask holds one bit per kind");
     *mask = 0;
     if (!strcmp(list, "all")) {
-        *mask = (1ull << (sizeof codes / sizeof codes[0])) - 1;
+        *mask = (1ull << MFB_W_COUNT) - 1;
         return 0;
     }
     for (const char *p = list;;) {
@@ -58,53 +126,39 @@ bool mfb_warning_silenced(uint64_t mask, const char *code)
     return i >= 0 && (mask >> i & 1);
 }
 
-static void add(struct mfb_warnings *w, enum mfb_severity sev, const char *code, const char *fmt, va_list ap)
+void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ...)
 {
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    const struct mfb_warning_kind *k = &table[kind];
+    char found[768], buf[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(found, sizeof found, fmt, ap);
+    va_end(ap);
+    if (k->severity == MFB_SEV_WARNING)
+        snprintf(buf, sizeof buf, "%s: %s. Fix: %s", found, k->consequence, k->fix);
+    else
+        snprintf(buf, sizeof buf, "%s: %s; %s", found, k->consequence, k->fix);
     /* The same message once, however often its cause is met: repeated, it would fill every
      * output. */
     for (int i = 0; i < w->n; i++)
-        if (!strcmp(w->code[i], code) && !strcmp(w->msg[i], buf))
+        if (w->kind[i] == kind && !strcmp(w->msg[i], buf))
             return;
-    if (!w->quiet && sev == MFB_SEV_WARNING && !mfb_warning_silenced(w->silenced, code))
+    if (!w->quiet && k->severity == MFB_SEV_WARNING && !(w->silenced >> kind & 1))
         fprintf(stderr, "memfbench: warning: %s\n", buf);
     if (w->n == MFB_MAX_WARNINGS)
         return;
     /* Out of memory, the warning is still printed; only the file misses it. */
-    char *msg = strdup(buf), *key = strdup(code);
-    if (!msg || !key) {
-        free(msg);
-        free(key);
+    char *msg = strdup(buf);
+    if (!msg)
         return;
-    }
     w->msg[w->n] = msg;
-    w->code[w->n] = key;
-    w->severity[w->n] = sev;
+    w->kind[w->n] = kind;
     w->n++;
-}
-
-void mfb_warn(struct mfb_warnings *w, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    add(w, MFB_SEV_WARNING, code, fmt, ap);
-    va_end(ap);
-}
-
-void mfb_note(struct mfb_warnings *w, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    add(w, MFB_SEV_NOTE, code, fmt, ap);
-    va_end(ap);
 }
 
 void mfb_warnings_free(struct mfb_warnings *w)
 {
-    for (int i = 0; i < w->n; i++) {
+    for (int i = 0; i < w->n; i++)
         free(w->msg[i]);
-        free(w->code[i]);
-    }
     w->n = 0;
 }

@@ -290,8 +290,8 @@ static void resolve_sizes(struct mfb_probe_config *c, const struct probe_args *a
     long long avail = mfb_mem_available();
     if (avail > 0 && (double)want > (double)avail * PROBE_MEMORY_FRACTION) {
         size_t cap = (size_t)((double)avail * PROBE_MEMORY_FRACTION) / 4096 * 4096;
-        mfb_warn(w, "memory", "the largest size is %zu bytes, not %zu: a quarter of the memory available now "
-                              "(MemAvailable). Fix: free memory, or --max-size", cap, want);
+        mfb_warn(w, MFB_W_MEMORY, "the largest size is %zu bytes, not %zu: a quarter of the memory available now "
+                                  "(MemAvailable)", cap, want);
         want = cap;
         c->max_size_source = "a quarter of MemAvailable (the default was larger)";
     }
@@ -354,7 +354,7 @@ int mfb_cmd_probe(int argc, char **argv)
     res.huge_page_size = mfb_pages_huge_size();
     res.huge = mfb_probe_huge_mode(cfg.huge, cfg.max_size, res.huge_why, sizeof res.huge_why);
     if (res.huge_why[0] && cfg.huge != MFB_HUGE_OFF)
-        mfb_warn(&res.warn, "huge_pages", "%s: latency is measured on 4 KiB pages only", res.huge_why);
+        mfb_warn(&res.warn, MFB_W_HUGE_PAGES, "%s: latency is measured on 4 KiB pages only", res.huge_why);
     /* Bandwidth on 4 KiB pages, as memfbench run's buffers and most heaps, unless huge pages
      * were asked for by name. */
     res.bw_pages = cfg.huge == MFB_HUGE_THP || cfg.huge == MFB_HUGE_HUGETLB ? res.huge : MFB_PAGES_4K;
@@ -364,7 +364,7 @@ int mfb_cmd_probe(int argc, char **argv)
         size_t need = (size_t)cfg.threads * ((share + hp - 1) / hp) * hp;
         char why[256];
         if (*mfb_pages_unavailable(MFB_PAGES_HUGETLB, need, why, sizeof why)) {
-            mfb_warn(&res.warn, "huge_pages", "bandwidth: %s: measured on 4 KiB pages", why);
+            mfb_warn(&res.warn, MFB_W_HUGE_PAGES, "bandwidth: %s: measured on 4 KiB pages", why);
             res.bw_pages = MFB_PAGES_4K;
         }
     }

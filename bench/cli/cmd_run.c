@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/inputs.h"
 #include "base/rng.h"
 #include "base/seeds.h"
 #include "cli/commands.h"
@@ -17,9 +16,7 @@
 #include "orchestrate/plan.h"
 #include "cli/options.h"
 #include "orchestrate/processes.h"
-#include "impl/plugin.h"
 #include "measure/run.h"
-#include "probe/cachefrom.h"
 #include "report/document.h"
 #include "report/hostinfo.h"
 #include "report/output.h"
@@ -34,45 +31,6 @@ static void on_signal(int sig)
     (void)sig;
     stop_requested = 1;
     mfb_guard_stop_requested(); /* a call that never returns to see the flag is ended by the guard */
-}
-
-/* What a run reads: every plugin, the distribution's tables (siblings included), the trace and
- * the probe file. The result file is checked against this list before anything is measured. */
-static int run_inputs(const struct mfb_study *c, struct mfb_inputs *in, struct mfb_err *err)
-{
-    for (int i = 0; i < c->nvariants; i++) {
-        if (!mfb_plugin_spec(c->variants[i]))
-            continue;
-        const char *colon = strrchr(c->variants[i], ':');
-        if (mfb_inputs_add(in, MFB_INPUT_PLUGIN, c->variants[i], (size_t)(colon - c->variants[i]), err) < 0)
-            return -1;
-    }
-    if ((c->cache_from && mfb_inputs_add(in, MFB_INPUT_PROBE_FILE, c->cache_from, strlen(c->cache_from), err) < 0) ||
-        (c->trace && mfb_inputs_add(in, MFB_INPUT_TRACE, c->trace, strlen(c->trace), err) < 0))
-        return -1;
-    struct mfb_dist d = {0};
-    const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
-    /* A distribution that does not load is reported later, where it is used. */
-    struct mfb_err ignored;
-    int rc = 0;
-    if (mfb_dist_resolve(&d, spec, c->func, c->dist_dir, &ignored) == 0)
-        for (int i = 0; i < d.nfiles && rc == 0; i++)
-            rc = mfb_inputs_add(in, MFB_INPUT_DISTRIBUTION, d.files[i].path, strlen(d.files[i].path), err);
-    mfb_dist_free(&d);
-    return rc;
-}
-
-/* The result must not replace a file the run reads (stdout replaces nothing). */
-static int check_inputs(const struct mfb_output *out, const struct mfb_study *c, struct mfb_err *err)
-{
-    if (out->f == stdout)
-        return 0;
-    struct mfb_inputs in = {0};
-    int rc = run_inputs(c, &in, err);
-    if (rc == 0)
-        rc = mfb_inputs_check_output(&in, out->path, "-o", err);
-    mfb_inputs_free(&in);
-    return rc;
 }
 
 /* Everything after the command line, called below a random stack offset. */
@@ -106,8 +64,7 @@ static void install_signals(struct mfb_warnings *warn)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 #ifndef __OPTIMIZE__
-    mfb_warn(warn, "build", "memfbench was built without optimization: the harness loop costs more than "
-             "in a release build. Fix: meson setup --buildtype=release");
+    mfb_warn(warn, MFB_W_BUILD, "memfbench was built without optimization");
 #else
     (void)warn;
 #endif
@@ -188,28 +145,29 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         if (stop_requested)
             mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
     }
-    if (check_inputs(&out, &cfg, &err) < 0)
-        goto fail;
     run.seed = cfg.seed;
-    /* read before any process starts, so a bad probe file fails once, at once */
     struct mfb_caches probed;
-    if (cfg.cache_from && mfb_probe_read_caches(cfg.cache_from, &probed, &err) < 0)
+    if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {
+        status = MFB_EXIT_USAGE;
         goto fail;
+    }
     if (parent) {
+        /* the children resolve their own; the parent keeps nothing of a trace's size */
+        mfb_trace_free(&trace);
+        mfb_dist_free(&dist);
         status = mfb_run_processes(&cfg, &out, run.seed, &stop_requested, &err);
         if (status == MFB_EXIT_FAIL)
             goto fail;
         goto done;
     }
     struct mfb_cpu_plan plan;
-    if (mfb_assemble_variants(&run, &cfg, &err) < 0 || mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 ||
-        mfb_plan_pin(&cfg, &plan, &err) < 0 || mfb_plan_team(&run, &cfg, &plan, &err) < 0)
+    if (mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 || mfb_plan_pin(&cfg, &plan, &err) < 0 ||
+        mfb_plan_team(&run, &cfg, &plan, &err) < 0)
         goto fail;
     mfb_assemble_caches(&caches, &cfg, &probed, &warn);
     if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
         goto fail;
-    if (mfb_assemble_workload(&run, &dist, &trace, &sweep, &cfg, &err) < 0 ||
-        set_up_workset(&run, &plan, &caches, &err) < 0)
+    if (set_up_workset(&run, &plan, &caches, &err) < 0)
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);

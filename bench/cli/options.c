@@ -423,11 +423,10 @@ static int apply_output(int ch, const char *arg, struct mfb_study *c, struct mfb
     case OPT_QUIETW: {
         char bad[80];
         if (mfb_warning_mask(arg, &c->quiet_warnings, bad, sizeof bad) < 0) {
-            const char *const *codes;
-            size_t n = mfb_warning_codes(&codes);
             char known[512] = "";
-            for (size_t i = 0; i < n; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", codes[i]);
+            for (int k = 0; k < MFB_W_COUNT; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+                         mfb_warning_kind((enum mfb_warning)k)->code);
             return mfb_fail(err, "memfbench run: --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad,
                             known);
         }

@@ -114,14 +114,13 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
     c->fastest_batch_ns = fast * calls;
     c->slowest_batch_ns = slow * calls;
     if (c->single_call)
-        mfb_warn(r->warn, "long_calls", "calls are so long that every batch times a single call: samples are "
-                 "single-call times (batch.single_call = true)");
+        mfb_warn(r->warn, MFB_W_LONG_CALLS, "calls are so long that every batch times a single call "
+                 "(batch.single_call = true)");
     if (c->fastest_batch_ns < c->target_batch_ns / 5)
-        mfb_warn(r->warn, "batch", "libc's batch lasts %.1f us, under %.0f timer overheads",
+        mfb_warn(r->warn, MFB_W_BATCH, "libc's batch lasts %.1f us, under %.0f timer overheads",
                  c->fastest_batch_ns / 1e3, c->fastest_batch_ns / overhead_ns);
     if (c->slowest_batch_ns > 2 * c->max_batch_ns)
-        mfb_warn(r->warn, "batch", "the slowest variant's batch lasts %.1f ms: batches that long collect "
-                 "timer interrupts", c->slowest_batch_ns / 1e6);
+        mfb_warn(r->warn, MFB_W_BATCH, "the slowest variant's batch lasts %.1f ms", c->slowest_batch_ns / 1e6);
 }
 
 /* Linearity: a batch of 2N passes must take as long as its two halves timed as batches of N
@@ -147,8 +146,8 @@ int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_e
         double lin = mfb_quantile_median(ratio, MEDIAN_TRIES);
         r->vars[i].linearity = lin;
         if (fabs(lin - 1) > LINEARITY_TOLERANCE)
-            mfb_warn(r->warn, "linearity", "variant '%s': a batch twice as long took %.3f x twice the time "
-                     "(tolerance %.0f %%): per-call times depend on the batch size here", r->vars[i].v->name, lin,
+            mfb_warn(r->warn, MFB_W_LINEARITY, "variant '%s': a batch twice as long took %.3f x twice the time "
+                     "(tolerance %.0f %%)", r->vars[i].v->name, lin,
                      100 * LINEARITY_TOLERANCE);
     }
     free(passes);

@@ -198,10 +198,9 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
     r->support_sizes = sh.support;
     r->sizes_in_support = sh.in_support;
     if (sh.n > 0 && sh.nsizes < sh.in_support)
-        mfb_warn(r->warn, "verification", "verification checked %zu of the %llu sizes the distribution can draw "
+        mfb_warn(r->warn, MFB_W_VERIFICATION, "verification checked %zu of the %llu sizes the distribution can draw "
                  "(every size up to %d, then each wide range's ends, powers of two and neighbours and an even "
-                 "spread; sizes above %d thinned to a %llu MiB bound): a variant wrong only at a size not checked "
-                 "would be timed", sh.nsizes, (unsigned long long)sh.in_support, MFB_SHAPES_SMALL, MFB_SHAPES_SMALL,
+                 "spread; sizes above %d thinned to a %llu MiB bound)", sh.nsizes, (unsigned long long)sh.in_support, MFB_SHAPES_SMALL, MFB_SHAPES_SMALL,
                  MFB_SHAPES_MAX_BYTES >> 20);
     mfb_shapes_free(&sh);
     mfb_verify_free(&ver);

@@ -329,32 +329,26 @@ void mfb_residency_warn(const struct mfb_residency *r, struct mfb_warnings *warn
 {
     const struct mfb_window_check *s = &r->small, *l = &r->large;
     if (s->used && s->verdict == MFB_CHECK_FAIL)
-        mfb_warn(warn, "placement_check",
+        mfb_warn(warn, MFB_W_PLACEMENT_CHECK,
                  "placement check: the small-call windows (%u lines) load at %.2f ns per line, %.1fx this core's "
-                 "L1 latency (%.2f ns): they do not stay in L1d, so small calls are timed with their data in L2 "
-                 "or beyond, not in L1 as planned for an L1d of %zu bytes (%s). Fix: give the real sizes with "
-                 "--cache L1D:L2:LLC or --cache-from PROBE",
+                 "L1 latency (%.2f ns): they do not stay in the L1d of %zu bytes planned for (%s), so small calls "
+                 "are timed from L2 or beyond",
                  s->lines, s->ns_per_load, s->ratio, s->reference_ns, l1d_bytes, source);
     if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY && isfinite(l->cached_ns))
-        mfb_warn(warn, "placement_check",
+        mfb_warn(warn, MFB_W_PLACEMENT_CHECK,
                  "placement check: lines of large calls load at %.1f ns after the eviction step, %.1f ns after a "
-                 "flush and %.1f ns cached: %s, so large calls may be timed partly from a cache, not from "
-                 "memory. Fix: re-run with the machine quiet; if it recurs here, --large-window sized (a window "
-                 "of 4 x LLC per buffer, no flush)",
-                 l->ns_per_load, l->reference_ns, l->cached_ns,
-                 l->why);
+                 "flush and %.1f ns cached (%s), so large calls may be timed partly from a cache",
+                 l->ns_per_load, l->reference_ns, l->cached_ns, l->why);
     else if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_MEMORY)
-        mfb_warn(warn, "placement_check",
+        mfb_warn(warn, MFB_W_PLACEMENT_CHECK,
                  "placement check: lines sampled over the large window load at %.1f ns, %.2fx the latency of "
                  "the same lines flushed from every cache (%.1f ns): many are still cached, so large calls are "
-                 "timed partly from the LLC, not from memory. Fix: give the real LLC with --cache or "
-                 "--cache-from PROBE",
+                 "timed partly from the LLC",
                  l->ns_per_load, l->ratio, l->reference_ns);
     if (l->used && l->verdict == MFB_CHECK_FAIL && l->expect == MFB_RESIDE_CACHED)
-        mfb_warn(warn, "placement_check",
+        mfb_warn(warn, MFB_W_PLACEMENT_CHECK,
                  "placement check: lines sampled over the window load at %.1f ns, %.2fx the latency of the same "
                  "lines flushed from every cache (%.1f ns): the window does not stay in the cache the placement "
-                 "names, so calls are timed from further out. Fix: give the real sizes with --cache or "
-                 "--cache-from PROBE",
+                 "names, so calls are timed from further out",
                  l->ns_per_load, l->ratio, l->reference_ns);
 }

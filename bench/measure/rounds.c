@@ -420,11 +420,11 @@ static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     if (r->study->target_ci > 0 && !r->stop.target_reached && measured_rounds(r) >= TARGET_MIN_ROUNDS) {
         if (mfb_stoprule_check(&st->target, r, err) < 0)
             return -1;
-        mfb_warn(r->warn, "target_ci", "stopped by %s before every interval reached +-%.2f %%",
+        mfb_warn(r->warn, MFB_W_TARGET_CI, "stopped by %s before every interval reached +-%.2f %%",
                  mfb_stop_reason_name(r->stop.reason), r->study->target_ci);
     }
     if (r->stop.reason == MFB_STOP_BATCHES)
-        mfb_warn(r->warn, "max_batches", "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
+        mfb_warn(r->warn, MFB_W_MAX_BATCHES, "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
                  "%u rounds measured", r->res.samples.n * kept_per_batch(r), r->study->max_batches, measured_rounds(r));
     r->res.rounds_s = elapsed;
     progress(r, elapsed, true);

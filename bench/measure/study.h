@@ -114,7 +114,7 @@ struct mfb_study {
     const char *cache_from;            /* --cache-from: a probe file whose caches_found are used */
     const char *dist_dir;
     bool quiet;
-    uint64_t quiet_warnings;           /* --quiet-warnings: mask over mfb_warning_codes() */
+    uint64_t quiet_warnings;           /* --quiet-warnings: mask over enum mfb_warning */
     int argc;                          /* the command line, recorded as given */
     char **argv;
 };

@@ -45,8 +45,8 @@ bool mfb_warmup_round(struct mfb_warmup_rule *w, struct mfb_warmup *out, uint32_
         out->settled = !isnan(change) && fabs(change) <= WARMUP_SETTLE;
         done = out->settled || round + 1 >= MFB_WARMUP_MAX_ROUNDS || elapsed_s >= w->cap_s;
         if (done && !out->settled)
-            mfb_warn(warn, "warmup", "round times had not settled after %u warm-up rounds (%.1f s; last "
-                     "change %+.2f %%): the machine may be drifting", round + 1, elapsed_s, 100 * out->change);
+            mfb_warn(warn, MFB_W_WARMUP, "round times had not settled after %u warm-up rounds (%.1f s; last "
+                     "change %+.2f %%)", round + 1, elapsed_s, 100 * out->change);
     }
     if (done) {
         out->rounds = round + 1;

@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inputs.h"
 #include "base/strbuf.h"
 #include "base/warn.h"
 #include "impl/code_placements.h"
 #include "impl/plugin.h"
 #include "measure/layout.h"
+#include "probe/cachefrom.h"
 
 static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mfb_err *err)
 {
@@ -141,7 +143,7 @@ void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, c
         caches->llc = c->llc;
         caches->source = MFB_CACHE_USER;
     } else if (caches->source == MFB_CACHE_DEFAULT) {
-        mfb_warn(warn, "caches", "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu. Fix: --cache",
+        mfb_warn(warn, MFB_W_CACHES, "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu",
                  caches->l1d, caches->l2, caches->llc);
     }
 }
@@ -155,13 +157,13 @@ int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const s
     /* on the pinned thread that times the batches: perf_event counts this thread */
     mfb_counters_open(&r->counters, c->counters);
     if (!r->counters.active && c->counters == MFB_COUNTERS_ON)
-        mfb_warn(r->warn, "counters", "--counters on: no hardware counters: %s; the run goes on without",
+        mfb_warn(r->warn, MFB_W_COUNTERS, "--counters on: no hardware counters (%s); the run goes on without",
                  r->counters.why);
     else if (!r->counters.active && c->counters == MFB_COUNTERS_AUTO)
-        mfb_note(r->warn, "counters", "no hardware counters (%s): batches are timed, not counted",
+        mfb_warn(r->warn, MFB_W_COUNTERS_ABSENT, "--counters auto: no hardware counters (%s)",
                  r->counters.why);
     if (!timer->invariant)
-        mfb_warn(r->warn, "clock", "the TSC is not invariant: tick rates follow CPU frequency");
+        mfb_warn(r->warn, MFB_W_CLOCK, "the TSC is not invariant");
     return 0;
 }
 
@@ -192,7 +194,7 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
             return -1;
     }
     if (dist->overlap_ignored)
-        mfb_note(r->warn, "overlap", "%s asks for overlapping calls, which %s does not allow: replayed without overlap",
+        mfb_warn(r->warn, MFB_W_OVERLAP, "%s asks for overlapping calls, which %s does not allow",
                  dist->name, mfb_func_name(c->func));
     r->res.stage_s[MFB_STAGE_WORKLOAD] = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
@@ -201,14 +203,58 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
 void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mfb_caches *caches,
                                    struct mfb_warnings *warn)
 {
-    if (ws->small_max_source == MFB_SMALL_MAX_REDUCED)
-        mfb_warn(warn, "small_max", "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
-                 "not the default %u: calls above go to the large window", caches->l1d,
-                 (unsigned long long)ws->space.threshold, MFB_DEFAULT_SMALL_MAX);
+    if (ws->small_max_source == MFB_SMALL_MAX_REDUCED && ws->space.threshold == 0)
+        mfb_warn(warn, MFB_W_SMALL_MAX, "this CPU's L1d (%zu bytes) leaves no room for small calls (default bound %u "
+                 "bytes): every call goes to the large window", caches->l1d, MFB_DEFAULT_SMALL_MAX);
+    else if (ws->small_max_source == MFB_SMALL_MAX_REDUCED)
+        mfb_warn(warn, MFB_W_SMALL_MAX, "this CPU's L1d (%zu bytes) leaves room for small calls up to %llu bytes only, "
+                 "not the default %u", caches->l1d, (unsigned long long)ws->space.threshold, MFB_DEFAULT_SMALL_MAX);
     if (!mfb_workset_large_beyond_llc(ws))
-        mfb_warn(warn, "large_window", "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
-                 "the LLC of %zu MiB, under %.0fx: large calls may find their lines still cached (the placement "
-                 "check measures it). Fix: --cache with the LLC one core really sees (a CCX's or CCD's L3, not the "
-                 "socket's)", (unsigned long long)(ws->space.large.size >> 20),
+        mfb_warn(warn, MFB_W_LARGE_WINDOW, "the large window (%llu MiB per buffer, capped by the arena) is only %.2fx "
+                 "the LLC of %zu MiB, under %.0fx", (unsigned long long)(ws->space.large.size >> 20),
                  (double)ws->space.large.size / (double)caches->llc, caches->llc >> 20, MFB_LARGE_LLC_MULTIPLE);
+}
+
+/* What a run reads: every plugin, the distribution's tables (siblings included), the trace and
+ * the probe file. The result file is checked against this list before anything is measured. */
+static int run_inputs(const struct mfb_study *c, const struct mfb_dist *d, struct mfb_inputs *in, struct mfb_err *err)
+{
+    for (int i = 0; i < c->nvariants; i++) {
+        if (!mfb_plugin_spec(c->variants[i]))
+            continue;
+        const char *colon = strrchr(c->variants[i], ':');
+        if (mfb_inputs_add(in, MFB_INPUT_PLUGIN, c->variants[i], (size_t)(colon - c->variants[i]), err) < 0)
+            return -1;
+    }
+    if ((c->cache_from && mfb_inputs_add(in, MFB_INPUT_PROBE_FILE, c->cache_from, strlen(c->cache_from), err) < 0) ||
+        (c->trace && mfb_inputs_add(in, MFB_INPUT_TRACE, c->trace, strlen(c->trace), err) < 0))
+        return -1;
+    for (int i = 0; i < d->nfiles; i++)
+        if (mfb_inputs_add(in, MFB_INPUT_DISTRIBUTION, d->files[i].path, strlen(d->files[i].path), err) < 0)
+            return -1;
+    return 0;
+}
+
+/* The result must not replace a file the run reads (stdout, output NULL, replaces nothing). */
+static int check_inputs(const char *output, const struct mfb_study *c, const struct mfb_dist *d, struct mfb_err *err)
+{
+    if (!output)
+        return 0;
+    struct mfb_inputs in = {0};
+    int rc = run_inputs(c, d, &in, err);
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, output, "-o", err);
+    mfb_inputs_free(&in);
+    return rc;
+}
+
+int mfb_assemble_config(struct mfb_run *run, const char *output, struct mfb_dist *dist, struct mfb_trace *trace,
+                        struct mfb_sweep **sweep, struct mfb_caches *probed, struct mfb_err *err)
+{
+    const struct mfb_study *c = run->study;
+    if (mfb_assemble_variants(run, c, err) < 0 || mfb_assemble_workload(run, dist, trace, sweep, c, err) < 0 ||
+        check_inputs(output, c, dist, err) < 0)
+        return -1;
+    /* read before any process starts, so a bad probe file fails once, at once */
+    return c->cache_from ? mfb_probe_read_caches(c->cache_from, probed, err) : 0;
 }

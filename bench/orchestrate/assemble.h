@@ -30,6 +30,13 @@ int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const s
  * caller's to free), or the distribution (-d, else the function's fleet table). */
 int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_trace *trace, struct mfb_sweep **sweep,
                           const struct mfb_study *c, struct mfb_err *err);
+/* The configuration resolved before anything is measured or any process starts: the variants
+ * (plugins loaded, names checked; into r), the calls' source (distribution, trace or sweep), the
+ * probe file of --cache-from (into probed), and an output path (NULL: stdout) that is none of the
+ * run's inputs. Everything that fails here is the user's to fix on the command line: the caller
+ * makes it a usage error (exit 2), said once, by the parent of a study. -1 with err. */
+int mfb_assemble_config(struct mfb_run *r, const char *output, struct mfb_dist *dist, struct mfb_trace *trace,
+                        struct mfb_sweep **sweep, struct mfb_caches *probed, struct mfb_err *err);
 /* The planned working set's warnings: a small limit reduced below the default, a large window
  * less than twice the LLC. */
 void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mfb_caches *caches,

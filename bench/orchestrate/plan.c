@@ -44,8 +44,7 @@ int mfb_plan_team(struct mfb_run *r, const struct mfb_study *c, const struct mfb
     for (int a = 0; a < plan->threads; a++)
         for (int b = a + 1; b < plan->threads; b++)
             if (mfb_team_same_core(r->team, a, b))
-                mfb_note(r->warn, "threads", "threads %d and %d are SMT siblings (CPUs %d and %d share core %d): they "
-                         "compete for its ports and its L1/L2", a, b, plan->cpus[a], plan->cpus[b], r->team->place[a].core);
+                mfb_warn(r->warn, MFB_W_THREADS, "threads %d and %d are SMT siblings (CPUs %d and %d share core %d)", a, b, plan->cpus[a], plan->cpus[b], r->team->place[a].core);
     return 0;
 }
 

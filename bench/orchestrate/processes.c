@@ -197,7 +197,31 @@ struct study_run {
     enum mfb_stop_reason stop_reason;
     long batch_passes;                  /* 0 for the first process, which calibrates */
     double each;                        /* seconds of rounds per process */
+    bool progress_shown;                /* the progress line is on the terminal, to be ended */
 };
+
+/* Which process runs, as one line a terminal rewrites in place; nothing where stderr is a file or
+ * a pipe (a log, CI), whose reader wants the outcome, not ten lines of progress. */
+static void progress(const struct mfb_study *cfg, struct study_run *s, int i)
+{
+    if (cfg->quiet || !isatty(STDERR_FILENO))
+        return;
+    if (s->targeted)
+        fprintf(stderr, "\r\033[Kmemfbench: process %d (at least %ld, until +-%g %%)", i + 1, cfg->processes,
+                cfg->target_ci);
+    else
+        fprintf(stderr, "\r\033[Kmemfbench: process %d of %d", i + 1, s->k);
+    fflush(stderr);
+    s->progress_shown = true;
+}
+
+/* Ends the progress line, so whatever follows (the summary, an error) starts on a line of its own. */
+static void end_progress(struct study_run *s)
+{
+    if (s->progress_shown)
+        fputc('\n', stderr);
+    s->progress_shown = false;
+}
 
 /* Runs process i into its temporary file and merges its samples: the child's exit status, or -1
  * with the message in err (a child that failed is named with its last line of stderr). */
@@ -225,11 +249,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
         return mfb_fail(err, "%s: cannot create a temporary file for process %d beside it: %s", target, i + 1,
                         strerror(e));
     }
-    if (!cfg->quiet && s->targeted)
-        fprintf(stderr, "memfbench: process %d (at least %ld, until +-%g %%)\n", i + 1, cfg->processes,
-                cfg->target_ci);
-    else if (!cfg->quiet)
-        fprintf(stderr, "memfbench: process %d of %d\n", i + 1, s->k);
+    progress(cfg, s, i);
     FILE *errlog = tmpfile();
     if (!errlog)
         return mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
@@ -329,6 +349,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         if (reached)
             break;
     }
+    end_progress(&s);
     if (s.done == 0) {
         if (!err->msg[0])
             mfb_fail(err, "interrupted before the first process finished");
@@ -351,6 +372,7 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
     }
     cJSON_Delete(doc);
 cleanup:
+    end_progress(&s);
     mfb_stoprule_free(&s.rule);
     for (int i = 0; i < s.k; i++) {
         if (s.tmp[i]) {

@@ -65,7 +65,7 @@ static int pick_latency_curve(struct mfb_probe_result *r)
         if (least >= FOUND_MIN_HUGE_FRACTION)
             pick = i;
         else
-            mfb_warn(&r->warn, "huge_pages", "%s backed only %.0f%% of some buffers: levels are found in the "
+            mfb_warn(&r->warn, MFB_W_HUGE_PAGES, "%s backed only %.0f%% of some buffers: levels are found in the "
                      "4 KiB-page curve, and the %s curve is part huge pages (see huge_fraction per point)",
                      mfb_pages_name(c->pages), least * 100, mfb_pages_name(c->pages));
     }

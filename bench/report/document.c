@@ -123,9 +123,10 @@ cJSON *mfb_warnings_json(const struct mfb_warnings *ws)
     cJSON *warns = cJSON_CreateArray();
     for (int i = 0; i < ws->n; i++) {
         cJSON *w = cJSON_CreateObject();
-        cJSON_AddStringToObject(w, "code", ws->code[i]);
+        const struct mfb_warning_kind *k = mfb_warning_kind(ws->kind[i]);
+        cJSON_AddStringToObject(w, "code", k->code);
         cJSON_AddStringToObject(w, "message", ws->msg[i]);
-        cJSON_AddStringToObject(w, "severity", mfb_severity_name(ws->severity[i]));
+        cJSON_AddStringToObject(w, "severity", mfb_severity_name(k->severity));
         cJSON_AddItemToArray(warns, w);
     }
     return warns;
@@ -247,11 +248,9 @@ static cJSON *config_json(const struct mfb_run *r)
             cJSON_AddItemToArray(ev, cJSON_CreateString(mfb_counter_name((enum mfb_counter)k)));
     add_or_null(ctr, "why", r->counters.why[0] ? r->counters.why : NULL);
     cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
-    const char *const *codes;
-    size_t ncodes = mfb_warning_codes(&codes);
-    for (size_t i = 0; i < ncodes; i++)
-        if (mfb_warning_silenced(c->quiet_warnings, codes[i]))
-            cJSON_AddItemToArray(quiet, cJSON_CreateString(codes[i]));
+    for (int k = 0; k < MFB_W_COUNT; k++)
+        if (c->quiet_warnings >> k & 1)
+            cJSON_AddItemToArray(quiet, cJSON_CreateString(mfb_warning_kind((enum mfb_warning)k)->code));
     cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
     cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
     cJSON_AddStringToObject(cfg, "code_rotation", mfb_code_rotation_name(c->code_rotation));

@@ -174,22 +174,19 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
     int c = cpu < 0 ? 0 : cpu;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
     if (slurp_line(path, buf, sizeof buf) && strcmp(buf, "performance") != 0)
-        mfb_warn(w, "governor", "CPU %d frequency governor is '%s': frequency follows load. Fix: "
-                 "cpupower frequency-set -g performance (or pyperf system tune)", c, buf);
+        mfb_warn(w, MFB_W_GOVERNOR, "CPU %d frequency governor is '%s'", c, buf);
     if (slurp_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof buf) && !strcmp(buf, "1"))
-        mfb_warn(w, "boost", "frequency boost is on: clock speed depends on temperature and load. Fix: "
-                 "echo 0 > /sys/devices/system/cpu/cpufreq/boost");
+        mfb_warn(w, MFB_W_BOOST, "frequency boost is on");
     if (slurp_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof buf) && !strcmp(buf, "0"))
-        mfb_warn(w, "boost", "Turbo Boost is on. Fix: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+        mfb_warn(w, MFB_W_BOOST, "Turbo Boost is on");
     if (slurp_line("/sys/devices/system/cpu/smt/active", buf, sizeof buf) && !strcmp(buf, "1"))
-        mfb_warn(w, "smt", "SMT is active: a busy sibling thread shares the core's caches and ports. Fix: "
-                 "echo off > /sys/devices/system/cpu/smt/control, or keep the sibling idle");
+        mfb_warn(w, MFB_W_SMT, "SMT is active");
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
     if (slurp_line(path, buf, sizeof buf)) {
         cJSON *sib = cJSON_AddArrayToObject(host, "smt_sibling_busy");
         bool listed[MAX_CPUS] = {0};
         if (mfb_parse_cpu_list(buf, listed, MAX_CPUS) < 0)
-            mfb_warn(w, "smt", "%s: cannot read the CPU list '%s'", path, buf);
+            mfb_warn(w, MFB_W_SMT, "SMT siblings unknown (%s: cannot read the CPU list '%s')", path, buf);
         for (int s = 0; s < MAX_CPUS; s++) {
             if (!listed[s] || s == c)
                 continue;
@@ -199,8 +196,7 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
             cJSON_AddNumberToObject(o, "busy", busy);
             cJSON_AddItemToArray(sib, o);
             if (busy > 0.1)
-                mfb_warn(w, "smt_busy", "SMT sibling CPU %d of CPU %d was %.0f %% busy: it competes for the core. "
-                         "Fix: keep CPU %d idle or disable SMT", s, c, 100 * busy, s);
+                mfb_warn(w, MFB_W_SMT_BUSY, "SMT sibling CPU %d of CPU %d was %.0f %% busy", s, c, 100 * busy);
         }
     }
     check_perf(host);
@@ -213,11 +209,9 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         /* In a virtual machine the host schedules its own work on the vCPU whatever the guest
          * isolates: context, not something to fix here. */
         if (!isolated && has_flag(host, "hypervisor"))
-            mfb_note(w, "isolation", "CPU %d is a virtual CPU (hypervisor flag): the host may run other work on it; "
-                     "isolating it in the guest would not change that", cpu);
+            mfb_warn(w, MFB_W_VIRTUAL_CPU, "CPU %d is a virtual CPU (hypervisor flag)", cpu);
         else if (!isolated)
-            mfb_warn(w, "isolation", "CPU %d is not isolated: the scheduler may run other tasks on it. Fix: "
-                     "boot with isolcpus=%d nohz_full=%d, or use cset shield", cpu, cpu, cpu);
+            mfb_warn(w, MFB_W_ISOLATION, "CPU %d is not isolated", cpu);
     }
     double load[3];
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -226,13 +220,11 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         for (int i = 0; i < 3; i++)
             cJSON_AddItemToArray(l, cJSON_CreateNumber(load[i]));
         if (ncpu > 0 && load[0] > 0.5 * (double)ncpu)
-            mfb_warn(w, "load", "machine load is %.2f on %ld CPUs: other work competes for caches and memory "
-                     "bandwidth. Fix: run on an idle machine", load[0], ncpu);
+            mfb_warn(w, MFB_W_LOAD, "machine load is %.2f on %ld CPUs", load[0], ncpu);
     }
     if (slurp_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf) &&
         !strcmp(bracketed(buf), "always"))
-        mfb_warn(w, "thp", "transparent hugepages are 'always': large buffers may or may not get huge pages "
-                 "from run to run. Fix: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
+        mfb_warn(w, MFB_W_THP, "transparent hugepages are 'always'");
 }
 
 cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w)

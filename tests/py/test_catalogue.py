@@ -25,7 +25,7 @@ class Case:
     id: str
     args: list[str]                      # {dir} is the case's folder, {wrong} the wrong-plugin library
     fragments: list[str]                 # all must appear in the one error line
-    code: int = 1
+    code: int = 1                        # 2: a configuration error, refused before any process starts
     files: dict[str, str | bytes] = field(default_factory=dict)   # written into {dir} first
     output: str | None = "out.json"      # -o value relative to {dir}; None: the case gives its own
     quick: bool = True
@@ -34,7 +34,7 @@ class Case:
 
 def csv(name: str, text: str | bytes, *fragments: str, extra: dict[str, str | bytes] | None = None) -> Case:
     """A bad size table given with -d; the error must name the file."""
-    return Case(f"csv-{name}", ["-d", "{dir}/t_size.csv"], ["t_size.csv", *fragments],
+    return Case(f"csv-{name}", ["-d", "{dir}/t_size.csv"], ["t_size.csv", *fragments], code=2,
                 files={"t_size.csv": text, **(extra or {})})
 
 
@@ -74,8 +74,8 @@ for c in CSV_CASES:
         c.fragments = c.fragments[1:]
 
 FLEETBENCH_CASES = [
-    Case("fleetbench-bad-pair", ["-d", "{dir}/fb.txt"], ["fb.txt:1", "'abc'"], files={"fb.txt": "8:0.5,abc\n"}),
-    Case("fleetbench-negative-prob", ["-d", "{dir}/fb.txt"], ["fb.txt", "negative"], files={"fb.txt": "8:-0.5\n"}),
+    Case("fleetbench-bad-pair", ["-d", "{dir}/fb.txt"], ["fb.txt:1", "'abc'"], files={"fb.txt": "8:0.5,abc\n"}, code=2),
+    Case("fleetbench-negative-prob", ["-d", "{dir}/fb.txt"], ["fb.txt", "negative"], files={"fb.txt": "8:-0.5\n"}, code=2),
 ]
 
 
@@ -114,15 +114,15 @@ CLI_CASES = [
     cli("unknown-option", ["--margin", "1"], "unknown option '--margin'"),
     cli("stray-argument", ["extra"], "unexpected argument 'extra'"),
     Case("cli-missing-value", ["-o", "{dir}/out.json", "--rounds"], ["--rounds", "needs a value"], code=2, output=None),
-    cli("distribution-missing", ["-d", "no_such_table"], "'no_such_table'", code=1),
-    cli("synthetic-inverted", ["-d", "uniform:64-8"], "uniform:64-8", code=1),
-    cli("synthetic-not-number", ["-d", "fixed:-1"], "fixed:-1", code=1),
-    cli("synthetic-too-big", ["-d", "fixed:99999999999"], "fixed:99999999999", code=1),
+    cli("distribution-missing", ["-d", "no_such_table"], "'no_such_table'"),
+    cli("synthetic-inverted", ["-d", "uniform:64-8"], "uniform:64-8"),
+    cli("synthetic-not-number", ["-d", "fixed:-1"], "fixed:-1"),
+    cli("synthetic-too-big", ["-d", "fixed:99999999999"], "fixed:99999999999"),
 ]
 
 
-def plugin(id_: str, spec: str, *fragments: str, files: dict[str, str | bytes] | None = None) -> Case:
-    return Case(f"plugin-{id_}", ["-v", "libc", "-v", spec], list(fragments), files=files or {})
+def plugin(id_: str, spec: str, *fragments: str, files: dict[str, str | bytes] | None = None, code: int = 2) -> Case:
+    return Case(f"plugin-{id_}", ["-v", "libc", "-v", spec], list(fragments), files=files or {}, code=code)
 
 
 PLUGIN_CASES = [
@@ -133,7 +133,7 @@ PLUGIN_CASES = [
     plugin("empty-name", "{wrong}:dropping_memcpy=", "empty name"),
     plugin("directory", "{dir}/:f", "not a regular file"),
     plugin("path-too-long", "/" + "a" * 5000 + ".so:f", "too long"),
-    plugin("wrong-result", "{wrong}:dropping_memcpy", "'dropping_memcpy'", "wrong result"),
+    plugin("wrong-result", "{wrong}:dropping_memcpy", "'dropping_memcpy'", "wrong result", code=1),
     plugin("name-clash", "{wrong}:dropping_memcpy=libc", "'libc' is named twice"),
 ]
 
@@ -170,16 +170,16 @@ OUTPUT_CASES = [
     out("fifo", "{dir}/fifo", "fifo", "a FIFO", setup=_fifo),
     out("device", "{dir}/dev", "dev", "not a regular file", setup=_device),
     Case("output-onto-distribution", ["-d", "{dir}/in_size.csv", "-o", "{dir}/in_size.csv"],
-         ["in_size.csv", "names an input"], output=None, files={"in_size.csv": "size,weight\n8,1\n16,1\n"}),
+         ["in_size.csv", "names an input"], code=2, output=None, files={"in_size.csv": "size,weight\n8,1\n16,1\n"}),
     Case("output-onto-sibling", ["-d", "{dir}/in_size.csv", "-o", "{dir}/in_alignment.csv"],
-         ["in_alignment.csv", "names an input, the distribution table"], output=None,
+         ["in_alignment.csv", "names an input, the distribution table"], code=2, output=None,
          files={"in_size.csv": "size,weight\n8,1\n16,1\n", "in_alignment.csv": "alignment,weight\n1,1\n"}),
     Case("output-onto-probe-file", ["--cache-from", "{dir}/p.json", "-o", "{dir}/p.json"],
-         ["p.json", "names an input, the probe file"], output=None, files={"p.json": "{}"}),
+         ["p.json", "names an input, the probe file"], code=2, output=None, files={"p.json": "{}"}),
     Case("output-onto-trace", ["--trace", "{dir}/t.csv", "-o", "{dir}/t.csv"],
-         ["t.csv", "names an input"], output=None, files={"t.csv": "size,src_align,dst_align\n8,1,1\n"}),
+         ["t.csv", "names an input"], code=2, output=None, files={"t.csv": "size,src_alignment,dst_alignment,caller\n8,1,1,0\n"}),
     Case("output-onto-plugin", ["-v", "libc", "-v", "{dir}/lib.so:dropping_memcpy", "-o", "{dir}/lib.so"],
-         ["lib.so", "names an input"], output=None,
+         ["lib.so", "names an input"], code=2, output=None,
          setup=lambda d: (d / "lib.so").write_bytes(Path(os.environ["MEMFBENCH_WRONG_PLUGIN"]).read_bytes())),
 ]
 

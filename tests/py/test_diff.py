@@ -163,3 +163,39 @@ def test_files_that_cannot_support_a_verdict_are_refused(template, tmp_path, cmd
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0] and "bad.json" in lines[0], p.stderr
     assert "Warning" not in p.stderr and "nan" not in p.stdout.lower()
+
+
+def test_medians_are_the_ones_summarize_prints(template, tmp_path):
+    """diff's per-side median is summarize's: over every measured batch of the file, not a median
+    of process medians (the two differ where processes differ in size or spread)."""
+    from analysis.diff import median_ns
+    from analysis.load import load_run
+    from analysis.summary import summarize_run
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.05, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, 1.1, 0.05, 400, seed=2))
+    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    assert p.returncode == 0, p.stderr
+    shift = json.loads((tmp_path / "d.json").read_text())["shifts"][0]
+    for path, key in ((before, "before_ns_per_call"), (after, "after_ns_per_call")):
+        run = load_run(path)
+        table = summarize_run(run).set_index("variant")
+        assert shift[key] == pytest.approx(float(table.loc[shift["variant"], "median_ns_per_call"]), rel=1e-12)
+        assert shift[key] == pytest.approx(median_ns(run.batches, shift["variant"]), rel=1e-12)
+    assert f"median over every batch {shift['before_ns_per_call']:.2f} -> {shift['after_ns_per_call']:.2f} ns/call" \
+        in variant_line(p.stdout, shift["variant"])
+
+
+def test_an_unresolved_diff_says_why_and_what_would_resolve_it(template, tmp_path):
+    """Two runs with between-run drift and wide layouts: absolute times resolve nothing, and the
+    output names --normalize and more processes; a resolved diff prints no such note."""
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.05, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, 1.0, 0.05, 400, seed=2))
+    p = analysis("diff", before, after)
+    assert p.returncode == 0, p.stderr
+    if any(f": {v}," in p.stdout for v in ("faster", "slower", "equivalent")):
+        pytest.skip("the synthetic drift resolved a variant; the note is for when none is")
+    assert "note: no variant resolved" in p.stdout and "--normalize BASELINE" in p.stdout, p.stdout
+    assert "8 processes a side" in p.stdout
+    q = analysis("diff", write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 400, seed=1)),
+                 write(tmp_path / "a.json", synthetic(template, 1.10, 0.01, 400, seed=2)), "--normalize", "libc")
+    assert q.returncode == 0 and "note: no variant resolved" not in q.stdout, q.stdout

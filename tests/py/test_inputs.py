@@ -64,7 +64,7 @@ def test_bad_size_table(run, tmp_path, case):
     text, fragments = BAD_SIZE_TABLES[case]
     p = write(tmp_path, f"{case}_size.csv", text)
     r = run("-d", str(p), *QUICK)
-    assert_one_error(r, str(p), *fragments)
+    assert_one_error(r, str(p), *fragments, code=2)
 
 
 BAD_SIBLINGS = {
@@ -84,7 +84,7 @@ def test_bad_sibling_table(run, tmp_path, case):
     p = write(tmp_path, f"d_{suffix}.csv", text)
     func = "memcmp" if suffix == "mismatch" else "memmove"
     r = run("-f", func, "-d", str(tmp_path / "d_size.csv"), *QUICK)
-    assert_one_error(r, str(p), *fragments)
+    assert_one_error(r, str(p), *fragments, code=2)
 
 
 @pytest.mark.parametrize("kind", ["directory", "fifo", "dangling_link"])
@@ -101,7 +101,7 @@ def test_a_sibling_that_is_not_a_file_is_named(run, tmp_path, kind):
         p.symlink_to(tmp_path / "nowhere.csv")
     r = run("-d", str(tmp_path / "d_size.csv"), *QUICK, timeout=30)
     fragment = {"directory": "a directory", "fifo": "a FIFO", "dangling_link": "a symbolic link to nothing"}[kind]
-    assert_one_error(r, str(p), "alignment table", fragment)
+    assert_one_error(r, str(p), "alignment table", fragment, code=2)
 
 
 def test_alignment_forms_conflict(run, tmp_path):
@@ -109,7 +109,7 @@ def test_alignment_forms_conflict(run, tmp_path):
     write(tmp_path, "d_alignment.csv", "alignment,weight\n8,1\n")
     write(tmp_path, "d_src_alignment.csv", "alignment,weight\n8,1\n")
     r = run("-d", str(tmp_path / "d_size.csv"), *QUICK)
-    assert_one_error(r, "d_alignment.csv", "conflicts")
+    assert_one_error(r, "d_alignment.csv", "conflicts", code=2)
 
 
 def test_real_file_quirks_are_accepted(run, tmp_path):
@@ -174,7 +174,7 @@ def test_fleetbench_format_accepted(run, tmp_path):
 def test_fleetbench_format_bad_pair(run, tmp_path):
     p = write(tmp_path, "fb.csv", "0:0.5,8:0.5\n0:1\n1:0.5,x\n")
     r = run("-f", "memmove", "-d", str(p), *QUICK)
-    assert_one_error(r, f"{p}:3", "alignment pair 2", "'x' is not key:probability")
+    assert_one_error(r, f"{p}:3", "alignment pair 2", "'x' is not key:probability", code=2)
 
 
 @pytest.mark.parametrize("args,fragments,code", [
@@ -196,10 +196,10 @@ def test_fleetbench_format_bad_pair(run, tmp_path):
     (["--bogus"], ["unknown option '--bogus'"], 2),
     (["--seed", "-3"], ["--seed"], 2),
     (["--cache", "48K:2M"], ["--cache"], 2),
-    (["--variant", "turbo"], ["--variant", "'turbo'", "have:"], 1),
-    (["--variant", "libc", "--variant", "libc"], ["named twice"], 1),
+    (["--variant", "turbo"], ["--variant", "'turbo'", "have:"], 2),
+    (["--variant", "libc", "--variant", "libc"], ["named twice"], 2),
     (["--cpu", "4096"], ["--cpu", "at most 1023"], 2),
-    (["--distribution", "no_such_table"], ["'no_such_table'", "no such file"], 1),
+    (["--distribution", "no_such_table"], ["'no_such_table'", "no such file"], 2),
     (["--clock", "sundial"], ["--clock", "'sundial'"], 2),  # a closed set: refused while parsing
 ])
 def test_bad_command_line(run, args, fragments, code):

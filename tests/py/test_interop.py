@@ -52,7 +52,7 @@ def test_plugin_errors(run, tmp_path, spec, fragments):
     notlib.write_text("not an ELF file")
     spec = spec.format(example=plugin("MEMFBENCH_EXAMPLE_PLUGIN"), notlib=notlib)
     r = run("-v", "libc", "-v", spec, *QUICK)
-    assert r.code == 1 and not r.out.exists()
+    assert r.code == 2 and not r.out.exists()
     lines = r.stderr_lines
     assert len(lines) == 1 and all(f in lines[0] for f in fragments), lines
 

@@ -301,7 +301,7 @@ def test_bad_probe_files_for_cache_from_are_one_line(quick, run, tmp_path, edit,
     f = tmp_path / "p.json"
     f.write_text(json.dumps(doc))
     r = run(*QUICK, "--cache-from", str(f))
-    assert r.code == 1 and len(r.stderr_lines) == 1 and fragment in r.stderr and str(f) in r.stderr, r.stderr
+    assert r.code == 2 and len(r.stderr_lines) == 1 and fragment in r.stderr and str(f) in r.stderr, r.stderr
     assert not r.out.exists()
 
 
@@ -309,9 +309,9 @@ def test_cache_from_refuses_junk_and_clashes(run, tmp_path):
     junk = tmp_path / "junk.json"
     junk.write_text("not json")
     r = run(*QUICK, "--cache-from", str(junk))
-    assert r.code == 1 and "not JSON" in r.stderr and not r.out.exists()
+    assert r.code == 2 and "not JSON" in r.stderr and not r.out.exists()
     r = run(*QUICK, "--cache-from", str(tmp_path / "missing.json"))
-    assert r.code == 1 and "cannot open" in r.stderr
+    assert r.code == 2 and "cannot open" in r.stderr
     r = run(*QUICK, "--cache-from", str(junk), "--cache", "48K:2M:32M")
     assert r.code == 2 and "give one" in r.stderr
 
@@ -331,7 +331,7 @@ def test_cache_from_a_fifo_reads_its_writer_and_gives_up_on_none(quick, run, tmp
     assert r.code == 0 and r.doc["host"]["caches"]["l1d"] == 40 << 10, r.stderr
     started = time.monotonic()
     r = run(*QUICK, "--cache-from", str(fifo), out="refused.json", timeout=30)
-    assert r.code == 1 and len(r.stderr_lines) == 1 and "a FIFO nothing wrote to" in r.stderr, r.stderr
+    assert r.code == 2 and len(r.stderr_lines) == 1 and "a FIFO nothing wrote to" in r.stderr, r.stderr
     assert time.monotonic() - started < 20 and not r.out.exists()
 
 

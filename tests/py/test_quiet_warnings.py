@@ -1,10 +1,9 @@
 """--quiet-warnings: a known warning code is recorded in the file but not printed by the run (one
-process or several), and the analysis hides it with one line naming it; unknown codes are refused;
-every code the C sources use is in the table the option checks."""
+process or several), and the analysis hides it with one line naming it; unknown codes are refused
+(the table itself: test_warnings.py)."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,13 +59,3 @@ def test_unknown_codes_are_refused(memfbench, tmp_path, value, fragment):
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0] and "governor" in lines[0], p.stderr
     assert not (tmp_path / "x.json").exists()
-
-
-def test_every_code_in_the_sources_is_in_the_table(memfbench):
-    used = set()
-    for f in (Path(ROOT) / "bench").rglob("*.c"):
-        used |= set(re.findall(r'mfb_(?:warn|note)\([^,]+, "([a-z_]+)"', f.read_text()))
-        used |= set(re.findall(r'AddStringToObject\(w, "code", "([a-z_]+)"\)', f.read_text()))
-    listed = subprocess.run([memfbench, "list"], capture_output=True, text=True).stdout
-    table = set(listed.split("warning codes (for --quiet-warnings):")[1].strip().split(", "))
-    assert used and used <= table, used - table
