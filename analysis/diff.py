@@ -78,10 +78,10 @@ def unresolved_hint(shifts: list[Shift], normalize: str, processes: int) -> list
     ratio to a baseline timed in the same rounds cancels; and few processes give wide intervals."""
     if not shifts or any(s.verdict in ("faster", "slower", "equivalent") for s in shifts):
         return []
-    widest = max(s.ci_adj_high / s.ci_adj_low - 1 for s in shifts if s.ci_adj_low > 0) if any(
-        s.ci_adj_low > 0 for s in shifts) else float("nan")
-    lines = [f"no variant resolved: the simultaneous intervals span up to {100 * widest:.1f} %, wider than the margin "
-             f"allows"]
+    spans = [s.ci_adj_high / s.ci_adj_low - 1 for s in shifts if s.ci_adj_low > 0]
+    narrowest = min(spans) if spans else float("nan")
+    lines = [f"no variant resolved: the narrowest simultaneous interval spans {100 * narrowest:.1f} %, more than "
+             f"a verdict at the margin allows"]
     if not normalize:
         lines.append("absolute times between two runs carry the machine's state (the same drift on every variant); "
                      "--normalize BASELINE compares each variant's ratio to a baseline timed in the same rounds, "

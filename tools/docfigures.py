@@ -230,6 +230,12 @@ def gen_analysis_timings(a: argparse.Namespace) -> str:
             provenance(f"{Path(sys.executable)} -m tools.bench_analysis results/default.json.gz --repeat 3"))
 
 
+def _shown_path(path: str) -> str:
+    """A path as the page shows it: relative to the checkout when inside it."""
+    p = Path(path).resolve()
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
+
+
 def gen_diff_same_build(a: argparse.Namespace) -> str:
     """Two default studies of this build (seeds 101 and 102, pinned to the last CPU), then `diff` of
     the two as they are and with --normalize libc."""
@@ -247,7 +253,7 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
             lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("- ", "note: "))]
             shown.append(f"$ python3 -m analysis diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
             shown += lines
-    cmd = (f"{a.memfbench} run -q -s 101 -o st_101.json.gz (and -s 102); "
+    cmd = (f"{_shown_path(a.memfbench)} run -q -s 101 -o st_101.json.gz (and -s 102); "
            f"{Path(sys.executable)} -m analysis diff st_101.json.gz st_102.json.gz [--normalize libc]")
     return "```\n" + "\n".join(shown) + "\n```\n\n" + provenance(cmd)
 
