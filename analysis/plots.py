@@ -155,6 +155,12 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
     ax.axvspan(1 / (1 + m), 1 + m, color="0.85", alpha=0.5, label=f"equivalence margin ±{m:.1%}")
     ax.axvline(1, color="k", lw=0.8)
+    # every interval, the margin and 1 inside the axis, with room on both sides (log space), so no
+    # marker sits on the frame
+    ends = [v for c in comps for v in (c.ci_adj_low, c.ci_adj_high, c.ratio) if np.isfinite(v) and v > 0]
+    lo, hi = np.log(min(ends + [1 / (1 + m)])), np.log(max(ends + [1 + m]))
+    pad = 0.08 * (hi - lo)
+    ax.set_xlim(np.exp(lo - pad), np.exp(hi + pad))
     for verdict in dict.fromkeys(c.verdict for c in comps):
         ax.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
     # The numbers beside each row: ratio [per-comparison interval], verdict.
@@ -222,6 +228,14 @@ def _ratios_for(run: Run, c: Comparison, ratios: Ratios | None) -> pd.DataFrame:
     return ratios[key] if ratios is not None and key in ratios else _round_ratios(run, c.variant, c.baseline)
 
 
+# The share of rounds cut from each tail of a histogram's axis: the axis follows where the rounds
+# are, not the rare round whose calls were all large (which would squash the rest into a spike).
+ROBUST_TAIL = 0.005
+# ...and no further than this many interquartile ranges beyond the quartiles (in log ratio): a
+# comparison whose rounds sit within a few percent keeps its peak readable beside a sparse tail.
+ROBUST_IQRS = 3.0
+
+
 def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None = None,
                ratios: Ratios | None = None) -> Figure:
     """Per comparison, how the per-round ratios variant / baseline are spread: a histogram on a log
@@ -229,33 +243,44 @@ def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None 
     interval (the shaded band: over processes when there are several) marked."""
     comps = _comparisons_of(run, comps)
     col = _colors(run.variants, colors)
-    fig = Figure(figsize=(9, 1.6 * max(1, len(comps)) + 0.8))
-    axes = fig.subplots(max(1, len(comps)), 1, sharex=True, squeeze=False)[:, 0]
+    fig = Figure(figsize=(9, 1.7 * max(1, len(comps)) + 0.8))
+    # each panel on its own axis: a comparison's rounds span a few percent where another's span a
+    # factor of ten, and on one shared axis the narrow ones would be a line
+    axes = fig.subplots(max(1, len(comps)), 1, squeeze=False)[:, 0]
     for ax, c in zip(axes, comps):
         d = _ratios_for(run, c, ratios)["d"].to_numpy()
         d = d[np.isfinite(d)]
         if not len(d):
             continue
-        lo, hi = np.quantile(d, [0.001, 0.999])
+        q_lo, q1, q3, q_hi = np.quantile(d, [ROBUST_TAIL, 0.25, 0.75, 1 - ROBUST_TAIL])
+        lo, hi = max(q_lo, q1 - ROBUST_IQRS * (q3 - q1)), min(q_hi, q3 + ROBUST_IQRS * (q3 - q1))
+        lo, hi = min(lo, np.log(c.ci_low)), max(hi, np.log(c.ci_high))
+        edges = np.linspace(lo, hi, 81) if hi > lo else np.array([lo - 1e-6, lo + 1e-6])
+        inside = (d >= edges[0]) & (d <= edges[-1])
         # counted by numpy and drawn as one filled outline: Axes.hist draws a patch per bar, and
         # 80 bars per comparison made this figure most of a report's drawing time
-        edges = np.linspace(lo, hi, 81) if hi > lo else np.array([lo - 1e-6, lo + 1e-6])
-        counts, _ = np.histogram(np.clip(d, lo, hi), bins=edges)
+        counts, _ = np.histogram(d[inside], bins=edges)
         ax.stairs(counts, np.exp(edges), fill=True, color=col[c.variant], alpha=0.7)
         ax.axvspan(c.ci_low, c.ci_high, color="k", alpha=0.15, lw=0)
         ax.axvline(c.ratio, color="k", lw=1.2)
         ax.axvline(float(np.exp(np.median(d))), color="k", lw=0.8, ls="--")
-        ax.axvline(1, color="0.5", lw=0.6, ls=":")
+        if np.exp(edges[0]) <= 1 <= np.exp(edges[-1]):
+            ax.axvline(1, color="0.5", lw=0.6, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlim(np.exp(edges[0]), np.exp(edges[-1]))
+        _log_ratio_axis(ax.xaxis)
         ax.set_ylabel("rounds", fontsize=8)
+        outside = 1 - inside.mean()
         ax.text(1.01, 0.5, f"{_label(c.variant)} / {_label(c.baseline)}\n{c.ratio:.4f} [{c.ci_low:.4f}, "
-                f"{c.ci_high:.4f}]\n{c.verdict}", transform=ax.transAxes, fontsize=8, va="center")
+                f"{c.ci_high:.4f}]\n{c.verdict}\n{100 * outside:.1f} % of rounds off the axis", transform=ax.transAxes,
+                fontsize=8, va="center")
     if not comps:
         axes[0].text(0.5, 0.5, "no comparisons", transform=axes[0].transAxes, ha="center")
-    else:
-        _log_ratio_axis(axes[-1].xaxis)
-    axes[-1].set_xlabel("per-round time ratio variant / baseline (0.1-99.9 % range)")
+    axes[-1].set_xlabel(f"per-round time ratio variant / baseline (each panel: its rounds' quartiles ± "
+                        f"{ROBUST_IQRS:g} IQR within the {100 * ROBUST_TAIL:g}-{100 * (1 - ROBUST_TAIL):g} % range)")
     axes[0].set_title(f"{_what(run)}: per-round ratios\n"
                       "solid: the estimate, band: its 95 % interval, dashed: the median round", fontsize=10)
+    fig.subplots_adjust(hspace=0.45)
     return fig
 
 
@@ -371,11 +396,11 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
         g = df[df["variant"] == v].sort_values("size")
         x = g["size"].to_numpy()
         ax_ns.plot(x, g["ns_per_call"], color=col[v], lw=1.2, marker=".", ms=3, label=_label(v))
-        ax_ns.fill_between(x, g["ns_low"], g["ns_high"], color=col[v], alpha=0.2, lw=0)
+        _band(ax_ns, x, g["ns_per_call"], g["ns_low"], g["ns_high"], col[v])
         ax_bw.plot(x, g["bytes_per_ns"], color=col[v], lw=1.2, marker=".", ms=3)
         if g["verdict"].iloc[0] != "baseline":
             ax_r.plot(x, g["ratio"], color=col[v], lw=1.2, marker=".", ms=3)
-            ax_r.fill_between(x, g["ratio_low"], g["ratio_high"], color=col[v], alpha=0.2, lw=0)
+            _band(ax_r, x, g["ratio"], g["ratio_low"], g["ratio_high"], col[v])
     ax_r.axhline(1, color="k", lw=0.8)
     caches = run.doc["host"].get("caches") or {}
     threshold = (run.doc.get("workset") or {}).get("small_window", {}) or {}
@@ -407,8 +432,7 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
     ax_bw.set_ylabel("bytes per ns")
     _log_ratio_axis(ax_r.yaxis)
     ax_r.set_ylabel(f"ratio to {_label(run.baseline)}")
-    ax_r.set_xscale("symlog", linthresh=1)
-    ax_r.set_xlim(left=0)
+    _sweep_size_axis(ax_r, df["size"].to_numpy())
     ax_r.set_xlabel("size (bytes; the point's nominal size)")
     ax_ns.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     s = run.doc["sweep"]
@@ -418,18 +442,43 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
     return fig
 
 
+def _band(ax, x, y, low, high, color: str) -> None:
+    """An interval band along x; a single point (a sweep of one size, one pressure block) as an
+    error bar, since a band over one x has no width to show."""
+    x, y, low, high = (np.asarray(a, dtype=float) for a in (x, y, low, high))
+    if len(x) == 1:
+        ax.errorbar(x, y, yerr=[y - low, high - y], color=color, capsize=4, lw=1.2, fmt="none")
+    else:
+        ax.fill_between(x, low, high, color=color, alpha=0.2, lw=0)
+
+
+def _bytes_label(v: float, _pos: int = 0) -> str:
+    for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if v >= f:
+            return f"{v / f:g}{unit}"
+    return f"{v:g}"
+
+
+def _sweep_size_axis(ax, sizes: np.ndarray) -> None:
+    """A log axis from the smallest size (a little margin each side), labelled in bytes, K, M;
+    only a sweep that includes size 0 keeps a linear stretch from 0."""
+    if (sizes == 0).any():
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_xlim(left=0, right=float(sizes.max()) * 1.3)
+    else:
+        ax.set_xscale("log", base=2)
+        lo, hi = float(sizes.min()), float(sizes.max())
+        ax.set_xlim(lo / 1.3, hi * 1.3)
+    ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _size_axis(ax) -> None:
     ax.set_xscale("log", base=2)
     ticks = [1 << k for k in range(10, 41, 2)]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_formatter(NullFormatter())
-
-    def fmt(v: float, _pos: int) -> str:
-        for unit, f in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-            if v >= f:
-                return f"{v / f:g}{unit}"
-        return f"{v:g}"
-    ax.xaxis.set_major_formatter(FuncFormatter(fmt))
+    ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
 
 
 def _level_marks(ax, doc: dict, text: bool) -> None:
@@ -527,17 +576,17 @@ def pressure(df: pd.DataFrame, colors: dict[str, str] | None = None) -> Figure:
         g = df[df["variant"] == v].sort_values("pressure_bytes")
         x = np.where(g["pressure_bytes"] > 0, g["pressure_bytes"], x0)
         ax_r.plot(x, g["ratio"], color=col[v], marker="o", ms=4, lw=1.2, label=_label(v))
-        ax_r.fill_between(x, g["ci_low"], g["ci_high"], color=col[v], alpha=0.2, lw=0)
+        _band(ax_r, x, g["ratio"], g["ci_low"], g["ci_high"], col[v])
         ax_d.plot(x, g["diff_ns"], color=col[v], marker="o", ms=4, lw=1.2)
-        ax_d.fill_between(x, g["diff_low"], g["diff_high"], color=col[v], alpha=0.2, lw=0)
+        _band(ax_d, x, g["diff_ns"], g["diff_low"], g["diff_high"], col[v])
     ax_r.axhline(1, color="k", lw=0.8)
     ax_d.axhline(0, color="k", lw=0.8)
     ax_d.set_xscale("log", base=2)
     ticks = sorted(set(np.where(df["pressure_bytes"] > 0, df["pressure_bytes"], x0)))
     ax_d.xaxis.set_major_locator(FixedLocator(ticks))
-    ax_d.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "none" if v == x0 else
-                                                 (f"{v / 1024:g}K" if v < 1 << 20 else f"{v / (1 << 20):g}M")))
+    ax_d.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "none" if v == x0 else _bytes_label(v)))
     ax_d.xaxis.set_minor_formatter(NullFormatter())
+    ax_d.set_xlim(min(ticks) / 1.5, max(ticks) * 1.5)  # one size too: the point mid-axis, labelled alone
     _log_ratio_axis(ax_r.yaxis)
     base = _label(str(df["baseline"].iloc[0]))
     ax_r.set_ylabel(f"ratio to {base}")

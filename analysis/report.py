@@ -11,6 +11,7 @@ import pandas as pd
 
 from .counters import counter_summary, counters_source, has_counters
 from .compare import Comparison, comparisons_frame
+from .diagnostics import EXPLANATION as DIAGNOSTICS_EXPLANATION
 from .diagnostics import diagnose, diagnostics_frame
 from .files import write_folder_atomic
 from . import placement
@@ -277,7 +278,8 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             continue
         md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
-               "### Diagnostics", "", _md_table(diagnostics_frame(diagnose(run.batches))), ""]
+               "### Diagnostics", "", DIAGNOSTICS_EXPLANATION, "", _md_table(diagnostics_frame(diagnose(run.batches))),
+               ""]
         if has_counters(run):
             md += [f"### Hardware counters ({counters_source(run)})", "",
                    "Per call, the median over measured batches; with `-v noop` in the run, its row is the loop's own share.", "",
