@@ -31,7 +31,7 @@ from .load import Run, load_run, load_runs
 from .probe import bandwidth_frame, bandwidth_table, check_reference, latency_frame, levels_table, read_probe, roofline
 from .probe import context_lines as probe_context_lines
 from .probe import roofline_sentences, roofline_table
-from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_report
+from .report import COMPARISON_COLUMNS, context_lines, plain, verdict_lines, write_diff_report, write_report
 from .schema import ResultFileError
 from .summary import summarize_run
 
@@ -126,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a gate against a saved baseline: exit 1 when a variant's after/before simultaneous "
                         "interval lies entirely above 1 + P %% (adjusted p below 1 - level)")
     d.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
+    d.add_argument("--report", metavar="DIR", help="also write a before/after report (report.md and report.html "
+                                                  "with the shifts drawn) into DIR")
     d.add_argument("--force", action="store_true",
                    help="compare sides that differ in function, measure, distribution or placement")
     k = sub.add_parser("classes", help="where the time goes: per size class ratios and the decomposition of "
@@ -246,7 +248,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         seen[key] = f"{label} {path}"
     if args.cmd == "report":
         check_output_folder(args.output, "-o")
-    elif args.cmd == "summarize" and args.report is not None:
+    elif args.cmd in ("summarize", "diff") and args.report is not None:
         check_output_folder(args.report, "--report")
 
 
@@ -395,12 +397,15 @@ def _diff(args: argparse.Namespace) -> int:
     print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
     for line in changed:
         print(f"{PROG}: warning: the contexts differ: {line}", file=sys.stderr)
+    notes = [f"warning: the contexts differ: {line}" for line in changed]
     for model in unmatched_models(rb, ra):
         print(f"note: not compared, a CPU model on one side only: {model}")
+        notes.append(f"note: not compared, a CPU model on one side only: {model}")
     print("\n".join(shift_line(s) for s in shifts))
     fewest = min((min(s.before_processes, s.after_processes) for s in shifts), default=0)
     for line in unresolved_hint(shifts, args.normalize, fewest):
         print(f"note: {line}")
+        notes.append(f"note: {line}")
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
           f"(simultaneous: Bonferroni), Welch t over processes")
     rows = [s.as_dict() for s in shifts]
@@ -416,6 +421,9 @@ def _diff(args: argparse.Namespace) -> int:
                "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
                "context_differences": changed, "shifts": rows}
         write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))
+    if args.report is not None:
+        md, html = write_diff_report(rb, ra, shifts, notes, Path(args.report), "--report", args.margin / 100)
+        print(f"wrote {md} and {html}")
     return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import nptests, stats
+from . import nptests, placement, stats
 from .compare import paired_rounds, verdict_of
 from .load import Run, combine, measured
 
@@ -238,10 +238,14 @@ def _diff_group(before: list[Run], after: list[Run], normalize: str, variants: l
     k = len(common) * n_groups
     adj_level = 1 - (1 - level) / k
     fb, fa = combine(before), combine(after)
+    # as compare names a failed placement check beside its verdict: a side whose calls were timed
+    # from another level than planned may differ for that reason, not the code's
+    misplaced = [f"placement check failed {side}: {text}" for side, runs in (("before", before), ("after", after))
+                 if (text := placement.failures([r.doc for r in runs]))]
     shifts = []
     for v in common:
         ub, ua = process_units(fb, v, normalize), process_units(fa, v, normalize)
-        notes = []
+        notes = list(misplaced)
         if len(ub) < 2 or len(ua) < 2:
             nan = float("nan")
             shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua), nan, nan,

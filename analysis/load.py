@@ -192,6 +192,19 @@ def load_run(path: str | Path) -> Run:
     return Run(str(path), doc, *split_batches(df))
 
 
+def files_matching(spec: str, parameter: str) -> list[str]:
+    """The files a notebook's parameter names (paths or globs separated by os.pathsep), sorted;
+    none matching is a ResultFileError that names the parameter, each pattern and the folder the
+    relative ones were looked for in, instead of a bare "no result files given"."""
+    import glob
+    parts = [p for p in spec.split(os.pathsep) if p]
+    found = sorted({f for p in parts for f in glob.glob(p)})
+    if not found:
+        raise schema.ResultFileError(f"{parameter}: no result file matches {', '.join(repr(p) for p in parts) or '(empty)'}"
+                                     f" (relative to {os.getcwd()}); set {parameter} to your result files")
+    return found
+
+
 def _file_id(path: str | Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)

@@ -3,6 +3,8 @@ PNG and SVG. Figures are made without pyplot, so nothing depends on a GUI backen
 shows each returned figure once."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,7 @@ from .compare import Comparison, paired_rounds
 
 if TYPE_CHECKING:
     from .classes import Decomposition
+    from .diff import Shift
     from .sweep import SweepPoint
 from .load import Run, measured
 
@@ -141,39 +144,74 @@ def distributions(run: Run, colors: dict[str, str] | None = None) -> Figure:
     return fig
 
 
+@dataclass(frozen=True)
+class ForestRow:
+    """One row of an interval plot: its label, colour key, estimate, per-row and simultaneous
+    intervals, and verdict (which picks the marker)."""
+    label: str
+    key: str
+    ratio: float
+    low: float
+    high: float
+    adj_low: float
+    adj_high: float
+    verdict: str
+
+
+def _forest(rows: list[ForestRow], margin: float, col: dict[str, str], title: str, xlabel: str) -> Figure:
+    """Ratios with per-row (thick) and simultaneous (thin) intervals on a log axis, the equivalence
+    margin as a band, the marker showing the verdict (legend), each row labelled with its numbers."""
+    rows = [r for r in rows if np.isfinite(r.ratio)]
+    fig, ax = _figure(8, 0.45 * len(rows) + 1.5)
+    for i, r in enumerate(rows):
+        y = len(rows) - 1 - i
+        ax.plot([r.adj_low, r.adj_high], [y, y], color=col[r.key], lw=1)
+        ax.plot([r.low, r.high], [y, y], color=col[r.key], lw=4, alpha=0.6)
+        ax.plot([r.ratio], [y], VERDICT_MARKERS.get(r.verdict, "o"), color=col[r.key], markeredgecolor="k", ms=7)
+    ax.axvspan(1 / (1 + margin), 1 + margin, color="0.85", alpha=0.5, label=f"equivalence margin ±{margin:.1%}")
+    ax.axvline(1, color="k", lw=0.8)
+    # every interval, the margin and 1 inside the axis, with room on both sides (log space), so no
+    # marker sits on the frame
+    ends = [v for r in rows for v in (r.adj_low, r.adj_high, r.ratio) if np.isfinite(v) and v > 0]
+    lo, hi = np.log(min(ends + [1 / (1 + margin)])), np.log(max(ends + [1 + margin]))
+    pad = 0.08 * (hi - lo)
+    ax.set_xlim(np.exp(lo - pad), np.exp(hi + pad))
+    for verdict in dict.fromkeys(r.verdict for r in rows):
+        ax.plot([], [], VERDICT_MARKERS.get(verdict, "o"), color="w", markeredgecolor="k", label=verdict)
+    ax.set_yticks(range(len(rows)), [r.label for r in reversed(rows)], fontsize=8)
+    _log_ratio_axis(ax.xaxis)
+    ax.set_xlabel(xlabel)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    ax.set_title(title)
+    return fig
+
+
 def forest(comps: list[Comparison], margin: float | None = None, colors: dict[str, str] | None = None) -> Figure:
     """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals, in the
     variant's colour; the marker shows the verdict (legend), the row label its numbers."""
     comps = [c for c in comps if np.isfinite(c.ratio)]
     col = _colors([c.baseline for c in comps] + [c.variant for c in comps], colors)
-    fig, ax = _figure(8, 0.45 * len(comps) + 1.5)
-    for i, c in enumerate(comps):
-        y = len(comps) - 1 - i
-        ax.plot([c.ci_adj_low, c.ci_adj_high], [y, y], color=col[c.variant], lw=1)
-        ax.plot([c.ci_low, c.ci_high], [y, y], color=col[c.variant], lw=4, alpha=0.6)
-        ax.plot([c.ratio], [y], VERDICT_MARKERS[c.verdict], color=col[c.variant], markeredgecolor="k", ms=7)
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
-    ax.axvspan(1 / (1 + m), 1 + m, color="0.85", alpha=0.5, label=f"equivalence margin ±{m:.1%}")
-    ax.axvline(1, color="k", lw=0.8)
-    # every interval, the margin and 1 inside the axis, with room on both sides (log space), so no
-    # marker sits on the frame
-    ends = [v for c in comps for v in (c.ci_adj_low, c.ci_adj_high, c.ratio) if np.isfinite(v) and v > 0]
-    lo, hi = np.log(min(ends + [1 / (1 + m)])), np.log(max(ends + [1 + m]))
-    pad = 0.08 * (hi - lo)
-    ax.set_xlim(np.exp(lo - pad), np.exp(hi + pad))
-    for verdict in dict.fromkeys(c.verdict for c in comps):
-        ax.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
-    # The numbers beside each row: ratio [per-comparison interval], verdict.
-    ax.set_yticks(range(len(comps)), [f"{_label(c.variant)} vs {_label(c.baseline)} ({_label(c.distribution)}) — "
-                                      f"{c.verdict}\n{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]"
-                                      for c in reversed(comps)], fontsize=8)
-    _log_ratio_axis(ax.xaxis)
-    ax.set_xlabel("time ratio variant / baseline (below 1: faster)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    rows = [ForestRow(f"{_label(c.variant)} vs {_label(c.baseline)} ({_label(c.distribution)}) — {c.verdict}\n"
+                      f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
+                      c.ci_adj_low, c.ci_adj_high, c.verdict) for c in comps]
     across = any(c.across_processes for c in comps)
-    ax.set_title(f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) intervals, "
-                 + ("t over processes" if across else "sign test within one process"))
-    return fig
+    return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) "
+                   "intervals, " + ("t over processes" if across else "sign test within one process"),
+                   "time ratio variant / baseline (below 1: faster)")
+
+
+def shifts(items: list[Shift], margin: float, colors: dict[str, str] | None = None) -> Figure:
+    """diff: each variant's after / before ratio (analysis.diff.Shift) with its interval and
+    simultaneous interval, as the forest of a comparison."""
+    col = _colors([s.variant for s in items], colors)
+    what = f"ratio to {items[0].normalized_by}" if items and items[0].normalized_by else "time per call"
+    rows = [ForestRow(f"{_label(s.variant)} — {s.verdict}\n{s.ratio:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]",
+                      s.variant, s.ratio, s.ci_low, s.ci_high, s.ci_adj_low, s.ci_adj_high, s.verdict) for s in items]
+    return _forest(rows, margin, col, f"after / before of each variant's {what}: 95 % (thick) and simultaneous "
+                   "(thin) intervals, Welch t over processes", "after / before (below 1: after is faster)")
+
+
 
 
 # Ratios worth a label on a log axis: dense near 1, where verdicts are decided, sparse far away.

@@ -13,6 +13,7 @@ from .counters import counter_summary, counters_source, has_counters
 from .compare import Comparison, comparisons_frame
 from .diagnostics import EXPLANATION as DIAGNOSTICS_EXPLANATION
 from .diagnostics import diagnose, diagnostics_frame
+from .diff import Shift, shift_line
 from .files import write_folder_atomic
 from . import placement
 from .load import Run
@@ -155,6 +156,49 @@ def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label:
     names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc), label,
                                 inputs)
     return out_dir / names[0], out_dir / names[1]
+
+
+def write_diff_report(before: list[Run], after: list[Run], items: list[Shift], notes: list[str], out_dir: Path,
+                      label: str = "", margin: float = 0.01, quiet: frozenset[str] = frozenset(),
+                      svg: bool = False) -> tuple[Path, Path]:
+    """diff --report: report.md and report.html of a before/after comparison, written as
+    write_report writes a report: each variant's shift (the lines diff prints, a table, and the
+    after/before intervals drawn), the notes (contexts that differ, why nothing resolved), and each
+    side's context."""
+    inputs = [r.path for r in before + after]
+    names = write_folder_atomic(out_dir, lambda tmp: _write_diff_files(before, after, items, notes, tmp, margin,
+                                                                       quiet, svg), label, inputs)
+    return out_dir / names[0], out_dir / names[1]
+
+
+def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], notes: list[str], out_dir: Path,
+                      margin: float, quiet: frozenset[str], svg: bool) -> tuple[str, str]:
+    from . import plots
+    md = ["# memfbench before/after", "",
+          f"{before[0].function} on {before[0].distribution}: {len(before)} file(s) before, {len(after)} after.", "",
+          "## Verdicts", "", *[shift_line(s) for s in items], ""]
+    if notes:
+        md += [f"- {n}" for n in notes] + [""]
+    figures: list[tuple[str, Path]] = []
+    if items:
+        rows = pd.DataFrame([{"variant": s.variant, "verdict": s.verdict, "after/before": s.ratio,
+                              "ci_low": s.ci_low, "ci_high": s.ci_high, "simultaneous low": s.ci_adj_low,
+                              "simultaneous high": s.ci_adj_high, "processes": f"{s.before_processes} -> "
+                              f"{s.after_processes}", "median ns/call before": s.before_ns_per_call,
+                              "after": s.after_ns_per_call, "adjusted p": s.p_adjusted} for s in items])
+        md += ["## Shifts", "", _md_table(rows), ""]
+        fig = plots.shifts(items, margin)
+        for path in plots.save(fig, out_dir / "shifts", svg):
+            figures.append(("after / before", path))
+        md += ["![after / before](shifts.png)", ""]
+    for side, runs in (("Before", before), ("After", after)):
+        for run in runs:
+            md += [f"## {side}: `{Path(run.path).name}`", "", *context_lines(run, quiet), ""]
+    md_path = out_dir / "report.md"
+    md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")
+    html_path = out_dir / "report.html"
+    html_path.write_text(_html(md, figures), encoding="utf-8", errors="backslashreplace")
+    return md_path.name, html_path.name
 
 
 def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,

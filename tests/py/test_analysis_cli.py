@@ -177,3 +177,15 @@ def test_notebooks_execute_headless(runs, name):
     assert "slower" in text or "faster" in text or "equivalent" in text
     if name == "ab_compare.ipynb":
         assert "after/before 1.0000" in text and text.count("image/png") >= 1 + 2 * len(runs) + 1
+
+
+def test_a_notebook_parameter_that_matches_nothing_names_what_it_looked_for(tmp_path, monkeypatch):
+    from analysis import load
+    from analysis.schema import ResultFileError
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.json").write_text("{}")
+    assert load.files_matching(f"nothing*.json{os.pathsep}a.json", "MEMFBENCH_RESULTS") == ["a.json"]
+    with pytest.raises(ResultFileError) as e:
+        load.files_matching("../results/mine*.json*", "MEMFBENCH_RESULTS")
+    assert "MEMFBENCH_RESULTS: no result file matches '../results/mine*.json*'" in str(e.value)
+    assert str(tmp_path) in str(e.value)

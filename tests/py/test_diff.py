@@ -199,3 +199,36 @@ def test_an_unresolved_diff_says_why_and_what_would_resolve_it(template, tmp_pat
     q = analysis("diff", write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 400, seed=1)),
                  write(tmp_path / "a.json", synthetic(template, 1.10, 0.01, 400, seed=2)), "--normalize", "libc")
     assert q.returncode == 0 and "note: no variant resolved" not in q.stdout, q.stdout
+
+
+def test_diff_report_is_written_with_its_shifts_and_each_sides_context(template, tmp_path):
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, 1.10, 0.01, 400, seed=2))
+    out = tmp_path / "ba"
+    p = analysis("diff", before, after, "--normalize", "libc", "--report", str(out))
+    assert p.returncode == 0 and f"wrote {out / 'report.md'}" in p.stdout, p.stderr
+    md = (out / "report.md").read_text()
+    assert "# memfbench before/after" in md and "## Shifts" in md and "![after / before](shifts.png)" in md
+    assert "- sizeclass: slower, after/before" in md
+    assert "## Before: `before.json`" in md and "## After: `after.json`" in md
+    assert (out / "shifts.png").stat().st_size > 0 and "data:image/png;base64," in (out / "report.html").read_text()
+
+
+def test_diff_report_into_a_bad_folder_is_refused_before_anything(template, tmp_path):
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, 1.0, 0.01, 400, seed=2))
+    p = analysis("diff", before, after, "--report", str(tmp_path / "no" / "such" / "dir"))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--report" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def test_a_failed_placement_check_is_named_beside_each_shift(template, tmp_path):
+    doc = synthetic(template, 1.0, 0.01, 400, seed=2)
+    check = copy.deepcopy(template["placement_check"])  # the template run's own, measured block
+    check["small_window"]["verdict"], check["passed"] = "fail", False
+    doc["placement_check"] = check
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    p = analysis("diff", before, write(tmp_path / "after.json", doc), "--normalize", "libc")
+    assert p.returncode == 0, p.stderr
+    assert "placement check failed after:" in variant_line(p.stdout, "sizeclass"), p.stdout
+    assert "placement check failed before" not in p.stdout
