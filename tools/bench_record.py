@@ -4,8 +4,9 @@
 
 Times tests/c/record_mix's loop of memcpy calls of one size (through a volatile pointer, so each
 call reaches the dynamic C library) without the recorder, with it forwarding only, recording every
-call, and sampling 1/64 of them; each configuration `--repeat` times, pinned with taskset, and
-prints the median ns per call and the overhead over the plain run.
+call, sampling 1/64 of them, and tracing a window of 100,000 calls in order; each configuration
+`--repeat` times, pinned with taskset, and prints the median ns per call and the overhead over
+the plain run.
 """
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
             "recording every call": {**base, "LD_PRELOAD": str(lib.resolve()), "MEMFBENCH_RECORD_DIR": tmp},
             "recording 1/64": {**base, "LD_PRELOAD": str(lib.resolve()), "MEMFBENCH_RECORD_DIR": tmp,
                                "MEMFBENCH_RECORD_RATE": "1/64"},
+            # as `memfbench record --trace 100000`: every call of the window written in order
+            "recording, --trace 100000": {**base, "LD_PRELOAD": str(lib.resolve()), "MEMFBENCH_RECORD_DIR": tmp,
+                                          "MEMFBENCH_RECORD_TRACE": "100000"},
         }
         # interleaved: one run of each configuration per repetition, so drift hits them alike
         times: dict[str, list[float]] = {k: [] for k in configs}
@@ -53,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
                 times[name].append(one(cmd, env))
     plain = statistics.median(times["plain"])
     print(f"memcpy of {a.size} B, {a.calls} calls per run, {a.repeat} runs each, CPU {a.cpu}")
-    print(f"{'configuration':28} {'ns/call':>9} {'overhead ns':>12} {'min':>8} {'max':>8}")
+    print(f"{'configuration':30} {'ns/call':>9} {'overhead ns':>12} {'min':>8} {'max':>8}")
     for name, t in times.items():
         m = statistics.median(t)
-        print(f"{name:28} {m:9.3f} {m - plain:12.3f} {min(t):8.3f} {max(t):8.3f}")
+        print(f"{name:30} {m:9.3f} {m - plain:12.3f} {min(t):8.3f} {max(t):8.3f}")
     return 0
 
 

@@ -130,13 +130,22 @@ class Generator:
     make: Callable[[argparse.Namespace], str]
 
 
+def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
+    """A generator's command; a failure ends the driver with one line naming it and its last words."""
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"docfigures: {' '.join(cmd)} failed (exit {p.returncode}): {last}")
+    return p
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
 def gen_warnings(a: argparse.Namespace) -> str:
     """The table of warnings and notes, as `memfbench list --warnings` prints it."""
-    out = subprocess.run([a.memfbench, "list", "--warnings"], capture_output=True, text=True, check=True).stdout
+    out = _run([a.memfbench, "list", "--warnings"]).stdout
     rows = ["| code | kind | what it does to the numbers | fix |", "| --- | --- | --- | --- |"]
     for line in out.splitlines():
         code, severity, consequence, fix = line.split("\t")
@@ -207,7 +216,7 @@ def gen_study(a: argparse.Namespace) -> str:
     times, stdout = [], ""
     for _ in range(a.repeat):
         t0 = time.monotonic()
-        p = subprocess.run(["./bootstrap.sh", "study"], cwd=ROOT, capture_output=True, text=True, check=True)
+        p = _run(["./bootstrap.sh", "study"], cwd=ROOT)
         times.append(time.monotonic() - t0)
         stdout = p.stdout
     head = next((ln for ln in stdout.splitlines() if ln.startswith("== verdicts")), "== verdicts")
@@ -223,8 +232,7 @@ def gen_analysis_timings(a: argparse.Namespace) -> str:
     f = ROOT / "results" / "default.json.gz"
     if not f.is_file():
         raise SystemExit(f"docfigures: analysis-timings: {f} is missing; run ./bootstrap.sh study first")
-    p = subprocess.run([sys.executable, "-m", "tools.bench_analysis", str(f), "--repeat", "3"], cwd=ROOT,
-                       capture_output=True, text=True, check=True)
+    p = _run([sys.executable, "-m", "tools.bench_analysis", str(f), "--repeat", "3"], cwd=ROOT)
     table = [ln for ln in p.stdout.splitlines() if ln.strip()]
     return ("```\n" + "\n".join(table) + "\n```\n\n" +
             provenance(f"{Path(sys.executable)} -m tools.bench_analysis results/default.json.gz --repeat 3"))
@@ -244,12 +252,11 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
         files = []
         for seed in (101, 102):
             f = str(Path(tmp) / f"st_{seed}.json.gz")
-            subprocess.run([a.memfbench, "run", "-q", "-s", str(seed), "-o", f], check=True)
+            _run([a.memfbench, "run", "-q", "-s", str(seed), "-o", f])
             files.append(f)
         shown = []
         for extra in ([], ["--normalize", "libc"]):
-            p = subprocess.run([sys.executable, "-m", "analysis", "diff", *files, *extra], cwd=ROOT,
-                               capture_output=True, text=True, check=True)
+            p = _run([sys.executable, "-m", "analysis", "diff", *files, *extra], cwd=ROOT)
             lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("- ", "note: "))]
             shown.append(f"$ python3 -m analysis diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
             shown += lines
@@ -258,7 +265,16 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
     return "```\n" + "\n".join(shown) + "\n```\n\n" + provenance(cmd)
 
 
+def gen_record_cost(a: argparse.Namespace) -> str:
+    """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
+    p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
+    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    return ("```\n" + "\n".join(lines) + "\n```\n\n" +
+            provenance(f"{Path(sys.executable)} -m tools.bench_record --cpu 1"))
+
+
 GENERATORS: dict[str, Generator] = {
+    "record-cost": Generator(True, gen_record_cost),
     "diff-same-build": Generator(True, gen_diff_same_build),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
