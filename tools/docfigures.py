@@ -18,6 +18,7 @@ what its generator prints now.
     /usr/bin/python3 -m tools.docfigures --refresh          # re-make every block of this machine and `any`
     /usr/bin/python3 -m tools.docfigures --refresh study    # only these generators
     /usr/bin/python3 -m tools.docfigures --lint             # figures outside blocks, page by page
+    /usr/bin/python3 -m tools.docfigures --print test-time  # one generator's text, for a new block
 """
 from __future__ import annotations
 
@@ -51,8 +52,7 @@ FIGURE = re.compile(r"(?<![\w.\-/:])\d+\.\d+(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?
 
 # Pages not yet converted (issue 27): the test requires each to still quote an unsourced figure,
 # so a page leaves this list when it is converted and cannot silently rejoin it.
-PENDING = {"cost.md", "methodology.md", "probe.md", "reliability.md", "recording.md", "user-guide.md",
-           "distributions.md"}
+PENDING = {"cost.md", "methodology.md", "probe.md", "user-guide.md"}
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,21 @@ def render(name: str, machine: str, body: str) -> str:
     return f"<!-- figure: {name}; machine: {machine} -->\n{body}<!-- end figure: {name} -->\n"
 
 
+# Not figures: inline code (a setting, an option's value: `--watchdog 0.1`) and fenced blocks with
+# a language (commands, code, data: ```sh, ```csv). A fence without one is a program's output, and
+# is checked like prose.
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_TAGGED_FENCE = re.compile(r"^```[A-Za-z0-9_+-]+[^\n]*\n.*?^```[ \t]*$", re.S | re.M)
+
+
 def unsourced(text: str) -> list[tuple[int, str]]:
     """(line number, line) of every line outside the blocks that quotes a measured figure."""
-    masked = _VALIDATION.sub(lambda m: "\n" * m[0].count("\n"), text)
-    masked = _BLOCK.sub(lambda m: "\n" * m[0].count("\n"), masked)
-    return [(i, line) for i, line in enumerate(masked.splitlines(), 1) if FIGURE.search(line)]
+    def blank(m: re.Match[str]) -> str:
+        return "\n" * m[0].count("\n")
+    masked = _TAGGED_FENCE.sub(blank, _BLOCK.sub(blank, _VALIDATION.sub(blank, text)))
+    lines = text.splitlines()
+    return [(i, lines[i - 1]) for i, line in enumerate(masked.splitlines(), 1)
+            if FIGURE.search(_INLINE_CODE.sub("", line))]
 
 
 def replace_blocks(text: str, name: str, machine: str, body: str) -> tuple[str, int]:
@@ -273,7 +283,121 @@ def gen_record_cost(a: argparse.Namespace) -> str:
             provenance(f"{Path(sys.executable)} -m tools.bench_record --cpu 1"))
 
 
+def _study(a: argparse.Namespace, out: Path, *args: str) -> tuple[float, dict[str, tuple[float, float, float, str]]]:
+    """A default study of libc against the built-ins with these calls (args): glibc's median ns per
+    call over every measured batch, and each built-in's ratio to it (estimate, interval, verdict)."""
+    sys.path.insert(0, str(ROOT))
+    from analysis import compare, load  # the package of this checkout, as the driver's commands use
+    _run([a.memfbench, "run", "-q", "-v", "libc", "-v", "rep_movsb", "-v", "avx2", "-v", "sse2", "-v", "sizeclass",
+          "-v", "bytes", *args, "-o", str(out)])
+    run = load.load_run(out)
+    m = load.measured(run.batches)
+    libc = float(m.loc[m["variant"] == "libc", "ns_per_call"].median())
+    comps = compare.compare_runs([run], baseline="libc", secondary=False)
+    return libc, {c.variant: (c.ratio, c.ci_low, c.ci_high, c.verdict) for c in comps}
+
+
+def _record_line(p: subprocess.CompletedProcess[str], tmp: str) -> str:
+    """memfbench record's closing line, with the temporary folder taken out of its paths."""
+    lines = [ln for ln in (p.stderr + p.stdout).splitlines() if ln.startswith("memfbench record:")]
+    return (lines[-1] if lines else "").replace(tmp + "/", "").replace("`", "'")
+
+
+def _ci(r: tuple[float, float, float, str], verdict: bool = False) -> str:
+    return f"{r[0]:.4f} [{r[1]:.4f}, {r[2]:.4f}]" + (f", {r[3]}" if verdict else "")
+
+
+# the Python workloads recording.md records (each a few seconds of calls)
+TRACE_PROGRAM = "import json; [json.dumps({'a': i, 'b': 'x'*(i%50)}) for i in range(20000)]"
+MIX_PROGRAM = ("import json, zlib; d=[json.dumps({'k': i, 'v': 'x' * (i % 300)}) for i in range(200000)]; "
+               "zlib.compress(''.join(d).encode())")
+
+
+def gen_trace_replay(a: argparse.Namespace) -> str:
+    """record --trace of a Python program, then two default studies: its trace in order, and the
+    same calls as a histogram drawn at random."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        rt = Path(tmp) / "rt"
+        rec = _run([a.memfbench, "record", "--trace", "100000", "-o", str(rt), "--", sys.executable, "-c",
+                    TRACE_PROGRAM])
+        t_ns, t = _study(a, Path(tmp) / "t.json.gz", "--trace", str(rt / "memcpy_trace.csv"))
+        h_ns, h = _study(a, Path(tmp) / "h.json.gz", "-d", str(rt / "memcpy_size.csv"))
+    said = _record_line(rec, tmp)
+    rows = ["| replay | glibc ns/call | rep_movsb / glibc | avx2 / glibc |", "| --- | --- | --- | --- |",
+            f"| `--trace rt/memcpy_trace.csv` (the program's order) | {t_ns:.2f} | {_ci(t['rep_movsb'], True)} | "
+            f"{_ci(t['avx2'], True)} |",
+            f"| `-d rt/memcpy_size.csv` (the same calls as a histogram, random order) | {h_ns:.2f} | "
+            f"{_ci(h['rep_movsb'], True)} | {_ci(h['avx2'], True)} |"]
+    flip = ("The verdict on `rep movsb` differs between the two." if t["rep_movsb"][3] != h["rep_movsb"][3] else
+            "The verdict on `rep movsb` is the same in both.")
+    cmd = (f"memfbench record --trace 100000 -o rt -- python3 -c \"{TRACE_PROGRAM}\"; then memfbench run -q -v libc "
+           "-v rep_movsb -v avx2 -v sse2 -v sizeclass -v bytes with --trace rt/memcpy_trace.csv, and with "
+           "-d rt/memcpy_size.csv")
+    return (f"The recorder said: `{said.replace('`', chr(39))}`\n\n" + "\n".join(rows) + "\n\n"
+            f"{flip} In the program's order glibc's calls cost {t_ns:.2f} ns each; drawn at random from the "
+            f"same histogram, {h_ns:.2f} ns.\n\n" + provenance(cmd))
+
+
+def gen_python_workload(a: argparse.Namespace) -> str:
+    """record of a Python program's calls, its memcpy table described, and a default study of it
+    beside one of the fleet table."""
+    import tempfile
+    import pandas as pd
+    with tempfile.TemporaryDirectory() as tmp:
+        rec_dir = Path(tmp) / "pyrec"
+        rec = _run([a.memfbench, "record", "-o", str(rec_dir), "--", sys.executable, "-c", MIX_PROGRAM])
+        table = pd.read_csv(rec_dir / "memcpy_size.csv", comment="#")
+        _, mine = _study(a, Path(tmp) / "p.json.gz", "-d", str(rec_dir / "memcpy_size.csv"))
+        _, fleet = _study(a, Path(tmp) / "f.json.gz")
+    said = _record_line(rec, tmp)
+    w = table["weight"].to_numpy(dtype=float)
+    mid = (table["size_lo"].to_numpy(dtype=float) + table["size_hi"].to_numpy(dtype=float)) / 2
+    small = 100 * w[table["size_hi"].to_numpy() <= 64].sum() / w.sum()
+    mean = float((w * mid).sum() / w.sum())
+    rows = ["| variant vs glibc | Python workload, 95 % CI over 10 processes | fleet table, the same build |",
+            "| --- | --- | --- |"]
+    rows += [f"| {v} | {_ci(mine[v])} | {_ci(fleet[v])} |" for v in ("rep_movsb", "avx2", "sse2", "sizeclass", "bytes")
+             if v in mine and v in fleet]
+    cmd = (f"memfbench record -o pyrec -- python3 -c \"{MIX_PROGRAM}\"; memfbench run -q -v libc -v rep_movsb -v avx2 "
+           "-v sse2 -v sizeclass -v bytes -d pyrec/memcpy_size.csv (and without -d: the fleet table)")
+    return (f"The recorder said: `{said}`. The memcpy table has {len(table)} rows; "
+            f"{small:.0f} % of its calls copy at most 64 bytes, and its mean is {mean:.0f} bytes.\n\n" +
+            "\n".join(rows) + "\n\n" + provenance(cmd))
+
+
+def gen_test_time(a: argparse.Namespace) -> str:
+    """The README's test command on a fresh clone of this checkout's HEAD, as CI runs it
+    (`CI=true bash .ci/run`), in an environment without this checkout's test variables: its wall
+    time, exit status and counts."""
+    import os
+    import tempfile
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFBENCH") and k != "LD_LIBRARY_PATH"}
+    env["CI"] = "true"
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "clone"
+        _run(["git", "clone", "-q", str(ROOT), str(clone)])
+        t0 = time.monotonic()
+        p = subprocess.run(["bash", ".ci/run"], cwd=clone, env=env, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+    out = p.stdout + p.stderr
+    py = re.findall(r"(\d+ passed(?:, \d+ skipped)?(?:, \d+ failed)?) in ([\d.]+)s", out)
+    oks = re.findall(r"^Ok:\s+(\d+)", out, re.M)
+    fails = re.findall(r"^Fail:\s+(\d+)", out, re.M)
+    parts = [f"exit {p.returncode} in {int(wall // 60)} min {round(wall % 60)} s"]
+    if py:
+        parts.append(f"pytest {py[-1][0]} in {float(py[-1][1]):.0f} s over two workers")
+    if oks:
+        parts.append("meson tests OK in each tree: " + " and ".join(oks) +
+                     (f" (failed: {' and '.join(fails)})" if any(f != "0" for f in fails) else ""))
+    return (f"`CI=true bash .ci/run` on a fresh clone: {'; '.join(parts)}.\n\n" +
+            provenance("git clone CHECKOUT clone && cd clone && CI=true bash .ci/run"))
+
+
 GENERATORS: dict[str, Generator] = {
+    "test-time": Generator(True, gen_test_time),
+    "trace-replay": Generator(True, gen_trace_replay),
+    "python-workload": Generator(True, gen_python_workload),
     "record-cost": Generator(True, gen_record_cost),
     "diff-same-build": Generator(True, gen_diff_same_build),
     "warnings": Generator(False, gen_warnings),
@@ -339,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="list every problem; exit 1 if any")
     ap.add_argument("--lint", action="store_true", help="every figure outside a block, pending pages included")
     ap.add_argument("--refresh", nargs="*", metavar="NAME", help="re-make these blocks (all when none named)")
+    ap.add_argument("--print", dest="show", metavar="NAME", choices=list(GENERATORS),
+                    help="run one generator and print what it would write (a block not placed yet)")
     ap.add_argument("--memfbench", default=str(ROOT / "build" / "bench" / "memfbench"))
     ap.add_argument("--repeat", type=int, default=3, help="runs of a timed generator (default 3)")
     a = ap.parse_args(argv)
@@ -347,6 +473,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             ap.error(f"--refresh: no generator {', '.join(unknown)} (have: {', '.join(GENERATORS)})")
         refresh(a, a.refresh or list(GENERATORS))
+    if a.show:
+        print(GENERATORS[a.show].make(a), end="")
     if a.lint:
         for page in PAGES:
             for i, line in unsourced(page.read_text(encoding="utf-8")):

@@ -21,11 +21,16 @@ def test_the_lint_sees_measured_figures_and_not_settings() -> None:
     flagged = ["took 13.75 s", "ratio 0.6311", "1.92 ns per call", "moved 4.4 % between", "1.3-1.5 % apart",
                "at 2.5x the LLC", "12.3 GB/s"]
     settings = ["10 processes", "5 s of rounds", "a 64 MiB window", "version 3.11", "commit 1a2b3c4",
-                "`--time 0.2`", "L1d 48 KiB", "2026-11-24", "docs/cost.md section 2.1"]
+                "`--time 0.2`", "L1d 48 KiB", "2026-11-24", "docs/cost.md section 2.1", "every `0.25 s`"]
     for text in flagged:
         assert df.unsourced(text + "\n"), text
     for text in settings:
         assert not df.unsourced(text + "\n"), text
+
+
+def test_commands_and_data_are_not_figures_but_program_output_is() -> None:
+    page = "```sh\nrun --time 1.5 s\n```\n```csv\n0,0.0868\n```\n```\nratio 0.6311\n```\n"
+    assert [n for n, _ in df.unsourced(page)] == [8]
 
 
 def test_figures_inside_blocks_are_sourced() -> None:
