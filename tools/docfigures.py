@@ -380,7 +380,8 @@ def gen_test_time(a: argparse.Namespace) -> str:
         t0 = time.monotonic()
         p = subprocess.run(["bash", ".ci/run"], cwd=clone, env=env, capture_output=True, text=True)
         wall = time.monotonic() - t0
-    out = p.stdout + p.stderr
+        log = clone / "build" / "meson-logs" / "testlog.txt"  # pytest's own summary is in meson's log
+        out = p.stdout + p.stderr + (log.read_text(errors="replace") if log.is_file() else "")
     py = re.findall(r"(\d+ passed(?:, \d+ skipped)?(?:, \d+ failed)?) in ([\d.]+)s", out)
     oks = re.findall(r"^Ok:\s+(\d+)", out, re.M)
     fails = re.findall(r"^Fail:\s+(\d+)", out, re.M)
