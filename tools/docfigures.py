@@ -52,7 +52,7 @@ FIGURE = re.compile(r"(?<![\w.\-/:])\d+\.\d+(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?
 
 # Pages not yet converted (issue 27): the test requires each to still quote an unsourced figure,
 # so a page leaves this list when it is converted and cannot silently rejoin it.
-PENDING = {"cost.md", "methodology.md", "probe.md", "user-guide.md"}
+PENDING = {"cost.md", "methodology.md", "probe.md"}
 
 
 @dataclass(frozen=True)
@@ -395,7 +395,103 @@ def gen_test_time(a: argparse.Namespace) -> str:
             provenance("git clone CHECKOUT clone && cd clone && CI=true bash .ci/run"))
 
 
+def _summary_table(stderr: str, tmp: str) -> str:
+    """A run's closing table as it printed it, from its first line to the analysis command."""
+    lines = stderr.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(("memfbench: merged", "memfbench: memcpy"))), 0)
+    end = next((i for i, ln in enumerate(lines) if "Intervals and verdicts" in ln or "One process:" in ln),
+               len(lines) - 1)
+    return "\n".join(lines[start:end + 1]).replace(tmp + "/", "")
+
+
+def gen_summary_example(a: argparse.Namespace) -> str:
+    """The table a run ends with: a 3-process run, then a one-process run."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        f = str(Path(tmp) / "m.json.gz")
+        three = _run([a.memfbench, "run", "-t", "3", "--processes", "3", "--cpu", "1", "-o", f])
+        one = _run([a.memfbench, "run", "--processes", "1", "-t", "10", "--cpu", "1", "-o",
+                    str(Path(tmp) / "one.json.gz")])
+        shown3, shown1 = _summary_table(three.stderr, tmp), _summary_table(one.stderr, tmp)
+    rng = ""
+    for ln in shown3.splitlines():
+        if ln.strip().startswith("bytes "):
+            lo, hi = ln.split("[")[-1].rstrip("] ").split(",")
+            rng = f"The byte loop's ratio ranged from {float(lo):.2f} to {float(hi):.2f} over the three processes."
+    return ("```\n" + shown3 + "\n```\n\n" + (rng + "\n\n" if rng else "") +
+            "A one-process run (`--processes 1 -t 10`):\n\n```\n" + shown1 + "\n```\n\n" +
+            provenance("memfbench run -t 3 --processes 3 --cpu 1 -o m.json.gz; memfbench run --processes 1 -t 10 "
+                       "--cpu 1 -o one.json.gz"))
+
+
+def gen_by_class_example(a: argparse.Namespace) -> str:
+    """--by-class of rep_movsb against libc, the classes table, and what it says, computed."""
+    import tempfile
+    sys.path.insert(0, str(ROOT))
+    from analysis import classes, load
+    with tempfile.TemporaryDirectory() as tmp:
+        f = str(Path(tmp) / "byclass.json.gz")
+        _run([a.memfbench, "run", "-q", "--by-class", "-v", "libc", "-v", "rep_movsb", "--cpu", "1", "-o", f])
+        p = _run([sys.executable, "-m", "analysis", "classes", f], cwd=ROOT)
+        dec = classes.decompose_run(load.load_run(f))[0]
+    table = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    last = dec.classes[-1]
+    summed = sum(c.contribution.ns for c in dec.classes)
+    text = (f"The {100 * last.size_class.p:.2f} % of calls in the largest class ({last.size_class.label} bytes) take "
+            f"{100 * last.baseline_share:.0f} % of libc's time when each class runs apart, and within it the ratio "
+            f"is {last.comparison.ratio:.3f} ({last.comparison.verdict}). The classes' contributions sum to "
+            f"{summed:+.2f} ns/call; the residual is {dec.residual.ns:+.2f} [{dec.residual.low:+.2f}, "
+            f"{dec.residual.high:+.2f}] of the whole {dec.whole.ns:+.2f} ns/call.")
+    return ("```\n" + "\n".join(table) + "\n```\n\n" + text + "\n\n" +
+            provenance("memfbench run --by-class -v libc -v rep_movsb --cpu 1 -o byclass.json.gz; "
+                       "python3 -m analysis classes byclass.json.gz"))
+
+
+def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
+    """The plugin tutorial's steps 3 and 5: the example plugin against libc, two builds of it
+    compared with diff (and the new build twice), and the saved-baseline gate the other way."""
+    import tempfile
+    src = ROOT / "examples" / "plugin" / "memcpy_erms.c"
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        (t / "old").mkdir()
+        (t / "new").mkdir()
+        _run(["cc", "-O2", "-fPIC", "-shared", "-o", str(t / "old" / "libmemcpy_erms.so"), str(src)])
+        _run(["cc", "-O2", "-fPIC", "-shared", "-DERMS_THRESHOLD=64", "-o", str(t / "new" / "libmemcpy_erms.so"),
+              str(src)])
+        files = {}
+        for name, lib in (("before", "old"), ("after", "new"), ("again", "new")):
+            files[name] = str(t / f"{name}.json.gz")
+            _run([a.memfbench, "run", "-q", "--cpu", "1", "-v", "libc", "-v",
+                  f"{t / lib / 'libmemcpy_erms.so'}:erms_memcpy=erms", "-o", files[name]])
+
+        def analysis(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "analysis", *args], cwd=ROOT, capture_output=True, text=True)
+        summ = analysis("summarize", files["before"])
+        diff1 = analysis("diff", files["before"], files["after"], "--normalize", "libc")
+        diff2 = analysis("diff", files["after"], files["again"], "--normalize", "libc")
+        gate = analysis("diff", files["after"], files["before"], "--normalize", "libc", "--fail-if-slower", "1")
+    verdict = next((ln for ln in summ.stdout.splitlines() if ln.startswith("- erms vs libc")), "")
+
+    def shifts(p: subprocess.CompletedProcess[str]) -> str:
+        return "\n".join(ln for ln in p.stdout.splitlines() if ln.startswith(("== before/after", "- erms", "note:")))
+    gate_line = next((ln for ln in gate.stdout.splitlines() if ln.startswith("gate ")), "")
+    return ("Step 3, the example against libc (`summarize before.json.gz`):\n\n```\n" + verdict + "\n```\n\n"
+            "Step 5, the two builds (`diff before.json.gz after.json.gz --normalize libc`):\n\n```\n" +
+            shifts(diff1) + "\n```\n\nThe new build against itself, a second run (`diff after.json.gz "
+            "again.json.gz --normalize libc`):\n\n```\n" + shifts(diff2) + "\n```\n\n"
+            f"The gate with the new build as the saved baseline and the old one as the change (`diff after.json.gz "
+            f"before.json.gz --normalize libc --fail-if-slower 1`) printed `{gate_line}` and exited "
+            f"{gate.returncode}.\n\n" +
+            provenance("cc -O2 -fPIC -shared [-DERMS_THRESHOLD=64] examples/plugin/memcpy_erms.c; three memfbench "
+                       "run -q --cpu 1 -v libc -v LIB:erms_memcpy=erms (old, new, new); python3 -m analysis "
+                       "summarize / diff --normalize libc / diff --fail-if-slower 1"))
+
+
 GENERATORS: dict[str, Generator] = {
+    "summary-example": Generator(True, gen_summary_example),
+    "by-class-example": Generator(True, gen_by_class_example),
+    "plugin-walkthrough": Generator(True, gen_plugin_walkthrough),
     "test-time": Generator(True, gen_test_time),
     "trace-replay": Generator(True, gen_trace_replay),
     "python-workload": Generator(True, gen_python_workload),
