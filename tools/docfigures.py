@@ -52,7 +52,7 @@ FIGURE = re.compile(r"(?<![\w.\-/:])\d+\.\d+(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?
 
 # Pages not yet converted (issue 27): the test requires each to still quote an unsourced figure,
 # so a page leaves this list when it is converted and cannot silently rejoin it.
-PENDING = {"cost.md", "methodology.md", "probe.md"}
+PENDING = {"methodology.md", "probe.md"}
 
 
 @dataclass(frozen=True)
@@ -488,7 +488,201 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
                        "summarize / diff --normalize libc / diff --fail-if-slower 1"))
 
 
+# The build before the fixed window (docs/cost.md's "before"): a 4 x LLC window per buffer, at most
+# 1 GiB, filled at every start. Built once from its commit into build-docfigures/ (ignored by git).
+BEFORE_COMMIT = "b7f3a2a"
+
+
+def _old_binary(commit: str) -> Path:
+    """memfbench as built at commit (release), made once beside the checkout's builds."""
+    import shutil
+    top = ROOT / "build-docfigures" / commit
+    binary = top / "build" / "bench" / "memfbench"
+    if binary.is_file():
+        return binary
+    src = top / "src"
+    shutil.rmtree(top, ignore_errors=True)
+    src.mkdir(parents=True)
+    _run(["bash", "-c", f"git -C {ROOT} archive --format=tar {commit} | tar -x -C {src}"])
+    _run(["meson", "setup", str(top / "build"), str(src), "--buildtype=release", f"-Dpython={sys.executable}"])
+    _run(["ninja", "-C", str(top / "build"), "bench/memfbench"])
+    return binary
+
+
+def _md_rows(text: str) -> list[list[str]]:
+    """The cells of a Markdown table's body rows (header and rule left out)."""
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in text.splitlines() if ln.startswith("|")]
+    return [r for r in rows[2:]] if len(rows) > 2 else []
+
+
+LLC_PARTS = {"8M": "a desktop's L3", "32M": "one Zen 3 CCD", "96M": "one Zen 4 X3D CCD",
+             "256M": "these VMs' reported L3", "1024M": "a Genoa-X socket's L3 as CPUID reports it"}
+
+
+def gen_setup_cost(a: argparse.Namespace) -> str:
+    """tools.setup_cost over five LLC sizes for the build before the fixed window, this build
+    (evicted) and this build with --large-window sized; then the arena against the LLC from the
+    same runs (a later process)."""
+    old = _old_binary(BEFORE_COMMIT)
+    cmd = [sys.executable, "-m", "tools.setup_cost", "--binary", f"before={old}", "--binary",
+           f"evicted={a.memfbench}", "--binary", f"sized={a.memfbench} --large-window sized", "--repeat", "3",
+           "--cpu", "1"]
+    out = _run(cmd, cwd=ROOT).stdout
+    table = "\n".join(ln for ln in out.splitlines() if ln.startswith("|"))
+    rows = _md_rows(out)
+    head = [c.strip() for c in next(ln for ln in out.splitlines() if ln.startswith("| binary")).strip("|").split("|")]
+    at = {name: i for i, name in enumerate(head)}
+    later = {(r[0], r[1]): r for r in rows if r[2] == "1"}
+    arena = ["| LLC | a part with it | evicted: arena MiB, memory MiB, map + fill s | sized: arena MiB, memory MiB, "
+             "map + fill s | sized window / LLC |", "| --- | --- | --- | --- | --- |"]
+    for llc, part in LLC_PARTS.items():
+        e, z = later.get(("evicted", llc)), later.get(("sized", llc))
+        if not e or not z:
+            continue
+
+        def cell(r: list[str]) -> str:
+            return (f"{r[at['arena_mib']]}, {r[at['rss_mib']]}, "
+                    f"{float(r[at['arena_map_s']]) + float(r[at['arena_fill_s']]):.2f}")
+        ratio = float(z[at["arena_mib"]]) / 2 / (int(llc[:-1]) * (1024 if llc.endswith("G") else 1))
+        shown_llc = f"{int(llc[:-1]) // 1024} GiB" if llc.endswith("M") and int(llc[:-1]) >= 1024 else f"{llc[:-1]} MiB"
+        arena.append(f"| {shown_llc} | {part} | {cell(e)} | {cell(z)} | {ratio:.2g}{' (warned)' if ratio < 2 else ''} |")
+    shown = " ".join(c if " " not in c else f'"{c}"' for c in cmd[1:]).replace(str(old), f"OLD/{BEFORE_COMMIT}")
+    shown = shown.replace(str(Path(a.memfbench)), _shown_path(a.memfbench))
+    return (table + "\n\nThe arena against the LLC, from the same runs (a later process):\n\n" + "\n".join(arena) +
+            "\n\n" + provenance(f"{Path(sys.executable)} {shown}"))
+
+
+def gen_study_cost(a: argparse.Namespace) -> str:
+    """Two default studies of this build: wall time, rounds, the rounds' flushing, and what a
+    process costs before its rounds (the first, and the later ones)."""
+    import tempfile
+    sys.path.insert(0, str(ROOT))
+    from analysis import schema
+    rows = ["| build | wall | rounds (all processes) | of which flushing | first process before its rounds | "
+            "later ones |", "| --- | --- | --- | --- | --- | --- |"]
+    builds = [(f"before ({BEFORE_COMMIT})", str(_old_binary(BEFORE_COMMIT))), ("this", a.memfbench)] * 2
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (label, binary) in enumerate(builds):  # interleaved, so drift hits both alike
+            f = Path(tmp) / f"d{i}.json.gz"
+            t0 = time.monotonic()
+            _run([binary, "run", "-q", "--cpu", "1", "-o", str(f)])
+            wall = time.monotonic() - t0
+            doc = schema.read_json(f)
+            procs = doc["processes"]
+            rounds = sum(p["rounds"]["duration_s"] for p in procs)
+            # the build before recorded no setup block: its prefault and prepare times stand in
+            setup = [p.get("setup") or {} for p in procs]
+            evict = sum(x.get("rounds_evict_s", 0.0) for x in setup)
+            before = [x.get("before_rounds_s", p["rounds"].get("prepare_s", float("nan"))) for x, p in zip(setup, procs)]
+            rows.append(f"| {label} | {wall:.2f} s | {rounds:.2f} s | {evict:.2f} s | {before[0]:.2f} s | "
+                        f"{min(before[1:]):.2f}-{max(before[1:]):.2f} s |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"OLD/{BEFORE_COMMIT}/bench/memfbench and {_shown_path(a.memfbench)}: run -q --cpu 1 -o FILE, each twice, "
+        "interleaved (each build's own default study)")
+
+
+def gen_harness_cost(a: argparse.Namespace) -> str:
+    """The noop through the timed loop (three one-process runs), and where the loop's cost goes
+    (tools/harness_cost.c)."""
+    import tempfile
+    sys.path.insert(0, str(ROOT))
+    from analysis import load
+    noop = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(3):
+            f = Path(tmp) / f"n{i}.json"
+            _run([a.memfbench, "run", "-q", "-d", "fixed:64", "-v", "libc", "-v", "noop", "--rounds", "50",
+                  "--processes", "1", "--allow-single-process", "--cpu", "1", "-o", str(f)])
+            m = load.measured(load.load_run(f).batches)
+            noop.append(float(m.loc[m["variant"] == "noop", "ns_per_call"].median()))
+    build = Path(a.memfbench).resolve().parents[1]
+    _run(["ninja", "-C", str(build), "tools/harness_cost"])
+    # three runs side by side: on a shared VM a row moves between runs, and one run alone would
+    # make that movement look like a cost
+    runs = [_run([str(build / "tools" / "harness_cost"), "1"]).stdout.splitlines()[1:] for _ in range(3)]
+    rows = ["| loop | run 1 | run 2 | run 3 |", "| --- | --- | --- | --- |"]
+    for lines in zip(*runs):
+        label = lines[0].rsplit(None, 1)[0].strip()
+        rows.append(f"| {label} | " + " | ".join(ln.rsplit(None, 1)[1] for ln in lines) + " |")
+    return (f"The noop through the timed loop, median ns per call of three runs: "
+            f"{', '.join(f'{x:.2f}' for x in noop)}. The loop taken apart (`tools/harness_cost.c`: ns per call, "
+            f"the least of 200 loops of 131072 calls, three runs):\n\n" + "\n".join(rows) + "\n\n" +
+            provenance(f"{_shown_path(a.memfbench)} run -d fixed:64 -v libc -v noop --rounds 50 --processes 1 "
+                       "--allow-single-process --cpu 1 (three runs); ninja -C build tools/harness_cost && "
+                       "build/tools/harness_cost 1"))
+
+
+def gen_compare_pages(a: argparse.Namespace) -> str:
+    """memcmp and bcmp (arena of one constant byte) against memcpy (unique pages): the evicted
+    placement check's walks over the large calls' lines, and libc's bytes per ns."""
+    import tempfile
+    sys.path.insert(0, str(ROOT))
+    from analysis import load
+    rows = ["| function | after the eviction step (ns per load) | after the check's flush | cached | "
+            "libc bytes/ns |", "| --- | --- | --- | --- | --- |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for fn in ("memcmp", "bcmp", "memcpy"):
+            f = Path(tmp) / f"{fn}.json"
+            _run([a.memfbench, "run", "-q", "-f", fn, "-d", "uniform:4096-65536", "-v", "libc", "-v", "noop",
+                  "--processes", "2", "--rounds", "40", "--cpu", "1", "-o", str(f)])
+            run = load.load_run(f)
+            checks = [p["placement_check"]["large_window"] for p in run.doc["processes"]]
+            m = load.measured(run.batches)
+            bpn = float(m.loc[m["variant"] == "libc", "bytes_per_ns"].median())
+
+            def span(key: str) -> str:
+                xs = [c[key] for c in checks if isinstance(c.get(key), (int, float))]
+                return f"{min(xs):.1f}-{max(xs):.1f}" if xs else "not measured"
+            rows.append(f"| {fn} | {span('ns_per_load')} | {span('reference_ns')} | {span('cached_ns')} | {bpn:.1f} |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"{_shown_path(a.memfbench)} run -f FUNCTION -d uniform:4096-65536 -v libc -v noop --processes 2 --rounds 40 "
+        "--cpu 1, for memcmp, bcmp and memcpy")
+
+
+_FLOOR = """
+import time
+t0 = time.perf_counter()
+import numpy, pandas, scipy.special, jsonschema
+t1 = time.perf_counter()
+from analysis import load, schema
+t2 = time.perf_counter()
+doc = schema.read_json("results/default.json.gz")
+t3 = time.perf_counter()
+schema.validate(schema.upgrade(doc), "x")
+t4 = time.perf_counter()
+load.batches_frame(doc, "x")
+t5 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
+"""
+
+
+def gen_analysis_floor(a: argparse.Namespace) -> str:
+    """What any analysis command pays before its own work, on the default study's file: the
+    interpreter, the libraries' imports, our modules, reading, validating and framing the file
+    (each the least of five fresh interpreters, pinned)."""
+    runs = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        _run(["taskset", "-c", "1", sys.executable, "-c", "pass"])
+        bare = time.monotonic() - t0
+        out = _run(["taskset", "-c", "1", sys.executable, "-c", _FLOOR], cwd=ROOT).stdout.split()
+        runs.append([bare, *map(float, out)])
+    best = [min(r[i] for r in runs) for i in range(6)]
+    names = ["the interpreter alone", "numpy, pandas, scipy.special, jsonschema", "our modules (analysis.load, "
+             "analysis.schema)", "reading the file (gunzip, JSON)", "validating it", "its DataFrame"]
+    rows = ["| stage | s |", "| --- | --- |"] + [f"| {n} | {t:.3f} |" for n, t in zip(names, best)]
+    rows.append(f"| in all | {sum(best):.3f} |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"taskset -c 1 {Path(sys.executable)} -c ... (tools/docfigures.py _FLOOR) on results/default.json.gz, "
+        "the least of five")
+
+
 GENERATORS: dict[str, Generator] = {
+    "analysis-floor": Generator(True, gen_analysis_floor),
+    "setup-cost": Generator(True, gen_setup_cost),
+    "study-cost": Generator(True, gen_study_cost),
+    "harness-cost": Generator(True, gen_harness_cost),
+    "compare-pages": Generator(True, gen_compare_pages),
     "summary-example": Generator(True, gen_summary_example),
     "by-class-example": Generator(True, gen_by_class_example),
     "plugin-walkthrough": Generator(True, gen_plugin_walkthrough),
