@@ -139,12 +139,13 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         return MFB_EXIT_FAIL;
     }
     bool parent = cfg.processes > 1 && cfg.process_index < 0;
-    if (!parent) { /* a parent's children have their own guards; it forwards a stop to them */
-        mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
-        activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
-        if (stop_requested)
-            mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
-    }
+    /* Every process resolves the configuration under the guard: a plugin's constructors run inside
+     * dlopen, in a parent too, and a crash there is named like any other. A parent removes it once
+     * the configuration is resolved (its children have their own guards; it forwards a stop). */
+    mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
+    activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
+    if (stop_requested)
+        mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
     run.seed = cfg.seed;
     struct mfb_caches probed;
     if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {
@@ -152,6 +153,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto fail;
     }
     if (parent) {
+        mfb_guard_remove();
         /* the children resolve their own; the parent keeps nothing of a trace's size */
         mfb_trace_free(&trace);
         mfb_dist_free(&dist);

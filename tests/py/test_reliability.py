@@ -61,6 +61,32 @@ def test_misbehaving_plugin_is_named_with_its_call(tmp_path: Path, symbol: str, 
         assert time.monotonic() - t0 < 30
 
 
+CTOR_CRASH = """#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+__attribute__((constructor)) static void crash_on_load(void) { raise(SIGSEGV); }
+void *ctor_memcpy(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
+"""
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_plugin_that_crashes_while_loaded_is_named(tmp_path: Path, processes: str) -> None:
+    """A plugin's constructors run inside dlopen, in the parent of a study too (it resolves the
+    configuration before any process starts): the crash is named, exit 1, nothing left behind."""
+    import shutil
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler to build the crashing plugin")
+    (tmp_path / "ctor.c").write_text(CTOR_CRASH)
+    so = tmp_path / "libctor.so"
+    subprocess.run(["cc", "-fPIC", "-shared", "-o", str(so), str(tmp_path / "ctor.c")], check=True)
+    p = subprocess.run([binary(), "run", *QUICK, "--processes", processes, "-v", "libc", "-v", f"{so}:ctor_memcpy",
+                        "-o", str(tmp_path / "out.json")], capture_output=True, text=True, timeout=120)
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert p.returncode == 1 and len(lines) == 1, p.stderr
+    assert "crashed with SIGSEGV" in lines[0] and "while being loaded" in lines[0], lines[0]
+    assert leftovers(tmp_path) == []
+
+
 def test_crash_while_timed_is_named(tmp_path: Path) -> None:
     spec = f"{wrong_plugin()}:late_segv_memcpy"
     p = subprocess.run([binary(), "run", "-q", "--processes", "1", "-t", "30", "-d", "fixed:64", "-p", "l1",
