@@ -24,14 +24,19 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from tools import setup_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -103,20 +108,23 @@ def replace_blocks(text: str, name: str, machine: str, body: str) -> tuple[str, 
 
 # --- the machine and the provenance line -------------------------------------------------------
 
-def machine_key() -> str:
-    """The CPU's key, as docs/validation.md's sections: "VENDOR family F model M"."""
-    fields = {}
+def _cpuinfo() -> dict[str, str]:
+    """The first CPU's fields of /proc/cpuinfo."""
+    fields: dict[str, str] = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         k, _, v = line.partition(":")
         fields.setdefault(k.strip(), v.strip())
-    return f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+    return fields
+
+
+def machine_key() -> str:
+    """The CPU's key, as docs/validation.md's sections: "VENDOR family F model M"."""
+    f = _cpuinfo()
+    return f"{f.get('vendor_id', '?')} family {f.get('cpu family', '?')} model {f.get('model', '?')}"
 
 
 def machine_name() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+    return _cpuinfo().get("model name") or "unknown CPU"
 
 
 def commit() -> str:
@@ -167,9 +175,19 @@ _SECTION = re.compile(r"<!-- validation section: (?P<key>[^>]*?) -->\n## (?P<tit
                       r"<!-- end of validation section -->", re.S)
 
 
+def _cells(line: str) -> list[str]:
+    """The cells of one Markdown table row."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _fenced(text: str) -> str:
+    """A program's output as the page shows it: a fence without a language (the lint reads it)."""
+    return "```\n" + text.rstrip("\n") + "\n```\n\n"
+
+
 def _row(body: str, first_cell: str) -> list[str] | None:
     for line in body.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        cells = _cells(line)
         if cells and cells[0] == first_cell:
             return cells
     return None
@@ -233,8 +251,8 @@ def gen_study(a: argparse.Namespace) -> str:
     lines = _verdict_lines(stdout, ("rep_movsb", "avx2"))
     shown = ", ".join(f"{t:.1f}" for t in times)
     return (f"`./bootstrap.sh study`, once built: {shown} s over {len(times)} runs (median "
-            f"{statistics.median(times):.1f} s), the analysis and its report included. The last run's verdicts:\n\n"
-            "```\n" + "\n".join([head, *lines]) + "\n```\n\n" + provenance("./bootstrap.sh study") )
+            f"{statistics.median(times):.1f} s), the analysis and its report included. The last run's verdicts:\n\n" +
+            _fenced("\n".join([head, *lines])) + provenance("./bootstrap.sh study"))
 
 
 def gen_analysis_timings(a: argparse.Namespace) -> str:
@@ -244,7 +262,7 @@ def gen_analysis_timings(a: argparse.Namespace) -> str:
         raise SystemExit(f"docfigures: analysis-timings: {f} is missing; run ./bootstrap.sh study first")
     p = _run([sys.executable, "-m", "tools.bench_analysis", str(f), "--repeat", "3"], cwd=ROOT)
     table = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    return ("```\n" + "\n".join(table) + "\n```\n\n" +
+    return (_fenced("\n".join(table)) +
             provenance(f"{Path(sys.executable)} -m tools.bench_analysis results/default.json.gz --repeat 3"))
 
 
@@ -257,7 +275,6 @@ def _shown_path(path: str) -> str:
 def gen_diff_same_build(a: argparse.Namespace) -> str:
     """Two default studies of this build (seeds 101 and 102, pinned to the last CPU), then `diff` of
     the two as they are and with --normalize libc."""
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for seed in (101, 102):
@@ -272,27 +289,25 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
             shown += lines
     cmd = (f"{_shown_path(a.memfbench)} run -q -s 101 -o st_101.json.gz (and -s 102); "
            f"{Path(sys.executable)} -m analysis diff st_101.json.gz st_102.json.gz [--normalize libc]")
-    return "```\n" + "\n".join(shown) + "\n```\n\n" + provenance(cmd)
+    return _fenced("\n".join(shown)) + provenance(cmd)
 
 
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
     lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    return ("```\n" + "\n".join(lines) + "\n```\n\n" +
+    return (_fenced("\n".join(lines)) +
             provenance(f"{Path(sys.executable)} -m tools.bench_record --cpu 1"))
 
 
 def _study(a: argparse.Namespace, out: Path, *args: str) -> tuple[float, dict[str, tuple[float, float, float, str]]]:
     """A default study of libc against the built-ins with these calls (args): glibc's median ns per
     call over every measured batch, and each built-in's ratio to it (estimate, interval, verdict)."""
-    sys.path.insert(0, str(ROOT))
-    from analysis import compare, load  # the package of this checkout, as the driver's commands use
+    from analysis import compare, diff, load  # pandas only for the generators that need it
     _run([a.memfbench, "run", "-q", "-v", "libc", "-v", "rep_movsb", "-v", "avx2", "-v", "sse2", "-v", "sizeclass",
           "-v", "bytes", *args, "-o", str(out)])
     run = load.load_run(out)
-    m = load.measured(run.batches)
-    libc = float(m.loc[m["variant"] == "libc", "ns_per_call"].median())
+    libc = diff.median_ns(run.batches, "libc")
     comps = compare.compare_runs([run], baseline="libc", secondary=False)
     return libc, {c.variant: (c.ratio, c.ci_low, c.ci_high, c.verdict) for c in comps}
 
@@ -316,7 +331,6 @@ MIX_PROGRAM = ("import json, zlib; d=[json.dumps({'k': i, 'v': 'x' * (i % 300)})
 def gen_trace_replay(a: argparse.Namespace) -> str:
     """record --trace of a Python program, then two default studies: its trace in order, and the
     same calls as a histogram drawn at random."""
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         rt = Path(tmp) / "rt"
         rec = _run([a.memfbench, "record", "--trace", "100000", "-o", str(rt), "--", sys.executable, "-c",
@@ -334,7 +348,7 @@ def gen_trace_replay(a: argparse.Namespace) -> str:
     cmd = (f"memfbench record --trace 100000 -o rt -- python3 -c \"{TRACE_PROGRAM}\"; then memfbench run -q -v libc "
            "-v rep_movsb -v avx2 -v sse2 -v sizeclass -v bytes with --trace rt/memcpy_trace.csv, and with "
            "-d rt/memcpy_size.csv")
-    return (f"The recorder said: `{said.replace('`', chr(39))}`\n\n" + "\n".join(rows) + "\n\n"
+    return (f"The recorder said: `{said}`\n\n" + "\n".join(rows) + "\n\n"
             f"{flip} In the program's order glibc's calls cost {t_ns:.2f} ns each; drawn at random from the "
             f"same histogram, {h_ns:.2f} ns.\n\n" + provenance(cmd))
 
@@ -342,7 +356,6 @@ def gen_trace_replay(a: argparse.Namespace) -> str:
 def gen_python_workload(a: argparse.Namespace) -> str:
     """record of a Python program's calls, its memcpy table described, and a default study of it
     beside one of the fleet table."""
-    import tempfile
     import pandas as pd
     with tempfile.TemporaryDirectory() as tmp:
         rec_dir = Path(tmp) / "pyrec"
@@ -370,8 +383,6 @@ def gen_test_time(a: argparse.Namespace) -> str:
     """The README's test command on a fresh clone of this checkout's HEAD, as CI runs it
     (`CI=true bash .ci/run`), in an environment without this checkout's test variables: its wall
     time, exit status and counts."""
-    import os
-    import tempfile
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFBENCH") and k != "LD_LIBRARY_PATH"}
     env["CI"] = "true"
     with tempfile.TemporaryDirectory() as tmp:
@@ -406,7 +417,6 @@ def _summary_table(stderr: str, tmp: str) -> str:
 
 def gen_summary_example(a: argparse.Namespace) -> str:
     """The table a run ends with: a 3-process run, then a one-process run."""
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         f = str(Path(tmp) / "m.json.gz")
         three = _run([a.memfbench, "run", "-t", "3", "--processes", "3", "--cpu", "1", "-o", f])
@@ -418,16 +428,14 @@ def gen_summary_example(a: argparse.Namespace) -> str:
         if ln.strip().startswith("bytes "):
             lo, hi = ln.split("[")[-1].rstrip("] ").split(",")
             rng = f"The byte loop's ratio ranged from {float(lo):.2f} to {float(hi):.2f} over the three processes."
-    return ("```\n" + shown3 + "\n```\n\n" + (rng + "\n\n" if rng else "") +
-            "A one-process run (`--processes 1 -t 10`):\n\n```\n" + shown1 + "\n```\n\n" +
+    return (_fenced(shown3) + (rng + "\n\n" if rng else "") +
+            "A one-process run (`--processes 1 -t 10`):\n\n" + _fenced(shown1) +
             provenance("memfbench run -t 3 --processes 3 --cpu 1 -o m.json.gz; memfbench run --processes 1 -t 10 "
                        "--cpu 1 -o one.json.gz"))
 
 
 def gen_by_class_example(a: argparse.Namespace) -> str:
     """--by-class of rep_movsb against libc, the classes table, and what it says, computed."""
-    import tempfile
-    sys.path.insert(0, str(ROOT))
     from analysis import classes, load
     with tempfile.TemporaryDirectory() as tmp:
         f = str(Path(tmp) / "byclass.json.gz")
@@ -442,7 +450,7 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
             f"is {last.comparison.ratio:.3f} ({last.comparison.verdict}). The classes' contributions sum to "
             f"{summed:+.2f} ns/call; the residual is {dec.residual.ns:+.2f} [{dec.residual.low:+.2f}, "
             f"{dec.residual.high:+.2f}] of the whole {dec.whole.ns:+.2f} ns/call.")
-    return ("```\n" + "\n".join(table) + "\n```\n\n" + text + "\n\n" +
+    return (_fenced("\n".join(table)) + text + "\n\n" +
             provenance("memfbench run --by-class -v libc -v rep_movsb --cpu 1 -o byclass.json.gz; "
                        "python3 -m analysis classes byclass.json.gz"))
 
@@ -450,7 +458,6 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
 def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
     """The plugin tutorial's steps 3 and 5: the example plugin against libc, two builds of it
     compared with diff (and the new build twice), and the saved-baseline gate the other way."""
-    import tempfile
     src = ROOT / "examples" / "plugin" / "memcpy_erms.c"
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
@@ -476,10 +483,10 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
     def shifts(p: subprocess.CompletedProcess[str]) -> str:
         return "\n".join(ln for ln in p.stdout.splitlines() if ln.startswith(("== before/after", "- erms", "note:")))
     gate_line = next((ln for ln in gate.stdout.splitlines() if ln.startswith("gate ")), "")
-    return ("Step 3, the example against libc (`summarize before.json.gz`):\n\n```\n" + verdict + "\n```\n\n"
-            "Step 5, the two builds (`diff before.json.gz after.json.gz --normalize libc`):\n\n```\n" +
-            shifts(diff1) + "\n```\n\nThe new build against itself, a second run (`diff after.json.gz "
-            "again.json.gz --normalize libc`):\n\n```\n" + shifts(diff2) + "\n```\n\n"
+    return ("Step 3, the example against libc (`summarize before.json.gz`):\n\n" + _fenced(verdict) +
+            "Step 5, the two builds (`diff before.json.gz after.json.gz --normalize libc`):\n\n" +
+            _fenced(shifts(diff1)) + "The new build against itself, a second run (`diff after.json.gz "
+            "again.json.gz --normalize libc`):\n\n" + _fenced(shifts(diff2)) +
             f"The gate with the new build as the saved baseline and the old one as the change (`diff after.json.gz "
             f"before.json.gz --normalize libc --fail-if-slower 1`) printed `{gate_line}` and exited "
             f"{gate.returncode}.\n\n" +
@@ -495,7 +502,6 @@ BEFORE_COMMIT = "b7f3a2a"
 
 def _old_binary(commit: str) -> Path:
     """memfbench as built at commit (release), made once beside the checkout's builds."""
-    import shutil
     top = ROOT / "build-docfigures" / commit
     binary = top / "build" / "bench" / "memfbench"
     if binary.is_file():
@@ -511,10 +517,13 @@ def _old_binary(commit: str) -> Path:
 
 def _md_rows(text: str) -> list[list[str]]:
     """The cells of a Markdown table's body rows (header and rule left out)."""
-    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in text.splitlines() if ln.startswith("|")]
-    return [r for r in rows[2:]] if len(rows) > 2 else []
+    rows = [_cells(ln) for ln in text.splitlines() if ln.startswith("|")]
+    return rows[2:]
 
 
+# A window under this many times the LLC is warned of (large_window): bench/measure/workset.h's
+# MFB_LARGE_LLC_MULTIPLE.
+LARGE_LLC_MULTIPLE = 2.0
 LLC_PARTS = {"8M": "a desktop's L3", "32M": "one Zen 3 CCD", "96M": "one Zen 4 X3D CCD",
              "256M": "these VMs' reported L3", "1024M": "a Genoa-X socket's L3 as CPUID reports it"}
 
@@ -530,7 +539,7 @@ def gen_setup_cost(a: argparse.Namespace) -> str:
     out = _run(cmd, cwd=ROOT).stdout
     table = "\n".join(ln for ln in out.splitlines() if ln.startswith("|"))
     rows = _md_rows(out)
-    head = [c.strip() for c in next(ln for ln in out.splitlines() if ln.startswith("| binary")).strip("|").split("|")]
+    head = _cells(next(ln for ln in out.splitlines() if ln.startswith("| binary")))
     at = {name: i for i, name in enumerate(head)}
     later = {(r[0], r[1]): r for r in rows if r[2] == "1"}
     arena = ["| LLC | a part with it | evicted: arena MiB, memory MiB, map + fill s | sized: arena MiB, memory MiB, "
@@ -543,9 +552,10 @@ def gen_setup_cost(a: argparse.Namespace) -> str:
         def cell(r: list[str]) -> str:
             return (f"{r[at['arena_mib']]}, {r[at['rss_mib']]}, "
                     f"{float(r[at['arena_map_s']]) + float(r[at['arena_fill_s']]):.2f}")
-        ratio = float(z[at["arena_mib"]]) / 2 / (int(llc[:-1]) * (1024 if llc.endswith("G") else 1))
-        shown_llc = f"{int(llc[:-1]) // 1024} GiB" if llc.endswith("M") and int(llc[:-1]) >= 1024 else f"{llc[:-1]} MiB"
-        arena.append(f"| {shown_llc} | {part} | {cell(e)} | {cell(z)} | {ratio:.2g}{' (warned)' if ratio < 2 else ''} |")
+        llc_bytes = setup_cost.size_bytes(llc)
+        ratio = float(z[at["arena_mib"]]) * 2**20 / 2 / llc_bytes
+        shown_llc = f"{llc_bytes >> 30} GiB" if llc_bytes >= 1 << 30 else f"{llc_bytes >> 20} MiB"
+        arena.append(f"| {shown_llc} | {part} | {cell(e)} | {cell(z)} | {ratio:.2g}{' (warned)' if ratio < LARGE_LLC_MULTIPLE else ''} |")
     shown = " ".join(c if " " not in c else f'"{c}"' for c in cmd[1:]).replace(str(old), f"OLD/{BEFORE_COMMIT}")
     shown = shown.replace(str(Path(a.memfbench)), _shown_path(a.memfbench))
     return (table + "\n\nThe arena against the LLC, from the same runs (a later process):\n\n" + "\n".join(arena) +
@@ -555,8 +565,6 @@ def gen_setup_cost(a: argparse.Namespace) -> str:
 def gen_study_cost(a: argparse.Namespace) -> str:
     """Two default studies of this build: wall time, rounds, the rounds' flushing, and what a
     process costs before its rounds (the first, and the later ones)."""
-    import tempfile
-    sys.path.insert(0, str(ROOT))
     from analysis import schema
     rows = ["| build | wall | rounds (all processes) | of which flushing | first process before its rounds | "
             "later ones |", "| --- | --- | --- | --- | --- | --- |"]
@@ -570,10 +578,9 @@ def gen_study_cost(a: argparse.Namespace) -> str:
             doc = schema.read_json(f)
             procs = doc["processes"]
             rounds = sum(p["rounds"]["duration_s"] for p in procs)
-            # the build before recorded no setup block: its prefault and prepare times stand in
-            setup = [p.get("setup") or {} for p in procs]
-            evict = sum(x.get("rounds_evict_s", 0.0) for x in setup)
-            before = [x.get("before_rounds_s", p["rounds"].get("prepare_s", float("nan"))) for x, p in zip(setup, procs)]
+            setup = [p["setup"] for p in procs]
+            evict = sum(x.get("rounds_evict_s", 0.0) for x in setup)  # the build before flushed nothing
+            before = [x["before_rounds_s"] for x in setup]
             rows.append(f"| {label} | {wall:.2f} s | {rounds:.2f} s | {evict:.2f} s | {before[0]:.2f} s | "
                         f"{min(before[1:]):.2f}-{max(before[1:]):.2f} s |")
     return "\n".join(rows) + "\n\n" + provenance(
@@ -584,17 +591,14 @@ def gen_study_cost(a: argparse.Namespace) -> str:
 def gen_harness_cost(a: argparse.Namespace) -> str:
     """The noop through the timed loop (three one-process runs), and where the loop's cost goes
     (tools/harness_cost.c)."""
-    import tempfile
-    sys.path.insert(0, str(ROOT))
-    from analysis import load
+    from analysis import diff, load
     noop = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(3):
             f = Path(tmp) / f"n{i}.json"
             _run([a.memfbench, "run", "-q", "-d", "fixed:64", "-v", "libc", "-v", "noop", "--rounds", "50",
                   "--processes", "1", "--allow-single-process", "--cpu", "1", "-o", str(f)])
-            m = load.measured(load.load_run(f).batches)
-            noop.append(float(m.loc[m["variant"] == "noop", "ns_per_call"].median()))
+            noop.append(diff.median_ns(load.load_run(f).batches, "noop"))
     build = Path(a.memfbench).resolve().parents[1]
     _run(["ninja", "-C", str(build), "tools/harness_cost"])
     # three runs side by side: on a shared VM a row moves between runs, and one run alone would
@@ -615,8 +619,6 @@ def gen_harness_cost(a: argparse.Namespace) -> str:
 def gen_compare_pages(a: argparse.Namespace) -> str:
     """memcmp and bcmp (arena of one constant byte) against memcpy (unique pages): the evicted
     placement check's walks over the large calls' lines, and libc's bytes per ns."""
-    import tempfile
-    sys.path.insert(0, str(ROOT))
     from analysis import load
     rows = ["| function | after the eviction step (ns per load) | after the check's flush | cached | "
             "libc bytes/ns |", "| --- | --- | --- | --- | --- |"]
