@@ -68,10 +68,14 @@ class VariantDiagnostics:
     position: Effect    # the position with the largest effect
     carryover: Effect   # the predecessor with the largest effect
     lag1: float         # autocorrelation of consecutive relative times within a process
-    verdicts: list[str]  # one plain sentence per flagged quantity; empty: nothing found
+
+    @property
+    def verdicts(self) -> list[str]:
+        """One plain sentence per flagged quantity; empty: nothing found."""
+        return verdicts(self)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "verdicts": self.verdicts}
 
 
 def _relative(m: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -142,6 +146,13 @@ def _lag1(g: pd.DataFrame, rel: np.ndarray) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
+def _rotating(e: Effect, what: str, where: str, why: str) -> str:
+    """A flagged position or carry-over effect in a sentence: where, how much, which way, and why
+    the ratio is unaffected (what rotates over the rounds)."""
+    way = "slower" if e.estimate > 0 else "faster"
+    return f"{what}: {where} it is {abs(100 * e.estimate):.2f} % {way} than on average{why}"
+
+
 def verdicts(d: VariantDiagnostics) -> list[str]:
     """Plain sentences for what is flagged, each with what it means for the ratios."""
     out = []
@@ -156,14 +167,11 @@ def verdicts(d: VariantDiagnostics) -> list[str]:
                    f"variants' did (relative to them it held within ±{100 * DRIFT_BOUND:g} %): rounds pair them, so "
                    f"the ratios are unaffected")
     if d.position.flagged(ROTATING_BOUND):
-        way = "slower" if d.position.estimate > 0 else "faster"
-        out.append(f"position: at position {d.position.where} it is {abs(100 * d.position.estimate):.2f} % {way} "
-                   f"than on average; positions rotate over the rounds, so the ratio is unaffected")
+        out.append(_rotating(d.position, "position", f"at position {d.position.where}",
+                             "; positions rotate over the rounds, so the ratio is unaffected"))
     if d.carryover.flagged(ROTATING_BOUND):
-        way = "slower" if d.carryover.estimate > 0 else "faster"
-        out.append(f"carry-over: after {d.carryover.where} it is {abs(100 * d.carryover.estimate):.2f} % {way} "
-                   f"than on average (state left by that variant); predecessors rotate too, so the ratio is "
-                   f"unaffected")
+        out.append(_rotating(d.carryover, "carry-over", f"after {d.carryover.where}",
+                             " (state left by that variant); predecessors rotate too, so the ratio is unaffected"))
     if abs(d.lag1) > LAG1_BOUND:
         out.append(f"autocorrelation: consecutive rounds move together ({d.lag1:+.2f}), so an interval over one "
                    f"process's rounds is too narrow; the verdicts' intervals are over processes and unaffected")
@@ -182,13 +190,11 @@ def diagnose(df: pd.DataFrame) -> list[VariantDiagnostics]:
     for v, idx in m.groupby("variant", observed=True).indices.items():
         g = m.iloc[idx]
         r = rel.to_numpy()[idx]
+        after = prev[idx] != ""
         out.append(VariantDiagnostics(
             variant=str(v), batches=len(g), drift=_drift(g, z.to_numpy()[idx]), own_drift=_drift(g, r),
             position=_largest(r, g["position"].to_numpy()),
-            carryover=_largest(r[prev[idx] != ""], prev[idx][prev[idx] != ""], centre=float(np.median(r))),
-            lag1=_lag1(g, r), verdicts=[]))
-    for d in out:
-        d.verdicts = verdicts(d)
+            carryover=_largest(r[after], prev[idx][after], centre=float(np.median(r))), lag1=_lag1(g, r)))
     return out
 
 
