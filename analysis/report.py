@@ -187,18 +187,13 @@ def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], n
                               f"{s.after_processes}", "median ns/call before": s.before_ns_per_call,
                               "after": s.after_ns_per_call, "adjusted p": s.p_adjusted} for s in items])
         md += ["## Shifts", "", _md_table(rows), ""]
-        fig = plots.shifts(items, margin)
-        for path in plots.save(fig, out_dir / "shifts", svg):
-            figures.append(("after / before", path))
-        md += ["![after / before](shifts.png)", ""]
+        paths = plots.save(plots.shifts(items, margin), out_dir / "shifts", svg)
+        figures += [("after / before", path) for path in paths]
+        md += [f"![after / before]({paths[0].name})", ""]
     for side, runs in (("Before", before), ("After", after)):
         for run in runs:
             md += [f"## {side}: `{Path(run.path).name}`", "", *context_lines(run, quiet), ""]
-    md_path = out_dir / "report.md"
-    md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")
-    html_path = out_dir / "report.html"
-    html_path.write_text(_html(md, figures), encoding="utf-8", errors="backslashreplace")
-    return md_path.name, html_path.name
+    return _write_pages(md, figures, out_dir)
 
 
 def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
@@ -342,7 +337,12 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             fig = plots.save(fn(run), out_dir / f"{tag}_{name}", svg)[0]
             figures.append((f"{run.distribution}: {title}", fig))
             md += [f"![{title}]({fig.name})", ""]
-    # backslashreplace: a file name with bytes that are not UTF-8 is shown escaped
+    return _write_pages(md, figures, out_dir)
+
+
+def _write_pages(md: list[str], figures: list[tuple[str, Path]], out_dir: Path) -> tuple[str, str]:
+    """report.md (figures beside it) and report.html (figures embedded) of one report's Markdown;
+    their names. backslashreplace: a file name with bytes that are not UTF-8 is shown escaped."""
     md_path = out_dir / "report.md"
     md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")
     html_path = out_dir / "report.html"
