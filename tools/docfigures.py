@@ -14,6 +14,18 @@ block of another CPU stays as it was measured). `tests/py/test_docfigures.py` fa
 quotes a measured figure outside any block (see FIGURE), and when a block of KEY `any` differs from
 what its generator prints now.
 
+An experiment that decided a design, run once on a build that no longer exists (an earlier
+scheme, a patch made for the experiment only) or on a CPU this machine is not, is a record:
+
+    <!-- record: NAME; machine: KEY -->
+    ...its figures...
+    <sub>Recorded by `COMMAND` on MODEL (KEY), DATE, commit HASH; not re-made: WHY.</sub>
+    <!-- end record: NAME -->
+
+The driver never re-makes a record; the check requires its provenance line, with the marker's
+KEY, a commit of this repository (the change the measurement was made for) and the reason it is
+not re-made.
+
     /usr/bin/python3 -m tools.docfigures --check            # what the test checks
     /usr/bin/python3 -m tools.docfigures --refresh          # re-make every block of this machine and `any`
     /usr/bin/python3 -m tools.docfigures --refresh study    # only these generators
@@ -44,6 +56,10 @@ ANY = "any"
 
 _BLOCK = re.compile(r"<!-- figure: (?P<name>[a-z0-9-]+); machine: (?P<machine>[^>]*?) -->\n(?P<body>.*?)"
                     r"<!-- end figure: (?P=name) -->\n", re.S)
+_RECORD = re.compile(r"<!-- record: (?P<name>[a-z0-9-]+); machine: (?P<machine>[^>]*?) -->\n(?P<body>.*?)"
+                     r"<!-- end record: (?P=name) -->\n", re.S)
+_RECORDED = re.compile(r"<sub>Recorded by `[^`]+`.* on [^\n]*\((?P<machine>[^()]+)\), (?P<date>\d{4}-\d{2}-\d{2}), "
+                       r"commit (?P<commit>[0-9a-f]{7,40}); not re-made: [^\n]+\.</sub>\n\Z", re.S)
 # docs/validation.md's sections are blocks of their own kind: tools/validation.py writes them
 _VALIDATION = re.compile(r"<!-- validation section: [^>]*-->\n.*?<!-- end of validation section -->\n", re.S)
 
@@ -73,6 +89,32 @@ def blocks(text: str) -> list[Block]:
     return [Block(m["name"], m["machine"], m["body"], m.start(), m.end()) for m in _BLOCK.finditer(text)]
 
 
+def records(text: str) -> list[Block]:
+    return [Block(m["name"], m["machine"], m["body"], m.start(), m.end()) for m in _RECORD.finditer(text)]
+
+
+def record_problem(r: Block, is_commit: Callable[[str], bool]) -> str | None:
+    """Why a record does not name what produced it, or None."""
+    m = _RECORDED.search(r.body)
+    if r.machine == ANY or m is None:
+        return (f"record '{r.name}' must name its machine and end with '<sub>Recorded by `COMMAND` on MODEL "
+                f"(KEY), DATE, commit HASH; not re-made: WHY.</sub>'")
+    if m["machine"] != r.machine:
+        return f"record '{r.name}': marked {r.machine}, recorded on {m['machine']}"
+    if not is_commit(m["commit"]):
+        return f"record '{r.name}': commit {m['commit']} is not in this repository"
+    return None
+
+
+def _is_commit(h: str) -> bool:
+    """h names a commit of this checkout (always true of a shallow clone, which cannot tell)."""
+    git = ["git", "-C", str(ROOT)]
+    shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
+    if shallow.returncode != 0 or shallow.stdout.strip() != "false":
+        return True
+    return subprocess.run([*git, "cat-file", "-e", f"{h}^{{commit}}"], capture_output=True).returncode == 0
+
+
 def render(name: str, machine: str, body: str) -> str:
     body = body if body.endswith("\n") else body + "\n"
     return f"<!-- figure: {name}; machine: {machine} -->\n{body}<!-- end figure: {name} -->\n"
@@ -89,7 +131,7 @@ def unsourced(text: str) -> list[tuple[int, str]]:
     """(line number, line) of every line outside the blocks that quotes a measured figure."""
     def blank(m: re.Match[str]) -> str:
         return "\n" * m[0].count("\n")
-    masked = _TAGGED_FENCE.sub(blank, _BLOCK.sub(blank, _VALIDATION.sub(blank, text)))
+    masked = _TAGGED_FENCE.sub(blank, _RECORD.sub(blank, _BLOCK.sub(blank, _VALIDATION.sub(blank, text))))
     lines = text.splitlines()
     return [(i, lines[i - 1]) for i, line in enumerate(masked.splitlines(), 1)
             if FIGURE.search(_INLINE_CODE.sub("", line))]
@@ -641,6 +683,241 @@ def gen_compare_pages(a: argparse.Namespace) -> str:
         "--cpu 1, for memcmp, bcmp and memcpy")
 
 
+# The fleet tables as the planner meets them: a 32 or 48 KiB L1d gives a 512-call parameter array
+# (a quarter of L1d of 16-byte records), the default --small-max is 2 KiB, the evicted window 64 MiB
+# per buffer, and a batch is the passes over the array that move 256 KiB at the mean size, rounded
+# up to a power of two (measure/calibrate.c).
+_ARRAY_CALLS = 512
+_SMALL_MAX = 2048
+_WINDOW_BYTES = 64 << 20
+_BATCH_BYTES = 256 << 10
+
+
+def fleet_shares(dist_dir: Path) -> str:
+    """Per fleet function: how its calls and bytes split at the small-call limit, and what that
+    means for one parameter array and one batch."""
+    import math
+    import pandas as pd
+    rows = ["| fleet table | sizes | calls above 2 KiB | their share of the bytes | calls of at most 256 B | "
+            "a 512-call array with no call above 2 KiB | a batch's bytes above 2 KiB over a buffer's 64 MiB window |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for fn in ("Memcpy", "Memmove", "Memset", "Memcmp", "Bcmp"):
+        t = pd.read_csv(dist_dir / f"{fn}_Fleet_size.csv", comment="#")
+        w = t["weight"] / t["weight"].sum()
+        big = t["size"] > _SMALL_MAX
+        mean = float((w * t["size"]).sum())
+        p_big = float(w[big].sum())
+        bytes_big = float((w * t["size"])[big].sum())
+        passes = 2 ** math.ceil(math.log2(_BATCH_BYTES / (_ARRAY_CALLS * mean))) if mean > 0 else 1
+        batch_calls = _ARRAY_CALLS * max(1, passes)
+        rows.append(f"| {fn}_Fleet | {t['size'].min()} to {int(t['size'].max()):,} B | {100 * p_big:.2g} % | "
+                    f"{100 * bytes_big / mean:.3g} % | {100 * float(w[t['size'] <= 256].sum()):.3g} % | "
+                    f"{100 * (1 - p_big) ** _ARRAY_CALLS:.3g} % | {100 * batch_calls * bytes_big / _WINDOW_BYTES:.2g} % |")
+    return "\n".join(rows) + ("\n\n<sub>Generated from the size tables in distributions/fleetbench/ "
+                              "(`/usr/bin/python3 -m tools.docfigures --refresh fleet-shares`).</sub>\n")
+
+
+def _bytes(n: int) -> str:
+    for unit, k in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << k:
+            return f"{n / (1 << k):g} {unit}"
+    return f"{n} B"
+
+
+def gen_fleet_shares(a: argparse.Namespace) -> str:
+    return fleet_shares(ROOT / "distributions" / "fleetbench")
+
+
+# Cache sizes to give the placement check, each a way the plan can be wrong about this machine.
+_PLACEMENT_CASES = [
+    ("the machine's own", []),
+    ("`--cache 32K:512K:32M`", ["--cache", "32K:512K:32M"]),
+    ("`--cache 16K:256K:8M`", ["--cache", "16K:256K:8M"]),
+    ("`--cache 64K:1M:32M` (an L1d larger than most)", ["--cache", "64K:1M:32M"]),
+    ("`--cache 512K:2M:32M` (no such L1d)", ["--cache", "512K:2M:32M"]),
+    ("`--cache 48K:1M:2M` (an LLC far too small)", ["--cache", "48K:1M:2M"]),
+    ("`-p llc` (the LLC as this machine reports it)", ["-p", "llc"]),
+]
+
+
+def _verdicts(checks: list[dict]) -> str:
+    """Repeated checks of one window: the range of their ratios and how many passed."""
+    done = [c for c in checks if c and isinstance(c.get("ratio"), (int, float))]
+    if not done:
+        return "-"
+    lo, hi = min(c["ratio"] for c in done), max(c["ratio"] for c in done)
+    span = f"{lo:.2f}x" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}x"
+    passed = sum(c["verdict"] == "pass" for c in done)
+    return f"{span}, {passed} of {len(done)} pass"
+
+
+def gen_placement_check(a: argparse.Namespace) -> str:
+    """The placement check given true and false cache sizes: short runs per case and large-window
+    scheme (--repeat each), the small windows' walk against the L1 reference, the large window's
+    against flushed lines."""
+    from analysis import schema
+    rows = ["| sizes the plan used | small windows against the L1 reference (pass: at most 1.25x) | "
+            "large window, evicted, the default (pass: at least 0.75x) | large window, `--large-window sized` "
+            "(pass: at least 0.75x) |", "| --- | --- | --- | --- |"]
+    first: dict | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "pc.json.gz"
+
+        def checks(extra: list[str]) -> list[dict]:
+            out = []
+            for _ in range(a.repeat):
+                _run([a.memfbench, "run", "-q", "--cpu", "1", "--rounds", "20", "--processes", "1",
+                      "--allow-single-process", *extra, "-o", str(f)])
+                out.append(schema.read_json(f))
+            return out
+        for label, extra in _PLACEMENT_CASES:
+            if "-p" in extra:  # one window for every call, meant to stay in the LLC: at most 0.6x
+                docs = checks(extra)
+                rows.append(f"| {label} | - | the LLC window (pass: at most 0.6x): "
+                            f"{_verdicts([d['placement_check']['large_window'] for d in docs])} | - |")
+                continue
+            ev, sz = checks(extra), checks([*extra, "--large-window", "sized"])
+            if not extra:
+                c = ev[0]["host"]["caches"]
+                label = f"the machine's own ({_bytes(c['l1d'])}, {_bytes(c['l2'])}, {_bytes(c['llc'])}; {c['source']})"
+                first = ev[0]["placement_check"]
+            rows.append(f"| {label} | {_verdicts([d['placement_check']['small_window'] for d in ev + sz])} | "
+                        f"{_verdicts([d['placement_check']['large_window'] for d in ev])} | "
+                        f"{_verdicts([d['placement_check']['large_window'] for d in sz])} |")
+    assert first is not None
+    sw, lw = first["small_window"], first["large_window"]
+    text = "\n".join(rows) + (
+        f"\n\nThe walks of the first run of the first row: small windows {sw['ns_per_load']:.2f} ns per load against "
+        f"{sw['reference_ns']:.2f} ns for the L1 reference (straight after the rounds: {sw['after_rounds_ns']:.2f} ns); "
+        f"large window {lw['ns_per_load']:.1f} ns after the eviction step, {lw['reference_ns']:.1f} ns after the "
+        f"check's own flush, {lw['cached_ns']:.1f} ns cached.\n\n")
+    return text + provenance(f"{_shown_path(a.memfbench)} run -q --cpu 1 --rounds 20 --processes 1 "
+                             f"--allow-single-process [--large-window sized] [CASE], {a.repeat} runs each")
+
+
+def _runs(a: argparse.Namespace, tmp: str, cases: list[tuple[str, list[str]]], repeat: int = 1,
+          command: str = "run") -> list[tuple[str, object]]:
+    """Each case's memfbench command, `repeat` times interleaved (case by case within a repeat),
+    each result loaded: [(case label, Run)] in the order they ran."""
+    from analysis import load
+    out = []
+    for i in range(repeat):
+        for label, args in cases:
+            f = Path(tmp) / f"r{i}-{len(out)}.json.gz"
+            _run([a.memfbench, command, *args, "-q", "--cpu", "1", "-o", str(f)])
+            out.append((label, load.load_run(f)))
+    return out
+
+
+def _ratio(run: object, variant: str, baseline: str = "libc") -> str:
+    """The variant's ratio to the baseline in one file: estimate [95 % interval], verdict."""
+    from analysis import compare
+    c = next(c for c in compare.compare_runs([run], baseline=baseline, secondary=False) if c.variant == variant)
+    return f"{c.ratio:.3f} [{c.ci_low:.3f}, {c.ci_high:.3f}], {c.verdict}"
+
+
+def gen_window_schemes(a: argparse.Namespace) -> str:
+    """Fleet memcpy with the large window evicted (64 MiB) and sized (4 x LLC, at most 1 GiB): the
+    same lines from memory, page tables that do or do not stay cached."""
+    from analysis import diff
+    rows = ["| large window | arena per process | libc ns/call | rep_movsb ns/call | rep_movsb / libc | placement check |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = [(s, ["--processes", "4", "--time", "8", "-v", "libc", "-v", "rep_movsb", "--large-window", s])
+                 for s in ("evicted", "sized")]
+        for label, run in _runs(a, tmp, cases, repeat=2):
+            arena = run.doc["workset"]["arena_bytes"] >> 20
+            checks = [p["placement_check"]["passed"] for p in run.doc["processes"]]
+            rows.append(f"| {label} | {arena} MiB | {diff.median_ns(run.batches, 'libc'):.2f} | "
+                        f"{diff.median_ns(run.batches, 'rep_movsb'):.2f} | {_ratio(run, 'rep_movsb')} | "
+                        f"passed in {sum(checks)} of {len(checks)} processes |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"{_shown_path(a.memfbench)} run -q --cpu 1 --processes 4 --time 8 -v libc -v rep_movsb "
+        "--large-window evicted|sized, twice each, interleaved")
+
+
+def gen_latency_mode(a: argparse.Namespace) -> str:
+    """64-byte copies as a throughput (independent calls) and as a latency (a dependent chain)."""
+    from analysis import diff
+    rows = ["| mode | libc ns/call | noop ns/call | rep_movsb ns/call | rep_movsb / libc (95 % CI over processes) |",
+            "| --- | --- | --- | --- | --- |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        base = ["-d", "fixed:64", "-v", "libc", "-v", "rep_movsb", "-v", "noop"]
+        for label, run in _runs(a, tmp, [("throughput", base), ("latency", [*base, "--latency"])]):
+            ns = {v: diff.median_ns(run.batches, v) for v in ("libc", "noop", "rep_movsb")}
+            rows.append(f"| {label} | {ns['libc']:.2f} | {ns['noop']:.2f} | {ns['rep_movsb']:.2f} | "
+                        f"{_ratio(run, 'rep_movsb')} |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"{_shown_path(a.memfbench)} run -q -d fixed:64 -v libc -v rep_movsb -v noop --cpu 1 [--latency]"
+        " (default studies of 10 processes)")
+
+
+_SWEEP_SHOWN = (8, 16, 64, 128, 256, 1024, 2048, 4096, 16384)
+
+
+def gen_sweep_regimes(a: argparse.Namespace) -> str:
+    """A sweep with every call of a point at its size (predictable) and drawn within its power-of-two
+    class (unpredictable): what branch prediction is worth per size."""
+    from analysis import sweep
+    with tempfile.TemporaryDirectory() as tmp:
+        base = ["0-128:8,pow2:256-16K", "-v", "libc", "-v", "rep_movsb"]
+        runs = _runs(a, tmp, [("predictable", base), ("class", [*base, "--unpredictable", "class"])],
+                     command="sweep")
+        pts = {label: {(p.variant, p.size): p for p in sweep.sweep_points(run, baseline="libc")} for label, run in runs}
+    rows = ["| size | libc ns/call, predictable | libc, unpredictable | rep_movsb, predictable | rep_movsb, unpredictable "
+            "| rep_movsb / libc, predictable | rep_movsb / libc, unpredictable |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for size in _SWEEP_SHOWN:
+        p, u = pts["predictable"], pts["class"]
+        if ("libc", size) not in p or ("libc", size) not in u:
+            continue
+
+        def r(x: sweep.SweepPoint) -> str:
+            return f"{x.ratio:.2f} [{x.ratio_low:.2f}, {x.ratio_high:.2f}]"
+        rows.append(f"| {size} | {p['libc', size].ns_per_call:.2f} | {u['libc', size].ns_per_call:.2f} | "
+                    f"{p['rep_movsb', size].ns_per_call:.2f} | {u['rep_movsb', size].ns_per_call:.2f} | "
+                    f"{r(p['rep_movsb', size])} | {r(u['rep_movsb', size])} |")
+    return "\n".join(rows) + "\n\n" + provenance(
+        f"{_shown_path(a.memfbench)} sweep -q 0-128:8,pow2:256-16K -v libc -v rep_movsb --cpu 1 "
+        "[--unpredictable class] (10 processes each; the table shows some of the points)")
+
+
+def machine_slug() -> str:
+    """The machine key as a file name's part: "authenticamd-26-2"."""
+    f = _cpuinfo()
+    return f"{f.get('vendor_id', 'unknown').lower()}-{f.get('cpu family', 'x')}-{f.get('model', 'x')}"
+
+
+_PRESSURES = ("", "4K", "16K", "64K", "256K", "1M")
+
+
+def gen_icache_pressure(a: argparse.Namespace) -> str:
+    """Default studies of libc, rep_movsb and avx2 at each --icache-pressure size; the ratio and the
+    paired difference per size, and the plot `analysis pressure` draws (docs/img/, named by CPU)."""
+    from analysis import pressure
+    img = ROOT / "docs" / "img" / f"icache_pressure-{machine_slug()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = [(size or "none", ["-v", "libc", "-v", "rep_movsb", "-v", "avx2"] +
+                  (["--icache-pressure", size] if size else [])) for size in _PRESSURES]
+        runs = [run for _, run in _runs(a, tmp, cases)]
+        df = pressure.pressure_frame(runs, "libc")
+        _run([sys.executable, "-m", "analysis", "pressure", *[str(r.path) for r in runs], "--plot", str(img)], cwd=ROOT)
+        sizes = pressure.code_sizes(runs[0])
+    head = [f"{v} ({sizes.get(v) or '?'} bytes of code): ratio; ns/call minus libc" for v in ("rep_movsb", "avx2")]
+    rows = ["| pressure | block alone | " + " | ".join(head) + " |", "|---|---|---|---|"]
+    for nbytes, g in df.groupby("pressure_bytes", sort=True):
+        cells = []
+        for v in ("rep_movsb", "avx2"):
+            r = g[g["variant"] == v].iloc[0]
+            cells.append(f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]; "
+                         f"{r['diff_ns']:+.2f} [{r['diff_low']:+.2f}, {r['diff_high']:+.2f}]")
+        block = f"{g['block_ns'].iloc[0]:.4g} ns" if nbytes else ""
+        rows.append(f"| {_bytes(int(nbytes)) if nbytes else 'none'} | {block} | " + " | ".join(cells) + " |")
+    return ("\n".join(rows) + f"\n\n![ratio and difference against pressure](img/{img.name}.png)\n\n" +
+            provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb -v avx2 --cpu 1 "
+                       "[--icache-pressure S] for S in none, 4K, 16K, 64K, 256K, 1M; "
+                       "/usr/bin/python3 -m analysis pressure FILES --plot STEM"))
+
+
 _FLOOR = """
 import time
 t0 = time.perf_counter()
@@ -681,6 +958,12 @@ def gen_analysis_floor(a: argparse.Namespace) -> str:
 
 GENERATORS: dict[str, Generator] = {
     "analysis-floor": Generator(True, gen_analysis_floor),
+    "fleet-shares": Generator(False, gen_fleet_shares),
+    "placement-check": Generator(True, gen_placement_check),
+    "window-schemes": Generator(True, gen_window_schemes),
+    "latency-mode": Generator(True, gen_latency_mode),
+    "sweep-regimes": Generator(True, gen_sweep_regimes),
+    "icache-pressure": Generator(True, gen_icache_pressure),
     "setup-cost": Generator(True, gen_setup_cost),
     "study-cost": Generator(True, gen_study_cost),
     "harness-cost": Generator(True, gen_harness_cost),
@@ -728,6 +1011,7 @@ def check(a: argparse.Namespace) -> list[str]:
                                     f"--refresh {b.name}")
             elif b.machine == ANY or "<sub>Generated by `" not in b.body:
                 problems.append(f"{rel}: measured block '{b.name}' must name its machine and end with its provenance")
+        problems += [f"{rel}: {why}" for r in records(text) if (why := record_problem(r, _is_commit))]
     return problems
 
 
