@@ -910,12 +910,63 @@ def gen_icache_pressure(a: argparse.Namespace) -> str:
             r = g[g["variant"] == v].iloc[0]
             cells.append(f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]; "
                          f"{r['diff_ns']:+.2f} [{r['diff_low']:+.2f}, {r['diff_high']:+.2f}]")
-        block = f"{g['block_ns'].iloc[0]:.4g} ns" if nbytes else ""
+        ns = float(g["block_ns"].iloc[0])
+        block = "" if not nbytes else f"{ns:.3g} ns" if ns < 1000 else f"{ns / 1000:.3g} us"
         rows.append(f"| {_bytes(int(nbytes)) if nbytes else 'none'} | {block} | " + " | ".join(cells) + " |")
     return ("\n".join(rows) + f"\n\n![ratio and difference against pressure](img/{img.name}.png)\n\n" +
             provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb -v avx2 --cpu 1 "
                        "[--icache-pressure S] for S in none, 4K, 16K, 64K, 256K, 1M; "
                        "/usr/bin/python3 -m analysis pressure FILES --plot STEM"))
+
+
+def _pct(x: float, lo: float, hi: float) -> str:
+    return f"{x:+.2f} % [{lo:+.2f}, {hi:+.2f}]"
+
+
+def gen_threads(a: argparse.Namespace) -> str:
+    """Fleet memcpy, libc against rep_movsb: one thread, two threads (thread 0 alone and beside
+    thread 1, paired by round), and one thread beside each stressor; default studies, one after
+    the other; the plot `analysis threads` draws (docs/img/, named by CPU)."""
+    from analysis import diff, threads
+    v2 = ["-v", "libc", "-v", "rep_movsb"]
+    img = ROOT / "docs" / "img" / f"threads-{machine_slug()}.png"
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = dict(_runs(a, tmp, [("one", v2), ("two", [*v2, "--threads", "2", "--cpus", "1,0"]),
+                                   ("spin", [*v2, "--background", "spin"]),
+                                   ("bandwidth", [*v2, "--background", "bandwidth"])]))
+        _run([sys.executable, "-m", "analysis", "threads", str(runs["two"].path), "--plot", str(img)], cwd=ROOT)
+        inter = threads.interference(runs["two"]).set_index("variant")
+        shifts = {s.variant: s for s in diff.diff_runs([runs["one"]], [runs["two"]])}
+        bg = threads.background(runs["bandwidth"]) or {}
+
+        def row(label: str, run: object) -> str:
+            return (f"| {label} | {diff.median_ns(run.batches, 'libc'):.2f} | "
+                    f"{diff.median_ns(run.batches, 'rep_movsb'):.2f} | {_ratio(run, 'rep_movsb')} |")
+        r = inter.loc["rep_movsb"]
+        rows = ["| fleet memcpy | libc ns/call | rep_movsb ns/call | rep_movsb / libc (95 % CI over processes) |",
+                "|---|---|---|---|", row("one thread", runs["one"]),
+                f"| two threads, thread 0 alone | {inter.loc['libc', 'alone_ns_per_call']:.2f} | "
+                f"{r['alone_ns_per_call']:.2f} | {r['ratio_alone']:.3f} [{r['ratio_alone_low']:.3f}, "
+                f"{r['ratio_alone_high']:.3f}] |",
+                f"| two threads, thread 0 beside thread 1 | {inter.loc['libc', 'together_ns_per_call']:.2f} | "
+                f"{r['together_ns_per_call']:.2f} | {r['ratio_together']:.3f} [{r['ratio_together_low']:.3f}, "
+                f"{r['ratio_together_high']:.3f}] |",
+                row("one thread, `--background spin`", runs["spin"]),
+                row(f"one thread, `--background bandwidth` ({(bg.get('bytes_per_ns') or float('nan')):.3g} bytes/ns)",
+                    runs["bandwidth"])]
+    lines = [f"- Thread 0's slowdown beside thread 1, paired by round: " + ", ".join(
+        f"{v} {_pct(inter.loc[v, 'slowdown_pct'], inter.loc[v, 'slowdown_low'], inter.loc[v, 'slowdown_high'])}"
+        for v in ("libc", "rep_movsb")) + f"; the ratio rep_movsb / libc moved by "
+        f"{_pct(r['change_pct'], r['change_low'], r['change_high'])}.",
+        "- Against the one-thread run (thread 0 beside thread 1 over one thread alone, Welch t over processes, "
+        "drift between the runs included): " + ", ".join(
+            f"{v} {_pct(100 * (shifts[v].ratio - 1), 100 * (shifts[v].ci_low - 1), 100 * (shifts[v].ci_high - 1))}"
+            for v in ("libc", "rep_movsb") if v in shifts) + "."]
+    return ("\n".join(rows) + "\n\n" + "\n".join(lines) +
+            f"\n\n![thread 0 alone and beside the other thread](img/{img.name})\n\n" +
+            provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb --cpu 1 [--threads 2 --cpus 1,0 | "
+                       "--background spin | --background bandwidth], one after the other; /usr/bin/python3 -m "
+                       "analysis threads TWO --plot PNG"))
 
 
 _FLOOR = """
@@ -964,6 +1015,7 @@ GENERATORS: dict[str, Generator] = {
     "latency-mode": Generator(True, gen_latency_mode),
     "sweep-regimes": Generator(True, gen_sweep_regimes),
     "icache-pressure": Generator(True, gen_icache_pressure),
+    "threads": Generator(True, gen_threads),
     "setup-cost": Generator(True, gen_setup_cost),
     "study-cost": Generator(True, gen_study_cost),
     "harness-cost": Generator(True, gen_harness_cost),
@@ -1016,23 +1068,23 @@ def check(a: argparse.Namespace) -> list[str]:
 
 
 def refresh(a: argparse.Namespace, names: list[str]) -> None:
+    """Re-make the blocks of these generators for this machine. A page is read again just before its
+    block is replaced, so an edit made while a long generator ran is kept."""
     key = machine_key()
-    texts = {p: p.read_text(encoding="utf-8") for p in PAGES}
     for name in names:
         g = GENERATORS[name]
         machine = key if g.measured else ANY
-        wanted = [p for p, t in texts.items() if any(b.name == name and b.machine == machine for b in blocks(t))]
+        wanted = [p for p in PAGES if any(b.name == name and b.machine == machine
+                                          for b in blocks(p.read_text(encoding="utf-8")))]
         if not wanted:
             print(f"docfigures: {name}: no block for {machine} on any page (add its markers where it belongs)",
                   file=sys.stderr)
             continue
         body = g.make(a)
         for p in wanted:
-            texts[p], n = replace_blocks(texts[p], name, machine, body)
+            text, n = replace_blocks(p.read_text(encoding="utf-8"), name, machine, body)
+            p.write_text(text, encoding="utf-8")
             print(f"docfigures: {p.relative_to(ROOT)}: {name} ({machine}): {n} block{'s' if n != 1 else ''}")
-    for p, t in texts.items():
-        if t != p.read_text(encoding="utf-8"):
-            p.write_text(t, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
