@@ -926,17 +926,19 @@ def _pct(x: float, lo: float, hi: float) -> str:
 def gen_threads(a: argparse.Namespace) -> str:
     """Fleet memcpy, libc against rep_movsb: one thread, two threads (thread 0 alone and beside
     thread 1, paired by round), and one thread beside each stressor; default studies, one after
-    the other; the plot `analysis threads` draws (docs/img/, named by CPU)."""
+    the other, with a one-thread study first and last (the comparison with one thread pools both,
+    so a drift over the sequence is in its interval rather than its estimate); the plot `analysis
+    threads` draws (docs/img/, named by CPU)."""
     from analysis import diff, threads
     v2 = ["-v", "libc", "-v", "rep_movsb"]
     img = ROOT / "docs" / "img" / f"threads-{machine_slug()}.png"
     with tempfile.TemporaryDirectory() as tmp:
         runs = dict(_runs(a, tmp, [("one", v2), ("two", [*v2, "--threads", "2", "--cpus", "1,0"]),
                                    ("spin", [*v2, "--background", "spin"]),
-                                   ("bandwidth", [*v2, "--background", "bandwidth"])]))
+                                   ("bandwidth", [*v2, "--background", "bandwidth"]), ("one, last", v2)]))
         _run([sys.executable, "-m", "analysis", "threads", str(runs["two"].path), "--plot", str(img)], cwd=ROOT)
         inter = threads.interference(runs["two"]).set_index("variant")
-        shifts = {s.variant: s for s in diff.diff_runs([runs["one"]], [runs["two"]])}
+        shifts = {s.variant: s for s in diff.diff_runs([runs["one"], runs["one, last"]], [runs["two"]])}
         bg = threads.background(runs["bandwidth"]) or {}
 
         def row(label: str, run: object) -> str:
@@ -944,7 +946,7 @@ def gen_threads(a: argparse.Namespace) -> str:
                     f"{diff.median_ns(run.batches, 'rep_movsb'):.2f} | {_ratio(run, 'rep_movsb')} |")
         r = inter.loc["rep_movsb"]
         rows = ["| fleet memcpy | libc ns/call | rep_movsb ns/call | rep_movsb / libc (95 % CI over processes) |",
-                "|---|---|---|---|", row("one thread", runs["one"]),
+                "|---|---|---|---|", row("one thread, first", runs["one"]),
                 f"| two threads, thread 0 alone | {inter.loc['libc', 'alone_ns_per_call']:.2f} | "
                 f"{r['alone_ns_per_call']:.2f} | {r['ratio_alone']:.3f} [{r['ratio_alone_low']:.3f}, "
                 f"{r['ratio_alone_high']:.3f}] |",
@@ -953,20 +955,43 @@ def gen_threads(a: argparse.Namespace) -> str:
                 f"{r['ratio_together_high']:.3f}] |",
                 row("one thread, `--background spin`", runs["spin"]),
                 row(f"one thread, `--background bandwidth` ({(bg.get('bytes_per_ns') or float('nan')):.3g} bytes/ns)",
-                    runs["bandwidth"])]
+                    runs["bandwidth"]), row("one thread, last", runs["one, last"])]
     lines = [f"- Thread 0's slowdown beside thread 1, paired by round: " + ", ".join(
         f"{v} {_pct(inter.loc[v, 'slowdown_pct'], inter.loc[v, 'slowdown_low'], inter.loc[v, 'slowdown_high'])}"
         for v in ("libc", "rep_movsb")) + f"; the ratio rep_movsb / libc moved by "
         f"{_pct(r['change_pct'], r['change_low'], r['change_high'])}.",
-        "- Against the one-thread run (thread 0 beside thread 1 over one thread alone, Welch t over processes, "
-        "drift between the runs included): " + ", ".join(
+        "- Against the two one-thread runs (thread 0 beside thread 1 over one thread alone, Welch t over "
+        "processes, drift between the runs included): " + ", ".join(
             f"{v} {_pct(100 * (shifts[v].ratio - 1), 100 * (shifts[v].ci_low - 1), 100 * (shifts[v].ci_high - 1))}"
             for v in ("libc", "rep_movsb") if v in shifts) + "."]
     return ("\n".join(rows) + "\n\n" + "\n".join(lines) +
             f"\n\n![thread 0 alone and beside the other thread](img/{img.name})\n\n" +
             provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb --cpu 1 [--threads 2 --cpus 1,0 | "
-                       "--background spin | --background bandwidth], one after the other; /usr/bin/python3 -m "
+                       "--background spin | --background bandwidth], one after the other between two one-thread runs; /usr/bin/python3 -m "
                        "analysis threads TWO --plot PNG"))
+
+
+def gen_probe_full(a: argparse.Namespace) -> str:
+    """A default (full) probe of this machine: its wall time, the levels it found against the
+    reported sizes, its bandwidth table, and the two plots `analysis probe` draws (docs/img/, named
+    by CPU)."""
+    stem = ROOT / "docs" / "img" / f"probe-{machine_slug()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "probe.json"
+        t0 = time.monotonic()
+        _run([a.memfbench, "probe", "--cpu", "1", "-o", str(f)])
+        wall = time.monotonic() - t0
+        out = _run([sys.executable, "-m", "analysis", "probe", str(f), "--plot", str(stem)], cwd=ROOT).stdout
+    keep, on = [], False
+    for line in out.splitlines():
+        if line.startswith("== "):
+            on = line.startswith(("== cache levels", "== bandwidth"))
+        if on:
+            keep.append(line)
+    return (f"A full probe took {wall / 60:.1f} min:\n\n" + _fenced("\n".join(keep)) +
+            f"![latency](img/{stem.name}_latency.png)\n\n![bandwidth](img/{stem.name}_bandwidth.png)\n\n" +
+            provenance(f"{_shown_path(a.memfbench)} probe --cpu 1 -o probe.json; /usr/bin/python3 -m analysis probe "
+                       "probe.json --plot STEM"))
 
 
 _FLOOR = """
@@ -1016,6 +1041,7 @@ GENERATORS: dict[str, Generator] = {
     "sweep-regimes": Generator(True, gen_sweep_regimes),
     "icache-pressure": Generator(True, gen_icache_pressure),
     "threads": Generator(True, gen_threads),
+    "probe-full": Generator(True, gen_probe_full),
     "setup-cost": Generator(True, gen_setup_cost),
     "study-cost": Generator(True, gen_study_cost),
     "harness-cost": Generator(True, gen_harness_cost),
