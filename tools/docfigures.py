@@ -71,11 +71,6 @@ _UNIT = r"(?:ns/call|ns|us|µs|ms|s|min|GB/s|GiB/s|MB/s|bytes/ns|B/ns|%|x|×)"
 FIGURE = re.compile(r"(?<![\w.\-/:])\d+\.\d+(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?\s?" + _UNIT + r"(?![\w/])"
                     r"|(?<![\w.\-/:])\d\.\d{4,}(?![\w.])")
 
-# Pages not yet converted (issue 27): the test requires each to still quote an unsourced figure,
-# so a page leaves this list when it is converted and cannot silently rejoin it.
-PENDING = {"methodology.md", "probe.md"}
-
-
 @dataclass(frozen=True)
 class Block:
     name: str
@@ -1064,19 +1059,15 @@ GENERATORS: dict[str, Generator] = {
 # --- the driver ---------------------------------------------------------------------------------
 
 def check(a: argparse.Namespace) -> list[str]:
-    """Every problem the test looks for: unsourced figures on converted pages, pending pages with
-    none left, unknown generators, stale `any` blocks, measured blocks without their provenance."""
+    """Every problem the test looks for: figures outside blocks and records, unknown generators,
+    stale `any` blocks, measured blocks and records without their provenance."""
     problems = []
     made: dict[str, str] = {}
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         rel = page.relative_to(ROOT)
-        loose = unsourced(text)
-        if page.name in PENDING and page.parent.name == "docs":
-            if not loose:
-                problems.append(f"{rel}: no unsourced figure left: take it off tools/docfigures.py PENDING")
-        else:
-            problems += [f"{rel}:{i}: a figure with no generating block: {line.strip()[:100]}" for i, line in loose]
+        problems += [f"{rel}:{i}: a figure with no generating block or record: {line.strip()[:100]}"
+                     for i, line in unsourced(text)]
         for b in blocks(text):
             g = GENERATORS.get(b.name)
             if g is None:
@@ -1116,7 +1107,7 @@ def refresh(a: argparse.Namespace, names: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="/usr/bin/python3 -m tools.docfigures", description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="list every problem; exit 1 if any")
-    ap.add_argument("--lint", action="store_true", help="every figure outside a block, pending pages included")
+    ap.add_argument("--lint", action="store_true", help="every figure outside a block or record, page by page")
     ap.add_argument("--refresh", nargs="*", metavar="NAME", help="re-make these blocks (all when none named)")
     ap.add_argument("--print", dest="show", metavar="NAME", choices=list(GENERATORS),
                     help="run one generator and print what it would write (a block not placed yet)")
