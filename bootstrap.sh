@@ -86,7 +86,7 @@ case "$cmd" in
     mkdir -p results
     "$BUILD/bench/memfbench" run -o results/default.json.gz "$@"
     say "analysis (intervals, verdicts, report)"
-    "$PY" -m analysis summarize results/default.json.gz --report results/report
+    "$BUILD/bench/memfbench" analyze summarize results/default.json.gz --report results/report
     ;;
   test)
     install_missing

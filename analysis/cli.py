@@ -51,6 +51,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def command_name() -> str:
+    """How this command is invoked, for its usage line and the commands it suggests: `memfbench
+    analyze` sets MEMFBENCH_ANALYZE_PROG when it runs the package; run directly, the interpreter."""
+    return os.environ.get("MEMFBENCH_ANALYZE_PROG") or f"{sys.executable or 'python3'} -m analysis"
+
+
 def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
     """message as one printable line: control characters (a newline in a file name) and
     undecodable bytes escaped, the middle of an overlong message elided."""
@@ -89,7 +95,7 @@ def _fmt_table(df) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     # Help shows the interpreter that is running, the one known to have the analysis stack.
-    ap = _Parser(prog=f"{sys.executable or 'python3'} -m analysis", description=__doc__.split("\n\n")[0])
+    ap = _Parser(prog=command_name(), description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sm = sub.add_parser("summarize", help="context, per-variant statistics and verdicts")
     _common(sm)
@@ -316,7 +322,7 @@ def _run(args: argparse.Namespace) -> int:
                       "(with -v noop in the run, its row is the loop's own share):")
                 print(_fmt_table(counter_summary(run)))
             if is_threaded(run):
-                print(f"\nthreads (details: {sys.executable} -m analysis threads {run.path}); "
+                print(f"\nthreads (details: {command_name()} threads {run.path}); "
                       + "\n".join(_interference_lines(run, args.level, ratios=False)))
         rotating = any(r.doc["config"].get("code_rotation") == "round" for r in runs)
         print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time"
@@ -327,7 +333,7 @@ def _run(args: argparse.Namespace) -> int:
               f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
         for run in (r for r in runs if r.doc.get("by_class")):
             print(f"\n== where the time goes: {run.function} on {run.distribution} by size class "
-                  f"(details: {sys.executable} -m analysis classes {run.path})")
+                  f"(details: {command_name()} classes {run.path})")
             try:
                 for dec in decompose_run(run, args.baseline, args.level, args.margin / 100):
                     print("\n".join(decomposition_lines(dec)))

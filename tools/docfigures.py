@@ -320,12 +320,12 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
             files.append(f)
         shown = []
         for extra in ([], ["--normalize", "libc"]):
-            p = _run([sys.executable, "-m", "analysis", "diff", *files, *extra], cwd=ROOT)
+            p = _run([a.memfbench, "analyze", "diff", *files, *extra])
             lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("- ", "note: "))]
-            shown.append(f"$ python3 -m analysis diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
+            shown.append(f"$ memfbench analyze diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
             shown += lines
     cmd = (f"{_shown_path(a.memfbench)} run -q -s 101 -o st_101.json.gz (and -s 102); "
-           f"{Path(sys.executable)} -m analysis diff st_101.json.gz st_102.json.gz [--normalize libc]")
+           f"{_shown_path(a.memfbench)} analyze diff st_101.json.gz st_102.json.gz [--normalize libc]")
     return _fenced("\n".join(shown)) + provenance(cmd)
 
 
@@ -477,7 +477,7 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         f = str(Path(tmp) / "byclass.json.gz")
         _run([a.memfbench, "run", "-q", "--by-class", "-v", "libc", "-v", "rep_movsb", "--cpu", "1", "-o", f])
-        p = _run([sys.executable, "-m", "analysis", "classes", f], cwd=ROOT)
+        p = _run([a.memfbench, "analyze", "classes", f])
         dec = classes.decompose_run(load.load_run(f))[0]
     table = [ln for ln in p.stdout.splitlines() if ln.strip()]
     last = dec.classes[-1]
@@ -489,7 +489,7 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
             f"{dec.residual.high:+.2f}] of the whole {dec.whole.ns:+.2f} ns/call.")
     return (_fenced("\n".join(table)) + text + "\n\n" +
             provenance("memfbench run --by-class -v libc -v rep_movsb --cpu 1 -o byclass.json.gz; "
-                       "python3 -m analysis classes byclass.json.gz"))
+                       "memfbench analyze classes byclass.json.gz"))
 
 
 def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
@@ -510,7 +510,7 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
                   f"{t / lib / 'libmemcpy_erms.so'}:erms_memcpy=erms", "-o", files[name]])
 
         def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([sys.executable, "-m", "analysis", *args], cwd=ROOT, capture_output=True, text=True)
+            return subprocess.run([a.memfbench, "analyze", *args], capture_output=True, text=True)
         summ = analysis("summarize", files["before"])
         diff1 = analysis("diff", files["before"], files["after"], "--normalize", "libc")
         diff2 = analysis("diff", files["after"], files["again"], "--normalize", "libc")
@@ -528,7 +528,7 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
             f"before.json.gz --normalize libc --fail-if-slower 1`) printed `{gate_line}` and exited "
             f"{gate.returncode}.\n\n" +
             provenance("cc -O2 -fPIC -shared [-DERMS_THRESHOLD=64] examples/plugin/memcpy_erms.c; three memfbench "
-                       "run -q --cpu 1 -v libc -v LIB:erms_memcpy=erms (old, new, new); python3 -m analysis "
+                       "run -q --cpu 1 -v libc -v LIB:erms_memcpy=erms (old, new, new); memfbench analyze "
                        "summarize / diff --normalize libc / diff --fail-if-slower 1"))
 
 

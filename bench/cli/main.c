@@ -16,6 +16,8 @@ static void usage(FILE *out)
                  "  merge     add recorded folders (and bpftrace histograms) into one: memfbench merge -o DIR A B\n"
                  "  probe     measure the memory system: latency and bandwidth per size, cache levels\n"
                  "            (memfbench probe --help)\n"
+                 "  analyze   the analysis: intervals, verdicts, reports (memfbench analyze --help; the\n"
+                 "            Python package run by the interpreter this build found)\n"
                  "  list      functions, variants available on this CPU, shipped distributions\n"
                  "  version   print the version\n"
                  "  help      this text\n");
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
         return mfb_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "probe"))
         return mfb_cmd_probe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analyze"))
+        return mfb_cmd_analyze(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

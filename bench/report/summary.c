@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/quantile.h"
 #include "config.h"
@@ -311,9 +312,12 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
     print_table(out, all, &with_shape, merged_neighbours, ctx, output_path);
 }
 
-/* The interpreter found at configure time has the analysis stack; PYTHONPATH lets the command
- * work from any folder. */
+/* `memfbench analyze` runs the analysis with the interpreter this build found; naming this binary
+ * by its full path lets the command work from any folder, whatever is first on PATH. */
 void mfb_summary_analysis_command(FILE *out, const char *result_path)
 {
-    fprintf(out, "PYTHONPATH=%s %s -m analysis summarize %s\n", MFB_SOURCE_ROOT, MFB_ANALYSIS_PYTHON, result_path);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    fprintf(out, "%s analyze summarize %s\n", n > 0 ? self : "memfbench", result_path);
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GEOMETRY, ROOT
+from conftest import GEOMETRY, ROOT, binary
 
 # The cache geometry is given: what these tests read does not depend on it, and a VM's claimed
 # socket-wide LLC (508 MiB on the Zen 5 VM) would make every process fill a 2 GiB arena.
@@ -189,3 +189,29 @@ def test_a_notebook_parameter_that_matches_nothing_names_what_it_looked_for(tmp_
         load.files_matching("../results/mine*.json*", "MEMFBENCH_RESULTS")
     assert "MEMFBENCH_RESULTS: no result file matches '../results/mine*.json*'" in str(e.value)
     assert str(tmp_path) in str(e.value)
+
+
+def test_memfbench_analyze_works_from_any_folder_whatever_python3_comes_first(run, tmp_path: Path) -> None:
+    """The README's analysis command: `memfbench analyze` runs the package with the interpreter the
+    build found, from a folder outside the checkout, with a `python3` first on PATH that lacks numpy
+    and no PYTHONPATH; the command a run prints is that one, and runs as printed."""
+    r = run("-d", "fixed:64", "-v", "libc", "-v", "rep_movsb", "--processes", "2", "--rounds", "20",
+            "--warmup-rounds", "2", "--cpu", "0")
+    assert r.code == 0, r.stderr
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n")
+    (fake / "python3").chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{fake}:/usr/bin:/bin"
+    printed = [ln.split(": ", 1)[1] for ln in (r.stdout + r.stderr).splitlines()
+               if ln.strip().startswith("Intervals and verdicts: ")]
+    assert printed and " analyze summarize " in printed[-1] and "-m analysis" not in printed[-1], printed
+    assert subprocess.run(["python3", "-c", "import numpy"], env=env, capture_output=True).returncode != 0
+    p = subprocess.run(printed[-1].split(), cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "rep_movsb vs libc" in p.stdout
+    usage = subprocess.run([binary(), "analyze", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert usage.returncode == 0 and usage.stdout.startswith("usage: memfbench analyze"), usage.stdout[:200]
