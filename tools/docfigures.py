@@ -166,8 +166,9 @@ def machine_name() -> str:
 
 def commit() -> str:
     p = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    # the pages themselves change as blocks are written: only code makes a figure "uncommitted"
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":!docs", ":!README.md"], capture_output=True, text=True).stdout.strip()
     return (p.stdout.strip() or "unknown") + (" with uncommitted changes" if dirty else "")
 
 
