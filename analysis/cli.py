@@ -1,4 +1,4 @@
-"""Command line: python3 -m analysis {summarize,compare,report,gate,export,diff,threads} FILE...
+"""Command line: memfbench analyze (or python3 -m analysis) {summarize,compare,report,gate,export,diff,threads} FILE...
 
 Every user error (a bad option, an unreadable or invalid result file, an output that cannot be
 written) is one line on stderr, "analysis: ...", naming the file or option, and exit status 2;
@@ -94,7 +94,7 @@ def _fmt_table(df) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    # Help shows the interpreter that is running, the one known to have the analysis stack.
+    # Help names the command as the user ran it: memfbench analyze, or the interpreter with -m.
     ap = _Parser(prog=command_name(), description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sm = sub.add_parser("summarize", help="context, per-variant statistics and verdicts")

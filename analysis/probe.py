@@ -134,7 +134,7 @@ def levels_frame(doc: dict[str, Any], human: bool = False) -> pd.DataFrame:
                       columns=["name", "ns", "cycles", "reported", "estimate", "below", "above"])
     if human:
         for c in ("reported", "estimate", "below", "above"):
-            df[c] = [_human(v) if v is not None and not pd.isna(v) else "-" for v in df[c]]
+            df[c] = [human_bytes(v) if v is not None and not pd.isna(v) else "-" for v in df[c]]
     return df
 
 
@@ -224,7 +224,8 @@ def roofline(points: list[Any], run_doc: dict[str, Any], function: str, probe: d
     return pd.DataFrame(rows)
 
 
-def _human(n: float | None) -> str:
+def human_bytes(n: float | None) -> str:
+    """A size in bytes as it reads: "48 KiB", "1 MiB", "508 MiB", "6.73 MiB"; "-" when unknown."""
     if n is None or not math.isfinite(n):
         return "-"
     for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -240,7 +241,7 @@ def context_lines(doc: dict[str, Any]) -> list[str]:
     clk = doc["core_clock"]
     lines = [f"- CPU {cfg['cpu']} ({cpu}); core clock "
              + (f"{clk['ghz']:.2f} GHz ({clk['method']})" if clk["known"] else "unknown (cycles not given)"),
-             f"- sizes {_human(cfg['min_size'])} to {_human(cfg['max_size'])} ({cfg['max_size_source']}), "
+             f"- sizes {human_bytes(cfg['min_size'])} to {human_bytes(cfg['max_size'])} ({cfg['max_size_source']}), "
              f"{cfg['steps_per_octave']} per octave, {cfg['repeats']} repeats each; seed {cfg['seed']}",
              f"- huge pages: asked {pages['requested']}, had {pages['huge']}"
              + (f" ({pages['why']})" if pages["why"] else "")]
@@ -258,9 +259,9 @@ def levels_table(doc: dict[str, Any]) -> str:
     head = f"{'level':<8}{'reported':>12}{'found':>12}{'rises between':>26}{'ns/load':>10}{'cycles':>8}"
     lines = [head]
     for x in lv:
-        rng = f"{_human(x.below)} and {_human(x.above)}" if x.below else "-"
+        rng = f"{human_bytes(x.below)} and {human_bytes(x.above)}" if x.below else "-"
         cyc = f"{x.cycles:.1f}" if x.cycles is not None else "-"
-        lines.append(f"{x.name:<8}{_human(x.reported):>12}{_human(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
+        lines.append(f"{x.name:<8}{human_bytes(x.reported):>12}{human_bytes(x.estimate):>12}{rng:>26}{x.ns:>10.2f}{cyc:>8}")
     lines.append(bandwidth_levels_line(doc))
     lines.extend(cross_check_lines(doc))
     lines.append(caches_found_line(doc))
@@ -272,7 +273,7 @@ def bandwidth_levels_line(doc: dict[str, Any]) -> str:
     bw = (doc.get("bandwidth") or {}).get("levels")
     if not bw or not bw["boundaries"]:
         return "read bandwidth drops: none found (no read curve, or a flat one)"
-    return "read bandwidth drops past: " + ", ".join(_human(b["estimate"]) for b in bw["boundaries"])
+    return "read bandwidth drops past: " + ", ".join(human_bytes(b["estimate"]) for b in bw["boundaries"])
 
 
 def caches_found_line(doc: dict[str, Any]) -> str:
@@ -283,9 +284,9 @@ def caches_found_line(doc: dict[str, Any]) -> str:
                else "fewer than three levels, or interrupted")
         return f"caches found: none ({why}): --cache-from refuses this file"
     if "l1d_from" in f:  # version 2: each size as the cross-check kept it
-        return (f"caches found (run --cache-from): L1d {_human(f['l1d'])} ({f['l1d_from']}), "
-                f"L2 {_human(f['l2'])} ({f['l2_from']}), LLC {_human(f['llc'])} ({f['llc_from']})")
-    return (f"caches found (run --cache-from): L1d {_human(f['l1d'])}, L2 {_human(f['l2'])}, LLC {_human(f['llc'])} "
+        return (f"caches found (run --cache-from): L1d {human_bytes(f['l1d'])} ({f['l1d_from']}), "
+                f"L2 {human_bytes(f['l2'])} ({f['l2_from']}), LLC {human_bytes(f['llc'])} ({f['llc_from']})")
+    return (f"caches found (run --cache-from): L1d {human_bytes(f['l1d'])}, L2 {human_bytes(f['l2'])}, LLC {human_bytes(f['llc'])} "
             f"(LLC from {f['llc_from']})")
 
 
@@ -294,7 +295,7 @@ def cross_check_lines(doc: dict[str, Any]) -> list[str]:
     xc = doc.get("cross_check")
     if not xc:
         return []
-    return [f"{x['level']}: {x['verdict']}, kept {_human(x['kept'])} ({x['kept_from']}): {x['why']}"
+    return [f"{x['level']}: {x['verdict']}, kept {human_bytes(x['kept'])} ({x['kept_from']}): {x['why']}"
             for x in xc["levels"]]
 
 
@@ -312,7 +313,7 @@ def bandwidth_points(doc: dict[str, Any], sizes: list[float] | None = None) -> p
     picked = sorted({int(all_sizes[np.argmin(np.abs(np.log2(all_sizes / s)))]) for s in sizes})
     table = bw[bw["size"].isin(picked)].pivot_table(index="size", columns="kernel", values="gbps", sort=False)
     table = table[list(dict.fromkeys(bw["kernel"]))]
-    table.insert(0, "footprint", [_human(s) for s in table.index])
+    table.insert(0, "footprint", [human_bytes(s) for s in table.index])
     return table.reset_index(drop=True)
 
 
@@ -365,7 +366,7 @@ def roofline_sentences(roof: pd.DataFrame, function: str) -> list[str]:
         return out
     top = roof["size"].max()
     for _, p in roof[roof["size"] == top].iterrows():
-        out.append(f"{p['variant']} {function} at {_human(top)} reaches {p['fraction']:.0%} of the measured "
+        out.append(f"{p['variant']} {function} at {human_bytes(top)} reaches {p['fraction']:.0%} of the measured "
                    f"{p['reference_kernel']} bandwidth ({p['bytes_per_ns']:.2f} of {p['reference_gbps']:.2f} GB/s; "
                    f"data in the {p['window']})")
     return out

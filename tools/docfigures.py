@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import os
 import re
 import shutil
@@ -101,13 +102,19 @@ def record_problem(r: Block, is_commit: Callable[[str], bool]) -> str | None:
     return None
 
 
+@functools.cache
+def _full_history() -> bool:
+    """The checkout holds its whole history (not a shallow clone, and git can say so)."""
+    p = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
+    return p.returncode == 0 and p.stdout.strip() == "false"
+
+
 def _is_commit(h: str) -> bool:
     """h names a commit of this checkout (always true of a shallow clone, which cannot tell)."""
-    git = ["git", "-C", str(ROOT)]
-    shallow = subprocess.run([*git, "rev-parse", "--is-shallow-repository"], capture_output=True, text=True)
-    if shallow.returncode != 0 or shallow.stdout.strip() != "false":
+    if not _full_history():
         return True
-    return subprocess.run([*git, "cat-file", "-e", f"{h}^{{commit}}"], capture_output=True).returncode == 0
+    return subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{h}^{{commit}}"],
+                          capture_output=True).returncode == 0
 
 
 def render(name: str, machine: str, body: str) -> str:
@@ -193,6 +200,11 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
         last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"docfigures: {' '.join(cmd)} failed (exit {p.returncode}): {last}")
     return p
+
+
+def _analyze(a: argparse.Namespace, *args: str) -> list[str]:
+    """The analysis command as the docs give it: `memfbench analyze`, the build's own interpreter."""
+    return [a.memfbench, "analyze", *args]
 
 
 def _cell(text: str) -> str:
@@ -321,7 +333,7 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
             files.append(f)
         shown = []
         for extra in ([], ["--normalize", "libc"]):
-            p = _run([a.memfbench, "analyze", "diff", *files, *extra])
+            p = _run(_analyze(a, "diff", *files, *extra))
             lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("- ", "note: "))]
             shown.append(f"$ memfbench analyze diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
             shown += lines
@@ -478,7 +490,7 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         f = str(Path(tmp) / "byclass.json.gz")
         _run([a.memfbench, "run", "-q", "--by-class", "-v", "libc", "-v", "rep_movsb", "--cpu", "1", "-o", f])
-        p = _run([a.memfbench, "analyze", "classes", f])
+        p = _run(_analyze(a, "classes", f))
         dec = classes.decompose_run(load.load_run(f))[0]
     table = [ln for ln in p.stdout.splitlines() if ln.strip()]
     last = dec.classes[-1]
@@ -511,7 +523,7 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
                   f"{t / lib / 'libmemcpy_erms.so'}:erms_memcpy=erms", "-o", files[name]])
 
         def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([a.memfbench, "analyze", *args], capture_output=True, text=True)
+            return subprocess.run(_analyze(a, *args), capture_output=True, text=True)
         summ = analysis("summarize", files["before"])
         diff1 = analysis("diff", files["before"], files["after"], "--normalize", "libc")
         diff2 = analysis("diff", files["after"], files["again"], "--normalize", "libc")
@@ -713,13 +725,6 @@ def fleet_shares(dist_dir: Path) -> str:
                               "(`/usr/bin/python3 -m tools.docfigures --refresh fleet-shares`).</sub>\n")
 
 
-def _bytes(n: int) -> str:
-    for unit, k in (("MiB", 20), ("KiB", 10)):
-        if n >= 1 << k:
-            return f"{n / (1 << k):g} {unit}"
-    return f"{n} B"
-
-
 def gen_fleet_shares(a: argparse.Namespace) -> str:
     return fleet_shares(ROOT / "distributions" / "fleetbench")
 
@@ -752,6 +757,7 @@ def gen_placement_check(a: argparse.Namespace) -> str:
     scheme (--repeat each), the small windows' walk against the L1 reference, the large window's
     against flushed lines."""
     from analysis import schema
+    from analysis.probe import human_bytes
     rows = ["| sizes the plan used | small windows against the L1 reference (pass: at most 1.25x) | "
             "large window, evicted, the default (pass: at least 0.75x) | large window, `--large-window sized` "
             "(pass: at least 0.75x) |", "| --- | --- | --- | --- |"]
@@ -775,7 +781,7 @@ def gen_placement_check(a: argparse.Namespace) -> str:
             ev, sz = checks(extra), checks([*extra, "--large-window", "sized"])
             if not extra:
                 c = ev[0]["host"]["caches"]
-                label = f"the machine's own ({_bytes(c['l1d'])}, {_bytes(c['l2'])}, {_bytes(c['llc'])}; {c['source']})"
+                label = f"the machine's own ({human_bytes(c['l1d'])}, {human_bytes(c['l2'])}, {human_bytes(c['llc'])}; {c['source']})"
                 first = ev[0]["placement_check"]
             rows.append(f"| {label} | {_verdicts([d['placement_check']['small_window'] for d in ev + sz])} | "
                         f"{_verdicts([d['placement_check']['large_window'] for d in ev])} | "
@@ -890,13 +896,14 @@ def gen_icache_pressure(a: argparse.Namespace) -> str:
     """Default studies of libc, rep_movsb and avx2 at each --icache-pressure size; the ratio and the
     paired difference per size, and the plot `analysis pressure` draws (docs/img/, named by CPU)."""
     from analysis import pressure
+    from analysis.probe import human_bytes
     img = ROOT / "docs" / "img" / f"icache_pressure-{machine_slug()}"
     with tempfile.TemporaryDirectory() as tmp:
         cases = [(size or "none", ["-v", "libc", "-v", "rep_movsb", "-v", "avx2"] +
                   (["--icache-pressure", size] if size else [])) for size in _PRESSURES]
         runs = [run for _, run in _runs(a, tmp, cases)]
         df = pressure.pressure_frame(runs, "libc")
-        _run([sys.executable, "-m", "analysis", "pressure", *[str(r.path) for r in runs], "--plot", str(img)], cwd=ROOT)
+        _run(_analyze(a, "pressure", *[str(r.path) for r in runs], "--plot", str(img)))
         sizes = pressure.code_sizes(runs[0])
     head = [f"{v} ({sizes.get(v) or '?'} bytes of code): ratio; ns/call minus libc" for v in ("rep_movsb", "avx2")]
     rows = ["| pressure | block alone | " + " | ".join(head) + " |", "|---|---|---|---|"]
@@ -908,11 +915,11 @@ def gen_icache_pressure(a: argparse.Namespace) -> str:
                          f"{r['diff_ns']:+.2f} [{r['diff_low']:+.2f}, {r['diff_high']:+.2f}]")
         ns = float(g["block_ns"].iloc[0])
         block = "" if not nbytes else f"{ns:.3g} ns" if ns < 1000 else f"{ns / 1000:.3g} us"
-        rows.append(f"| {_bytes(int(nbytes)) if nbytes else 'none'} | {block} | " + " | ".join(cells) + " |")
+        rows.append(f"| {human_bytes(nbytes) if nbytes else 'none'} | {block} | " + " | ".join(cells) + " |")
     return ("\n".join(rows) + f"\n\n![ratio and difference against pressure](img/{img.name}.png)\n\n" +
             provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb -v avx2 --cpu 1 "
                        "[--icache-pressure S] for S in none, 4K, 16K, 64K, 256K, 1M; "
-                       "/usr/bin/python3 -m analysis pressure FILES --plot STEM"))
+                       "memfbench analyze pressure FILES --plot STEM"))
 
 
 def _pct(x: float, lo: float, hi: float) -> str:
@@ -932,7 +939,7 @@ def gen_threads(a: argparse.Namespace) -> str:
         runs = dict(_runs(a, tmp, [("one", v2), ("two", [*v2, "--threads", "2", "--cpus", "1,0"]),
                                    ("spin", [*v2, "--background", "spin"]),
                                    ("bandwidth", [*v2, "--background", "bandwidth"]), ("one, last", v2)]))
-        _run([sys.executable, "-m", "analysis", "threads", str(runs["two"].path), "--plot", str(img)], cwd=ROOT)
+        _run(_analyze(a, "threads", str(runs["two"].path), "--plot", str(img)))
         inter = threads.interference(runs["two"]).set_index("variant")
         shifts = {s.variant: s for s in diff.diff_runs([runs["one"], runs["one, last"]], [runs["two"]])}
         bg = threads.background(runs["bandwidth"]) or {}
@@ -963,8 +970,8 @@ def gen_threads(a: argparse.Namespace) -> str:
     return ("\n".join(rows) + "\n\n" + "\n".join(lines) +
             f"\n\n![thread 0 alone and beside the other thread](img/{img.name})\n\n" +
             provenance(f"{_shown_path(a.memfbench)} run -q -v libc -v rep_movsb --cpu 1 [--threads 2 --cpus 1,0 | "
-                       "--background spin | --background bandwidth], one after the other between two one-thread runs; /usr/bin/python3 -m "
-                       "analysis threads TWO --plot PNG"))
+                       "--background spin | --background bandwidth], one after the other between two one-thread runs; memfbench "
+                       "analyze threads TWO --plot PNG"))
 
 
 def gen_probe_full(a: argparse.Namespace) -> str:
@@ -977,7 +984,7 @@ def gen_probe_full(a: argparse.Namespace) -> str:
         t0 = time.monotonic()
         _run([a.memfbench, "probe", "--cpu", "1", "-o", str(f)])
         wall = time.monotonic() - t0
-        out = _run([sys.executable, "-m", "analysis", "probe", str(f), "--plot", str(stem)], cwd=ROOT).stdout
+        out = _run(_analyze(a, "probe", str(f), "--plot", str(stem))).stdout
     keep, on = [], False
     for line in out.splitlines():
         if line.startswith("== "):
@@ -986,7 +993,7 @@ def gen_probe_full(a: argparse.Namespace) -> str:
             keep.append(line)
     return (f"A full probe took {wall / 60:.1f} min:\n\n" + _fenced("\n".join(keep)) +
             f"![latency](img/{stem.name}_latency.png)\n\n![bandwidth](img/{stem.name}_bandwidth.png)\n\n" +
-            provenance(f"{_shown_path(a.memfbench)} probe --cpu 1 -o probe.json; /usr/bin/python3 -m analysis probe "
+            provenance(f"{_shown_path(a.memfbench)} probe --cpu 1 -o probe.json; memfbench analyze probe "
                        "probe.json --plot STEM"))
 
 
