@@ -27,6 +27,11 @@ from .export import to_csv, to_gbench_file
 from .files import (OutputError, check_output_file, check_output_folder, json_text, write_bytes_atomic,
                     write_text_atomic)
 from .gate import default_verdict_path, status_of, verdict_document, write_atomic
+from .history import ALPHA as HISTORY_ALPHA
+from .history import MIN_SIZE as HISTORY_MIN_SIZE
+from .history import ORDERS as HISTORY_ORDERS
+from .history import PERMUTATIONS as HISTORY_PERMUTATIONS
+from .identity import code_changes, separate
 from .load import Run, load_run, load_runs
 from .probe import bandwidth_frame, bandwidth_table, check_reference, latency_frame, levels_table, read_probe, roofline
 from .probe import context_lines as probe_context_lines
@@ -173,6 +178,26 @@ def _parser() -> argparse.ArgumentParser:
                                           "by bytes and by calls")
     cs.add_argument("folder", help="a recorded folder (or its callsites.csv)")
     cs.add_argument("--top", type=int, default=10, help="how many of each ranking (default 10)")
+    hs = sub.add_parser("history", help="results across commits: each variant's ratio to the baseline over a "
+                                        "series of files, and its change points (e-divisive means)")
+    hs.add_argument("files", nargs="+", metavar="FILE|DIR",
+                    help="result files, or folders of them (*.json, *.json.gz): one file per point of the series")
+    hs.add_argument("--order", choices=list(HISTORY_ORDERS), default="",
+                    help="label-time: by the commit time of each file's label (the default when every file has "
+                         "one); created: by when each file was made (the default otherwise); given: as listed")
+    hs.add_argument("--baseline", help="variant to compare against (default: each file's first variant)")
+    hs.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
+    hs.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    hs.add_argument("--alpha", type=float, default=HISTORY_ALPHA,
+                    help=f"significance of each split's permutation test (default {HISTORY_ALPHA:g})")
+    hs.add_argument("--permutations", type=int, default=HISTORY_PERMUTATIONS,
+                    help=f"permutations per tested split (default {HISTORY_PERMUTATIONS}, 99 to 99999)")
+    hs.add_argument("--min-size", type=int, default=HISTORY_MIN_SIZE,
+                    help=f"points needed on each side of a change (default {HISTORY_MIN_SIZE})")
+    hs.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, help="permutation seed (non-negative)")
+    hs.add_argument("--csv", dest="csv_out", help="also write the detected changes as CSV to this file")
+    hs.add_argument("--json", dest="json_out", help="also write the series and the changes as JSON to this file")
+    hs.add_argument("--plot", metavar="STEM", help="also write STEM-VARIANT.png, one per variant")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -223,17 +248,19 @@ def inputs_of(args: argparse.Namespace) -> list[str]:
 def _file_outputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Every file the subcommand of `args` will write, with the option that names it."""
     cmd, outs = args.cmd, []
-    if cmd in ("compare", "diff") and args.json_out is not None:
+    if cmd in ("compare", "diff", "history") and args.json_out is not None:
         outs.append((args.json_out, "--json"))
     if cmd == "gate":
         path, label = _verdict_target(args)
         outs.append((str(path), label))
-    if cmd in ("classes", "sweep") and args.csv_out is not None:
+    if cmd in ("classes", "sweep", "history") and args.csv_out is not None:
         outs.append((args.csv_out, "--csv"))
     if cmd in ("sweep", "pressure") and args.plot is not None:
         outs.append((f"{args.plot}.png", "--plot"))
     if cmd == "threads" and args.plot is not None:
         outs.append((args.plot, "--plot"))
+    if cmd == "history" and args.plot is not None:  # one file per variant: their folder is checked
+        outs.append((f"{args.plot}-VARIANT.png", "--plot"))
     if cmd == "probe":
         outs += [(f"{args.plot}_{k}.png", "--plot") for k in ("latency", "bandwidth") if args.plot is not None]
         outs += [(f"{args.csv_out}_{k}.csv", "--csv") for k in ("latency", "bandwidth") if args.csv_out is not None]
@@ -279,6 +306,15 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signal.SIGPIPE
 
 
+def _load(files: list[str]) -> tuple[list[Run], list[str]]:
+    """The files, with any variant name that ran different code in different files split into
+    NAME@ID (analysis/identity.py), and a printed note per such name."""
+    runs, notes = separate(load_runs(files))
+    for n in notes:
+        print(f"note: {n}")
+    return runs, notes
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.cmd == "export":
         return _export(args)
@@ -296,9 +332,11 @@ def _run(args: argparse.Namespace) -> int:
         return _pressure(args)
     if args.cmd == "threads":
         return _threads(args)
+    if args.cmd == "history":
+        return _history(args)
     _check_options(args)
     _check_outputs(args)
-    runs = load_runs(args.files)
+    runs, code_notes = _load(args.files)
     try:
         # the secondary statistics only where a table shows them (compare, report)
         secondary = args.cmd in ("compare", "report") or (args.cmd == "summarize" and args.report is not None)
@@ -340,7 +378,7 @@ def _run(args: argparse.Namespace) -> int:
             except ValueError as e:
                 print(f"(no decomposition: {e})")
         if args.report is not None:
-            md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet)
+            md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes)
             print(f"report: {html} (and {md.name})")
     elif args.cmd == "compare":
         if comps:
@@ -368,7 +406,8 @@ def _run(args: argparse.Namespace) -> int:
                 check_reference(probe_doc, run.function, args.probe)
             except ValueError as e:
                 raise UsageError(str(e)) from e
-        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe)
+        md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe,
+                                code_notes)
         print(f"wrote {md} and {html}")
     return 0
 
@@ -391,6 +430,9 @@ def _diff(args: argparse.Namespace) -> int:
     _check_outputs(args)
     runs = load_runs(before + after)
     rb, ra = runs[:len(before)], runs[len(before):]
+    # a code change between the sides is what a diff measures; within a side, it is kept apart
+    code = code_changes(rb, ra)
+    (rb, notes_b), (ra, notes_a) = separate(rb), separate(ra)
     changed = context_differences(rb, ra)
     different = incomparable(changed)
     if different and not args.force:
@@ -404,6 +446,13 @@ def _diff(args: argparse.Namespace) -> int:
     for line in changed:
         print(f"{PROG}: warning: the contexts differ: {line}", file=sys.stderr)
     notes = [f"warning: the contexts differ: {line}" for line in changed]
+    for side, lines in (("before", notes_b), ("after", notes_a)):
+        for line in lines:
+            print(f"note: {side}: {line}")
+            notes.append(f"note: {side}: {line}")
+    for line in code:
+        print(f"note: code changed: {line}")
+        notes.append(f"note: code changed: {line}")
     for model in unmatched_models(rb, ra):
         print(f"note: not compared, a CPU model on one side only: {model}")
         notes.append(f"note: not compared, a CPU model on one side only: {model}")
@@ -425,7 +474,7 @@ def _diff(args: argparse.Namespace) -> int:
         doc = {"schema": "memfbench-diff", "schema_version": 1, "before": before, "after": after,
                "normalized_by": args.normalize, "fail_if_slower_percent": gate, "level": args.level,
                "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
-               "context_differences": changed, "shifts": rows}
+               "context_differences": changed, "code_changes": code, "shifts": rows}
         write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))
     if args.report is not None:
         md, html = write_diff_report(rb, ra, shifts, notes, Path(args.report), "--report", args.margin / 100)
@@ -499,7 +548,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _pressure(args: argparse.Namespace) -> int:
     _check_margin_level(args)
     _check_outputs(args)
-    runs = load_runs(args.files)
+    runs, _ = _load(args.files)
     try:
         df = pressure_frame(runs, args.baseline, args.level, args.margin / 100)
     except ValueError as e:
@@ -553,13 +602,105 @@ def _one_thread_lines(run: Run, solo: list[Run], level: float) -> list[str]:
             [shift_line(s) for s in shifts])
 
 
+def _series_files(paths: list[str]) -> list[str]:
+    """The files a history names: each file as given, each folder's *.json and *.json.gz (not the
+    verdicts a gate writes beside them), sorted by name."""
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = sorted(str(f) for f in Path(p).iterdir() if f.is_file() and f.name.endswith((".json", ".json.gz"))
+                           and not f.name.endswith((".verdict.json", ".verdict.json.gz")))
+            if not found:
+                raise UsageError(f"{p}: a folder with no result file (*.json, *.json.gz)")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
+def _history(args: argparse.Namespace) -> int:
+    from . import history as hist
+    _check_level(args.level)
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha:g}: must be between 0 and 1")
+    if not 99 <= args.permutations <= 99999:
+        raise UsageError(f"--permutations {args.permutations}: must be from 99 to 99999")
+    if args.min_size < 2:
+        raise UsageError(f"--min-size {args.min_size}: must be at least 2")
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed}: must be non-negative")
+    files = _series_files(args.files)
+    _check_outputs(args)
+    runs = load_runs(files)  # by name: a code change along the series is what it is about
+    groups: dict[tuple[str, str, str, str], list[Run]] = {}
+    for r in runs:
+        if r.doc.get("sweep"):
+            raise UsageError(f"{r.path}: a size sweep; a history follows replays of one distribution")
+        groups.setdefault(hist.series_key(r), []).append(r)
+    docs: list[dict] = []
+    all_changes: list = []
+    for (cpu, measure, function, distribution), rs in groups.items():
+        try:
+            rs, how = hist.ordered(rs, args.order)
+            points = hist.points_frame(rs, args.baseline, args.level)
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        if args.variant:
+            missing = [v for v in args.variant if v not in set(points["variant"])]
+            if missing:
+                raise UsageError(f"--variant {missing[0]}: not compared in the series of {function} on {distribution}")
+            points = points[points["variant"].isin(args.variant)]
+        changes = hist.detect(points, args.min_size, args.alpha, args.permutations, args.seed, args.level)
+        codes = hist.code_changes(points)
+        print(f"\n== history: {function} on {distribution} [{cpu}{', latency' if measure == 'latency' else ''}], "
+              f"{len(rs)} files, ordered {how}")
+        for variant, g in points.groupby("variant", sort=False, observed=True):
+            print(f"\n{variant} vs {g['baseline'].iloc[0]}: ratio, {args.level:.0%} CI over each file's processes")
+            shown = g[["position", "label", "ratio", "ci_low", "ci_high", "processes", "code"]].copy()
+            shown["file"] = [Path(f).name for f in g["file"]]
+            shown["code"] = shown["code"].str[:6]
+            print(_fmt_table(shown))
+        print(f"\nchange points (e-divisive means; permutation test at {args.alpha:g} per split, "
+              f"{args.permutations} permutations, at least {args.min_size} files a side; change: the mean of the "
+              f"segment after / before, Welch t):")
+        print("\n".join(hist.change_line(c, args.level) for c in changes) or "(none)")
+        for _, c in codes.iterrows():
+            print(f"note: code changed at #{c['position']}: {c['whose']} {c['from']} -> {c['to']}")
+        all_changes += [{**c.as_dict(), "cpu_model": cpu, "measure": measure, "function": function,
+                         "distribution": distribution} for c in changes]
+        docs.append({"cpu_model": cpu, "measure": measure, "function": function, "distribution": distribution,
+                     "order": how, "points": points.to_dict("records"), "code_changes": codes.to_dict("records"),
+                     "changes": [c.as_dict() for c in changes]})
+        if args.plot is not None:
+            from . import plots
+            for variant in dict.fromkeys(points["variant"]):
+                safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(variant))
+                suffix = f"-{safe}" + (f"-{len(docs) - 1}" if len(groups) > 1 else "")
+                fig = plots.history(points, str(variant), changes, codes, args.level)
+                write_bytes_atomic(f"{args.plot}{suffix}.png", _png(fig), "--plot", inputs_of(args))
+                print(f"plot: {args.plot}{suffix}.png")
+    if args.csv_out is not None:
+        import pandas as pd
+        cols = ["cpu_model", "function", "distribution", "variant", "position", "before_label", "after_label",
+                "before_file", "after_file", "before", "after", "change", "low", "high", "p_value", "points_before",
+                "points_after", "code_changed"]
+        write_text_atomic(args.csv_out, pd.DataFrame(all_changes, columns=cols).to_csv(index=False), "--csv",
+                          inputs_of(args))
+    if args.json_out is not None:
+        doc = {"schema": "memfbench-history", "schema_version": 1, "method": "e-divisive means, permutation test",
+               "alpha": args.alpha, "permutations": args.permutations, "min_size": args.min_size, "seed": args.seed,
+               "level": args.level, "files": files, "series": docs}
+        write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))
+    return 0
+
+
 def _threads(args: argparse.Namespace) -> int:
     _check_level(args.level)
     if args.plot is not None:
         if len(args.files) != 1:
             raise UsageError(f"--plot: draws one file, {len(args.files)} given")
     _check_outputs(args)
-    runs = load_runs(args.files + args.one_thread)
+    runs, _ = _load(args.files + args.one_thread)
     runs, solo = runs[:len(args.files)], runs[len(args.files):]
     for run in runs:  # every file checked before anything is printed
         if not is_threaded(run):

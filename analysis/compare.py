@@ -209,6 +209,18 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     return c
 
 
+def _baseline_of(run: Run, baseline: str | None) -> str:
+    """The run's baseline: the one asked for (its NAME@ID where the files split that name by code,
+    analysis/identity.py), else the run's own first variant."""
+    if baseline is None:
+        return run.baseline
+    if baseline not in run.variants:
+        split = [v for v in run.variants if v.startswith(baseline + "@")]
+        if len(split) == 1:
+            return split[0]
+    return baseline
+
+
 def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[str] | None = None,
                  level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
                  resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
@@ -221,23 +233,28 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
     (memfbench run --allow-single-process)."""
-    groups: dict[tuple[str, str, str, str, int, str], list[Run]] = {}
+    groups: dict[tuple[str, str, str, str, int, str, str], list[Run]] = {}
     for r in runs:
         if r.doc.get("sweep"):
             continue  # a sweep has no whole-distribution batches: analysis/sweep.py compares its points
         # runs under different --icache-pressure measure different things: never pooled
         ip = (r.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
         # nor are runs beside other threads or a stressor and runs without
-        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip, r.neighbours), []).append(r)
+        # nor are runs whose baseline ran different code (analysis/identity.py names it NAME@ID):
+        # a ratio to one code is not a ratio to another
+        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip, r.neighbours,
+                           _baseline_of(r, baseline)), []).append(r)
     out: list[Comparison] = []
-    for (cpu_model, measure, function, distribution, pressure, neighbours), rs in groups.items():
+    for (cpu_model, measure, function, distribution, pressure, neighbours, base), rs in groups.items():
         df = combine(rs)
-        base = baseline or rs[0].baseline
-        names = variants or [v for v in rs[0].variants if v != base]
         noop = set().union(*(r.harness_variants for r in rs))
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
         listed = set().union(*(r.variants for r in rs))
+        # every file's variants: a name split by code (NAME@ID) is in some files of the group only
+        names = ([x for v in variants for x in ([v] if v in listed else
+                                                 [w for w in sorted(listed) if w.startswith(v + "@")] or [v])]
+                 if variants else list(dict.fromkeys(v for r in rs for v in r.variants if v != base)))
         present = set(df["variant"].unique())
         if base not in listed:
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")

@@ -147,14 +147,15 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
                  quiet: frozenset[str] = frozenset(), svg: bool = False,
-                 probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None) -> tuple[Path, Path]:
+                 probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None,
+                 notes: list[str] | None = None) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it)."""
     inputs = [r.path for r in runs] + ([probe_path] if probe_path is not None else [])
-    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc), label,
-                                inputs)
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc,
+                                                                         notes or []), label, inputs)
     return out_dir / names[0], out_dir / names[1]
 
 
@@ -283,9 +284,10 @@ def _probe_section(doc: dict[str, Any], out_dir: Path, svg: bool, figures: list[
 
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         quiet: frozenset[str] = frozenset(), svg: bool = False,
-                        probe_doc: dict[str, Any] | None = None) -> tuple[str, str]:
+                        probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None) -> tuple[str, str]:
     from . import plots  # matplotlib only when a report is drawn: summarize/compare/gate start faster
     md: list[str] = ["# memfbench report", ""]
+    md += [f"- note: {n}" for n in notes or []] + ([""] if notes else [])
     figures: list[tuple[str, Path]] = []
     # one colour per variant in every figure: baselines first, then every variant in file order
     colors = plots.palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])

@@ -10,6 +10,7 @@
 #include "base/rng.h"
 #include "base/seeds.h"
 #include "cli/commands.h"
+#include "orchestrate/gitlabel.h"
 #include "orchestrate/assemble.h"
 #include "orchestrate/cpus.h"
 #include "orchestrate/guard.h"
@@ -115,6 +116,8 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_study cfg = *cfg_in;
     struct mfb_err err = {{0}};
     int rc;
+    if (cfg.label.source == MFB_LABEL_NONE)
+        mfb_label_default(&cfg.label, cfg.variants, cfg.nvariants);
     struct mfb_warnings warn = {.quiet = cfg.quiet, .silenced = cfg.quiet_warnings};
     struct mfb_output out;
     struct mfb_dist dist = {0};

@@ -22,7 +22,7 @@
 enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
        OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT, OPT_LARGEWIN };
+       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT, OPT_LARGEWIN, OPT_LABEL };
 
 /* The options of memfbench run, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag run_flags[] = {
@@ -138,6 +138,10 @@ static const struct mfb_flag run_flags[] = {
     {"quiet-warnings", required_argument, OPT_QUIETW, false, "L",
      "warnings of these codes (comma-separated, or 'all') are kept in the\n"
      "file but not printed; codes: memfbench list"},
+    {"label", required_argument, OPT_LABEL, false, "TEXT",
+     "what this result is a point of, for `memfbench analyze history`\n"
+     "(a commit, a build, a date); default: git describe of the first\n"
+     "plugin's folder when it is in a git repository, else none"},
     {"output", required_argument, 'o', true, "FILE", "result file, written atomically; '-' for stdout"},
     {"help", no_argument, 'h', true, NULL, "this text"},
     {"process-index", required_argument, OPT_PINDEX, false, "N", NULL}, /* internal: the --processes parent's */
@@ -438,6 +442,8 @@ static int apply_output(int ch, const char *arg, struct mfb_study *c, struct mfb
     case 'o':
         c->output = arg;
         return 1;
+    case OPT_LABEL:
+        return mfb_label_given(&c->label, arg, err) < 0 ? -1 : 1;
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/label.h"
 #include "base/cpulist.h"
 #include "base/functions.h"
 #include "base/code_placement.h"
@@ -108,6 +109,7 @@ struct mfb_study {
     uint64_t seed;
     bool seed_given;
     const char *output;
+    struct mfb_label label;            /* --label, or git describe of a plugin's folder (orchestrate/gitlabel.c) */
     enum mfb_align_mode align_mode;
     enum mfb_clock_request clock;      /* --clock */
     size_t l1d, l2, llc;               /* cache overrides; 0: detect */

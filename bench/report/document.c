@@ -11,6 +11,8 @@
 #include "base/seeds.h"
 #include "base/warn.h"
 #include "config.h"
+#include "impl/identity.h"
+#include "revision.h"
 
 void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v)
 {
@@ -90,6 +92,7 @@ static cJSON *build_json(void)
     cJSON_AddStringToObject(b, "compiler", MFB_COMPILER " " __VERSION__);
     cJSON_AddStringToObject(b, "c_args", MFB_C_ARGS);
     cJSON_AddStringToObject(b, "variant_c_args", MFB_VARIANT_C_ARGS);
+    cJSON_AddStringToObject(b, "source_revision", MFB_SOURCE_REVISION);
     return b;
 }
 
@@ -201,6 +204,19 @@ static void add_background(cJSON *cfg, const struct mfb_background *b)
     cJSON_AddNumberToObject(o, "loops", (double)b->loops);
 }
 
+/* --label (base/label.h): null without one. */
+static cJSON *label_json(const struct mfb_label *l)
+{
+    if (l->source == MFB_LABEL_NONE)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "text", l->text);
+    cJSON_AddStringToObject(o, "source", mfb_label_source_name(l->source));
+    add_or_null(o, "folder", l->source == MFB_LABEL_GIT ? l->folder : NULL);
+    add_or_null(o, "commit_time", l->time[0] ? l->time : NULL);
+    return o;
+}
+
 static cJSON *config_json(const struct mfb_run *r)
 {
     const struct mfb_study *c = r->study;
@@ -228,6 +244,7 @@ static cJSON *config_json(const struct mfb_run *r)
     cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
     add_or_null(cfg, "trace", c->trace);
     add_or_null(cfg, "cache_from", c->cache_from);
+    cJSON_AddItemToObject(cfg, "label", label_json(&c->label));
     if (r->pressure.bytes) {
         cJSON *ip = cJSON_AddObjectToObject(cfg, "icache_pressure");
         cJSON_AddNumberToObject(ip, "bytes", (double)r->pressure.bytes);
@@ -500,6 +517,29 @@ static cJSON *verification_json(const struct mfb_run *r)
     return o;
 }
 
+/* What a variant's code is, so that results of different code under one name are never pooled
+ * (impl/identity.h). memfbench's own variants are known by this build. */
+static cJSON *identity_json(const struct mfb_run_variant *rv)
+{
+    static const char build[] = MFB_COMPILER " " __VERSION__ "; c_args " MFB_C_ARGS "; variant_c_args "
+                                MFB_VARIANT_C_ARGS "; revision " MFB_SOURCE_REVISION;
+    struct mfb_code_identity id;
+    mfb_code_identity(rv->v, &rv->code, build, &id);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", id.id);
+    cJSON_AddStringToObject(o, "basis", mfb_identity_basis_name(id.basis));
+    add_or_null(o, "file_sha256", id.file_sha256[0] ? id.file_sha256 : NULL);
+    if (id.basis == MFB_IDENTITY_LIBRARY_FILE) {
+        char off[32];
+        snprintf(off, sizeof off, "0x%llx", (unsigned long long)id.offset);
+        cJSON_AddStringToObject(o, "offset", off);
+    } else {
+        cJSON_AddNullToObject(o, "offset");
+    }
+    add_or_null(o, "build", id.basis == MFB_IDENTITY_BUILD ? build : NULL);
+    return o;
+}
+
 static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const struct mfb_layout *l)
 {
     cJSON *v = cJSON_CreateObject();
@@ -515,6 +555,7 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const st
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
     add_number_or_null(v, "code_placement", rv->code_placement >= 0, rv->code_placement);
+    cJSON_AddItemToObject(v, "code_identity", identity_json(rv));
     if (rv->code_placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {
         /* round r runs this variant from code_placements[r % the layout's code_placements] */
         cJSON *p = cJSON_AddArrayToObject(v, "code_placements");

@@ -1,0 +1,33 @@
+/* --label: which point of a series a result belongs to (a commit, a build, a date), for
+ * `memfbench analyze history`. Given, or taken from git when a plugin's folder is a repository
+ * (orchestrate/gitlabel.c). */
+#ifndef MFB_BASE_LABEL_H
+#define MFB_BASE_LABEL_H
+
+#include <limits.h>
+
+#include "base/error.h"
+
+/* Long enough for a commit id with a describe prefix and a branch name; a label is one line of a
+ * table, not a message. */
+#define MFB_LABEL_MAX 200
+
+enum mfb_label_source {
+    MFB_LABEL_NONE,  /* no --label and no plugin in a git repository */
+    MFB_LABEL_GIVEN, /* --label TEXT */
+    MFB_LABEL_GIT    /* git describe of the first plugin's folder */
+};
+
+struct mfb_label {
+    enum mfb_label_source source;
+    char text[MFB_LABEL_MAX + 1];
+    char folder[PATH_MAX];  /* MFB_LABEL_GIT: the folder git described */
+    char time[40];          /* MFB_LABEL_GIT: the commit's date (ISO 8601); "" when unknown */
+};
+
+/* The source's name in the result file. */
+const char *mfb_label_source_name(enum mfb_label_source s);
+/* Checks a --label value: at most MFB_LABEL_MAX bytes, no control characters (a label is printed
+ * in tables and file names' company); -1 with the option named in err. */
+int mfb_label_given(struct mfb_label *l, const char *text, struct mfb_err *err);
+#endif
