@@ -342,6 +342,24 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
     return _fenced("\n".join(shown)) + provenance(cmd)
 
 
+def gen_history_detection(a: argparse.Namespace) -> str:
+    """tools.bench_history: 24 A/A default studies and 12 after a known 1 % step (each pinned), its
+    false alarms and detections, and `analyze history` over the step series as a user would run it,
+    with the plot of it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        _run([sys.executable, "-m", "tools.bench_history", "run", str(d)], cwd=ROOT)
+        rates = _run([sys.executable, "-m", "tools.bench_history", "evaluate", str(d)], cwd=ROOT).stdout
+        series = sorted(d.glob("aa-*.json.gz"))[-6:] + sorted(d.glob("step-*.json.gz"))[:6]
+        stem = ROOT / "docs" / "img" / f"history-{machine_slug()}"
+        shown = _run(_analyze(a, "history", *map(str, series), "--plot", str(stem)), cwd=tmp).stdout
+    keep = [ln for ln in shown.splitlines() if not ln.startswith("plot: ")]
+    cmd = ("/usr/bin/python3 -m tools.bench_history run DIR && ... evaluate DIR; "
+           f"{_shown_path(a.memfbench)} analyze history aa-19..24 step-01..06 --plot docs/img/history-SLUG")
+    return (_fenced(rates.strip()) + "\n" + _fenced("\n".join(keep).strip())
+            + f"\n![history of the step series](img/{stem.name}-candidate.png)\n\n" + provenance(cmd))
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1057,6 +1075,7 @@ GENERATORS: dict[str, Generator] = {
     "python-workload": Generator(True, gen_python_workload),
     "record-cost": Generator(True, gen_record_cost),
     "diff-same-build": Generator(True, gen_diff_same_build),
+    "history-detection": Generator(True, gen_history_detection),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),
