@@ -21,6 +21,14 @@ QUICK = ["--rounds", "8", "--warmup-rounds", "2", "--processes", "1", "-q"]
 GEOMETRY = ["--cache", "32K:512K:32M"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every skip's reason in the closing summary (as -rs), not only how many: a run says what it
+    did not test (test_slurm.py's cluster where the daemons are missing or do not start, say)."""
+    chars = config.option.reportchars or ""
+    if not any(c in chars for c in "saAN"):
+        config.option.reportchars = chars + "s"
+
+
 def binary() -> str:
     env = os.environ.get("MEMFBENCH")
     if env:
