@@ -305,3 +305,20 @@ def detections(before: np.ndarray, after: np.ndarray, half: int, draws: int, min
             j = [c for c, _ in cuts].index(near[0])
             r.sizes.append(float(np.exp(s[near[0]:edges[j + 2]].mean() - s[edges[j]:near[0]].mean())))
     return r
+
+
+def injected(x: np.ndarray, step: float, length: int, draws: int, min_size: int = MIN_SIZE, alpha: float = ALPHA,
+             permutations: int = PERMUTATIONS, seed: int = stats.DEFAULT_SEED) -> Rates:
+    """The power of the detector on this machine's own noise: series of `length` A/A log ratios x
+    drawn at random, with log(1 + step) added to the second half (a known step of that size where
+    nothing else differs), as `detections` counts them."""
+    half = length // 2
+    rng = np.random.default_rng(seed)
+    r = Rates(draws, 2 * half, 0)
+    for k in range(draws):
+        s = x[rng.choice(len(x), size=2 * half, replace=False)].copy()
+        s[half:] += np.log1p(step)
+        cuts = [c for c, _ in change_points(s, min_size, alpha, permutations, seed + 1 + k)]
+        r.flagged += bool(cuts)
+        r.at_step += any(abs(c - half) <= 1 for c in cuts)
+    return r

@@ -12,8 +12,11 @@ labelled aa-NN and step-NN. `evaluate` reads them and prints, for docs/analysis.
 - the A/A studies as one series in time order, and the step series (the last --length/2 A/A
   studies, then the first --length/2 step studies) in time order: the changes found;
 - --draws series of --length A/A studies drawn at random: the share with a change (false alarms);
-- --draws series of --length/2 A/A then --length/2 step studies drawn at random: the share with a
-  change within one point of the step, and the sizes found.
+- --draws series of --length/2 A/A then --length/2 step studies drawn at random (and of as many
+  of each as the step studies allow): the share with a change within one point of the step, and
+  the sizes found;
+- the detector's power on this machine's own noise: A/A series of --length and of all the A/A
+  studies drawn at random, with a known step (--steps, percent) added to their second half.
 """
 from __future__ import annotations
 
@@ -95,13 +98,24 @@ def evaluate(a: argparse.Namespace) -> int:
     fa = history.false_alarms(xa, a.length, a.draws, a.min_size, a.alpha, a.permutations)
     print(f"false alarms: {fa.flagged} of {fa.draws} series of {fa.length} A/A studies drawn at random "
           f"({fa.flagged / fa.draws:.1%})")
-    det = history.detections(xa, xs, half, a.draws, a.min_size, a.alpha, a.permutations)
-    sizes = np.array(det.sizes)
-    print(f"detection: {det.at_step} of {det.draws} series of {half} A/A then {half} step studies drawn at random "
-          f"({det.at_step / det.draws:.1%}) have a change within one point of the step; "
-          f"{det.flagged} have any change" + (f"; the change found there: median {(np.median(sizes) - 1) * 100:+.2f} %, "
-                                               f"range {(sizes.min() - 1) * 100:+.2f} to {(sizes.max() - 1) * 100:+.2f} %"
-                                               if len(sizes) else ""))
+    for h in sorted({half, min(len(xs), len(xa) // 2)}):
+        det = history.detections(xa, xs, h, a.draws, a.min_size, a.alpha, a.permutations)
+        sizes = np.array(det.sizes)
+        print(f"detection: {det.at_step} of {det.draws} series of {h} A/A then {h} step studies drawn at random "
+              f"({det.at_step / det.draws:.1%}) have a change within one point of the step; {det.flagged} have any "
+              "change" + (f"; the change found there: median {(np.median(sizes) - 1) * 100:+.2f} %, range "
+                          f"{(sizes.min() - 1) * 100:+.2f} to {(sizes.max() - 1) * 100:+.2f} %" if len(sizes) else ""))
+    print("power on this machine's noise: A/A studies drawn at random, a known step added to the second half "
+          "(share of series with a change within one point of it):")
+    lengths = sorted({a.length, 2 * (len(xa) // 2)})
+    print("| step | " + " | ".join(f"{n} studies" for n in lengths) + " |")
+    print("| --- |" + " --- |" * len(lengths))
+    for step in a.steps:
+        cells = []
+        for n in lengths:
+            r = history.injected(xa, step / 100, n, a.draws, a.min_size, a.alpha, a.permutations)
+            cells.append(f"{r.at_step / r.draws:.0%}")
+        print(f"| {step:+g} % | " + " | ".join(cells) + " |")
     return 0
 
 
@@ -120,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--alpha", type=float, default=history.ALPHA)
     e.add_argument("--permutations", type=int, default=history.PERMUTATIONS)
     e.add_argument("--min-size", type=int, default=history.MIN_SIZE)
+    e.add_argument("--steps", type=float, nargs="+", default=[1, 2, 3, 5], metavar="P",
+                   help="known steps (percent) added to A/A series for the power table (default 1 2 3 5)")
     a = ap.parse_args(argv)
     return run(a) if a.cmd == "run" else evaluate(a)
 

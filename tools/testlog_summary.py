@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Prints one closing line for a `meson test` run: individual checks passed and failed, counting
-TAP subtests of the C tests and pytest cases (from its JUnit file), not just meson's targets.
+TAP subtests of the C tests and pytest cases (from its JUnit file), not just meson's targets; then
+one line per skipped pytest case with its reason (meson shows a passing test's output only in its
+log, and a skip, such as the Slurm cluster's where its daemons cannot start, must say why where CI
+prints).
 
     python3 -m tools.testlog_summary [BUILD]   (default build)
 """
@@ -12,8 +15,19 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 
+def skip_reasons(junit: Path) -> list[str]:
+    """"skipped: CLASS::NAME: REASON" for every skipped case of a pytest JUnit file."""
+    out = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        skip = case.find("skipped")
+        if skip is not None:
+            out.append(f"skipped: {case.get('classname', '')}::{case.get('name', '')}: {skip.get('message', '')}")
+    return out
+
+
 def main(build: Path) -> int:
     passed = failed = skipped = 0
+    reasons: list[str] = []
     log = build / "meson-logs" / "testlog.json"
     if not log.exists():
         print("0 passed, 1 failed: no meson test log")
@@ -35,6 +49,7 @@ def main(build: Path) -> int:
                 passed += total - bad - skip
                 failed += bad
                 skipped += skip
+                reasons += skip_reasons(junit)
                 continue
         out = t.get("stdout") or t.get("stdo") or ""
         oks = sum(1 for l in out.splitlines() if l.startswith("ok ") and "# SKIP" not in l)
@@ -51,6 +66,8 @@ def main(build: Path) -> int:
         else:
             failed += 1
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    for r in reasons:
+        print(r)
     return 1 if failed or passed == 0 else 0
 
 

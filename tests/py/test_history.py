@@ -142,3 +142,11 @@ def test_a_folder_without_results_is_one_line(tmp_path) -> None:
     (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
     p = analysis("history", str(tmp_path))
     assert p.returncode == 2 and "a folder with no result file" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+def test_the_power_table_finds_a_large_injected_step_and_not_a_null_one() -> None:
+    x = np.random.default_rng(21).normal(0, 0.01, 30)
+    big = history.injected(x, np.expm1(0.05), 12, 60, permutations=99, seed=3)  # five spreads
+    assert big.at_step >= 54
+    null = history.injected(x, 0.0, 12, 60, permutations=99, seed=3)
+    assert null.flagged <= 60 * 0.05 + 3 * np.sqrt(60 * 0.05 * 0.95)
