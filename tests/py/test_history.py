@@ -108,10 +108,16 @@ def test_history_finds_the_step_and_names_the_code_change(series, tmp_path) -> N
 
 def test_the_series_is_ordered_by_when_files_were_made_unless_told(series) -> None:
     files = sorted(series.glob("*.json.gz"), reverse=True)
-    runs, how = history.ordered(load_runs(files))
-    assert "created_utc" in how and [Path(r.path).name for r in runs] == [f"s{i}.json.gz" for i in range(1, 9)]
-    runs, how = history.ordered(load_runs(files), "given")
-    assert [r.path for r in runs] == [str(f) for f in files]
+    # created_utc has whole seconds, and short runs share them: each file gets its own here
+    runs = [replace(r, doc={**r.doc, "created_utc": f"2026-01-01T00:00:{int(Path(r.path).name[1]):02d}Z"})
+            for r in load_runs(files)]
+    out, how = history.ordered(runs)
+    assert "created_utc" in how and [Path(r.path).name for r in out] == [f"s{i}.json.gz" for i in range(1, 9)]
+    out, how = history.ordered(runs, "given")
+    assert out == runs
+    # equal times keep the order given
+    same = [replace(r, doc={**r.doc, "created_utc": "2026-01-01T00:00:00Z"}) for r in runs]
+    assert history.ordered(same)[0] == same
 
 
 def test_label_time_orders_by_commit_time(series) -> None:
