@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "fallback.h"
 #include "histogram.h"
 
 typedef void *copy_fn(void *, const void *, size_t);
@@ -49,41 +50,6 @@ static int tracing;               /* MEMFBENCH_RECORD_TRACE */
 static atomic_int flush_asked;    /* SIGUSR1 */
 static atomic_uint_fast64_t last_flush_ns;
 static __thread int inside __attribute__((tls_model("initial-exec"))); /* in the recorder's own code: do not count */
-
-/* Fallbacks for calls made while the real functions are being looked up (dlsym may copy); the
- * same loops as bench/impl/reference.c, which this library cannot link: it is preloaded into other
- * programs and carries nothing of the benchmark. The
- * build compiles this file with -fno-builtin and without loop-to-call patterns, so these stay
- * loops. */
-static void *fb_copy(void *d, const void *s, size_t n)
-{
-    unsigned char *dd = d;
-    const unsigned char *ss = s;
-    if (dd < ss)
-        for (size_t i = 0; i < n; i++)
-            dd[i] = ss[i];
-    else
-        for (size_t i = n; i > 0; i--)
-            dd[i - 1] = ss[i - 1];
-    return d;
-}
-
-static void *fb_set(void *d, int c, size_t n)
-{
-    unsigned char *dd = d;
-    for (size_t i = 0; i < n; i++)
-        dd[i] = (unsigned char)c;
-    return d;
-}
-
-static int fb_cmp(const void *a, const void *b, size_t n)
-{
-    const unsigned char *x = a, *y = b;
-    for (size_t i = 0; i < n; i++)
-        if (x[i] != y[i])
-            return x[i] < y[i] ? -1 : 1;
-    return 0;
-}
 
 static uint64_t parse_u64(const char *s)
 {

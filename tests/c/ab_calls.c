@@ -1,0 +1,40 @@
+/* Calls every entry point the ab shim interposes (ab/shim.c) a known number of times and checks
+ * each result: tests/py/test_ab.py counts the calls through the shim. Built with -fno-builtin so
+ * that every call stays a call. Exit 0 when every result is right, 1 otherwise. */
+#include <stdio.h>
+#include <string.h>
+
+void *__mempcpy(void *restrict d, const void *restrict s, size_t n);
+void *__memcpy_chk(void *d, const void *s, size_t n, size_t room);
+void *__memmove_chk(void *d, const void *s, size_t n, size_t room);
+void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room);
+void *__memset_chk(void *d, int c, size_t n, size_t room);
+int bcmp(const void *a, const void *b, size_t n);
+
+/* Each entry point is called this many times, so its count stands out from any call the C
+ * library's start-up makes. */
+#define CALLS 7
+
+int main(void)
+{
+    char a[64], b[64], c[64];
+    int bad = 0;
+    for (int i = 0; i < 64; i++)
+        a[i] = (char)('a' + i % 26);
+    for (int k = 0; k < CALLS; k++) {
+        bad |= memcpy(b, a, 40) != b || b[39] != a[39];
+        bad |= memmove(b + 1, b, 30) != b + 1 || b[30] != a[29];
+        bad |= (char *)mempcpy(c, a, 20) != c + 20 || c[19] != a[19];
+        bad |= (char *)__mempcpy(c, a, 21) != c + 21 || c[20] != a[20];
+        bad |= memset(c, 'x', 10) != c || c[9] != 'x';
+        bad |= memcmp(a, a, 64) != 0 || memcmp("ab", "ac", 2) >= 0;
+        bad |= bcmp(a, a, 64) != 0 || bcmp("ab", "ac", 2) == 0;
+        bad |= __memcpy_chk(b, a, 16, sizeof b) != b || b[15] != a[15];
+        bad |= __memmove_chk(b + 2, b, 16, sizeof b - 2) != b + 2 || b[17] != a[15];
+        bad |= (char *)__mempcpy_chk(c, a, 12, sizeof c) != c + 12 || c[11] != a[11];
+        bad |= __memset_chk(c, 'y', 8, sizeof c) != c || c[7] != 'y';
+    }
+    if (bad)
+        fprintf(stderr, "ab_calls: a wrong result\n");
+    return bad;
+}
