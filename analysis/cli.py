@@ -198,6 +198,11 @@ def _parser() -> argparse.ArgumentParser:
     hs.add_argument("--csv", dest="csv_out", help="also write the detected changes as CSV to this file")
     hs.add_argument("--json", dest="json_out", help="also write the series and the changes as JSON to this file")
     hs.add_argument("--plot", metavar="STEM", help="also write STEM-VARIANT.png, one per variant")
+    ab = sub.add_parser("ab", help="a memfbench ab file: each variant's end-to-end time against libc's, and "
+                                   "the shim's own cost")
+    ab.add_argument("file")
+    _verdict_options(ab)
+    ab.add_argument("--json", dest="json_out", help="also write the comparisons as JSON to this file")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")
     e.add_argument("--format", choices=["gbench", "csv"], required=True,
@@ -248,7 +253,7 @@ def inputs_of(args: argparse.Namespace) -> list[str]:
 def _file_outputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Every file the subcommand of `args` will write, with the option that names it."""
     cmd, outs = args.cmd, []
-    if cmd in ("compare", "diff", "history") and args.json_out is not None:
+    if cmd in ("compare", "diff", "history", "ab") and args.json_out is not None:
         outs.append((args.json_out, "--json"))
     if cmd == "gate":
         path, label = _verdict_target(args)
@@ -334,6 +339,8 @@ def _run(args: argparse.Namespace) -> int:
         return _threads(args)
     if args.cmd == "history":
         return _history(args)
+    if args.cmd == "ab":
+        return _ab(args)
     _check_options(args)
     _check_outputs(args)
     runs, code_notes = _load(args.files)
@@ -600,6 +607,24 @@ def _one_thread_lines(run: Run, solo: list[Run], level: float) -> list[str]:
              f"thread alone in its process, {level:.0%} Welch t over processes (runs at different times: drift "
              "between them is in it)"] + [f"warning: the contexts also differ: {d}" for d in others] +
             [shift_line(s) for s in shifts])
+
+
+def _ab(args: argparse.Namespace) -> int:
+    from .ab import ab_line, compare_ab, read_ab
+    _check_margin_level(args)
+    _check_outputs(args)
+    doc = read_ab(args.file)
+    comps = compare_ab(doc, args.level, args.margin / 100)
+    prog = doc["program"]
+    print(f"== {' '.join(prog['argv'])}: {doc['config']['function']} routed by the shim; "
+          f"{doc['config']['runs']} blocks of {len(doc['arms'])} runs (one per arm, order drawn per block), "
+          f"pinned to CPU {doc['config']['cpu']}")
+    print("\n".join(plain(ab_line(c, args.level, args.margin / 100)) for c in comps))
+    print(f"\nratio: mean over blocks of ln(time / baseline's time in the same block), exponentiated; t interval; "
+          f"margin ±{args.margin:g} %, Holm over each measure's comparisons")
+    if args.json_out is not None:
+        write_text_atomic(args.json_out, json_text([c.as_dict() for c in comps]), "--json", inputs_of(args))
+    return 0
 
 
 def _series_files(paths: list[str]) -> list[str]:

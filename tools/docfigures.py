@@ -360,6 +360,35 @@ def gen_history_detection(a: argparse.Namespace) -> str:
             + f"\n![history of the step series](img/{stem.name}-candidate.png)\n\n" + provenance(cmd))
 
 
+# memfbench ab's programs: an interpreter workload whose time is mostly large copies (slicing and
+# joining bytes objects of 1 MiB), and a compressor whose copies are a small share of its time.
+AB_PYTHON = "b = bytes(range(256)) * 4096\nfor _ in range(600):\n    c = b[1:] + b[:1]\n"
+
+
+def gen_program_ab(a: argparse.Namespace) -> str:
+    """memfbench ab on two real programs from Debian's packages, 10 blocks each, pinned: the verdict
+    lines it prints (each variant against libc behind the shim, and the shim's own cost)."""
+    from analysis.probe import human_bytes
+    shown = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "python-sources.txt"
+        with open(data, "wb") as out:  # the standard library's sources: text of a known kind
+            for f in sorted(Path("/usr/lib/python3.11").glob("*.py")):
+                out.write(f.read_bytes())
+        programs = [(["/usr/bin/python3", "-c", AB_PYTHON], "python3 -c SLICES (1 MiB bytes objects)"),
+                    (["gzip", "-c", "-6", str(data)], f"gzip -c -6 python-sources.txt "
+                                                      f"({human_bytes(data.stat().st_size)})")]
+        for argv, label in programs:
+            p = _run([a.memfbench, "ab", "-v", "rep_movsb", "-v", "sse2", "--runs", "10", "--seed", "1",
+                      "-o", str(Path(tmp) / "ab.json"), "--", *argv])
+            shown.append(f"$ memfbench ab -v rep_movsb -v sse2 --runs 10 -- {label}")
+            shown += [ln for ln in p.stdout.splitlines() if ln.startswith("- ")]
+            (Path(tmp) / "ab.json").unlink()
+    cmd = (f"{_shown_path(a.memfbench)} ab -v rep_movsb -v sse2 --runs 10 --seed 1 -o ab.json -- PROGRAM "
+           "(SLICES: tools/docfigures.py AB_PYTHON)")
+    return _fenced("\n".join(shown)) + provenance(cmd)
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1076,6 +1105,7 @@ GENERATORS: dict[str, Generator] = {
     "record-cost": Generator(True, gen_record_cost),
     "diff-same-build": Generator(True, gen_diff_same_build),
     "history-detection": Generator(True, gen_history_detection),
+    "program-ab": Generator(True, gen_program_ab),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),

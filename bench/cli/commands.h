@@ -10,5 +10,6 @@ int mfb_cmd_record(int argc, char **argv);
 int mfb_cmd_merge(int argc, char **argv);
 int mfb_cmd_probe(int argc, char **argv);
 int mfb_cmd_analyze(int argc, char **argv);
+int mfb_cmd_ab(int argc, char **argv);
 
 #endif

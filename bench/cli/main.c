@@ -14,6 +14,8 @@ static void usage(FILE *out)
                  "  sweep     time against size: memfbench sweep SIZES [run options] (as run --sweep SIZES)\n"
                  "  record    record a program's calls as a distribution: memfbench record -o DIR -- PROGRAM ARGS\n"
                  "  merge     add recorded folders (and bpftrace histograms) into one: memfbench merge -o DIR A B\n"
+                 "  ab        a program end to end under libc and each variant: memfbench ab -v V -o FILE\n"
+                 "            -- PROGRAM ARGS (memfbench ab --help)\n"
                  "  probe     measure the memory system: latency and bandwidth per size, cache levels\n"
                  "            (memfbench probe --help)\n"
                  "  analyze   the analysis: intervals, verdicts, reports (memfbench analyze --help; the\n"
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
         return mfb_cmd_probe(argc - 1, argv + 1);
     if (!strcmp(cmd, "analyze"))
         return mfb_cmd_analyze(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ab"))
+        return mfb_cmd_ab(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -1,0 +1,197 @@
+/* memfbench ab [-v VARIANT]... [--runs N] -o FILE -- PROGRAM [ARGS...]: a program run end to end
+ * under the C library's functions and under each variant (orchestrate/ab.h), the file written,
+ * then the verdict printed by the analysis (memfbench analyze ab FILE). */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/flags.h"
+#include "base/parse.h"
+#include "base/rng.h"
+#include "base/warn.h"
+#include "cli/commands.h"
+#include "measure/cache.h"
+#include "orchestrate/ab.h"
+#include "orchestrate/abfile.h"
+#include "orchestrate/analysis.h"
+#include "orchestrate/cpus.h"
+#include "report/hostinfo.h"
+#include "report/output.h"
+
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF };
+
+/* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
+#define AB_DEFAULT_RUNS 10
+
+static const struct mfb_flag ab_flags[] = {
+    {"variant", required_argument, 'v', true, "V",
+     "a built-in (memfbench list) or PATH:SYMBOL[=NAME]; repeat for more"},
+    {"function", required_argument, 'f', true, "F", "the function the variants implement (default memcpy)"},
+    {"runs", required_argument, OPT_RUNS, false, "N",
+     "blocks of runs, each running the program once per arm (default 10)"},
+    {"warmup", required_argument, OPT_WARMUP, false, "N",
+     "blocks run first and not counted: page cache, first-touch (default 1)"},
+    {"cpu", required_argument, 'c', true, "N", "pin the program (and its children) to CPU N; none: not\n"
+                                                "pinned (default: the last allowed CPU)"},
+    {"seed", required_argument, 's', true, "S", "the seed of the arms' order (default: fresh)"},
+    {"program-output", required_argument, OPT_OUTPUT_OF, false, "FILE",
+     "append the program's stdout and stderr here (default /dev/null)"},
+    {"output", required_argument, 'o', true, "FILE", "the result file, written atomically"},
+    {"quiet", no_argument, 'q', true, NULL, "no progress and no verdict"},
+    {"help", no_argument, 'h', true, NULL, "this text"},
+};
+
+static void usage(FILE *out)
+{
+    fputs("usage: memfbench ab -v VARIANT [-v VARIANT]... [--runs N] -o FILE -- PROGRAM [ARGS...]\n\n"
+          "Runs PROGRAM end to end, alternating between the C library's functions and each variant\n"
+          "(routed by a preloaded shim), and compares each variant's wall and CPU time with libc's\n"
+          "(docs/program-ab.md). The program must exit 0 on every run.\n\n", out);
+    mfb_flags_usage(out, ab_flags, sizeof ab_flags / sizeof ab_flags[0]);
+}
+
+struct ab_args {
+    const char *variants[MFB_AB_MAX_VARIANTS + 1];
+    int nvariants;
+    const char *output;
+    bool quiet, seed_given;
+    int program; /* argv index of PROGRAM */
+};
+
+static int bad(const char *fmt, const char *opt, const char *value)
+{
+    fprintf(stderr, fmt, opt, value);
+    fputc('\n', stderr);
+    return MFB_EXIT_USAGE;
+}
+
+static bool cpu_allowed(uint64_t cpu)
+{
+    cpu_set_t set;
+    return cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET((int)cpu, &set);
+}
+
+/* The options before the program: 0, or the exit status to end with. */
+static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
+{
+    enum { NFLAGS = sizeof ab_flags / sizeof ab_flags[0] };
+    struct option opts[NFLAGS + 1];
+    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
+    mfb_flags_getopt(ab_flags, NFLAGS, true, opts, shorts);
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+        uint64_t v;
+        switch (ch) {
+        case 'v':
+            if (a->nvariants == MFB_AB_MAX_VARIANTS)
+                return bad("memfbench ab: %s: at most 8 variants (%s is the ninth)", "-v", optarg);
+            a->variants[a->nvariants++] = optarg;
+            break;
+        case 'f':
+            if (mfb_func_parse(optarg, &ab->func) < 0)
+                return bad("memfbench ab: %s: '%s' is not memcpy, memmove, memset, memcmp or bcmp", "-f", optarg);
+            break;
+        case OPT_RUNS:
+            if (mfb_parse_u64(optarg, &v) < 0 || v < 2 || v > MFB_AB_MAX_RUNS)
+                return bad("memfbench ab: %s: '%s' is not a number of blocks from 2 to 10000", "--runs", optarg);
+            ab->runs = (int)v;
+            break;
+        case OPT_WARMUP:
+            if (mfb_parse_u64(optarg, &v) < 0 || v > 100)
+                return bad("memfbench ab: %s: '%s' is not a number of blocks from 0 to 100", "--warmup", optarg);
+            ab->warmup = (int)v;
+            break;
+        case 'c':
+            if (!strcmp(optarg, "none"))
+                ab->cpu = -1;
+            else if (mfb_parse_u64(optarg, &v) < 0 || !cpu_allowed(v))
+                return bad("memfbench ab: %s: '%s' is not a CPU this process may run on (or none)", "--cpu", optarg);
+            else
+                ab->cpu = (int)v;
+            break;
+        case 's': {
+            uint64_t s;
+            if (mfb_parse_seed(optarg, &s) < 0)
+                return bad("memfbench ab: %s: '%s' is not a 64-bit seed", "--seed", optarg);
+            ab->seed = s;
+            a->seed_given = true;
+            break;
+        }
+        case OPT_OUTPUT_OF:
+            ab->program_output = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'q':
+            a->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return MFB_EXIT_OK;
+        case ':':
+            return bad("memfbench ab: %s needs a value%s", argv[optind - 1], "");
+        default:
+            return bad("memfbench ab: unknown option '%s'%s (see memfbench ab --help)", argv[optind - 1], "");
+        }
+    }
+    if (optind >= argc)
+        return bad("memfbench ab: no program: give it after the options, e.g. %s%s", "memfbench ab -v rep_movsb -o ab.json -- ",
+                   "gzip -k -c FILE");
+    if (!a->output)
+        return bad("memfbench ab: -o FILE is required%s%s", "", "");
+    a->program = optind;
+    return -1;
+}
+
+int mfb_cmd_ab(int argc, char **argv)
+{
+    struct mfb_ab ab = {.func = MFB_MEMCPY, .runs = AB_DEFAULT_RUNS, .warmup = 1, .cpu = mfb_cpus_last_allowed(),
+                        .program_output = "/dev/null"};
+    struct ab_args a = {0};
+    int rc = parse(argc, argv, &ab, &a);
+    if (rc >= 0)
+        return rc;
+    if (!a.seed_given)
+        ab.seed = mfb_seed_fresh();
+    struct mfb_err err = {{0}};
+    struct mfb_output out = {0};
+    mfb_ab_libraries(&ab);
+    if (mfb_ab_check_program(&ab, argv[a.program], &err) < 0 || mfb_ab_arms(&ab, a.variants, a.nvariants, &err) < 0 ||
+        mfb_output_open(&out, a.output, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    int status = MFB_EXIT_FAIL;
+    if (mfb_ab_run_all(&ab, argv + a.program, a.quiet, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        mfb_output_abort(&out);
+        goto done;
+    }
+    struct mfb_caches caches;
+    mfb_cache_detect(&caches, ab.cpu);
+    struct mfb_warnings warn = {.quiet = true};
+    cJSON *doc = mfb_ab_document(&ab, argv + a.program, argc - a.program, argv - 1, a.program + 1,
+                                 mfb_host_json(&caches, ab.cpu, &warn));
+    mfb_warnings_free(&warn);
+    rc = mfb_output_commit(&out, doc, NULL, &err);
+    cJSON_Delete(doc);
+    if (rc < 0) {
+        fprintf(stderr, "memfbench ab: %s\n", err.msg);
+        goto done;
+    }
+    status = MFB_EXIT_OK;
+    if (!a.quiet && strcmp(a.output, "-") != 0) {
+        mfb_ab_free(&ab);
+        char *args[] = {"analyze", "ab", (char *)a.output, NULL};
+        fflush(NULL);
+        return mfb_analysis_exec(3, args); /* returns only when the analysis cannot run */
+    }
+done:
+    mfb_ab_free(&ab);
+    return status;
+}

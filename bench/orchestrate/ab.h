@@ -1,0 +1,78 @@
+/* memfbench ab (docs/program-ab.md): a program run many times end to end, alternating between the
+ * C library's functions and variants routed to by the ab shim (ab/shim.c), each run's wall and CPU
+ * time measured. Here: the checks before anything runs, the arms, and the runs. The document is
+ * orchestrate/abfile.c's, the verdict the analysis package's (analysis/ab.py). */
+#ifndef MFB_AB_H
+#define MFB_AB_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "base/functions.h"
+
+/* Arms beyond plain and libc: enough for a study, bounded so no array follows user input. */
+#define MFB_AB_MAX_VARIANTS 8
+#define MFB_AB_MAX_ARMS (MFB_AB_MAX_VARIANTS + 2)
+/* Blocks of runs: each runs every arm once. */
+#define MFB_AB_MAX_RUNS 10000
+
+enum mfb_ab_arm_kind {
+    MFB_AB_PLAIN,   /* the program as it is: no shim (the shim's own cost is libc against this) */
+    MFB_AB_LIBC,    /* the shim, every call to the C library: the baseline of every variant */
+    MFB_AB_VARIANT  /* the shim routing the function to a built-in or a plugin */
+};
+
+const char *mfb_ab_arm_kind_name(enum mfb_ab_arm_kind k);
+
+struct mfb_ab_arm {
+    enum mfb_ab_arm_kind kind;
+    char name[128];
+    char spec[PATH_MAX + 256];  /* MFB_AB_VARIANT: PATH:SYMBOL as the shim takes it */
+    char file_sha256[65];       /* MFB_AB_VARIANT: the shared object holding the code */
+    char symbol[128];
+    const char *origin;         /* "builtin" or "plugin"; NULL for plain and libc */
+};
+
+struct mfb_ab_run {
+    int block;          /* 0-based; blocks below the warm-up count are warm-up */
+    int order;          /* position in its block */
+    int arm;            /* index into the arms */
+    bool warmup;
+    double wall_s, user_s, sys_s;
+};
+
+struct mfb_ab {
+    enum mfb_func func;
+    char program[PATH_MAX];     /* as found (PATH searched), absolute */
+    char program_sha256[65];
+    bool script;                /* starts with #!: its interpreter is what the shim is loaded into */
+    char shim[PATH_MAX], shim_sha256[65];
+    char builtins[PATH_MAX];
+    struct mfb_ab_arm arms[MFB_AB_MAX_ARMS];
+    int narms;
+    int runs, warmup;           /* measured blocks, warm-up blocks */
+    int cpu;                    /* pinned CPU; -1 none */
+    uint64_t seed;
+    const char *program_output; /* where the program's stdout and stderr go */
+    struct mfb_ab_run *done;    /* (warmup + runs) * narms entries, in the order they ran */
+    int ndone;
+};
+
+/* Where the shim and the built-ins library are: $MEMFBENCH_AB_SHIM / $MEMFBENCH_AB_BUILTINS, this
+ * build's, or the installed ones. */
+void mfb_ab_libraries(struct mfb_ab *ab);
+/* Finds the program (PATH searched when it has no '/') and refuses, in one line naming it, one that
+ * is missing, not a regular executable file, setuid or setgid (the loader ignores LD_PRELOAD
+ * there), or statically linked (nothing to interpose). */
+int mfb_ab_check_program(struct mfb_ab *ab, const char *name, struct mfb_err *err);
+/* The arms: plain, libc, then each -v value (a built-in's name, or PATH:SYMBOL[=NAME]), each
+ * checked to load; -1 with the value named. */
+int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err);
+/* Runs every block (warm-up first), arms in a random order per block drawn from the seed; a run
+ * that fails ends it with the run, the arm and the status named. */
+int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err);
+void mfb_ab_free(struct mfb_ab *ab);
+
+#endif

@@ -1,0 +1,147 @@
+"""memfbench ab: a program end to end under libc and each variant (bench/orchestrate/ab.c,
+analysis/ab.py). Structure, routing and refusals; never a timing verdict."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+from analysis.ab import compare_ab, read_ab
+from analysis.schema import ResultFileError
+
+BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
+PROGRAM = BUILD / "tests" / "c" / "ab_calls"
+STATIC = BUILD / "tests" / "c" / "ab_static"
+
+pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "ab" / "libmemfbench-ab.so").exists()),
+                                reason="the ab shim or tests/c/ab_calls not built")
+
+
+def ab(memfbench: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([memfbench, "ab", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "MPLBACKEND": "Agg", **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory, memfbench) -> tuple[Path, subprocess.CompletedProcess[str], Path]:
+    d = tmp_path_factory.mktemp("ab")
+    counts = d / "counts.txt"
+    out = d / "ab.json"
+    p = ab(memfbench, "-v", "sse2", "-v", f"{BUILD / 'examples' / 'libmemcpy_erms.so'}:erms_memcpy=erms",
+           "--runs", "3", "--seed", "7", "-o", str(out), "--", str(PROGRAM), env={"MEMFBENCH_AB_COUNT": str(counts)})
+    return out, p, counts
+
+
+def test_ab_writes_a_valid_file_and_prints_a_verdict(result) -> None:
+    out, p, _ = result
+    assert p.returncode == 0, p.stderr
+    doc = read_ab(out)
+    assert [a["name"] for a in doc["arms"]] == ["plain", "libc", "sse2", "erms"]
+    assert [a["kind"] for a in doc["arms"]] == ["plain", "libc", "variant", "variant"]
+    assert doc["config"]["runs"] == 3 and doc["config"]["warmup_blocks"] == 1 and doc["config"]["seed"] == "7"
+    assert len(doc["runs"]) == 4 * 4  # (1 warm-up + 3) blocks of 4 arms
+    assert doc["program"]["path"] == str(PROGRAM.resolve()) and not doc["program"]["script"]
+    for line in ("sse2 vs libc, wall time:", "erms vs libc, wall time:", "sse2 vs libc, CPU time",
+                 "the shim's own cost: libc behind the shim vs plain, wall time:"):
+        assert any(x.startswith(f"- {line}") and "over 3 blocks" in x for x in p.stdout.splitlines()), line
+
+
+def test_every_block_runs_every_arm_once_in_an_order_of_its_own(result) -> None:
+    doc = json.loads(result[0].read_text(encoding="utf-8"))
+    orders = []
+    for b in range(4):
+        runs = sorted((r for r in doc["runs"] if r["block"] == b), key=lambda r: r["order"])
+        assert sorted(r["arm"] for r in runs) == sorted(["plain", "libc", "sse2", "erms"])
+        assert all(r["warmup"] == (b == 0) for r in runs)
+        orders.append(tuple(r["arm"] for r in runs))
+    assert len(set(orders)) > 1  # seed 7 draws different orders
+
+
+def test_each_arm_ran_with_its_routing(result) -> None:
+    """The count file the shim appends at each process's exit: none from the plain runs, every
+    memcpy to the C library under libc, every memcpy to the variant under sse2 and erms."""
+    lines = [x.split() for x in result[2].read_text(encoding="utf-8").splitlines() if x.startswith("memcpy ")]
+    routed = sum(1 for x in lines if x == ["memcpy", "7", "0"])
+    to_libc = sum(1 for x in lines if x == ["memcpy", "0", "7"])
+    assert (routed, to_libc, len(lines)) == (8, 4, 12)  # 4 blocks: sse2 and erms routed, libc not, plain none
+
+
+def test_the_comparisons_follow_the_runs(result) -> None:
+    comps = compare_ab(read_ab(result[0]))
+    assert [(c.arm, c.baseline, c.measure) for c in comps] == [
+        ("libc", "plain", "wall"), ("sse2", "libc", "wall"), ("erms", "libc", "wall"),
+        ("libc", "plain", "cpu"), ("sse2", "libc", "cpu"), ("erms", "libc", "cpu")]
+    assert all(c.blocks == 3 and c.ci_low <= c.ratio <= c.ci_high and c.pi_low <= c.ci_low for c in comps)
+
+
+@pytest.mark.skipif(not STATIC.exists(), reason="no static build of ab_calls (sanitized build)")
+def test_a_static_program_is_refused_before_it_runs(memfbench, tmp_path) -> None:
+    p = ab(memfbench, "-v", "sse2", "-o", str(tmp_path / "x.json"), "--", str(STATIC))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+    assert "statically linked" in p.stderr and str(STATIC) in p.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_failing_program_is_an_error_naming_the_run(memfbench, tmp_path) -> None:
+    p = ab(memfbench, "-v", "sse2", "--runs", "2", "-o", str(tmp_path / "x.json"), "--", "false")
+    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1
+    assert "run 1 (block 1, arm " in p.stderr and "exited with status 1" in p.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_program_that_fails_under_one_arm_only_names_that_arm(memfbench, tmp_path) -> None:
+    """A plugin that drops a long copy's last byte: ab_calls finds the wrong result and exits 1
+    under that arm only, whatever the order."""
+    wrong = BUILD / "tests" / "c" / "libwrong_plugin.so"
+    p = ab(memfbench, "-v", "sse2", "-v", f"{wrong}:dropping_memcpy=dropping", "--runs", "2", "-o",
+           str(tmp_path / "x.json"), "--", str(PROGRAM))
+    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1
+    assert "arm dropping)" in p.stderr and "exited with status 1" in p.stderr
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("setup,args,problem", [
+    ("none", ["--", "no-such-program-anywhere"], "no such program"),
+    ("noexec", [], "not executable"),
+    ("setuid", [], "set-user-ID"),
+    ("text", [], "neither an ELF executable nor a #! script"),
+    ("none", ["-v", "nosuch", "--", "true"], "no such variant of memcpy"),
+    ("none", ["-v", "noop", "--", "true"], "does not do the function's work"),
+    ("none", ["-v", "libc", "--", "true"], "libc is the baseline"),
+    ("none", ["-v", "sse2", "--runs", "1", "--", "true"], "--runs"),
+    ("none", ["-v", "sse2", "--cpu", "999", "--", "true"], "--cpu"),
+    ("none", ["-v", "sse2"], "no program"),
+])
+def test_bad_input_is_one_line(memfbench, tmp_path, setup, args, problem) -> None:
+    prog = tmp_path / "prog"
+    if setup != "none":
+        if setup == "text":
+            prog.write_text("just text\n", encoding="utf-8")
+            prog.chmod(0o755)
+        else:
+            shutil.copy(PROGRAM, prog)
+            prog.chmod({"noexec": 0o644, "setuid": 0o755 | stat.S_ISUID}[setup])
+        args = ["-v", "sse2", "--", str(prog)]
+    p = ab(memfbench, "-o", str(tmp_path / "x.json"), *args)
+    assert p.returncode == 2, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and problem in p.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_broken_ab_file_is_one_line(result, tmp_path) -> None:
+    doc = json.loads(result[0].read_text(encoding="utf-8"))
+    doc["runs"] = [r for r in doc["runs"] if not (r["block"] == 2 and r["arm"] == "sse2")]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ResultFileError, match="block 2 does not run every arm once"):
+        read_ab(bad)
+    p = subprocess.run([sys.executable, "-m", "analysis", "ab", str(bad)], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "block 2" in p.stderr
