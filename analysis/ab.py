@@ -124,3 +124,97 @@ def ab_line(c: AbComparison, level: float, margin: float) -> str:
             f"a re-run would give [{c.pi_low:.4f}, {c.pi_high:.4f}]; median {c.median_s * 1e3:.2f} ms against "
             f"{c.baseline_median_s * 1e3:.2f} ms; adjusted p {c.p_adjusted:.3g}; {c.blocks_for_margin} blocks "
             f"would resolve ±{margin:.1%}")
+
+
+@dataclass
+class Prediction:
+    """A variant's difference per program run (seconds, variant - libc) as the replay of the
+    program's recording predicts it (calls x per-call difference) and as measured, and whether
+    they agree: the interval of measured - predicted holds 0."""
+    arm: str
+    calls: int
+    per_call_ns: float
+    per_call_low: float
+    per_call_high: float
+    predicted_s: float
+    predicted_low: float
+    predicted_high: float
+    measured_s: float
+    measured_low: float
+    measured_high: float
+    gap_low: float
+    gap_high: float
+    baseline_median_s: float
+    verdict: str          # "agree", "over-predicts" (the replay promises more), "under-predicts"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def recorded_calls(recording: str | Path, function: str) -> int:
+    """Calls the program made to the function in its recorded run (provenance.json)."""
+    doc = read_json(Path(recording) / "provenance.json")
+    try:
+        return int(doc["calls"][function]["calls"])
+    except (KeyError, TypeError, ValueError):
+        raise ResultFileError(f"{recording}/provenance.json: no call count for {function}") from None
+
+
+def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
+    """Per process of the replay: the median over rounds of ns/call(arm) - ns/call(baseline) in the
+    same round, in ns."""
+    from .load import measured
+    df = measured(run.batches)
+    t = df.pivot_table(index=["process", "round"], columns="variant", values="ns_per_call", observed=True)
+    if arm not in t.columns or baseline not in t.columns:
+        raise ResultFileError(f"{run.path}: the replay has no '{arm}' or '{baseline}' to predict from")
+    d = (t[arm] - t[baseline]).dropna()
+    return d.groupby(level="process").median().to_numpy()
+
+
+def _se(x: np.ndarray) -> float:
+    return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("inf")
+
+
+def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
+    """Each variant's predicted and measured difference per run (see Prediction)."""
+    from .load import load_run
+    from . import nptests
+    pred = doc.get("prediction")
+    if not pred:
+        return []
+    function = doc["config"]["function"]
+    calls = recorded_calls(pred["recording"], function)
+    run = load_run(pred["replay"])
+    df = runs_frame(doc)
+    libc = next(a["name"] for a in doc["arms"] if a["kind"] == "libc")
+    wall = df.pivot(index="block", columns="arm", values="wall_s")
+    out = []
+    for a in (a for a in doc["arms"] if a["kind"] == "variant"):
+        d = per_call_differences(run, a["name"])
+        m = (wall[a["name"]] - wall[libc]).to_numpy()
+        ci_d, ci_m = stats.t_interval(d, level), stats.t_interval(m, level)
+        p_s, se_p = calls * ci_d.estimate * 1e-9, calls * _se(d) * 1e-9
+        se_m = _se(m)
+        gap, se = ci_m.estimate - p_s, float(np.hypot(se_m, se_p))
+        # Welch-Satterthwaite degrees of freedom for the two independent means
+        dof = se ** 4 / ((se_m ** 4 / max(len(m) - 1, 1)) + (se_p ** 4 / max(len(d) - 1, 1))) if se > 0 else 1.0
+        h = float(nptests.t_quantile(1 - (1 - level) / 2, dof)) * se
+        verdict = "agree" if gap - h <= 0 <= gap + h else ("over-predicts" if gap > 0 and p_s < 0 or gap < 0 and p_s > 0
+                                                            else "under-predicts")
+        out.append(Prediction(a["name"], calls, ci_d.estimate, ci_d.low, ci_d.high, p_s, calls * ci_d.low * 1e-9,
+                              calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low, ci_m.high, gap - h, gap + h,
+                              float(wall[libc].median()), verdict))
+    return out
+
+
+def prediction_line(p: Prediction, level: float) -> str:
+    def ms(x: float) -> str:
+        return f"{x * 1e3:+.3f}"
+    rel = 100 / p.baseline_median_s if p.baseline_median_s > 0 else float("nan")
+    return (f"- **{p.arm}** - libc per run: predicted {ms(p.predicted_s)} ms [{ms(p.predicted_low)}, "
+            f"{ms(p.predicted_high)}] ({p.predicted_s * rel:+.2f} % of libc's run; {p.calls} calls x "
+            f"{p.per_call_ns:+.2f} ns [{p.per_call_low:+.2f}, {p.per_call_high:+.2f}] per call in the replay), "
+            f"measured {ms(p.measured_s)} ms [{ms(p.measured_low)}, {ms(p.measured_high)}] "
+            f"({p.measured_s * rel:+.2f} %); measured - predicted [{ms(p.gap_low)}, {ms(p.gap_high)}] ms: "
+            f"**{p.verdict}** ({level:.0%} intervals)")

@@ -610,7 +610,7 @@ def _one_thread_lines(run: Run, solo: list[Run], level: float) -> list[str]:
 
 
 def _ab(args: argparse.Namespace) -> int:
-    from .ab import ab_line, compare_ab, read_ab
+    from .ab import ab_line, compare_ab, predict_ab, prediction_line, read_ab
     _check_margin_level(args)
     _check_outputs(args)
     doc = read_ab(args.file)
@@ -622,8 +622,15 @@ def _ab(args: argparse.Namespace) -> int:
     print("\n".join(plain(ab_line(c, args.level, args.margin / 100)) for c in comps))
     print(f"\nratio: mean over blocks of ln(time / baseline's time in the same block), exponentiated; t interval; "
           f"margin ±{args.margin:g} %, Holm over each measure's comparisons")
+    preds = predict_ab(doc, args.level)
+    if preds:
+        print(f"\n== predicted from the replay of {doc['prediction']['recording']} "
+              f"({doc['prediction']['replay']}) and measured, wall time:")
+        print("\n".join(plain(prediction_line(p, args.level)) for p in preds))
     if args.json_out is not None:
-        write_text_atomic(args.json_out, json_text([c.as_dict() for c in comps]), "--json", inputs_of(args))
+        write_text_atomic(args.json_out, json_text({"comparisons": [c.as_dict() for c in comps],
+                                                    "predictions": [p.as_dict() for p in preds]}),
+                          "--json", inputs_of(args))
     return 0
 
 

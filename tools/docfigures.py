@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
+import json
 import os
 import re
 import shutil
@@ -360,33 +361,63 @@ def gen_history_detection(a: argparse.Namespace) -> str:
             + f"\n![history of the step series](img/{stem.name}-candidate.png)\n\n" + provenance(cmd))
 
 
-# memfbench ab's programs: an interpreter workload whose time is mostly large copies (slicing and
-# joining bytes objects of 1 MiB), and a compressor whose copies are a small share of its time.
-AB_PYTHON = "b = bytes(range(256)) * 4096\nfor _ in range(600):\n    c = b[1:] + b[:1]\n"
+# memfbench ab's programs. The known-answer program (tests/c/ab_known.c) in its three shapes, then
+# programs from Debian's packages: an interpreter workload of large copies (slicing and joining
+# bytes objects of 1 MiB), an interpreter workload of many small ones (JSON), a compressor and a
+# text tool.
+AB_SLICES = "b = bytes(range(256)) * 4096\nfor _ in range(600):\n    c = b[1:] + b[:1]\n"
+AB_JSON = ("import json\nd = [{'id': i, 'name': 'item%d' % i, 'tags': ['a', 'b', str(i)]} for i in range(20000)]\n"
+           "for _ in range(3):\n    json.loads(json.dumps(d))\n")
+
+
+def _ab_programs(tmp: Path) -> list[tuple[str, list[str]]]:
+    data = tmp / "python-sources.txt"
+    with open(data, "wb") as out:  # the standard library's sources: text of a known kind
+        for f in sorted(Path("/usr/lib/python3.11").glob("*.py")):
+            out.write(f.read_bytes())
+    known = [str(ROOT / "build" / "tests" / "c" / "ab_known"), str(ROOT / "distributions" / "fleetbench" /
+                                                                    "Memcpy_Fleet_size.csv")]
+    return [("ab_known batched (known answer: the same order every pass)", known + ["batched"]),
+            ("ab_known shuffled (known answer: a new order every pass, as the replay)", known + ["shuffled"]),
+            ("ab_known interleaved (known answer: each size drawn between the calls)", known + ["interleaved"]),
+            ("python3 -c SLICES (1 MiB bytes objects)", ["/usr/bin/python3", "-c", AB_SLICES]),
+            ("python3 -c JSON (dumps and loads of 20,000 small objects)", ["/usr/bin/python3", "-c", AB_JSON]),
+            ("gzip -c -6 python-sources.txt", ["gzip", "-c", "-6", str(data)]),
+            ("sort python-sources.txt", ["sort", str(data)])]
 
 
 def gen_program_ab(a: argparse.Namespace) -> str:
-    """memfbench ab on two real programs from Debian's packages, 10 blocks each, pinned: the verdict
-    lines it prints (each variant against libc behind the shim, and the shim's own cost)."""
-    from analysis.probe import human_bytes
-    shown = []
+    """memfbench ab --predict-from on the known-answer program and four programs from Debian's
+    packages (each recorded first with memfbench record), 10 blocks each, pinned: predicted against
+    measured per variant, and the shim's own cost."""
+    rows = ["| program | variant | predicted per run | measured per run | | shim's cost (wall) |",
+            "| --- | --- | --- | --- | --- | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "python-sources.txt"
-        with open(data, "wb") as out:  # the standard library's sources: text of a known kind
-            for f in sorted(Path("/usr/lib/python3.11").glob("*.py")):
-                out.write(f.read_bytes())
-        programs = [(["/usr/bin/python3", "-c", AB_PYTHON], "python3 -c SLICES (1 MiB bytes objects)"),
-                    (["gzip", "-c", "-6", str(data)], f"gzip -c -6 python-sources.txt "
-                                                      f"({human_bytes(data.stat().st_size)})")]
-        for argv, label in programs:
-            p = _run([a.memfbench, "ab", "-v", "rep_movsb", "-v", "sse2", "--runs", "10", "--seed", "1",
-                      "-o", str(Path(tmp) / "ab.json"), "--", *argv])
-            shown.append(f"$ memfbench ab -v rep_movsb -v sse2 --runs 10 -- {label}")
-            shown += [ln for ln in p.stdout.splitlines() if ln.startswith("- ")]
-            (Path(tmp) / "ab.json").unlink()
-    cmd = (f"{_shown_path(a.memfbench)} ab -v rep_movsb -v sse2 --runs 10 --seed 1 -o ab.json -- PROGRAM "
-           "(SLICES: tools/docfigures.py AB_PYTHON)")
-    return _fenced("\n".join(shown)) + provenance(cmd)
+        t = Path(tmp)
+        for label, argv in _ab_programs(t):
+            rec, out, js = t / "rec", t / "ab.json", t / "ab.verdict.json"
+            _run([a.memfbench, "record", "-o", str(rec), "--", *argv])
+            _run([a.memfbench, "ab", "-q", "-v", "rep_movsb", "-v", "sse2", "--runs", "10", "--seed", "1",
+                  "--predict-from", str(rec), "-o", str(out), "--", *argv])
+            _run(_analyze(a, "ab", str(out), "--json", str(js)))
+            res = json.loads(js.read_text(encoding="utf-8"))
+            shim = next(c for c in res["comparisons"] if c["baseline"] == "plain" and c["measure"] == "wall")
+            for i, p in enumerate(res["predictions"]):
+                base = p["baseline_median_s"]
+
+                def cell(x: float, lo: float, hi: float) -> str:
+                    return f"{x * 1e3:+.2f} ms [{lo * 1e3:+.2f}, {hi * 1e3:+.2f}] ({x / base * 100:+.1f} %)"
+                rows.append(f"| {label if i == 0 else ''} | {p['arm']} | "
+                            f"{cell(p['predicted_s'], p['predicted_low'], p['predicted_high'])} | "
+                            f"{cell(p['measured_s'], p['measured_low'], p['measured_high'])} | {p['verdict']} | "
+                            + (f"{shim['ratio']:.4f} [{shim['ci_low']:.4f}, {shim['ci_high']:.4f}]" if i == 0 else "")
+                            + " |")
+            for f in (rec, out, js, Path(f"{out}.replay.json")):
+                shutil.rmtree(f) if f.is_dir() else f.unlink()
+    cmd = (f"{_shown_path(a.memfbench)} record -o REC -- PROGRAM; {_shown_path(a.memfbench)} ab -v rep_movsb -v sse2 "
+           "--runs 10 --seed 1 --predict-from REC -o ab.json -- PROGRAM; memfbench analyze ab ab.json "
+           "(the programs: tools/docfigures.py _ab_programs)")
+    return "\n".join(rows) + "\n\n" + provenance(cmd)
 
 
 def gen_record_cost(a: argparse.Namespace) -> str:

@@ -20,7 +20,7 @@
 #include "report/hostinfo.h"
 #include "report/output.h"
 
-enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF };
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT };
 
 /* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
 #define AB_DEFAULT_RUNS 10
@@ -38,6 +38,10 @@ static const struct mfb_flag ab_flags[] = {
     {"seed", required_argument, 's', true, "S", "the seed of the arms' order (default: fresh)"},
     {"program-output", required_argument, OPT_OUTPUT_OF, false, "FILE",
      "append the program's stdout and stderr here (default /dev/null)"},
+    {"predict-from", required_argument, OPT_PREDICT, false, "DIR",
+     "a recording of this program (memfbench record): also replay its table\n"
+     "(a default study, FILE.replay.json) and print the difference it\n"
+     "predicts beside the one measured"},
     {"output", required_argument, 'o', true, "FILE", "the result file, written atomically"},
     {"quiet", no_argument, 'q', true, NULL, "no progress and no verdict"},
     {"help", no_argument, 'h', true, NULL, "this text"},
@@ -56,6 +60,7 @@ struct ab_args {
     const char *variants[MFB_AB_MAX_VARIANTS + 1];
     int nvariants;
     const char *output;
+    const char *predict_from;
     bool quiet, seed_given;
     int program; /* argv index of PROGRAM */
 };
@@ -127,6 +132,9 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
         case 'o':
             a->output = optarg;
             break;
+        case OPT_PREDICT:
+            a->predict_from = optarg;
+            break;
         case 'q':
             a->quiet = true;
             break;
@@ -144,6 +152,8 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
                    "gzip -k -c FILE");
     if (!a->output)
         return bad("memfbench ab: -o FILE is required%s%s", "", "");
+    if (a->predict_from && !strcmp(a->output, "-"))
+        return bad("memfbench ab: %s needs -o FILE (its replay is written beside it)%s", "--predict-from", "");
     a->program = optind;
     return -1;
 }
@@ -162,12 +172,18 @@ int mfb_cmd_ab(int argc, char **argv)
     struct mfb_output out = {0};
     mfb_ab_libraries(&ab);
     if (mfb_ab_check_program(&ab, argv[a.program], &err) < 0 || mfb_ab_arms(&ab, a.variants, a.nvariants, &err) < 0 ||
+        (a.predict_from && mfb_ab_check_recording(&ab, a.predict_from, a.output, &err) < 0) ||
         mfb_output_open(&out, a.output, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return MFB_EXIT_USAGE;
     }
     int status = MFB_EXIT_FAIL;
     if (mfb_ab_run_all(&ab, argv + a.program, a.quiet, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        mfb_output_abort(&out);
+        goto done;
+    }
+    if (a.predict_from && mfb_ab_replay(&ab, a.variants, a.nvariants, a.quiet, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         mfb_output_abort(&out);
         goto done;

@@ -350,6 +350,71 @@ int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *e
     return 0;
 }
 
+int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err)
+{
+    char table[PATH_MAX + 64], prov[PATH_MAX + 64];
+    struct stat st;
+    if (!realpath(dir, ab->recording))
+        return mfb_fail(err, "memfbench ab: --predict-from %s: %s", dir, strerror(errno));
+    snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
+    snprintf(prov, sizeof prov, "%s/provenance.json", ab->recording);
+    if (stat(table, &st) != 0 || !S_ISREG(st.st_mode))
+        return mfb_fail(err, "memfbench ab: --predict-from %s: no %s_size.csv (the program made no %s call while "
+                        "recorded, or this is not a memfbench record folder)", dir, mfb_func_name(ab->func),
+                        mfb_func_name(ab->func));
+    if (stat(prov, &st) != 0 || !S_ISREG(st.st_mode))
+        return mfb_fail(err, "memfbench ab: --predict-from %s: no provenance.json, which holds the number of calls a "
+                        "run makes (memfbench record writes it)", dir);
+    /* beside the result: OUTPUT.replay.json */
+    if (snprintf(ab->replay, sizeof ab->replay, "%s.replay.json", output) >= (int)sizeof ab->replay)
+        return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
+    return 0;
+}
+
+int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
+{
+    char table[PATH_MAX + 64], cpu[16];
+    snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
+    snprintf(cpu, sizeof cpu, "%d", ab->cpu);
+    const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 8];
+    int k = 0;
+    argv[k++] = "memfbench";
+    argv[k++] = "run";
+    argv[k++] = "-q";
+    argv[k++] = "-f";
+    argv[k++] = mfb_func_name(ab->func);
+    argv[k++] = "-d";
+    argv[k++] = table;
+    argv[k++] = "-v";
+    argv[k++] = "libc";
+    for (int i = 0; i < n; i++) {
+        argv[k++] = "-v";
+        argv[k++] = variants[i];
+    }
+    argv[k++] = "--cpu";
+    argv[k++] = ab->cpu >= 0 ? cpu : "none";
+    argv[k++] = "-o";
+    argv[k++] = ab->replay;
+    argv[k] = NULL;
+    if (!quiet && isatty(STDERR_FILENO))
+        fprintf(stderr, "memfbench ab: replaying the recorded table (a default study) for the prediction\n");
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    if (pid < 0)
+        return mfb_fail(err, "memfbench ab: cannot start the replay: %s", strerror(errno));
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return mfb_fail(err, "memfbench ab: waiting for the replay: %s", strerror(errno));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return mfb_fail(err, "memfbench ab: the replay of %s failed (memfbench run exit %d); no file is written",
+                        table, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return 0;
+}
+
 void mfb_ab_free(struct mfb_ab *ab)
 {
     free(ab->done);

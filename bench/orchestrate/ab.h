@@ -58,6 +58,10 @@ struct mfb_ab {
     const char *program_output; /* where the program's stdout and stderr go */
     struct mfb_ab_run *done;    /* (warmup + runs) * narms entries, in the order they ran */
     int ndone;
+    /* --predict-from DIR: the recording of the program, and the replay of its table timed for the
+     * prediction (analysis/ab.py) */
+    char recording[PATH_MAX];   /* "" without the option */
+    char replay[PATH_MAX];
 };
 
 /* Where the shim and the built-ins library are: $MEMFBENCH_AB_SHIM / $MEMFBENCH_AB_BUILTINS, this
@@ -73,6 +77,11 @@ int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mf
 /* Runs every block (warm-up first), arms in a random order per block drawn from the seed; a run
  * that fails ends it with the run, the arm and the status named. */
 int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err);
+/* --predict-from DIR: checks that DIR holds the function's recorded table and its provenance. */
+int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err);
+/* A default study (memfbench run, this binary) of libc and the -v values on the recorded table,
+ * pinned as the runs were, into ab->replay. */
+int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err);
 void mfb_ab_free(struct mfb_ab *ab);
 
 #endif

@@ -61,6 +61,13 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
     cJSON_AddStringToObject(s, "routes", "memcpy, memmove, memset, memcmp, bcmp, mempcpy, __mempcpy and their "
                                          "__*_chk entry points; the function's to the variant, the others to libc");
     cJSON_AddItemToObject(d, "host", host);
+    if (ab->recording[0]) {
+        cJSON *pr = cJSON_AddObjectToObject(d, "prediction");
+        cJSON_AddStringToObject(pr, "recording", ab->recording);
+        cJSON_AddStringToObject(pr, "replay", ab->replay);
+    } else {
+        cJSON_AddNullToObject(d, "prediction");
+    }
     cJSON *arms = cJSON_AddArrayToObject(d, "arms");
     for (int i = 0; i < ab->narms; i++)
         cJSON_AddItemToArray(arms, arm_json(&ab->arms[i]));
