@@ -396,7 +396,11 @@ def gen_program_ab(a: argparse.Namespace) -> str:
         t = Path(tmp)
         for label, argv in _ab_programs(t):
             rec, out, js = t / "rec", t / "ab.json", t / "ab.verdict.json"
-            _run([a.memfbench, "record", "-o", str(rec), "--", *argv])
+            # the program's own output (gzip's is binary) is not the record's to show
+            r = subprocess.run([a.memfbench, "record", "-o", str(rec), "--", *argv], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"docfigures: memfbench record of {label} failed: {r.stderr.strip()[-300:]}")
             _run([a.memfbench, "ab", "-q", "-v", "rep_movsb", "-v", "sse2", "--runs", "10", "--seed", "1",
                   "--predict-from", str(rec), "-o", str(out), "--", *argv])
             _run(_analyze(a, "ab", str(out), "--json", str(js)))
