@@ -145,7 +145,7 @@ class Prediction:
     gap_low: float
     gap_high: float
     baseline_median_s: float
-    verdict: str          # "agree", "over-predicts" (the replay promises more), "under-predicts"
+    verdict: str          # "agree", "measured slower than predicted", "measured faster than predicted"
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -200,8 +200,9 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
         # Welch-Satterthwaite degrees of freedom for the two independent means
         dof = se ** 4 / ((se_m ** 4 / max(len(m) - 1, 1)) + (se_p ** 4 / max(len(d) - 1, 1))) if se > 0 else 1.0
         h = float(nptests.t_quantile(1 - (1 - level) / 2, dof)) * se
-        verdict = "agree" if gap - h <= 0 <= gap + h else ("over-predicts" if gap > 0 and p_s < 0 or gap < 0 and p_s > 0
-                                                            else "under-predicts")
+        # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
+        verdict = ("agree" if gap - h <= 0 <= gap + h else
+                   "measured slower than predicted" if gap > 0 else "measured faster than predicted")
         out.append(Prediction(a["name"], calls, ci_d.estimate, ci_d.low, ci_d.high, p_s, calls * ci_d.low * 1e-9,
                               calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low, ci_m.high, gap - h, gap + h,
                               float(wall[libc].median()), verdict))
