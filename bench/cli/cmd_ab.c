@@ -20,7 +20,7 @@
 #include "report/hostinfo.h"
 #include "report/output.h"
 
-enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT };
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME };
 
 /* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
 #define AB_DEFAULT_RUNS 10
@@ -42,6 +42,9 @@ static const struct mfb_flag ab_flags[] = {
      "a recording of this program (memfbench record): also replay its table\n"
      "(a default study, FILE.replay.json) and print the difference it\n"
      "predicts beside the one measured"},
+    {"replay-time", required_argument, OPT_REPLAY_TIME, false, "S",
+     "with --predict-from: the replay's seconds of rounds (default: a\n"
+     "default study's)"},
     {"output", required_argument, 'o', true, "FILE", "the result file, written atomically"},
     {"quiet", no_argument, 'q', true, NULL, "no progress and no verdict"},
     {"help", no_argument, 'h', true, NULL, "this text"},
@@ -135,6 +138,15 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
         case OPT_PREDICT:
             a->predict_from = optarg;
             break;
+        case OPT_REPLAY_TIME: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t >= 1 && t <= 3600)) /* 0.1 s for each of the 10 processes */
+                return bad("memfbench ab: %s: '%s' is not a number of seconds from 1 to 3600", "--replay-time",
+                           optarg);
+            ab->replay_time_s = t;
+            break;
+        }
         case 'q':
             a->quiet = true;
             break;

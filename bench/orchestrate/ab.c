@@ -365,15 +365,21 @@ int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *outpu
     if (stat(prov, &st) != 0 || !S_ISREG(st.st_mode))
         return mfb_fail(err, "memfbench ab: --predict-from %s: no provenance.json, which holds the number of calls a "
                         "run makes (memfbench record writes it)", dir);
-    /* beside the result: OUTPUT.replay.json */
-    if (snprintf(ab->replay, sizeof ab->replay, "%s.replay.json", output) >= (int)sizeof ab->replay)
+    /* beside the result: OUTPUT.replay.json, named absolutely in the file so the analysis finds it
+     * from any folder */
+    char cwd[PATH_MAX] = "";
+    if (output[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return mfb_fail(err, "memfbench ab: cannot name the current folder: %s", strerror(errno));
+    if (snprintf(ab->replay, sizeof ab->replay, "%s%s%s.replay.json", cwd, cwd[0] ? "/" : "", output) >=
+        (int)sizeof ab->replay)
         return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
     return 0;
 }
 
 int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
 {
-    char table[PATH_MAX + 64], cpu[16];
+    char table[PATH_MAX + 64], cpu[16], seconds[32];
+    snprintf(seconds, sizeof seconds, "%g", ab->replay_time_s);
     snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
     snprintf(cpu, sizeof cpu, "%d", ab->cpu);
     const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 8];
@@ -393,6 +399,10 @@ int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, b
     }
     argv[k++] = "--cpu";
     argv[k++] = ab->cpu >= 0 ? cpu : "none";
+    if (ab->replay_time_s > 0) {
+        argv[k++] = "-t";
+        argv[k++] = seconds;
+    }
     argv[k++] = "-o";
     argv[k++] = ab->replay;
     argv[k] = NULL;

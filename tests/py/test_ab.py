@@ -25,8 +25,9 @@ pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "ab" / "libme
                                 reason="the ab shim or tests/c/ab_calls not built")
 
 
-def ab(memfbench: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([memfbench, "ab", *args], capture_output=True, text=True, timeout=300,
+def ab(memfbench: str, *args: str, env: dict[str, str] | None = None,
+       cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([memfbench, "ab", *args], capture_output=True, text=True, timeout=300, cwd=cwd,
                           env={**os.environ, "MPLBACKEND": "Agg", **(env or {})})
 
 
@@ -145,3 +146,58 @@ def test_a_broken_ab_file_is_one_line(result, tmp_path) -> None:
         read_ab(bad)
     p = subprocess.run([sys.executable, "-m", "analysis", "ab", str(bad)], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "block 2" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def predicted(tmp_path_factory, memfbench) -> tuple[Path, subprocess.CompletedProcess[str], Path]:
+    """ab_calls recorded, then ab with --predict-from its recording (a short replay)."""
+    d = tmp_path_factory.mktemp("predict")
+    rec = d / "rec"
+    subprocess.run([memfbench, "record", "-o", str(rec), "--", str(PROGRAM)], check=True, capture_output=True,
+                   timeout=120)
+    p = ab(memfbench, "-v", "sse2", "--runs", "3", "--predict-from", str(rec), "--replay-time", "1", "-o", "ab.json",
+           "--", str(PROGRAM), cwd=d)
+    return d, p, rec
+
+
+def test_predict_from_replays_the_recording_and_prints_both(predicted) -> None:
+    d, p, rec = predicted
+    assert p.returncode == 0, p.stderr
+    doc = read_ab(d / "ab.json")
+    assert doc["prediction"] == {"recording": str(rec), "replay": str(d / "ab.json.replay.json")}
+    replay = json.loads((d / "ab.json.replay.json").read_text(encoding="utf-8"))
+    assert replay["config"]["distribution"].endswith("rec/memcpy_size.csv")
+    assert replay["config"]["variants"] == ["libc", "sse2"]
+    lines = [x for x in p.stdout.splitlines() if x.startswith("- sse2 - libc per run: predicted")]
+    # ab_calls makes 7 memcpy calls a run (and mempcpy, __memcpy_chk and __mempcpy_chk 7 each: all
+    # counted as memcpy by the recorder)
+    assert len(lines) == 1 and " calls x " in lines[0]
+    assert any(v in lines[0] for v in ("agree", "measured slower than predicted", "measured faster than predicted"))
+
+
+def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> None:
+    from analysis.ab import per_call_differences, predict_ab, recorded_calls
+    from analysis.load import load_run
+    d, _, rec = predicted
+    doc = read_ab(d / "ab.json")
+    (pr,) = predict_ab(doc)
+    calls = recorded_calls(rec, "memcpy")
+    per = per_call_differences(load_run(d / "ab.json.replay.json"), "sse2")
+    assert pr.calls == calls > 0 and len(per) == 10
+    assert pr.predicted_s == pytest.approx(calls * per.mean() * 1e-9)
+    assert pr.predicted_low <= pr.predicted_s <= pr.predicted_high and pr.gap_low <= pr.gap_high
+
+
+@pytest.mark.parametrize("args,problem", [
+    (["--predict-from", "NOWHERE"], "--predict-from"),
+    (["--predict-from", "EMPTY"], "no memcpy_size.csv"),
+    (["--predict-from", "EMPTY", "-f", "memset"], "no memset_size.csv"),
+    (["--replay-time", "0"], "--replay-time"),
+])
+def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem) -> None:
+    (tmp_path / "empty").mkdir()
+    args = [x.replace("NOWHERE", str(tmp_path / "nowhere")).replace("EMPTY", str(tmp_path / "empty")) for x in args]
+    p = ab(memfbench, "-v", "sse2" if "memset" not in args else "bytes", *args, "-o", str(tmp_path / "x.json"), "--",
+           str(PROGRAM))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and problem in p.stderr
+    assert not (tmp_path / "x.json").exists()
