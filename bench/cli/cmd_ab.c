@@ -10,15 +10,10 @@
 #include "base/flags.h"
 #include "base/parse.h"
 #include "base/rng.h"
-#include "base/warn.h"
 #include "cli/commands.h"
-#include "measure/cache.h"
 #include "orchestrate/ab.h"
-#include "orchestrate/abfile.h"
-#include "orchestrate/analysis.h"
+#include "orchestrate/abstudy.h"
 #include "orchestrate/cpus.h"
-#include "report/hostinfo.h"
-#include "report/output.h"
 
 enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME };
 
@@ -180,46 +175,8 @@ int mfb_cmd_ab(int argc, char **argv)
         return rc;
     if (!a.seed_given)
         ab.seed = mfb_seed_fresh();
-    struct mfb_err err = {{0}};
-    struct mfb_output out = {0};
-    mfb_ab_libraries(&ab);
-    if (mfb_ab_check_program(&ab, argv[a.program], &err) < 0 || mfb_ab_arms(&ab, a.variants, a.nvariants, &err) < 0 ||
-        (a.predict_from && mfb_ab_check_recording(&ab, a.predict_from, a.output, &err) < 0) ||
-        mfb_output_open(&out, a.output, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
-    int status = MFB_EXIT_FAIL;
-    if (mfb_ab_run_all(&ab, argv + a.program, a.quiet, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        mfb_output_abort(&out);
-        goto done;
-    }
-    if (a.predict_from && mfb_ab_replay(&ab, a.variants, a.nvariants, a.quiet, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        mfb_output_abort(&out);
-        goto done;
-    }
-    struct mfb_caches caches;
-    mfb_cache_detect(&caches, ab.cpu);
-    struct mfb_warnings warn = {.quiet = true};
-    cJSON *doc = mfb_ab_document(&ab, argv + a.program, argc - a.program, argv - 1, a.program + 1,
-                                 mfb_host_json(&caches, ab.cpu, &warn));
-    mfb_warnings_free(&warn);
-    rc = mfb_output_commit(&out, doc, NULL, &err);
-    cJSON_Delete(doc);
-    if (rc < 0) {
-        fprintf(stderr, "memfbench ab: %s\n", err.msg);
-        goto done;
-    }
-    status = MFB_EXIT_OK;
-    if (!a.quiet && strcmp(a.output, "-") != 0) {
-        mfb_ab_free(&ab);
-        char *args[] = {"analyze", "ab", (char *)a.output, NULL};
-        fflush(NULL);
-        return mfb_analysis_exec(3, args); /* returns only when the analysis cannot run */
-    }
-done:
-    mfb_ab_free(&ab);
-    return status;
+    struct mfb_ab_request rq = {.variants = a.variants, .nvariants = a.nvariants, .output = a.output,
+                                .predict_from = a.predict_from, .quiet = a.quiet, .program = argv + a.program,
+                                .nprogram = argc - a.program, .command = argv - 1, .ncommand = a.program + 1};
+    return mfb_ab_study(&ab, &rq);
 }

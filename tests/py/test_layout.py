@@ -136,8 +136,10 @@ def test_the_branch_check_sees_a_branch() -> None:
 
 
 # The command line turns argv into a study and dispatches; what a run does with it lives in the
-# stages (orchestrate/ and below). A folder past this size is holding the method again.
-CLI_MAX_LINES = 1800
+# stages (orchestrate/ and below). A folder past this size is holding the method again. It grows
+# with the commands, each a flag table and its parser: 1800 for eight, 1900 since `memfbench ab`
+# (whose study, and the probe's sizing, moved out to orchestrate/abstudy.c and probe/plan.c).
+CLI_MAX_LINES = 1900
 
 
 def test_the_command_line_folder_stays_thin() -> None:
