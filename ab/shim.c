@@ -29,8 +29,6 @@
 typedef void *copy_fn(void *, const void *, size_t);
 typedef void *set_fn(void *, int, size_t);
 typedef int cmp_fn(const void *, const void *, size_t);
-typedef void *copy_chk_fn(void *, const void *, size_t, size_t);
-typedef void *set_chk_fn(void *, int, size_t, size_t);
 
 /* The entry points, for the counts a test reads. */
 enum entry { E_MEMCPY, E_MEMMOVE, E_MEMPCPY, E___MEMPCPY, E_MEMSET, E_MEMCMP, E_BCMP, E_MEMCPY_CHK,
@@ -42,11 +40,9 @@ static const char *const entry_names[E_COUNT] = {"memcpy", "memmove", "mempcpy",
 enum family { F_MEMCPY, F_MEMMOVE, F_MEMSET, F_MEMCMP, F_BCMP, F_COUNT };
 static const char *const family_names[F_COUNT] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
 
-static copy_fn *libc_memcpy, *libc_memmove, *libc_mempcpy;
+static copy_fn *libc_memcpy, *libc_memmove;
 static set_fn *libc_memset;
 static cmp_fn *libc_memcmp, *libc_bcmp;
-static copy_chk_fn *libc_memcpy_chk, *libc_memmove_chk, *libc_mempcpy_chk;
-static set_chk_fn *libc_memset_chk;
 
 static enum family routed_family = F_MEMCPY;
 static void *routed;               /* the variant's function; NULL: every call to the C library */
@@ -114,14 +110,9 @@ static void resolve(void)
     inside = 1;
     libc_memcpy = (copy_fn *)dlsym(RTLD_NEXT, "memcpy");
     libc_memmove = (copy_fn *)dlsym(RTLD_NEXT, "memmove");
-    libc_mempcpy = (copy_fn *)dlsym(RTLD_NEXT, "mempcpy");
     libc_memset = (set_fn *)dlsym(RTLD_NEXT, "memset");
     libc_memcmp = (cmp_fn *)dlsym(RTLD_NEXT, "memcmp");
     libc_bcmp = (cmp_fn *)dlsym(RTLD_NEXT, "bcmp");
-    libc_memcpy_chk = (copy_chk_fn *)dlsym(RTLD_NEXT, "__memcpy_chk");
-    libc_memmove_chk = (copy_chk_fn *)dlsym(RTLD_NEXT, "__memmove_chk");
-    libc_mempcpy_chk = (copy_chk_fn *)dlsym(RTLD_NEXT, "__mempcpy_chk");
-    libc_memset_chk = (set_chk_fn *)dlsym(RTLD_NEXT, "__memset_chk");
     if (!libc_bcmp)
         libc_bcmp = libc_memcmp;
     if (!libc_memcpy || !libc_memmove || !libc_memset || !libc_memcmp)
@@ -184,42 +175,53 @@ static inline int ready(void)
 
 #define EXPORT __attribute__((visibility("default")))
 
-static inline void *call_copy(void *d, const void *s, size_t n)
+/* Every call, the variant's or the C library's, goes through the same steps (the flag set, an
+ * indirect call, the flag cleared): the shim then costs the libc arm what it costs a variant's, and
+ * a difference between them is the code's, not the shim's. */
+static inline void *call_copy(copy_fn *f, void *d, const void *s, size_t n)
 {
+    int was = inside; /* a call from inside the variant must leave the flag as it found it */
     inside = 1;
-    void *r = ((copy_fn *)routed)(d, s, n);
-    inside = 0;
+    void *r = f(d, s, n);
+    inside = was;
     return r;
 }
 
-static inline void *call_set(void *d, int v, size_t n)
+static inline void *call_set(set_fn *f, void *d, int v, size_t n)
 {
+    int was = inside;
     inside = 1;
-    void *r = ((set_fn *)routed)(d, v, n);
-    inside = 0;
+    void *r = f(d, v, n);
+    inside = was;
     return r;
 }
 
-static inline int call_cmp(const void *a, const void *b, size_t n)
+static inline int call_cmp(cmp_fn *f, const void *a, const void *b, size_t n)
 {
+    int was = inside;
     inside = 1;
-    int r = ((cmp_fn *)routed)(a, b, n);
-    inside = 0;
+    int r = f(a, b, n);
+    inside = was;
     return r;
+}
+
+static inline copy_fn *copy_target(enum entry e, enum family f, copy_fn *libc)
+{
+    return route(e, f) ? (copy_fn *)routed : libc;
 }
 
 EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
         return fb_copy(d, s, n);
-    return route(E_MEMCPY, F_MEMCPY) ? call_copy(d, s, n) : libc_memcpy(d, s, n);
+    return call_copy(copy_target(E_MEMCPY, F_MEMCPY, libc_memcpy), d, s, n);
 }
 
 EXPORT void *memmove(void *d, const void *s, size_t n)
 {
     if (!ready())
         return fb_copy(d, s, n);
-    return route(E_MEMMOVE, F_MEMMOVE) ? call_copy(d, s, n) : libc_memmove(d, s, n);
+    return call_copy(copy_target(E_MEMMOVE, F_MEMMOVE, libc_memmove), d, s, n);
 }
 
 /* mempcpy is memcpy returning the end: routed with memcpy. */
@@ -227,9 +229,7 @@ static void *pcopy(enum entry e, void *restrict d, const void *restrict s, size_
 {
     if (!ready())
         return (unsigned char *)fb_copy(d, s, n) + n;
-    if (route(e, F_MEMCPY))
-        return (unsigned char *)call_copy(d, s, n) + n;
-    return libc_mempcpy ? libc_mempcpy(d, s, n) : (unsigned char *)libc_memcpy(d, s, n) + n;
+    return (unsigned char *)call_copy(copy_target(e, F_MEMCPY, libc_memcpy), d, s, n) + n;
 }
 
 EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
@@ -246,25 +246,26 @@ EXPORT void *memset(void *d, int v, size_t n)
 {
     if (!ready())
         return fb_set(d, v, n);
-    return route(E_MEMSET, F_MEMSET) ? call_set(d, v, n) : libc_memset(d, v, n);
+    return call_set(route(E_MEMSET, F_MEMSET) ? (set_fn *)routed : libc_memset, d, v, n);
 }
 
 EXPORT int memcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
         return fb_cmp(a, b, n);
-    return route(E_MEMCMP, F_MEMCMP) ? call_cmp(a, b, n) : libc_memcmp(a, b, n);
+    return call_cmp(route(E_MEMCMP, F_MEMCMP) ? (cmp_fn *)routed : libc_memcmp, a, b, n);
 }
 
 EXPORT int bcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
         return fb_cmp(a, b, n);
-    return route(E_BCMP, F_BCMP) ? call_cmp(a, b, n) : libc_bcmp(a, b, n);
+    return call_cmp(route(E_BCMP, F_BCMP) ? (cmp_fn *)routed : libc_bcmp, a, b, n);
 }
 
 /* Fortified entry points (-D_FORTIFY_SOURCE): the bound is checked here as the C library would
- * (abort on an overflow), then the call is routed as the plain function's. */
+ * (abort on an overflow), then the call goes where the plain function's goes, the same way for
+ * both sides. */
 static void check_room(size_t n, size_t room)
 {
     static const char msg[] = "*** buffer overflow detected ***: terminated (memfbench ab shim)\n";
@@ -278,33 +279,32 @@ static void check_room(size_t n, size_t room)
 
 EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready() || !libc_memcpy_chk)
+    if (!ready())
         return fb_copy(d, s, n);
     check_room(n, room);
-    return route(E_MEMCPY_CHK, F_MEMCPY) ? call_copy(d, s, n) : libc_memcpy_chk(d, s, n, room);
+    return call_copy(copy_target(E_MEMCPY_CHK, F_MEMCPY, libc_memcpy), d, s, n);
 }
 
 EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready() || !libc_memmove_chk)
+    if (!ready())
         return fb_copy(d, s, n);
     check_room(n, room);
-    return route(E_MEMMOVE_CHK, F_MEMMOVE) ? call_copy(d, s, n) : libc_memmove_chk(d, s, n, room);
+    return call_copy(copy_target(E_MEMMOVE_CHK, F_MEMMOVE, libc_memmove), d, s, n);
 }
 
 EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready() || !libc_mempcpy_chk)
+    if (!ready())
         return (unsigned char *)fb_copy(d, s, n) + n;
     check_room(n, room);
-    return route(E_MEMPCPY_CHK, F_MEMCPY) ? (unsigned char *)call_copy(d, s, n) + n
-                                          : libc_mempcpy_chk(d, s, n, room);
+    return (unsigned char *)call_copy(copy_target(E_MEMPCPY_CHK, F_MEMCPY, libc_memcpy), d, s, n) + n;
 }
 
 EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
 {
-    if (!ready() || !libc_memset_chk)
+    if (!ready())
         return fb_set(d, v, n);
     check_room(n, room);
-    return route(E_MEMSET_CHK, F_MEMSET) ? call_set(d, v, n) : libc_memset_chk(d, v, n, room);
+    return call_set(route(E_MEMSET_CHK, F_MEMSET) ? (set_fn *)routed : libc_memset, d, v, n);
 }
