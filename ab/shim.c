@@ -52,20 +52,12 @@ static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C libra
 static atomic_int state;           /* 0 unresolved, 1 resolving, 2 ready */
 static __thread int inside __attribute__((tls_model("initial-exec"))); /* in routed code, or resolving */
 
-static size_t length(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
-
 /* One line on stderr and exit 127 (the shell's "cannot run"): the program never runs unrouted. */
 static void die(const char *what, const char *detail)
 {
     const char *parts[] = {"memfbench ab shim: ", what, detail ? ": " : "", detail ? detail : "", "\n"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (write(STDERR_FILENO, parts[i], length(parts[i])) < 0)
+        if (write(STDERR_FILENO, parts[i], strlen(parts[i])) < 0)
             break;
     _exit(127);
 }

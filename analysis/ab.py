@@ -172,14 +172,10 @@ def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
     return d.groupby(level="process").median().to_numpy()
 
 
-def _se(x: np.ndarray) -> float:
-    return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("inf")
-
-
 def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
     """Each variant's predicted and measured difference per run (see Prediction)."""
+    from .diff import welch
     from .load import load_run
-    from . import nptests
     pred = doc.get("prediction")
     if not pred:
         return []
@@ -194,17 +190,14 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
         d = per_call_differences(run, a["name"])
         m = (wall[a["name"]] - wall[libc]).to_numpy()
         ci_d, ci_m = stats.t_interval(d, level), stats.t_interval(m, level)
-        p_s, se_p = calls * ci_d.estimate * 1e-9, calls * _se(d) * 1e-9
-        se_m = _se(m)
-        gap, se = ci_m.estimate - p_s, float(np.hypot(se_m, se_p))
-        # Welch-Satterthwaite degrees of freedom for the two independent means
-        dof = se ** 4 / ((se_m ** 4 / max(len(m) - 1, 1)) + (se_p ** 4 / max(len(d) - 1, 1))) if se > 0 else 1.0
-        h = float(nptests.t_quantile(1 - (1 - level) / 2, dof)) * se
+        p_s = calls * ci_d.estimate * 1e-9
+        # measured - predicted: the two means, each with its own spread (Welch)
+        gap, gap_low, gap_high, _ = welch(calls * 1e-9 * d, m, level)
         # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
-        verdict = ("agree" if gap - h <= 0 <= gap + h else
+        verdict = ("agree" if gap_low <= 0 <= gap_high else
                    "measured slower than predicted" if gap > 0 else "measured faster than predicted")
         out.append(Prediction(a["name"], calls, ci_d.estimate, ci_d.low, ci_d.high, p_s, calls * ci_d.low * 1e-9,
-                              calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low, ci_m.high, gap - h, gap + h,
+                              calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low, ci_m.high, gap_low, gap_high,
                               float(wall[libc].median()), verdict))
     return out
 

@@ -86,10 +86,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
 
-def _verdict_options(p: argparse.ArgumentParser, each_run: bool = False) -> None:
-    """--baseline, --margin and --level, as every comparing subcommand takes them."""
-    p.add_argument("--baseline", help="variant to compare against (default: "
-                                      f"{'each' if each_run else 'the'} run's first variant)")
+def _verdict_options(p: argparse.ArgumentParser, each_run: bool = False, baseline: bool = True) -> None:
+    """--baseline, --margin and --level, as every comparing subcommand takes them (ab's baseline is
+    its libc arm, always: no --baseline there)."""
+    if baseline:
+        p.add_argument("--baseline", help="variant to compare against (default: "
+                                          f"{'each' if each_run else 'the'} run's first variant)")
     p.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
 
@@ -201,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     ab = sub.add_parser("ab", help="a memfbench ab file: each variant's end-to-end time against libc's, and "
                                    "the shim's own cost")
     ab.add_argument("file")
-    _verdict_options(ab)
+    _verdict_options(ab, baseline=False)
     ab.add_argument("--json", dest="json_out", help="also write the comparisons as JSON to this file")
     e = sub.add_parser("export", help="export one result file")
     e.add_argument("file")

@@ -19,7 +19,6 @@ points. What it does not hold against is drift (points that are not exchangeable
 code change): docs/analysis.md gives the false-alarm rate measured on series of A/A studies."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .diff import welch
 from .identity import code_id
 from .load import Run
 
@@ -194,22 +194,6 @@ def change_points(x: np.ndarray, min_size: int = MIN_SIZE, alpha: float = ALPHA,
     return sorted(found)
 
 
-def _welch_log(before: np.ndarray, after: np.ndarray, level: float) -> tuple[float, float, float]:
-    """after/before as exp(mean difference of logs), with a Welch t interval; a side of one point
-    borrows the other side's spread."""
-    from scipy import stats as st
-    mb, ma = float(before.mean()), float(after.mean())
-    vb = float(before.var(ddof=1)) if len(before) > 1 else float(after.var(ddof=1))
-    va = float(after.var(ddof=1)) if len(after) > 1 else vb
-    se2 = vb / len(before) + va / len(after)
-    diff = ma - mb
-    if se2 <= 0:
-        return math.exp(diff), math.exp(diff), math.exp(diff)
-    df = se2 ** 2 / ((vb / len(before)) ** 2 / max(len(before) - 1, 1) + (va / len(after)) ** 2 / max(len(after) - 1, 1))
-    h = float(st.t.ppf(0.5 + level / 2, df)) * math.sqrt(se2)
-    return math.exp(diff), math.exp(diff - h), math.exp(diff + h)
-
-
 def detect(points: pd.DataFrame, min_size: int = MIN_SIZE, alpha: float = ALPHA,
            permutations: int = PERMUTATIONS, seed: int = stats.DEFAULT_SEED,
            level: float = 0.95) -> list[Change]:
@@ -223,7 +207,8 @@ def detect(points: pd.DataFrame, min_size: int = MIN_SIZE, alpha: float = ALPHA,
         edges = [0] + [c for c, _ in cuts] + [len(x)]
         for j, (c, p) in enumerate(cuts):
             before, after = x[edges[j]:c], x[c:edges[j + 2]]
-            change, low, high = _welch_log(before, after, level)
+            d, lo, hi, _ = welch(before, after, level)  # after - before, in logs
+            change, low, high = float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi))
             rb, ra = g.iloc[c - 1], g.iloc[c]
             codes = []
             for col, who in (("code", str(variant)), ("baseline_code", str(rb["baseline"]))):

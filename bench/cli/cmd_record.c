@@ -48,17 +48,6 @@ static void usage(FILE *out)
     mfb_flags_usage(out, record_flags, sizeof record_flags / sizeof record_flags[0]);
 }
 
-static const char *recorder_path(void)
-{
-    const char *env = getenv("MEMFBENCH_RECORDER");
-    if (env && *env)
-        return env;
-    struct stat st;
-    if (stat(MFB_RECORDER_BUILD_PATH, &st) == 0 && S_ISREG(st.st_mode))
-        return MFB_RECORDER_BUILD_PATH;
-    return MFB_RECORDER_INSTALL_PATH;
-}
-
 static int add_raw_files(struct mfb_recording *rec, const char *raw_dir, struct mfb_err *err)
 {
     DIR *d = opendir(raw_dir);
@@ -216,7 +205,7 @@ int mfb_cmd_record(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     struct mfb_err err = {{0}};
-    const char *lib = recorder_path();
+    const char *lib = mfb_program_library("MEMFBENCH_RECORDER", MFB_RECORDER_BUILD_PATH, MFB_RECORDER_INSTALL_PATH);
     struct stat st;
     if (stat(lib, &st) != 0 || !S_ISREG(st.st_mode)) {
         fprintf(stderr, "memfbench record: the recorder library %s is missing (build it, or set MEMFBENCH_RECORDER)\n",

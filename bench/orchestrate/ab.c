@@ -18,6 +18,7 @@
 #include "base/sha256.h"
 #include "impl/plugin.h"
 #include "impl/variants.h"
+#include "orchestrate/program.h"
 #include "config.h"
 
 extern char **environ;
@@ -35,19 +36,12 @@ const char *mfb_ab_arm_kind_name(enum mfb_ab_arm_kind k)
     return "variant";
 }
 
-static void pick(char *out, size_t n, const char *env, const char *build, const char *installed)
-{
-    const char *e = getenv(env);
-    struct stat st;
-    const char *p = e && *e ? e : stat(build, &st) == 0 && S_ISREG(st.st_mode) ? build : installed;
-    snprintf(out, n, "%s", p);
-}
-
 void mfb_ab_libraries(struct mfb_ab *ab)
 {
-    pick(ab->shim, sizeof ab->shim, "MEMFBENCH_AB_SHIM", MFB_AB_SHIM_BUILD_PATH, MFB_AB_SHIM_INSTALL_PATH);
-    pick(ab->builtins, sizeof ab->builtins, "MEMFBENCH_AB_BUILTINS", MFB_AB_BUILTINS_BUILD_PATH,
-         MFB_AB_BUILTINS_INSTALL_PATH);
+    snprintf(ab->shim, sizeof ab->shim, "%s",
+             mfb_program_library("MEMFBENCH_AB_SHIM", MFB_AB_SHIM_BUILD_PATH, MFB_AB_SHIM_INSTALL_PATH));
+    snprintf(ab->builtins, sizeof ab->builtins, "%s",
+             mfb_program_library("MEMFBENCH_AB_BUILTINS", MFB_AB_BUILTINS_BUILD_PATH, MFB_AB_BUILTINS_INSTALL_PATH));
 }
 
 /* name as execvp would find it: itself when it has a '/', else the first executable regular file
@@ -133,8 +127,8 @@ int mfb_ab_check_program(struct mfb_ab *ab, const char *name, struct mfb_err *er
     return 0;
 }
 
-/* Checks that spec's library loads and has the symbol, in this process, so that a bad variant is
- * one line before any run (the shim would stop each run with the same line). */
+/* Checks that the built-ins library loads and has the symbol, in this process, so that a missing
+ * library is one line before any run (the shim would stop each run with the same line). */
 static int check_loads(const char *path, const char *symbol, const char *value, struct mfb_err *err)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -154,18 +148,29 @@ static int add_variant(struct mfb_ab *ab, const char *value, struct mfb_err *err
     a->kind = MFB_AB_VARIANT;
     char path[PATH_MAX];
     if (mfb_plugin_spec(value)) {
-        const char *colon = strrchr(value, ':');
-        const char *eq = strchr(colon, '=');
-        size_t sl = eq ? (size_t)(eq - colon - 1) : strlen(colon + 1);
-        if ((size_t)(colon - value) >= sizeof path || sl == 0 || sl >= sizeof a->symbol || (eq && !eq[1]) ||
-            (eq && strlen(eq + 1) >= sizeof a->name))
-            return mfb_fail(err, "memfbench ab: -v %s: not PATH:SYMBOL[=NAME]", value);
-        char given[PATH_MAX];
-        snprintf(given, sizeof given, "%.*s", (int)(colon - value), value);
-        if (!realpath(given, path))
-            return mfb_fail(err, "memfbench ab: -v %s: %s: %s", value, given, strerror(errno));
-        snprintf(a->symbol, sizeof a->symbol, "%.*s", (int)sl, colon + 1);
-        snprintf(a->name, sizeof a->name, "%s", eq ? eq + 1 : a->symbol);
+        /* the plugin's own loader parses PATH:SYMBOL[=NAME], loads it and finds the symbol, as run does */
+        struct mfb_variant v;
+        void *h;
+        if (mfb_plugin_load(value, ab->func, &v, &h, err) < 0) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return mfb_fail(err, "memfbench ab: %s", msg);
+        }
+        /* the file the loader opened, as an absolute path (the shim runs in the program's folder), and
+         * the symbol as given (dladdr could name an alias at the same address) */
+        struct mfb_codeinfo ci;
+        mfb_variant_codeinfo(&v, &ci);
+        const char *sym = strrchr(value, ':') + 1;
+        size_t sl = strcspn(sym, "=");
+        bool fits = ci.object && realpath(ci.object, path) && sl < sizeof a->symbol && strlen(v.name) < sizeof a->name;
+        if (fits) {
+            snprintf(a->symbol, sizeof a->symbol, "%.*s", (int)sl, sym);
+            snprintf(a->name, sizeof a->name, "%s", v.name);
+        }
+        mfb_plugin_unload(&v, h);
+        if (!fits)
+            return mfb_fail(err, "memfbench ab: -v %s: its file cannot be named, or its symbol or name is over %zu "
+                            "characters", value, sizeof a->name - 1);
         a->origin = "plugin";
     } else {
         /* a built-in: the registry's code, loaded from the built-ins library by its symbol */
@@ -188,12 +193,12 @@ static int add_variant(struct mfb_ab *ab, const char *value, struct mfb_err *err
         snprintf(a->symbol, sizeof a->symbol, "%s", ci.symbol);
         snprintf(a->name, sizeof a->name, "%s", value);
         a->origin = "builtin";
+        if (check_loads(path, a->symbol, value, err) < 0)
+            return -1;
     }
     for (int i = 0; i < ab->narms; i++)
         if (!strcmp(ab->arms[i].name, a->name))
             return mfb_fail(err, "memfbench ab: -v %s: a second arm named '%s'", value, a->name);
-    if (check_loads(path, a->symbol, value, err) < 0)
-        return -1;
     if (mfb_sha256_file(path, a->file_sha256) != 0)
         return mfb_fail(err, "memfbench ab: -v %s: cannot read %s", value, path);
     char spec[sizeof a->spec]; /* built apart: gcc cannot tell a->symbol from a->spec (-Wrestrict) */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,4 +158,13 @@ int mfb_program_run(char **argv, const struct mfb_program_env *env)
         _exit(127);
     }
     return wait_program(pid, argv[0]);
+}
+
+const char *mfb_program_library(const char *env, const char *build_path, const char *install_path)
+{
+    const char *e = getenv(env);
+    if (e && *e)
+        return e;
+    struct stat st;
+    return stat(build_path, &st) == 0 && S_ISREG(st.st_mode) ? build_path : install_path;
 }

@@ -14,6 +14,10 @@ struct mfb_program_env {
     const char *trace;    /* --trace N, or NULL */
 };
 
+/* Where a library memfbench preloads or loads into a program lives (the recorder, the ab shim, the
+ * built-ins): $env when set, else this build's copy when it exists, else the installed one. */
+const char *mfb_program_library(const char *env, const char *build_path, const char *install_path);
+
 /* Runs argv; returns its exit status (128 + signal when killed), 127 when it could not be started.
  * Installs record's handlers for SIGINT, SIGTERM and SIGHUP. */
 int mfb_program_run(char **argv, const struct mfb_program_env *env);

@@ -540,7 +540,11 @@ static cJSON *identity_json(const struct mfb_run_variant *rv)
     return o;
 }
 
-static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const struct mfb_layout *l)
+/* identify: whether to say what the code is (identity_json). A study's file keeps its first
+ * process's variants block (orchestrate/merge.c), so a later process skips it: the identity of a
+ * library hashes its whole file (about 8 ms for glibc's on the Zen 5 VM), work that file would
+ * throw away. */
+static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const struct mfb_layout *l, bool identify)
 {
     cJSON *v = cJSON_CreateObject();
     cJSON_AddNumberToObject(v, "index", index);
@@ -555,7 +559,8 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const st
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
     add_number_or_null(v, "code_placement", rv->code_placement >= 0, rv->code_placement);
-    cJSON_AddItemToObject(v, "code_identity", identity_json(rv));
+    if (identify)
+        cJSON_AddItemToObject(v, "code_identity", identity_json(rv));
     if (rv->code_placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {
         /* round r runs this variant from code_placements[r % the layout's code_placements] */
         cJSON *p = cJSON_AddArrayToObject(v, "code_placements");
@@ -704,7 +709,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");
     for (int i = 0; i < r->nvars; i++)
-        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i, &r->layout));
+        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i, &r->layout, r->study->process_index <= 0));
     cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
     cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
     cJSON_AddItemToObject(d, "setup", setup_json(&r->res, r->ws));
