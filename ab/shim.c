@@ -10,7 +10,8 @@
  *   MEMFBENCH_AB_COUNT=FILE            at exit, append "ENTRY ROUTED LIBC" per entry point (tests)
  *
  * A call the routed code makes itself (a wrapper that calls memcpy) goes to the C library, or it
- * would call itself for ever. Calls made before the shim is ready (dlopen copies) take byte loops.
+ * would call itself for ever: the variant is loaded with RTLD_DEEPBIND. Calls made before the shim
+ * is ready (another library's constructor, dlopen's own copies) take byte loops.
  * A variant that cannot be loaded ends the process with one line (exit 127), before main: a
  * comparison with a silently unrouted side would be a comparison of libc with itself. */
 
@@ -50,7 +51,21 @@ static int counting;               /* MEMFBENCH_AB_COUNT given */
 static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C library] */
 
 static atomic_int state;           /* 0 unresolved, 1 resolving, 2 ready */
-static __thread int inside __attribute__((tls_model("initial-exec"))); /* in routed code, or resolving */
+static __thread int resolving;     /* this thread is inside resolve(): its calls take the byte loops */
+
+/* Where each family's calls go once resolved: the variant for the routed family, the C library for
+ * the others. An entry point is one load and a tail jump through its family's pointer, the same two
+ * instructions for libc and for a variant, so the shim costs both arms alike; before resolution
+ * the pointers lead to the resolving path. Relaxed atomics: written once, before main, read as
+ * plain loads. */
+static void *first_memcpy(void *, const void *, size_t);
+static void *first_memmove(void *, const void *, size_t);
+static void *first_memset(void *, int, size_t);
+static int first_memcmp(const void *, const void *, size_t);
+static int first_bcmp(const void *, const void *, size_t);
+static _Atomic(copy_fn *) to_memcpy = first_memcpy, to_memmove = first_memmove;
+static _Atomic(set_fn *) to_memset = first_memset;
+static _Atomic(cmp_fn *) to_memcmp = first_memcmp, to_bcmp = first_bcmp;
 
 /* One line on stderr and exit 127 (the shell's "cannot run"): the program never runs unrouted. */
 static void die(const char *what, const char *detail)
@@ -82,7 +97,11 @@ static void load_variant(const char *spec)
         die("MEMFBENCH_AB_VARIANT: the path is too long", NULL);
     fb_copy(path, spec, n);
     path[n] = '\0';
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_DEEPBIND: the variant's own calls to memcpy (a wrapper's) bind to the C library it
+     * links, not to this shim, so they never come back here: no flag on the path of every call.
+     * (A library linked without the C library, -nostdlib, that calls memcpy anyway would find this
+     * shim and recurse until the run fails: memfbench ab then names the run.) */
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h)
         die("cannot load the variant", dlerror());
     routed = dlsym(h, colon + 1);
@@ -90,16 +109,24 @@ static void load_variant(const char *spec)
         die("the variant's library has no such symbol", colon + 1);
 }
 
+/* Counting (tests): which side an entry point's call went to. Off, it is one predictable branch on
+ * a flag, in every arm alike. */
+static inline void count(enum entry e, enum family f)
+{
+    if (__builtin_expect(counting, 0))
+        atomic_fetch_add_explicit(&counts[e][routed && routed_family == f ? 0 : 1], 1, memory_order_relaxed);
+}
+
 static void resolve(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&state, &expect, 1)) {
-        if (!inside)
+        if (!resolving)
             while (atomic_load(&state) != 2)
                 ; /* another thread is resolving: microseconds, once per process */
         return;
     }
-    inside = 1;
+    resolving = 1;
     libc_memcpy = (copy_fn *)dlsym(RTLD_NEXT, "memcpy");
     libc_memmove = (copy_fn *)dlsym(RTLD_NEXT, "memmove");
     libc_memset = (set_fn *)dlsym(RTLD_NEXT, "memset");
@@ -114,8 +141,52 @@ static void resolve(void)
         load_variant(spec);
     const char *c = getenv("MEMFBENCH_AB_COUNT");
     counting = c && *c;
-    inside = 0;
+    atomic_store_explicit(&to_memcpy, routed && routed_family == F_MEMCPY ? (copy_fn *)routed : libc_memcpy,
+                          memory_order_relaxed);
+    atomic_store_explicit(&to_memmove, routed && routed_family == F_MEMMOVE ? (copy_fn *)routed : libc_memmove,
+                          memory_order_relaxed);
+    atomic_store_explicit(&to_memset, routed && routed_family == F_MEMSET ? (set_fn *)routed : libc_memset,
+                          memory_order_relaxed);
+    atomic_store_explicit(&to_memcmp, routed && routed_family == F_MEMCMP ? (cmp_fn *)routed : libc_memcmp,
+                          memory_order_relaxed);
+    atomic_store_explicit(&to_bcmp, routed && routed_family == F_BCMP ? (cmp_fn *)routed : libc_bcmp,
+                          memory_order_relaxed);
+    resolving = 0;
     atomic_store(&state, 2);
+}
+
+/* The resolving path: calls made before the shim is ready (another library's constructor, or the
+ * dlopen of the variant itself) resolve it, or take the byte loops while this thread resolves. */
+static int ready(void)
+{
+    if (atomic_load(&state) != 2)
+        resolve();
+    return atomic_load(&state) == 2;
+}
+
+static void *first_memcpy(void *restrict d, const void *restrict s, size_t n)
+{
+    return ready() ? atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) : fb_copy(d, s, n);
+}
+
+static void *first_memmove(void *d, const void *s, size_t n)
+{
+    return ready() ? atomic_load_explicit(&to_memmove, memory_order_relaxed)(d, s, n) : fb_copy(d, s, n);
+}
+
+static void *first_memset(void *d, int v, size_t n)
+{
+    return ready() ? atomic_load_explicit(&to_memset, memory_order_relaxed)(d, v, n) : fb_set(d, v, n);
+}
+
+static int first_memcmp(const void *a, const void *b, size_t n)
+{
+    return ready() ? atomic_load_explicit(&to_memcmp, memory_order_relaxed)(a, b, n) : fb_cmp(a, b, n);
+}
+
+static int first_bcmp(const void *a, const void *b, size_t n)
+{
+    return ready() ? atomic_load_explicit(&to_bcmp, memory_order_relaxed)(a, b, n) : fb_cmp(a, b, n);
 }
 
 static void write_counts(void)
@@ -142,117 +213,54 @@ __attribute__((constructor)) static void at_load(void)
 __attribute__((destructor)) static void at_unload(void)
 {
     if (counting) {
-        inside = 1; /* stdio's own copies are not the program's */
+        counting = 0; /* stdio's own copies are not the program's */
         write_counts();
     }
 }
 
-/* Whether a call of family f through entry e goes to the variant: the shim is ready, the variant
- * implements f, and the caller is not the variant itself. Counted when asked. */
-static inline int route(enum entry e, enum family f)
-{
-    int to_variant = routed && routed_family == f && !inside;
-    if (counting && !inside)
-        atomic_fetch_add_explicit(&counts[e][to_variant ? 0 : 1], 1, memory_order_relaxed);
-    return to_variant;
-}
-
-static inline int ready(void)
-{
-    if (__builtin_expect(atomic_load_explicit(&state, memory_order_acquire) == 2, 1))
-        return 1;
-    resolve();
-    return atomic_load(&state) == 2;
-}
-
 #define EXPORT __attribute__((visibility("default")))
-
-/* Every call, the variant's or the C library's, goes through the same steps (the flag set, an
- * indirect call, the flag cleared): the shim then costs the libc arm what it costs a variant's, and
- * a difference between them is the code's, not the shim's. */
-static inline void *call_copy(copy_fn *f, void *d, const void *s, size_t n)
-{
-    int was = inside; /* a call from inside the variant must leave the flag as it found it */
-    inside = 1;
-    void *r = f(d, s, n);
-    inside = was;
-    return r;
-}
-
-static inline void *call_set(set_fn *f, void *d, int v, size_t n)
-{
-    int was = inside;
-    inside = 1;
-    void *r = f(d, v, n);
-    inside = was;
-    return r;
-}
-
-static inline int call_cmp(cmp_fn *f, const void *a, const void *b, size_t n)
-{
-    int was = inside;
-    inside = 1;
-    int r = f(a, b, n);
-    inside = was;
-    return r;
-}
-
-static inline copy_fn *copy_target(enum entry e, enum family f, copy_fn *libc)
-{
-    return route(e, f) ? (copy_fn *)routed : libc;
-}
 
 EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    if (!ready())
-        return fb_copy(d, s, n);
-    return call_copy(copy_target(E_MEMCPY, F_MEMCPY, libc_memcpy), d, s, n);
+    count(E_MEMCPY, F_MEMCPY);
+    return atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n);
 }
 
 EXPORT void *memmove(void *d, const void *s, size_t n)
 {
-    if (!ready())
-        return fb_copy(d, s, n);
-    return call_copy(copy_target(E_MEMMOVE, F_MEMMOVE, libc_memmove), d, s, n);
+    count(E_MEMMOVE, F_MEMMOVE);
+    return atomic_load_explicit(&to_memmove, memory_order_relaxed)(d, s, n);
 }
 
 /* mempcpy is memcpy returning the end: routed with memcpy. */
-static void *pcopy(enum entry e, void *restrict d, const void *restrict s, size_t n)
-{
-    if (!ready())
-        return (unsigned char *)fb_copy(d, s, n) + n;
-    return (unsigned char *)call_copy(copy_target(e, F_MEMCPY, libc_memcpy), d, s, n) + n;
-}
-
 EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    return pcopy(E_MEMPCPY, d, s, n);
+    count(E_MEMPCPY, F_MEMCPY);
+    return (unsigned char *)atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) + n;
 }
 
 EXPORT void *__mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    return pcopy(E___MEMPCPY, d, s, n);
+    count(E___MEMPCPY, F_MEMCPY);
+    return (unsigned char *)atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) + n;
 }
 
 EXPORT void *memset(void *d, int v, size_t n)
 {
-    if (!ready())
-        return fb_set(d, v, n);
-    return call_set(route(E_MEMSET, F_MEMSET) ? (set_fn *)routed : libc_memset, d, v, n);
+    count(E_MEMSET, F_MEMSET);
+    return atomic_load_explicit(&to_memset, memory_order_relaxed)(d, v, n);
 }
 
 EXPORT int memcmp(const void *a, const void *b, size_t n)
 {
-    if (!ready())
-        return fb_cmp(a, b, n);
-    return call_cmp(route(E_MEMCMP, F_MEMCMP) ? (cmp_fn *)routed : libc_memcmp, a, b, n);
+    count(E_MEMCMP, F_MEMCMP);
+    return atomic_load_explicit(&to_memcmp, memory_order_relaxed)(a, b, n);
 }
 
 EXPORT int bcmp(const void *a, const void *b, size_t n)
 {
-    if (!ready())
-        return fb_cmp(a, b, n);
-    return call_cmp(route(E_BCMP, F_BCMP) ? (cmp_fn *)routed : libc_bcmp, a, b, n);
+    count(E_BCMP, F_BCMP);
+    return atomic_load_explicit(&to_bcmp, memory_order_relaxed)(a, b, n);
 }
 
 /* Fortified entry points (-D_FORTIFY_SOURCE): the bound is checked here as the C library would
@@ -271,32 +279,28 @@ static void check_room(size_t n, size_t room)
 
 EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready())
-        return fb_copy(d, s, n);
     check_room(n, room);
-    return call_copy(copy_target(E_MEMCPY_CHK, F_MEMCPY, libc_memcpy), d, s, n);
+    count(E_MEMCPY_CHK, F_MEMCPY);
+    return atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n);
 }
 
 EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready())
-        return fb_copy(d, s, n);
     check_room(n, room);
-    return call_copy(copy_target(E_MEMMOVE_CHK, F_MEMMOVE, libc_memmove), d, s, n);
+    count(E_MEMMOVE_CHK, F_MEMMOVE);
+    return atomic_load_explicit(&to_memmove, memory_order_relaxed)(d, s, n);
 }
 
 EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
-    if (!ready())
-        return (unsigned char *)fb_copy(d, s, n) + n;
     check_room(n, room);
-    return (unsigned char *)call_copy(copy_target(E_MEMPCPY_CHK, F_MEMCPY, libc_memcpy), d, s, n) + n;
+    count(E_MEMPCPY_CHK, F_MEMCPY);
+    return (unsigned char *)atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) + n;
 }
 
 EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
 {
-    if (!ready())
-        return fb_set(d, v, n);
     check_room(n, room);
-    return call_set(route(E_MEMSET_CHK, F_MEMSET) ? (set_fn *)routed : libc_memset, d, v, n);
+    count(E_MEMSET_CHK, F_MEMSET);
+    return atomic_load_explicit(&to_memset, memory_order_relaxed)(d, v, n);
 }

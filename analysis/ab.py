@@ -9,7 +9,7 @@ variants). The same for CPU time (user + sys of the program and the children it 
 shim's cost is libc behind the shim against the program as it is (arm "plain"), by the same rule."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +127,25 @@ def ab_line(c: AbComparison, level: float, margin: float) -> str:
 
 
 @dataclass
+class ClassPrediction:
+    """One size class's part of a predicted difference per run (--by-class): the run's calls times
+    the class's contribution per call (its share of calls x its per-call difference), in seconds;
+    the residual (what timing the classes apart misses) is the row named "residual"."""
+    size_class: str
+    calls_pct: float
+    predicted_s: float
+    predicted_low: float
+    predicted_high: float
+
+
+@dataclass
 class Prediction:
-    """A variant's difference per program run (seconds, variant - libc) as the replay of the
+    """A variant's difference per program run (seconds, variant - libc) as a replay of the
     program's recording predicts it (calls x per-call difference) and as measured, and whether
-    they agree: the interval of measured - predicted holds 0."""
+    they agree: the interval of measured - predicted holds 0. basis: which replay, "table" (the
+    recorded size table drawn at random) or "trace" (the recorded calls in their order)."""
     arm: str
+    basis: str
     calls: int
     per_call_ns: float
     per_call_low: float
@@ -146,9 +160,12 @@ class Prediction:
     gap_high: float
     baseline_median_s: float
     verdict: str          # "agree", "measured slower than predicted", "measured faster than predicted"
+    classes: list[ClassPrediction] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d["classes"] = [asdict(c) for c in self.classes]
+        return d
 
 
 def recorded_calls(recording: str | Path, function: str) -> int:
@@ -172,8 +189,24 @@ def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
     return d.groupby(level="process").median().to_numpy()
 
 
+def _by_class(run, arm: str, calls: int, level: float) -> list[ClassPrediction]:
+    """The replay's decomposition by size class (classes.decompose), scaled to a run's calls; []
+    when the replay did not time the classes."""
+    from .classes import decompose, size_classes
+    if not size_classes(run):
+        return []
+    dec = decompose(run, arm, "libc", level)
+    rows = [ClassPrediction(c.size_class.label, 100 * c.size_class.p, calls * c.contribution.ns * 1e-9,
+                            calls * c.contribution.low * 1e-9, calls * c.contribution.high * 1e-9)
+            for c in dec.classes]
+    r = dec.residual
+    return rows + [ClassPrediction("residual", float("nan"), calls * r.ns * 1e-9, calls * r.low * 1e-9,
+                                   calls * r.high * 1e-9)]
+
+
 def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
-    """Each variant's predicted and measured difference per run (see Prediction)."""
+    """Each variant's predicted and measured difference per run (see Prediction), from the table's
+    replay, then from the trace's where the recording has one."""
     from .diff import welch
     from .load import load_run
     pred = doc.get("prediction")
@@ -181,24 +214,28 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
         return []
     function = doc["config"]["function"]
     calls = recorded_calls(pred["recording"], function)
-    run = load_run(pred["replay"])
     df = runs_frame(doc)
     libc = next(a["name"] for a in doc["arms"] if a["kind"] == "libc")
     wall = df.pivot(index="block", columns="arm", values="wall_s")
     out = []
-    for a in (a for a in doc["arms"] if a["kind"] == "variant"):
-        d = per_call_differences(run, a["name"])
-        m = (wall[a["name"]] - wall[libc]).to_numpy()
-        ci_d, ci_m = stats.t_interval(d, level), stats.t_interval(m, level)
-        p_s = calls * ci_d.estimate * 1e-9
-        # measured - predicted: the two means, each with its own spread (Welch)
-        gap, gap_low, gap_high, _ = welch(calls * 1e-9 * d, m, level)
-        # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
-        verdict = ("agree" if gap_low <= 0 <= gap_high else
-                   "measured slower than predicted" if gap > 0 else "measured faster than predicted")
-        out.append(Prediction(a["name"], calls, ci_d.estimate, ci_d.low, ci_d.high, p_s, calls * ci_d.low * 1e-9,
-                              calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low, ci_m.high, gap_low, gap_high,
-                              float(wall[libc].median()), verdict))
+    for basis, path in (("table", pred["replay"]), ("trace", pred.get("trace_replay"))):
+        if not path:
+            continue
+        run = load_run(path)
+        for a in (a for a in doc["arms"] if a["kind"] == "variant"):
+            d = per_call_differences(run, a["name"])
+            m = (wall[a["name"]] - wall[libc]).to_numpy()
+            ci_d, ci_m = stats.t_interval(d, level), stats.t_interval(m, level)
+            p_s = calls * ci_d.estimate * 1e-9
+            # measured - predicted: the two means, each with its own spread (Welch)
+            gap, gap_low, gap_high, _ = welch(calls * 1e-9 * d, m, level)
+            # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
+            verdict = ("agree" if gap_low <= 0 <= gap_high else
+                       "measured slower than predicted" if gap > 0 else "measured faster than predicted")
+            out.append(Prediction(a["name"], basis, calls, ci_d.estimate, ci_d.low, ci_d.high, p_s,
+                                  calls * ci_d.low * 1e-9, calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low,
+                                  ci_m.high, gap_low, gap_high, float(wall[libc].median()), verdict,
+                                  _by_class(run, a["name"], calls, level)))
     return out
 
 
@@ -206,9 +243,18 @@ def prediction_line(p: Prediction, level: float) -> str:
     def ms(x: float) -> str:
         return f"{x * 1e3:+.3f}"
     rel = 100 / p.baseline_median_s if p.baseline_median_s > 0 else float("nan")
-    return (f"- **{p.arm}** - libc per run: predicted {ms(p.predicted_s)} ms [{ms(p.predicted_low)}, "
+    what = "the table drawn at random" if p.basis == "table" else "the trace in order"
+    return (f"- **{p.arm}** - libc per run, from {what}: predicted {ms(p.predicted_s)} ms [{ms(p.predicted_low)}, "
             f"{ms(p.predicted_high)}] ({p.predicted_s * rel:+.2f} % of libc's run; {p.calls} calls x "
             f"{p.per_call_ns:+.2f} ns [{p.per_call_low:+.2f}, {p.per_call_high:+.2f}] per call in the replay), "
             f"measured {ms(p.measured_s)} ms [{ms(p.measured_low)}, {ms(p.measured_high)}] "
             f"({p.measured_s * rel:+.2f} %); measured - predicted [{ms(p.gap_low)}, {ms(p.gap_high)}] ms: "
             f"**{p.verdict}** ({level:.0%} intervals)")
+
+
+def class_lines(p: Prediction) -> list[str]:
+    """The prediction's parts by size class (--by-class), a line each, then the residual."""
+    return [f"    {p.arm}, size class {c.size_class}"
+            + (f" ({c.calls_pct:.1f} % of calls)" if c.calls_pct == c.calls_pct else " (what the classes apart miss)")
+            + f": {c.predicted_s * 1e3:+.3f} ms [{c.predicted_low * 1e3:+.3f}, {c.predicted_high * 1e3:+.3f}] per run"
+            for c in p.classes]

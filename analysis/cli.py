@@ -612,7 +612,7 @@ def _one_thread_lines(run: Run, solo: list[Run], level: float) -> list[str]:
 
 
 def _ab(args: argparse.Namespace) -> int:
-    from .ab import ab_line, compare_ab, predict_ab, prediction_line, read_ab
+    from .ab import ab_line, class_lines, compare_ab, predict_ab, prediction_line, read_ab
     _check_margin_level(args)
     _check_outputs(args)
     doc = read_ab(args.file)
@@ -626,9 +626,11 @@ def _ab(args: argparse.Namespace) -> int:
           f"margin ±{args.margin:g} %, Holm over each measure's comparisons")
     preds = predict_ab(doc, args.level)
     if preds:
-        print(f"\n== predicted from the replay of {doc['prediction']['recording']} "
-              f"({doc['prediction']['replay']}) and measured, wall time:")
-        print("\n".join(plain(prediction_line(p, args.level)) for p in preds))
+        pr = doc["prediction"]
+        replays = pr["replay"] + (f" and {pr['trace_replay']}" if pr.get("trace_replay") else "")
+        print(f"\n== predicted from the replay of {pr['recording']} ({replays}) and measured, wall time:")
+        for p in preds:
+            print("\n".join([plain(prediction_line(p, args.level))] + class_lines(p)))
     if args.json_out is not None:
         write_text_atomic(args.json_out, json_text({"comparisons": [c.as_dict() for c in comps],
                                                     "predictions": [p.as_dict() for p in preds]}),

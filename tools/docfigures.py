@@ -370,6 +370,12 @@ AB_JSON = ("import json\nd = [{'id': i, 'name': 'item%d' % i, 'tags': ['a', 'b',
            "for _ in range(3):\n    json.loads(json.dumps(d))\n")
 
 
+# the calls memfbench record --trace keeps of each program in the program-ab block, and the program
+# whose prediction the block shows by size class
+AB_TRACE_CALLS = 100000
+AB_CLASSES_SHOWN = "ab_known shuffled"
+
+
 def _ab_programs(tmp: Path) -> list[tuple[str, list[str]]]:
     data = tmp / "python-sources.txt"
     with open(data, "wb") as out:  # the standard library's sources: text of a known kind
@@ -387,41 +393,55 @@ def _ab_programs(tmp: Path) -> list[tuple[str, list[str]]]:
 
 
 def gen_program_ab(a: argparse.Namespace) -> str:
-    """memfbench ab --predict-from on the known-answer program and four programs from Debian's
-    packages (each recorded first with memfbench record), 10 blocks each, pinned: predicted against
-    measured per variant, and the shim's own cost."""
-    rows = ["| program | variant | predicted per run | measured per run | | shim's cost (wall) |",
-            "| --- | --- | --- | --- | --- | --- |"]
+    """memfbench ab --predict-from --by-class on the known-answer program and four programs from
+    Debian's packages (each recorded first with memfbench record --trace), 10 blocks each, pinned:
+    measured against predicted from the table and from the trace, per variant; the shim's own cost;
+    then the known-answer program's prediction by size class."""
+    rows = ["| program | variant | measured per run | predicted from the table | | predicted from the trace | | "
+            "shim's cost (wall) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    classes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         for label, argv in _ab_programs(t):
             rec, out, js = t / "rec", t / "ab.json", t / "ab.verdict.json"
             # the program's own output (gzip's is binary) is not the record's to show
-            r = subprocess.run([a.memfbench, "record", "-o", str(rec), "--", *argv], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+            r = subprocess.run([a.memfbench, "record", "--trace", str(AB_TRACE_CALLS), "-o", str(rec), "--", *argv],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:
                 raise SystemExit(f"docfigures: memfbench record of {label} failed: {r.stderr.strip()[-300:]}")
             _run([a.memfbench, "ab", "-q", "-v", "rep_movsb", "-v", "sse2", "--runs", "10", "--seed", "1",
-                  "--predict-from", str(rec), "-o", str(out), "--", *argv])
-            _run(_analyze(a, "ab", str(out), "--json", str(js)))
+                  "--predict-from", str(rec), "--by-class", "-o", str(out), "--", *argv])
+            shown = _run(_analyze(a, "ab", str(out), "--json", str(js))).stdout
             res = json.loads(js.read_text(encoding="utf-8"))
             shim = next(c for c in res["comparisons"] if c["baseline"] == "plain" and c["measure"] == "wall")
-            for i, p in enumerate(res["predictions"]):
-                base = p["baseline_median_s"]
+            preds = res["predictions"]
+            for i, arm in enumerate(dict.fromkeys(p["arm"] for p in preds)):
+                by = {p["basis"]: p for p in preds if p["arm"] == arm}
+                base = by["table"]["baseline_median_s"]
 
                 def cell(x: float, lo: float, hi: float) -> str:
                     return f"{x * 1e3:+.2f} ms [{lo * 1e3:+.2f}, {hi * 1e3:+.2f}] ({x / base * 100:+.1f} %)"
-                rows.append(f"| {label if i == 0 else ''} | {p['arm']} | "
-                            f"{cell(p['predicted_s'], p['predicted_low'], p['predicted_high'])} | "
-                            f"{cell(p['measured_s'], p['measured_low'], p['measured_high'])} | {p['verdict']} | "
+
+                def pred(p: dict | None) -> str:
+                    return (f"{cell(p['predicted_s'], p['predicted_low'], p['predicted_high'])} | {p['verdict']}"
+                            if p else "no trace | ")
+                m = by["table"]
+                rows.append(f"| {label if i == 0 else ''} | {arm} | "
+                            f"{cell(m['measured_s'], m['measured_low'], m['measured_high'])} | {pred(by['table'])} | "
+                            f"{pred(by.get('trace'))} | "
                             + (f"{shim['ratio']:.4f} [{shim['ci_low']:.4f}, {shim['ci_high']:.4f}]" if i == 0 else "")
                             + " |")
-            for f in (rec, out, js, Path(f"{out}.replay.json")):
-                shutil.rmtree(f) if f.is_dir() else f.unlink()
-    cmd = (f"{_shown_path(a.memfbench)} record -o REC -- PROGRAM; {_shown_path(a.memfbench)} ab -v rep_movsb -v sse2 "
-           "--runs 10 --seed 1 --predict-from REC -o ab.json -- PROGRAM; memfbench analyze ab ab.json "
-           "(the programs: tools/docfigures.py _ab_programs)")
-    return "\n".join(rows) + "\n\n" + provenance(cmd)
+            if label.startswith(AB_CLASSES_SHOWN):
+                classes = [ln for ln in shown.splitlines() if ln.startswith(("- rep_movsb - libc per run, from the table",
+                                                                             "    rep_movsb, size class"))]
+            for f in (rec, out, js, Path(f"{out}.replay.json"), Path(f"{out}.trace-replay.json")):
+                if f.exists():
+                    shutil.rmtree(f) if f.is_dir() else f.unlink()
+    cmd = (f"{_shown_path(a.memfbench)} record --trace {AB_TRACE_CALLS} -o REC -- PROGRAM; {_shown_path(a.memfbench)} "
+           "ab -v rep_movsb -v sse2 --runs 10 --seed 1 --predict-from REC --by-class -o ab.json -- PROGRAM; "
+           "memfbench analyze ab ab.json (the programs: tools/docfigures.py _ab_programs)")
+    return ("\n".join(rows) + f"\n\nBy size class, {AB_CLASSES_SHOWN} (from `memfbench analyze ab`):\n\n"
+            + _fenced("\n".join(ln.replace("**", "") for ln in classes)) + provenance(cmd))
 
 
 def gen_record_cost(a: argparse.Namespace) -> str:

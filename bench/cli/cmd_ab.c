@@ -15,7 +15,7 @@
 #include "orchestrate/abstudy.h"
 #include "orchestrate/cpus.h"
 
-enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME };
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS };
 
 /* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
 #define AB_DEFAULT_RUNS 10
@@ -35,11 +35,15 @@ static const struct mfb_flag ab_flags[] = {
      "append the program's stdout and stderr here (default /dev/null)"},
     {"predict-from", required_argument, OPT_PREDICT, false, "DIR",
      "a recording of this program (memfbench record): also replay its table\n"
-     "(a default study, FILE.replay.json) and print the difference it\n"
+     "(a default study, FILE.replay.json; its trace in order too when it\n"
+     "has one, FILE.trace-replay.json) and print the difference it\n"
      "predicts beside the one measured"},
     {"replay-time", required_argument, OPT_REPLAY_TIME, false, "S",
      "with --predict-from: the replay's seconds of rounds (default: a\n"
      "default study's)"},
+    {"by-class", no_argument, OPT_BY_CLASS, false, NULL,
+     "with --predict-from: time each size class in the replay too, and\n"
+     "predict the difference class by class"},
     {"output", required_argument, 'o', true, "FILE", "the result file, written atomically"},
     {"quiet", no_argument, 'q', true, NULL, "no progress and no verdict"},
     {"help", no_argument, 'h', true, NULL, "this text"},
@@ -142,6 +146,9 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
             ab->replay_time_s = t;
             break;
         }
+        case OPT_BY_CLASS:
+            ab->by_class = true;
+            break;
         case 'q':
             a->quiet = true;
             break;
@@ -159,6 +166,8 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
                    "gzip -k -c FILE");
     if (!a->output)
         return bad("memfbench ab: -o FILE is required%s%s", "", "");
+    if (ab->by_class && !a->predict_from)
+        return bad("memfbench ab: %s needs --predict-from DIR (it is how the replay is timed)%s", "--by-class", "");
     if (a->predict_from && !strcmp(a->output, "-"))
         return bad("memfbench ab: %s needs -o FILE (its replay is written beside it)%s", "--predict-from", "");
     a->program = optind;

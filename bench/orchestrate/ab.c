@@ -378,24 +378,33 @@ int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *outpu
     if (snprintf(ab->replay, sizeof ab->replay, "%s%s%s.replay.json", cwd, cwd[0] ? "/" : "", output) >=
         (int)sizeof ab->replay)
         return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
+    snprintf(ab->trace, sizeof ab->trace, "%s/%s_trace.csv", ab->recording, mfb_func_name(ab->func));
+    if (stat(ab->trace, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ab->trace[0] = '\0';
+    } else if (snprintf(ab->trace_replay, sizeof ab->trace_replay, "%s%s%s.trace-replay.json", cwd, cwd[0] ? "/" : "",
+                        output) >= (int)sizeof ab->trace_replay) {
+        return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
+    }
     return 0;
 }
 
-int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
+/* One replay: the recorded table (-d) or, with trace, the trace in order (--trace), into out. */
+static int replay_one(const struct mfb_ab *ab, const char *const *variants, int n, bool trace, const char *out,
+                      bool quiet, struct mfb_err *err)
 {
     char table[PATH_MAX + 64], cpu[16], seconds[32];
     snprintf(seconds, sizeof seconds, "%g", ab->replay_time_s);
     snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
     snprintf(cpu, sizeof cpu, "%d", ab->cpu);
-    const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 8];
+    const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 10];
     int k = 0;
     argv[k++] = "memfbench";
     argv[k++] = "run";
     argv[k++] = "-q";
     argv[k++] = "-f";
     argv[k++] = mfb_func_name(ab->func);
-    argv[k++] = "-d";
-    argv[k++] = table;
+    argv[k++] = trace ? "--trace" : "-d";
+    argv[k++] = trace ? ab->trace : table;
     argv[k++] = "-v";
     argv[k++] = "libc";
     for (int i = 0; i < n; i++) {
@@ -408,11 +417,14 @@ int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, b
         argv[k++] = "-t";
         argv[k++] = seconds;
     }
+    if (ab->by_class && !trace) /* a trace keeps its own order: memfbench run has no classes for it */
+        argv[k++] = "--by-class";
     argv[k++] = "-o";
-    argv[k++] = ab->replay;
+    argv[k++] = out;
     argv[k] = NULL;
     if (!quiet && isatty(STDERR_FILENO))
-        fprintf(stderr, "memfbench ab: replaying the recorded table (a default study) for the prediction\n");
+        fprintf(stderr, "memfbench ab: replaying the recorded %s (a default study) for the prediction\n",
+                trace ? "trace in order" : "table");
     pid_t pid = fork();
     if (pid == 0) {
         execv("/proc/self/exe", (char *const *)argv);
@@ -426,8 +438,15 @@ int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, b
             return mfb_fail(err, "memfbench ab: waiting for the replay: %s", strerror(errno));
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return mfb_fail(err, "memfbench ab: the replay of %s failed (memfbench run exit %d); no file is written",
-                        table, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                        trace ? ab->trace : table, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     return 0;
+}
+
+int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
+{
+    if (replay_one(ab, variants, n, false, ab->replay, quiet, err) < 0)
+        return -1;
+    return ab->trace[0] ? replay_one(ab, variants, n, true, ab->trace_replay, quiet, err) : 0;
 }
 
 void mfb_ab_free(struct mfb_ab *ab)

@@ -62,7 +62,12 @@ struct mfb_ab {
      * prediction (analysis/ab.py) */
     char recording[PATH_MAX];   /* "" without the option */
     char replay[PATH_MAX];
+    /* the recording's trace (memfbench record --trace), replayed in order beside the table; ""
+     * when it has none */
+    char trace[PATH_MAX + 64];
+    char trace_replay[PATH_MAX];
     double replay_time_s;       /* --replay-time: the replay's -t; 0: memfbench run's default */
+    bool by_class;              /* --by-class: the replays time each size class too */
 };
 
 /* Where the shim and the built-ins library are: $MEMFBENCH_AB_SHIM / $MEMFBENCH_AB_BUILTINS, this
@@ -80,8 +85,9 @@ int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mf
 int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err);
 /* --predict-from DIR: checks that DIR holds the function's recorded table and its provenance. */
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err);
-/* A study (memfbench run, this binary; default but for --replay-time) of libc and the -v values on
- * the recorded table, pinned as the runs were, into ab->replay. */
+/* A study (memfbench run, this binary; default but for --replay-time and --by-class) of libc and the
+ * -v values on the recorded table, pinned as the runs were, into ab->replay; and, when the
+ * recording has a trace, one of the trace in order into ab->trace_replay. */
 int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err);
 void mfb_ab_free(struct mfb_ab *ab);
 

@@ -65,6 +65,11 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
         cJSON *pr = cJSON_AddObjectToObject(d, "prediction");
         cJSON_AddStringToObject(pr, "recording", ab->recording);
         cJSON_AddStringToObject(pr, "replay", ab->replay);
+        if (ab->trace[0])
+            cJSON_AddStringToObject(pr, "trace_replay", ab->trace_replay);
+        else
+            cJSON_AddNullToObject(pr, "trace_replay");
+        cJSON_AddBoolToObject(pr, "by_class", ab->by_class);
     } else {
         cJSON_AddNullToObject(d, "prediction");
     }

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/warn.h"
 #include "measure/cache.h"
@@ -30,6 +31,9 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     if (rq->predict_from && mfb_ab_replay(ab, rq->variants, rq->nvariants, rq->quiet, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         mfb_output_abort(&out);
+        unlink(ab->replay); /* a replay without its result is a partial output */
+        if (ab->trace[0])
+            unlink(ab->trace_replay);
         goto done;
     }
     struct mfb_caches caches;

@@ -1,14 +1,19 @@
 /* The known-answer program of memfbench ab (docs/program-ab.md): its memcpy calls are known by
  * construction. Sizes come from a shipped size table (the rows up to 2 KiB, the small calls
  * memfbench keeps in L1), drawn with a fixed seed; each call copies between random offsets of two
- * 8 KiB windows, 16 KiB together, which stay in L1 as the replay's small-call windows do on every L1d
- * from 32 KiB up (not on a 16 KiB small core, where the replay's windows shrink). Then fixed other work (a
- * dependent chain of multiply-adds) that no memory function touches.
+ * 8 KiB windows. With the call records (7 KiB) that is 23 KiB, in L1 as the replay's small-call
+ * windows and parameters are, on every L1d from 32 KiB up (not on a 16 KiB small core, where the
+ * replay's windows shrink). Then fixed other work (a dependent chain of multiply-adds) that no memory
+ * function touches.
  *
  *     ab_known SIZE_TABLE.csv [batched|shuffled|interleaved] [CALLS]
  *
- * batched (the default): the calls are drawn first into an array of RECORDS, which CALLS calls then
- * walk pass after pass in the same order, nothing between two calls but the loop. shuffled: the
+ * batched (the default): the calls are drawn first into an array of RECORDS compact records (size and
+ * offsets, 6 KiB: in L1 beside the windows, as memfbench's own parameter array of 512 calls is),
+ * which CALLS calls then walk pass after pass in the same order, nothing between two calls but the
+ * loop. A first version kept 8,192 records of 24 bytes (192 KiB, in L2): the calls' arguments then
+ * came from L2, libc's size branches resolved later, and the program's rep movsb gain came out a
+ * quarter larger than the replay's, whose arguments are in L1. shuffled: the
  * same, each pass in an order of its own, as memfbench's timed loop visits its call array (a
  * branch predictor cannot learn the sequence of sizes). interleaved: each call is drawn just
  * before it is made (a binary search in the table: loads and unpredictable branches between every
@@ -21,7 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WINDOW = 8192, LARGEST = 2048, ROWS = 4096, RECORDS = 8192 };
+enum { WINDOW = 8192, LARGEST = 2048, ROWS = 4096, RECORDS = 512 };
+
+/* One call: its size and offsets in the windows (all below 2^16). */
+struct call {
+    uint16_t size, from, to;
+};
 
 /* The multiply-adds after the copies: a fixed amount of work beside them. */
 #define OTHER_WORK 20000000u
@@ -35,7 +45,7 @@ static uint64_t next(uint64_t *s)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: ab_known SIZE_TABLE.csv [batched|interleaved] [CALLS]\n");
+        fprintf(stderr, "usage: ab_known SIZE_TABLE.csv [batched|shuffled|interleaved] [CALLS]\n");
         return 2;
     }
     int interleaved = argc > 2 && !strcmp(argv[2], "interleaved");
@@ -69,8 +79,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < WINDOW; i++)
         src[i] = (unsigned char)i;
     uint64_t seed = 20261125;
-    static unsigned rs[RECORDS], order[RECORDS];
-    static size_t rfrom[RECORDS], rto[RECORDS];
+    static struct call rec[RECORDS];
+    static uint16_t order[RECORDS];
     unsigned long sum = 0;
     for (long c = 0; c < (interleaved ? calls : RECORDS); c++) {
         double u = (double)next(&seed) / 9007199254740992.0 * total;
@@ -88,20 +98,21 @@ int main(int argc, char **argv)
             memcpy(dst + to, src + from, s);
             sum += dst[to];
         } else {
-            rs[c] = s, rfrom[c] = from, rto[c] = to;
+            rec[c] = (struct call){(uint16_t)s, (uint16_t)from, (uint16_t)to};
         }
     }
     for (unsigned i = 0; i < RECORDS; i++)
-        order[i] = i;
+        order[i] = (uint16_t)i;
     for (long c = 0; !interleaved && c < calls; c++) {
         if (shuffled && c % RECORDS == 0) /* a new order for each pass (Fisher-Yates), drawn outside the copies */
             for (unsigned i = RECORDS - 1; i > 0; i--) {
-                unsigned j = (unsigned)(next(&seed) % (i + 1)), t = order[i];
+                unsigned j = (unsigned)(next(&seed) % (i + 1));
+                uint16_t t = order[i];
                 order[i] = order[j];
                 order[j] = t;
             }
-        unsigned r = order[c % RECORDS];
-        memcpy(dst + rto[r], src + rfrom[r], rs[r]);
+        const struct call *r = &rec[order[c % RECORDS]];
+        memcpy(dst + r->to, src + r->from, r->size);
     }
     sum += dst[0];
     uint64_t x = sum | 1;

@@ -150,13 +150,14 @@ def test_a_broken_ab_file_is_one_line(result, tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def predicted(tmp_path_factory, memfbench) -> tuple[Path, subprocess.CompletedProcess[str], Path]:
-    """ab_calls recorded, then ab with --predict-from its recording (a short replay)."""
+    """ab_calls recorded with its trace, then ab with --predict-from its recording and --by-class
+    (short replays)."""
     d = tmp_path_factory.mktemp("predict")
     rec = d / "rec"
-    subprocess.run([memfbench, "record", "-o", str(rec), "--", str(PROGRAM)], check=True, capture_output=True,
-                   timeout=120)
-    p = ab(memfbench, "-v", "sse2", "--runs", "3", "--predict-from", str(rec), "--replay-time", "1", "-o", "ab.json",
-           "--", str(PROGRAM), cwd=d)
+    subprocess.run([memfbench, "record", "--trace", "1000", "-o", str(rec), "--", str(PROGRAM)], check=True,
+                   capture_output=True, timeout=120)
+    p = ab(memfbench, "-v", "sse2", "--runs", "3", "--predict-from", str(rec), "--by-class", "--replay-time", "1",
+           "-o", "ab.json", "--", str(PROGRAM), cwd=d)
     return d, p, rec
 
 
@@ -164,15 +165,20 @@ def test_predict_from_replays_the_recording_and_prints_both(predicted) -> None:
     d, p, rec = predicted
     assert p.returncode == 0, p.stderr
     doc = read_ab(d / "ab.json")
-    assert doc["prediction"] == {"recording": str(rec), "replay": str(d / "ab.json.replay.json")}
+    assert doc["prediction"] == {"recording": str(rec), "replay": str(d / "ab.json.replay.json"),
+                                 "trace_replay": str(d / "ab.json.trace-replay.json"), "by_class": True}
     replay = json.loads((d / "ab.json.replay.json").read_text(encoding="utf-8"))
-    assert replay["config"]["distribution"].endswith("rec/memcpy_size.csv")
+    assert replay["config"]["distribution"].endswith("rec/memcpy_size.csv") and replay["by_class"]
     assert replay["config"]["variants"] == ["libc", "sse2"]
-    lines = [x for x in p.stdout.splitlines() if x.startswith("- sse2 - libc per run: predicted")]
+    trace = json.loads((d / "ab.json.trace-replay.json").read_text(encoding="utf-8"))
+    assert trace["config"]["trace"].endswith("rec/memcpy_trace.csv") and trace["config"]["variants"] == ["libc", "sse2"]
     # ab_calls makes 7 memcpy calls a run (and mempcpy, __memcpy_chk and __mempcpy_chk 7 each: all
-    # counted as memcpy by the recorder)
-    assert len(lines) == 1 and " calls x " in lines[0]
-    assert any(v in lines[0] for v in ("agree", "measured slower than predicted", "measured faster than predicted"))
+    # counted as memcpy by the recorder); one line from each replay
+    for basis in ("the table drawn at random", "the trace in order"):
+        lines = [x for x in p.stdout.splitlines() if x.startswith(f"- sse2 - libc per run, from {basis}: predicted")]
+        assert len(lines) == 1 and " calls x " in lines[0]
+        assert any(v in lines[0] for v in ("agree", "measured slower than predicted", "measured faster than predicted"))
+    assert any(x.startswith("    sse2, size class ") for x in p.stdout.splitlines())
 
 
 def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> None:
@@ -180,12 +186,17 @@ def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> Non
     from analysis.load import load_run
     d, _, rec = predicted
     doc = read_ab(d / "ab.json")
-    (pr,) = predict_ab(doc)
+    table, trace = predict_ab(doc)
+    assert (table.basis, trace.basis) == ("table", "trace")
     calls = recorded_calls(rec, "memcpy")
-    per = per_call_differences(load_run(d / "ab.json.replay.json"), "sse2")
-    assert pr.calls == calls > 0 and len(per) == 10
-    assert pr.predicted_s == pytest.approx(calls * per.mean() * 1e-9)
-    assert pr.predicted_low <= pr.predicted_s <= pr.predicted_high and pr.gap_low <= pr.gap_high
+    for pr, replay in ((table, "ab.json.replay.json"), (trace, "ab.json.trace-replay.json")):
+        per = per_call_differences(load_run(d / replay), "sse2")
+        assert pr.calls == calls > 0 and len(per) == 10
+        assert pr.predicted_s == pytest.approx(calls * per.mean() * 1e-9)
+        assert pr.predicted_low <= pr.predicted_s <= pr.predicted_high and pr.gap_low <= pr.gap_high
+    # by class: the classes' parts and the residual add up to the whole prediction, per run
+    assert table.classes[-1].size_class == "residual" and not trace.classes
+    assert sum(c.predicted_s for c in table.classes) == pytest.approx(table.predicted_s, rel=1e-6, abs=1e-12)
 
 
 @pytest.mark.parametrize("args,problem", [
@@ -193,6 +204,7 @@ def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> Non
     (["--predict-from", "EMPTY"], "no memcpy_size.csv"),
     (["--predict-from", "EMPTY", "-f", "memset"], "no memset_size.csv"),
     (["--replay-time", "0"], "--replay-time"),
+    (["--by-class"], "--by-class needs --predict-from"),
 ])
 def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem) -> None:
     (tmp_path / "empty").mkdir()
