@@ -361,7 +361,7 @@ def gen_history_detection(a: argparse.Namespace) -> str:
             + f"\n![history of the step series](img/{stem.name}-candidate.png)\n\n" + provenance(cmd))
 
 
-# memfbench ab's programs. The known-answer program (tests/c/ab_known.c) in its three shapes, then
+# memfbench ab's programs. The known-answer program (tests/c/ab_known.c) in its four shapes, then
 # programs from Debian's packages: an interpreter workload of large copies (slicing and joining
 # bytes objects of 1 MiB), an interpreter workload of many small ones (JSON), a compressor and a
 # text tool.
@@ -373,7 +373,7 @@ AB_JSON = ("import json\nd = [{'id': i, 'name': 'item%d' % i, 'tags': ['a', 'b',
 # the calls memfbench record --trace keeps of each program in the program-ab block, and the program
 # whose prediction the block shows by size class
 AB_TRACE_CALLS = 100000
-AB_CLASSES_SHOWN = "ab_known shuffled"
+AB_CLASSES_SHOWN = "ab_known replay"
 
 
 def _ab_programs(tmp: Path) -> list[tuple[str, list[str]]]:
@@ -383,9 +383,10 @@ def _ab_programs(tmp: Path) -> list[tuple[str, list[str]]]:
             out.write(f.read_bytes())
     known = [str(ROOT / "build" / "tests" / "c" / "ab_known"), str(ROOT / "distributions" / "fleetbench" /
                                                                     "Memcpy_Fleet_size.csv")]
-    return [("ab_known batched (known answer: the same order every pass)", known + ["batched"]),
-            ("ab_known shuffled (known answer: a new order every pass, as the replay)", known + ["shuffled"]),
-            ("ab_known interleaved (known answer: each size drawn between the calls)", known + ["interleaved"]),
+    return [("ab_known replay (the known answer: the replay's own loop)", known + ["replay"]),
+            ("ab_known shuffled (a new order every pass, less work around each call)", known + ["shuffled"]),
+            ("ab_known batched (the same order every pass)", known + ["batched"]),
+            ("ab_known interleaved (each size drawn between the calls)", known + ["interleaved"]),
             ("python3 -c SLICES (1 MiB bytes objects)", ["/usr/bin/python3", "-c", AB_SLICES]),
             ("python3 -c JSON (dumps and loads of 20,000 small objects)", ["/usr/bin/python3", "-c", AB_JSON]),
             ("gzip -c -6 python-sources.txt", ["gzip", "-c", "-6", str(data)]),
@@ -442,6 +443,18 @@ def gen_program_ab(a: argparse.Namespace) -> str:
            "memfbench analyze ab ab.json (the programs: tools/docfigures.py _ab_programs)")
     return ("\n".join(rows) + f"\n\nBy size class, {AB_CLASSES_SHOWN} (from `memfbench analyze ab`):\n\n"
             + _fenced("\n".join(ln.replace("**", "") for ln in classes)) + provenance(cmd))
+
+
+def gen_program_ab_known(a: argparse.Namespace) -> str:
+    """tools.bench_ab_known: how often predicted and measured agree on the known-answer program, in
+    its replay shape and its shuffled shape, five studies each."""
+    out = []
+    for shape in ("replay", "shuffled"):
+        p = _run([sys.executable, "-m", "tools.bench_ab_known", "--shape", shape, "--studies", "5", "--memfbench",
+                  a.memfbench], cwd=ROOT)
+        out.append(p.stdout.strip())
+    return _fenced("\n\n".join(out)) + provenance(
+        f"{Path(sys.executable)} -m tools.bench_ab_known --shape replay|shuffled --studies 5")
 
 
 def gen_record_cost(a: argparse.Namespace) -> str:
@@ -1161,6 +1174,7 @@ GENERATORS: dict[str, Generator] = {
     "diff-same-build": Generator(True, gen_diff_same_build),
     "history-detection": Generator(True, gen_history_detection),
     "program-ab": Generator(True, gen_program_ab),
+    "program-ab-known": Generator(True, gen_program_ab_known),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),
