@@ -17,7 +17,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import nptests, stats
 from .compare import verdict_of
 from .schema import ResultFileError, load_schema_file, read_json
 
@@ -142,8 +142,10 @@ class ClassPrediction:
 class Prediction:
     """A variant's difference per program run (seconds, variant - libc) as a replay of the
     program's recording predicts it (calls x per-call difference) and as measured, and whether
-    they agree: the interval of measured - predicted holds 0. basis: which replay, "table" (the
-    recorded size table drawn at random) or "trace" (the recorded calls in their order)."""
+    they agree: the interval of measured - predicted holds 0 (see one_process_gap). basis: which
+    replay, "table" (the recorded size table drawn at random) or "trace" (the recorded calls in
+    their order). predicted_low/high: the t interval of the replay's mean over its processes;
+    process_low/high: where one process's difference falls (the program is one process)."""
     arm: str
     basis: str
     calls: int
@@ -153,6 +155,8 @@ class Prediction:
     predicted_s: float
     predicted_low: float
     predicted_high: float
+    process_low: float
+    process_high: float
     measured_s: float
     measured_low: float
     measured_high: float
@@ -204,10 +208,31 @@ def _by_class(run, arm: str, calls: int, level: float) -> list[ClassPrediction]:
                                    calls * r.high * 1e-9)]
 
 
+def one_process_gap(predicted: np.ndarray, measured: np.ndarray, level: float) -> tuple[float, float, float]:
+    """measured - predicted per run, with its interval, for a program that is one process.
+
+    Every run of the program has the same layout within pages: its code (the program, the shim,
+    the variant's library) and its static data sit at the same page offsets, and its calls are
+    the ones it draws. So its difference is one draw of what a process sees, where each of the
+    replay's processes is another draw (its own code placement, buffers and calls). The replay's
+    side therefore enters with the spread of one new process, s^2 (1 + 1/n), not with the error
+    of its mean alone; the measured side with the error of its mean over blocks, s^2 / n;
+    Satterthwaite's degrees of freedom."""
+    d = float(measured.mean() - predicted.mean())
+    n_p, n_m = len(predicted), len(measured)
+    vp = predicted.var(ddof=1) * (1 + 1 / n_p)
+    vm = measured.var(ddof=1) / n_m
+    se = float(np.sqrt(vp + vm))
+    if se == 0:
+        return d, d, d
+    dof = (vp + vm) ** 2 / (vp ** 2 / (n_p - 1) + vm ** 2 / (n_m - 1))
+    q = nptests.t_quantile(0.5 + level / 2, dof)
+    return d, d - q * se, d + q * se
+
+
 def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
     """Each variant's predicted and measured difference per run (see Prediction), from the table's
     replay, then from the trace's where the recording has one."""
-    from .diff import welch
     from .load import load_run
     pred = doc.get("prediction")
     if not pred:
@@ -226,14 +251,15 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
             d = per_call_differences(run, a["name"])
             m = (wall[a["name"]] - wall[libc]).to_numpy()
             ci_d, ci_m = stats.t_interval(d, level), stats.t_interval(m, level)
+            one = stats.prediction_interval(d, level, k_new=1)
             p_s = calls * ci_d.estimate * 1e-9
-            # measured - predicted: the two means, each with its own spread (Welch)
-            gap, gap_low, gap_high, _ = welch(calls * 1e-9 * d, m, level)
+            gap, gap_low, gap_high = one_process_gap(calls * 1e-9 * d, m, level)
             # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
             verdict = ("agree" if gap_low <= 0 <= gap_high else
                        "measured slower than predicted" if gap > 0 else "measured faster than predicted")
             out.append(Prediction(a["name"], basis, calls, ci_d.estimate, ci_d.low, ci_d.high, p_s,
-                                  calls * ci_d.low * 1e-9, calls * ci_d.high * 1e-9, ci_m.estimate, ci_m.low,
+                                  calls * ci_d.low * 1e-9, calls * ci_d.high * 1e-9, calls * one.low * 1e-9,
+                                  calls * one.high * 1e-9, ci_m.estimate, ci_m.low,
                                   ci_m.high, gap_low, gap_high, float(wall[libc].median()), verdict,
                                   _by_class(run, a["name"], calls, level)))
     return out
@@ -246,7 +272,8 @@ def prediction_line(p: Prediction, level: float) -> str:
     what = "the table drawn at random" if p.basis == "table" else "the trace in order"
     return (f"- **{p.arm}** - libc per run, from {what}: predicted {ms(p.predicted_s)} ms [{ms(p.predicted_low)}, "
             f"{ms(p.predicted_high)}] ({p.predicted_s * rel:+.2f} % of libc's run; {p.calls} calls x "
-            f"{p.per_call_ns:+.2f} ns [{p.per_call_low:+.2f}, {p.per_call_high:+.2f}] per call in the replay), "
+            f"{p.per_call_ns:+.2f} ns [{p.per_call_low:+.2f}, {p.per_call_high:+.2f}] per call in the replay; "
+            f"one process: [{ms(p.process_low)}, {ms(p.process_high)}]), "
             f"measured {ms(p.measured_s)} ms [{ms(p.measured_low)}, {ms(p.measured_high)}] "
             f"({p.measured_s * rel:+.2f} %); measured - predicted [{ms(p.gap_low)}, {ms(p.gap_high)}] ms: "
             f"**{p.verdict}** ({level:.0%} intervals)")

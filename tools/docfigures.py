@@ -398,8 +398,8 @@ def gen_program_ab(a: argparse.Namespace) -> str:
     Debian's packages (each recorded first with memfbench record --trace), 10 blocks each, pinned:
     measured against predicted from the table and from the trace, per variant; the shim's own cost;
     then the known-answer program's prediction by size class."""
-    rows = ["| program | variant | measured per run | predicted from the table | | predicted from the trace | | "
-            "shim's cost (wall) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| program | variant | measured per run | predicted from the table (one process) | | predicted from the "
+            "trace (one process) | | shim's cost (wall) |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     classes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
@@ -424,7 +424,7 @@ def gen_program_ab(a: argparse.Namespace) -> str:
                     return f"{x * 1e3:+.2f} ms [{lo * 1e3:+.2f}, {hi * 1e3:+.2f}] ({x / base * 100:+.1f} %)"
 
                 def pred(p: dict | None) -> str:
-                    return (f"{cell(p['predicted_s'], p['predicted_low'], p['predicted_high'])} | {p['verdict']}"
+                    return (f"{cell(p['predicted_s'], p['process_low'], p['process_high'])} | {p['verdict']}"
                             if p else "no trace | ")
                 m = by["table"]
                 rows.append(f"| {label if i == 0 else ''} | {arm} | "

@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import ROOT
 
+from analysis import stats
 from analysis.ab import compare_ab, read_ab
 from analysis.schema import ResultFileError
 
@@ -213,3 +215,20 @@ def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem)
            str(PROGRAM))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and problem in p.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_gap_of_one_process_counts_the_replays_spread_of_one_process() -> None:
+    """measured - predicted for a program that is one process: the replay's values enter with the
+    spread of one new process, the measured blocks with the error of their mean."""
+    from analysis.ab import one_process_gap
+    from analysis.diff import welch
+    rng = np.random.default_rng(7)
+    predicted, measured = rng.normal(-5.0, 0.3, 10), rng.normal(-5.5, 0.5, 10)
+    d, low, high = one_process_gap(predicted, measured, 0.95)
+    wd, wlow, whigh, _ = welch(predicted, measured, 0.95)
+    assert d == pytest.approx(wd) and low < d < high
+    assert high - low > whigh - wlow  # one process spreads more than a mean of ten
+    # a replay without spread leaves the measured side's t interval alone
+    d0, low0, high0 = one_process_gap(np.full(10, -5.0), measured, 0.95)
+    ci = stats.t_interval(measured, 0.95)
+    assert (low0, high0) == pytest.approx((ci.low + 5.0, ci.high + 5.0))
