@@ -19,6 +19,8 @@
 #include "impl/plugin.h"
 #include "impl/variants.h"
 #include "orchestrate/program.h"
+#include "workload/distribution.h"
+#include "workload/trace.h"
 #include "config.h"
 
 extern char **environ;
@@ -355,6 +357,25 @@ int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *e
     return 0;
 }
 
+/* The table and the trace read as the replays will read them, before the first run: a recording
+ * that cannot be replayed is refused in one line, not after minutes of runs. */
+static int check_replayable(const struct mfb_ab *ab, const char *table, struct mfb_err *err)
+{
+    struct mfb_dist d;
+    int rc = mfb_dist_resolve(&d, table, ab->func, "", err);
+    mfb_dist_free(&d);
+    if (rc == 0 && ab->trace[0]) {
+        struct mfb_trace t = {0};
+        rc = mfb_trace_load(&t, ab->trace, err);
+        mfb_trace_free(&t);
+    }
+    if (rc == 0)
+        return 0;
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg); /* mfb_fail writes into err->msg */
+    return mfb_fail(err, "memfbench ab: --predict-from: %s", why);
+}
+
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err)
 {
     char table[PATH_MAX + 64], prov[PATH_MAX + 64];
@@ -385,7 +406,7 @@ int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *outpu
                         output) >= (int)sizeof ab->trace_replay) {
         return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
     }
-    return 0;
+    return check_replayable(ab, table, err);
 }
 
 /* One replay: the recorded table (-d) or, with trace, the trace in order (--trace), into out. */

@@ -207,10 +207,21 @@ def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> Non
     (["--predict-from", "EMPTY", "-f", "memset"], "no memset_size.csv"),
     (["--replay-time", "0"], "--replay-time"),
     (["--by-class"], "--by-class needs --predict-from"),
+    (["--predict-from", "BADTABLE"], "memcpy_size.csv:2: size_hi"),
+    (["--predict-from", "BADTRACE"], "memcpy_trace.csv:1: header"),
 ])
 def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem) -> None:
     (tmp_path / "empty").mkdir()
-    args = [x.replace("NOWHERE", str(tmp_path / "nowhere")).replace("EMPTY", str(tmp_path / "empty")) for x in args]
+    # recordings that cannot be replayed: refused before the first run, not after them
+    for name, table, trace in (("badtable", "size_lo,size_hi,weight\n5,3,1\n", None),
+                               ("badtrace", "size_lo,size_hi,weight\n5,5,1\n", "garbage\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "memcpy_size.csv").write_text(table, encoding="utf-8")
+        (tmp_path / name / "provenance.json").write_text('{"calls": {"memcpy": {"calls": 7}}}', encoding="utf-8")
+        if trace:
+            (tmp_path / name / "memcpy_trace.csv").write_text(trace, encoding="utf-8")
+    args = [x.replace("NOWHERE", str(tmp_path / "nowhere")).replace("EMPTY", str(tmp_path / "empty"))
+            .replace("BADTABLE", str(tmp_path / "badtable")).replace("BADTRACE", str(tmp_path / "badtrace")) for x in args]
     p = ab(memfbench, "-v", "sse2" if "memset" not in args else "bytes", *args, "-o", str(tmp_path / "x.json"), "--",
            str(PROGRAM))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and problem in p.stderr
