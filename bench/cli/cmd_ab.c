@@ -36,10 +36,10 @@ static const struct mfb_flag ab_flags[] = {
     {"predict-from", required_argument, OPT_PREDICT, false, "DIR",
      "a recording of this program (memfbench record): also replay its table\n"
      "(a default study, FILE.replay.json; its trace in order too when it\n"
-     "has one, FILE.trace-replay.json) and print the difference it\n"
+     "has one, FILE.trace-replay.json) and print the difference each\n"
      "predicts beside the one measured"},
     {"replay-time", required_argument, OPT_REPLAY_TIME, false, "S",
-     "with --predict-from: the replay's seconds of rounds (default: a\n"
+     "with --predict-from: each replay's seconds of rounds (default: a\n"
      "default study's)"},
     {"by-class", no_argument, OPT_BY_CLASS, false, NULL,
      "with --predict-from: time each size class in the replay too, and\n"
