@@ -182,15 +182,19 @@ def recorded_calls(recording: str | Path, function: str) -> int:
 
 
 def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
-    """Per process of the replay: the median over rounds of ns/call(arm) - ns/call(baseline) in the
-    same round, in ns."""
+    """Per process of the replay: ns/call(arm) - ns/call(baseline) in the same round, in ns, over
+    the process's measured rounds: the median for a table's replay, whose rounds all draw from
+    one distribution; the mean for a trace's, whose rounds are its successive windows. A trace's
+    windows differ (start-up and work; a few windows of large copies among many of small ones),
+    and each is its share of the program's calls: the median would keep the typical window and
+    drop the rest."""
     from .load import measured
     df = measured(run.batches)
     t = df.pivot_table(index=["process", "round"], columns="variant", values="ns_per_call", observed=True)
     if arm not in t.columns or baseline not in t.columns:
         raise ResultFileError(f"{run.path}: the replay has no '{arm}' or '{baseline}' to predict from")
-    d = (t[arm] - t[baseline]).dropna()
-    return d.groupby(level="process").median().to_numpy()
+    d = (t[arm] - t[baseline]).dropna().groupby(level="process")
+    return (d.mean() if run.doc["config"].get("trace") else d.median()).to_numpy()
 
 
 def _by_class(run, arm: str, calls: int, level: float) -> list[ClassPrediction]:

@@ -137,8 +137,13 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
                          mfb_stream_seed(r->seed, MFB_STREAM_PARAMS), err) < 0)
         return -1;
     st->params = mfb_run_params(r);
-    if (r->trace) { /* round 0 (and the warm-up) replays the trace's first window */
-        r->trace->next = 0;
+    if (r->trace) {
+        /* Process p of a study of K starts at (p mod K)/K of the trace: together the processes replay all
+         * of it, where starting each at the beginning would time its first windows K times and
+         * its end never (a program's start-up is not its work). Round 0 and the warm-up replay
+         * the process's first window. */
+        long k = r->study->processes, p = r->study->process_index;
+        r->trace->next = p > 0 && k > 1 ? (size_t)((unsigned long long)(p % k) * r->trace->n / (unsigned long long)k) : 0;
         trace_fill(r, st, mfb_calls_per_pass(&r->cal));
     } else {
         mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->ws));

@@ -90,7 +90,7 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     char **argv = calloc((size_t)cfg->argc + 20, sizeof *argv);
     if (!argv)
         return -1;
-    char seedbuf[32], idx[16], tbuf[32], pbuf[32], plbuf[32], mbbuf[32];
+    char seedbuf[32], idx[16], kbuf[32], tbuf[32], pbuf[32], plbuf[32], mbbuf[32];
     int i = ca->index;
     uint64_t seed = ca->seed, code_placement_seed = ca->code_placement_seed;
     double time_s = ca->time_s;
@@ -113,6 +113,11 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     argv[n++] = seedbuf;
     argv[n++] = "--process-index";
     argv[n++] = idx;
+    /* the study's processes (with --target-ci, the least it runs): a --trace child starts at its
+     * share of the trace (measure/rounds.c) */
+    snprintf(kbuf, sizeof kbuf, "%ld", cfg->processes);
+    argv[n++] = "--processes";
+    argv[n++] = kbuf;
     snprintf(plbuf, sizeof plbuf, "%llu", (unsigned long long)code_placement_seed);
     argv[n++] = "--code-placement-seed";
     argv[n++] = plbuf;

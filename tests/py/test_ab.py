@@ -196,6 +196,13 @@ def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> Non
         assert pr.calls == calls > 0 and len(per) == 10
         assert pr.predicted_s == pytest.approx(calls * per.mean() * 1e-9)
         assert pr.predicted_low <= pr.predicted_s <= pr.predicted_high and pr.gap_low <= pr.gap_high
+    # a trace's rounds are its successive windows, each its share of the calls: the mean over them
+    from analysis.load import measured
+    run = load_run(d / "ab.json.trace-replay.json")
+    t = measured(run.batches).pivot_table(index=["process", "round"], columns="variant", values="ns_per_call",
+                                          observed=True)
+    assert per_call_differences(run, "sse2") == pytest.approx(
+        (t["sse2"] - t["libc"]).groupby(level="process").mean().to_numpy())
     # by class: the classes' parts and the residual add up to the whole prediction, per run
     assert table.classes[-1].size_class == "residual" and not trace.classes
     assert sum(c.predicted_s for c in table.classes) == pytest.approx(table.predicted_s, rel=1e-6, abs=1e-12)

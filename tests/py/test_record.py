@@ -223,6 +223,22 @@ def test_a_trace_keeps_the_order_and_the_call_sites_and_replays(memfbench, tmp_p
     assert all(b == 17 * c for b, c in zip(s["bytes"], s["calls"]))
 
 
+def test_a_trace_is_shared_between_the_processes(memfbench, tmp_path):
+    """Process p of K starts its windows at p/K of the trace: a trace of small calls then large
+    ones has its large ones replayed from the first round of the second process, where every
+    process starting at the beginning would replay the small ones only."""
+    f = tmp_path / "memcpy_trace.csv"
+    f.write_text("size,src_alignment,dst_alignment,caller\n" + "8,8,8,a\n" * 4096 + "1024,64,64,b\n" * 4096,
+                 encoding="utf-8")
+    r = subprocess.run([memfbench, "run", "-q", "--trace", str(f), "-v", "libc", "--processes", "2", "--rounds", "2",
+                        "--warmup-rounds", "1", *GEOMETRY, "-o", str(tmp_path / "r.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "r.json").read_text())["samples"]
+    first = {p: b / c for p, rnd, b, c in zip(s["process"], s["round"], s["bytes"], s["calls"]) if rnd == 0}
+    assert first == {0: 8, 1: 1024}
+
+
 @pytest.mark.parametrize("text,fragment", [
     ("size,weight\n1,2\n", "header: expected size,src_alignment,dst_alignment,caller"),
     ("size,src_alignment,dst_alignment,caller\n17,3,16,x\n", ":2: src_alignment: not a power of two"),
