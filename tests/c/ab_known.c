@@ -1,10 +1,10 @@
 /* The known-answer program of memfbench ab (docs/program-ab.md): its memcpy calls are known by
  * construction. Sizes come from a shipped size table (the rows up to 2 KiB, the small calls
  * memfbench keeps in L1), drawn with a fixed seed; each call copies between random offsets of two
- * 8 KiB windows. With the call records (7 KiB) that is 23 KiB, in L1 as the replay's small-call
- * windows and parameters are, on every L1d from 32 KiB up (not on a 16 KiB small core, where the
- * replay's windows shrink). Then fixed other work (a dependent chain of multiply-adds) that no memory
- * function touches.
+ * 8 KiB windows. With the call records and their order (4 KiB) that is 20 KiB, in L1 as the
+ * replay's small-call windows and parameters are, on every L1d from 32 KiB up (not on a 16 KiB
+ * small core, where the replay's windows shrink). Then fixed other work (a dependent chain of
+ * multiply-adds) that no memory function touches.
  *
  *     ab_known SIZE_TABLE.csv [replay|shuffled|batched|interleaved] [CALLS]
  *
