@@ -109,10 +109,12 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         } else if (!strcmp(x->string, "status")) {
             own = merged_status(cfg, r0, x, end, complete);
         } else if (!strcmp(x->string, "config")) {
+            /* the parent's: a child is always given its --processes (a trace's share) */
             struct field f[] = {
                 {"processes", cJSON_CreateNumber(end->targeted ? end->done : end->planned)},
+                {"processes_source", cJSON_CreateString(cfg->processes_given ? "given" : "default")},
                 {"time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s) : cJSON_CreateNull()}};
-            own = section_with(x, f, 2);
+            own = section_with(x, f, 3);
         } else if (!strcmp(x->string, "seeds")) {
             struct field f[] = {
                 {"master", cJSON_CreateString(seed)},

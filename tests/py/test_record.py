@@ -234,9 +234,12 @@ def test_a_trace_is_shared_between_the_processes(memfbench, tmp_path):
                         "--warmup-rounds", "1", *GEOMETRY, "-o", str(tmp_path / "r.json")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    s = json.loads((tmp_path / "r.json").read_text())["samples"]
+    doc = json.loads((tmp_path / "r.json").read_text())
+    s = doc["samples"]
     first = {p: b / c for p, rnd, b, c in zip(s["process"], s["round"], s["bytes"], s["calls"]) if rnd == 0}
     assert first == {0: 8, 1: 1024}
+    # the study's own processes and where they came from, not a child's
+    assert (doc["config"]["processes"], doc["config"]["processes_source"]) == (2, "given")
 
 
 @pytest.mark.parametrize("text,fragment", [
