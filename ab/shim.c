@@ -1,6 +1,6 @@
 /* libmemfbench-ab.so: the LD_PRELOAD shim of `memfbench ab` (docs/program-ab.md). It routes a
- * program's calls to memcpy, memmove, memset, memcmp and bcmp, and their fortified and mempcpy
- * entry points (the ones the recorder interposes, record/recorder.c), to one implementation:
+ * program's calls to memcpy, memmove, memset, memcmp and bcmp, and their fortified, mempcpy and
+ * wmemcpy entry points (the ones the recorder interposes, record/recorder.c), to one implementation:
  *
  *   MEMFBENCH_AB_VARIANT=PATH:SYMBOL   a function of that prototype in a shared object (a plugin,
  *                                      or a built-in from libmemfbench-builtins.so)
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "fallback.h"
 
@@ -33,10 +34,10 @@ typedef int cmp_fn(const void *, const void *, size_t);
 
 /* The entry points, for the counts a test reads. */
 enum entry { E_MEMCPY, E_MEMMOVE, E_MEMPCPY, E___MEMPCPY, E_MEMSET, E_MEMCMP, E_BCMP, E_MEMCPY_CHK,
-             E_MEMMOVE_CHK, E_MEMPCPY_CHK, E_MEMSET_CHK, E_COUNT };
+             E_MEMMOVE_CHK, E_MEMPCPY_CHK, E_MEMSET_CHK, E_WMEMCPY, E_COUNT };
 static const char *const entry_names[E_COUNT] = {"memcpy", "memmove", "mempcpy", "__mempcpy", "memset", "memcmp",
                                                  "bcmp", "__memcpy_chk", "__memmove_chk", "__mempcpy_chk",
-                                                 "__memset_chk"};
+                                                 "__memset_chk", "wmemcpy"};
 /* The function families a variant implements (base/functions.h's order). */
 enum family { F_MEMCPY, F_MEMMOVE, F_MEMSET, F_MEMCMP, F_BCMP, F_COUNT };
 static const char *const family_names[F_COUNT] = {"memcpy", "memmove", "memset", "memcmp", "bcmp"};
@@ -51,7 +52,9 @@ static int counting;               /* MEMFBENCH_AB_COUNT given */
 static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C library] */
 
 static atomic_int state;           /* 0 unresolved, 1 resolving, 2 ready */
-static __thread int resolving;     /* this thread is inside resolve(): its calls take the byte loops */
+/* this thread is inside resolve(): its calls take the byte loops. initial-exec: reading it never
+ * allocates (a dynamic TLS access may, while the variant's dlopen adds TLS) */
+static __thread int resolving __attribute__((tls_model("initial-exec")));
 
 /* Where each family's calls go once resolved: the variant for the routed family, the C library for
  * the others. An entry point is one load and a tail jump through its family's pointer, the same two
@@ -101,6 +104,12 @@ static void load_variant(const char *spec)
      * links, not to this shim, so they never come back here: no flag on the path of every call.
      * (A library linked without the C library, -nostdlib, that calls memcpy anyway would find this
      * shim and recurse until the run fails: memfbench ab then names the run.) */
+    /* A library the program already holds keeps the bindings it has (RTLD_DEEPBIND is not applied
+     * again): a wrapper in it would call the shim, which calls it, for ever. */
+    void *held = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (held)
+        die("the variant's library is already loaded in the program (its own calls would come back to the shim)",
+            path);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h)
         die("cannot load the variant", dlerror());
@@ -296,6 +305,14 @@ EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
     check_room(n, room);
     count(E_MEMPCPY_CHK, F_MEMCPY);
     return (unsigned char *)atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) + n;
+}
+
+/* wmemcpy copies n wide characters: routed with memcpy, as the recorder counts it (a memcpy of
+ * their bytes). */
+EXPORT wchar_t *wmemcpy(wchar_t *restrict d, const wchar_t *restrict s, size_t n)
+{
+    count(E_WMEMCPY, F_MEMCPY);
+    return atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n * sizeof(wchar_t));
 }
 
 EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)

@@ -165,6 +165,7 @@ class Prediction:
     baseline_median_s: float
     verdict: str          # "agree", "measured slower than predicted", "measured faster than predicted"
     classes: list[ClassPrediction] = field(default_factory=list)
+    classes_note: str = ""  # why there are no classes where the replay timed them
 
     def as_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -224,6 +225,8 @@ def one_process_gap(predicted: np.ndarray, measured: np.ndarray, level: float) -
     Satterthwaite's degrees of freedom."""
     d = float(measured.mean() - predicted.mean())
     n_p, n_m = len(predicted), len(measured)
+    if n_p < 2 or n_m < 2:  # no spread to take: no interval, and no verdict
+        return d, float("nan"), float("nan")
     vp = predicted.var(ddof=1) * (1 + 1 / n_p)
     vm = measured.var(ddof=1) / n_m
     se = float(np.sqrt(vp + vm))
@@ -259,13 +262,18 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
             p_s = calls * ci_d.estimate * 1e-9
             gap, gap_low, gap_high = one_process_gap(calls * 1e-9 * d, m, level)
             # which way they part, not "over" or "under": a prediction near 0 has no direction to exceed
-            verdict = ("agree" if gap_low <= 0 <= gap_high else
+            verdict = ("undetermined (fewer than two values on a side)" if np.isnan(gap_low) else
+                       "agree" if gap_low <= 0 <= gap_high else
                        "measured slower than predicted" if gap > 0 else "measured faster than predicted")
+            try:
+                classes, note = _by_class(run, a["name"], calls, level), ""
+            except ValueError as e:  # e.g. too few processes with every class measured: said, not raised
+                classes, note = [], f"not given ({e})"
             out.append(Prediction(a["name"], basis, calls, ci_d.estimate, ci_d.low, ci_d.high, p_s,
                                   calls * ci_d.low * 1e-9, calls * ci_d.high * 1e-9, calls * one.low * 1e-9,
                                   calls * one.high * 1e-9, ci_m.estimate, ci_m.low,
                                   ci_m.high, gap_low, gap_high, float(wall[libc].median()), verdict,
-                                  _by_class(run, a["name"], calls, level)))
+                                  classes, note))
     return out
 
 
@@ -285,6 +293,8 @@ def prediction_line(p: Prediction, level: float) -> str:
 
 def class_lines(p: Prediction) -> list[str]:
     """The prediction's parts by size class (--by-class), a line each, then the residual."""
+    if p.classes_note:
+        return [f"    {p.arm}, by size class: {p.classes_note}"]
     return [f"    {p.arm}, size class {c.size_class}"
             + (f" ({c.calls_pct:.1f} % of calls)" if c.calls_pct == c.calls_pct else " (what the classes apart miss)")
             + f": {c.predicted_s * 1e3:+.3f} ms [{c.predicted_low * 1e3:+.3f}, {c.predicted_high * 1e3:+.3f}] per run"

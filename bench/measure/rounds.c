@@ -91,6 +91,10 @@ static uint64_t trace_fill(struct mfb_run *r, struct rounds *st, size_t n)
         mfb_sampler_place(&st->sampler, c->size, &shape, &st->params[i]);
         bytes += c->size;
     }
+    /* the windows of the study's other processes: this one replays every K-th (see begin) */
+    long k = r->study->processes;
+    if (k > 1 && r->study->process_index >= 0)
+        t->next = (size_t)((t->next + (unsigned long long)(k - 1) * n) % t->n);
     return bytes;
 }
 
@@ -138,13 +142,15 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
         return -1;
     st->params = mfb_run_params(r);
     if (r->trace) {
-        /* Process p of a study of K starts at (p mod K)/K of the trace: together the processes replay all
-         * of it, where starting each at the beginning would time its first windows K times and
-         * its end never (a program's start-up is not its work). Round 0 and the warm-up replay
-         * the process's first window. */
+        /* Process p of a study of K replays windows p, p + K, p + 2K, ... (mod K: --target-ci
+         * may run more): each process samples the whole trace, start-up and work alike, so the
+         * processes are alike and together replay all of it. Started each at the beginning, a
+         * process that times fewer windows than the trace holds would replay only its start.
+         * Round 0 and the warm-up replay the process's first window. */
         long k = r->study->processes, p = r->study->process_index;
-        r->trace->next = p > 0 && k > 1 ? (size_t)((unsigned long long)(p % k) * r->trace->n / (unsigned long long)k) : 0;
-        trace_fill(r, st, mfb_calls_per_pass(&r->cal));
+        size_t n = mfb_calls_per_pass(&r->cal);
+        r->trace->next = p > 0 && k > 1 ? (size_t)((unsigned long long)(p % k) * n % r->trace->n) : 0;
+        trace_fill(r, st, n);
     } else {
         mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->ws));
     }

@@ -465,9 +465,23 @@ static int replay_one(const struct mfb_ab *ab, const char *const *variants, int 
 
 int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
 {
+    /* memfbench run writes its file only when it succeeds: a failed trace replay leaves the table's,
+     * which this study wrote and which has no result beside it */
     if (replay_one(ab, variants, n, false, ab->replay, quiet, err) < 0)
         return -1;
-    return ab->trace[0] ? replay_one(ab, variants, n, true, ab->trace_replay, quiet, err) : 0;
+    if (ab->trace[0] && replay_one(ab, variants, n, true, ab->trace_replay, quiet, err) < 0) {
+        unlink(ab->replay);
+        return -1;
+    }
+    return 0;
+}
+
+void mfb_ab_unlink_replays(const struct mfb_ab *ab)
+{
+    if (ab->recording[0])
+        unlink(ab->replay);
+    if (ab->trace[0])
+        unlink(ab->trace_replay);
 }
 
 void mfb_ab_free(struct mfb_ab *ab)

@@ -89,6 +89,8 @@ int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *outpu
  * -v values on the recorded table, pinned as the runs were, into ab->replay; and, when the
  * recording has a trace, one of the trace in order into ab->trace_replay. */
 int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err);
+/* Removes the replays this study wrote (its result could not be written: they have no result). */
+void mfb_ab_unlink_replays(const struct mfb_ab *ab);
 void mfb_ab_free(struct mfb_ab *ab);
 
 #endif

@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/warn.h"
 #include "measure/cache.h"
@@ -31,9 +30,6 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     if (rq->predict_from && mfb_ab_replay(ab, rq->variants, rq->nvariants, rq->quiet, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         mfb_output_abort(&out);
-        unlink(ab->replay); /* a replay without its result is a partial output */
-        if (ab->trace[0])
-            unlink(ab->trace_replay);
         goto done;
     }
     struct mfb_caches caches;
@@ -46,6 +42,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     cJSON_Delete(doc);
     if (rc < 0) {
         fprintf(stderr, "memfbench ab: %s\n", err.msg);
+        mfb_ab_unlink_replays(ab); /* replays without their result are a partial output */
         goto done;
     }
     status = MFB_EXIT_OK;

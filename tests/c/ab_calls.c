@@ -3,6 +3,7 @@
  * that every call stays a call. Exit 0 when every result is right, 1 otherwise. */
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 void *__mempcpy(void *restrict d, const void *restrict s, size_t n);
 void *__memcpy_chk(void *d, const void *s, size_t n, size_t room);
@@ -34,6 +35,8 @@ int main(void)
         bad |= __memmove_chk(b + 2, b, 16, sizeof b - 2) != b + 2 || b[17] != a[15];
         bad |= (char *)__mempcpy_chk(c, a, 12, sizeof c) != c + 12 || c[11] != a[11];
         bad |= __memset_chk(c, 'y', 8, sizeof c) != c || c[7] != 'y';
+        wchar_t wa[8] = L"abcdefg", wb[8] = {0};
+        bad |= wmemcpy(wb, wa, 8) != wb || wb[6] != L'g';
     }
     if (bad)
         fprintf(stderr, "ab_calls: a wrong result\n");

@@ -250,3 +250,5 @@ def test_the_gap_of_one_process_counts_the_replays_spread_of_one_process() -> No
     d0, low0, high0 = one_process_gap(np.full(10, -5.0), measured, 0.95)
     ci = stats.t_interval(measured, 0.95)
     assert (low0, high0) == pytest.approx((ci.low + 5.0, ci.high + 5.0))
+    # one value on a side has no spread to take: no interval (and predict_ab gives no verdict)
+    assert np.isnan(one_process_gap(predicted[:1], measured, 0.95)[1])
