@@ -77,6 +77,14 @@ def test_a_variant_that_calls_memcpy_itself_gets_the_c_library(tmp_path) -> None
     assert table["memcpy"] == (7, 0)
 
 
+def test_a_variant_library_the_program_already_holds_is_refused(tmp_path) -> None:
+    """Already loaded (here preloaded beside the shim), the library keeps its bindings: a wrapper in
+    it would call the shim, which calls it, for ever. One line and 127 instead."""
+    env = {**os.environ, "LD_PRELOAD": f"{SHIM} {BUILTINS}", "MEMFBENCH_AB_VARIANT": f"{BUILTINS}:mfb_memcpy_twice"}
+    p = subprocess.run([str(PROGRAM)], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 127 and len(p.stderr.strip().splitlines()) == 1 and "already loaded" in p.stderr
+
+
 @pytest.mark.parametrize("variant,function,problem", [
     ("/nonexistent/libx.so:f", None, "cannot load the variant: /nonexistent/libx.so"),
     ("BUILTINS:no_such_symbol", None, "has no such symbol: no_such_symbol"),
