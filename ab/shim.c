@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "fallback.h"
+#include "impl/impl.h" /* the reference loops: the fallbacks of the calls made while resolving */
 
 typedef void *copy_fn(void *, const void *, size_t);
 typedef void *set_fn(void *, int, size_t);
@@ -98,7 +98,7 @@ static void load_variant(const char *spec)
     size_t n = (size_t)(colon - spec);
     if (n >= sizeof path)
         die("MEMFBENCH_AB_VARIANT: the path is too long", NULL);
-    fb_copy(path, spec, n);
+    mfb_ref_memmove(path, spec, n);
     path[n] = '\0';
     /* RTLD_DEEPBIND: the variant's own calls to memcpy (a wrapper's) bind to the C library it
      * links, not to this shim, so they never come back here: no flag on the path of every call.
@@ -175,27 +175,27 @@ static int ready(void)
 
 static void *first_memcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    return ready() ? atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) : fb_copy(d, s, n);
+    return ready() ? atomic_load_explicit(&to_memcpy, memory_order_relaxed)(d, s, n) : mfb_ref_memmove(d, s, n);
 }
 
 static void *first_memmove(void *d, const void *s, size_t n)
 {
-    return ready() ? atomic_load_explicit(&to_memmove, memory_order_relaxed)(d, s, n) : fb_copy(d, s, n);
+    return ready() ? atomic_load_explicit(&to_memmove, memory_order_relaxed)(d, s, n) : mfb_ref_memmove(d, s, n);
 }
 
 static void *first_memset(void *d, int v, size_t n)
 {
-    return ready() ? atomic_load_explicit(&to_memset, memory_order_relaxed)(d, v, n) : fb_set(d, v, n);
+    return ready() ? atomic_load_explicit(&to_memset, memory_order_relaxed)(d, v, n) : mfb_ref_memset(d, v, n);
 }
 
 static int first_memcmp(const void *a, const void *b, size_t n)
 {
-    return ready() ? atomic_load_explicit(&to_memcmp, memory_order_relaxed)(a, b, n) : fb_cmp(a, b, n);
+    return ready() ? atomic_load_explicit(&to_memcmp, memory_order_relaxed)(a, b, n) : mfb_ref_memcmp(a, b, n);
 }
 
 static int first_bcmp(const void *a, const void *b, size_t n)
 {
-    return ready() ? atomic_load_explicit(&to_bcmp, memory_order_relaxed)(a, b, n) : fb_cmp(a, b, n);
+    return ready() ? atomic_load_explicit(&to_bcmp, memory_order_relaxed)(a, b, n) : mfb_ref_memcmp(a, b, n);
 }
 
 static void write_counts(void)

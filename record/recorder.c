@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "fallback.h"
+#include "impl/impl.h" /* the reference loops: the fallbacks of the calls made while resolving */
 #include "histogram.h"
 
 typedef void *copy_fn(void *, const void *, size_t);
@@ -327,7 +327,7 @@ static inline __attribute__((always_inline)) void on_cmp(enum rec_func f, const 
 EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
-        return fb_copy(d, s, n);
+        return mfb_ref_memmove(d, s, n);
     on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_memcpy(d, s, n);
 }
@@ -335,7 +335,7 @@ EXPORT void *memcpy(void *restrict d, const void *restrict s, size_t n)
 EXPORT void *memmove(void *d, const void *s, size_t n)
 {
     if (!ready())
-        return fb_copy(d, s, n);
+        return mfb_ref_memmove(d, s, n);
     on_copy(REC_MEMMOVE, d, s, n, 1, CALLER);
     return real_memmove(d, s, n);
 }
@@ -343,7 +343,7 @@ EXPORT void *memmove(void *d, const void *s, size_t n)
 EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
-        return (unsigned char *)fb_copy(d, s, n) + n;
+        return (unsigned char *)mfb_ref_memmove(d, s, n) + n;
     on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_mempcpy ? real_mempcpy(d, s, n) : (unsigned char *)real_memcpy(d, s, n) + n;
 }
@@ -351,7 +351,7 @@ EXPORT void *mempcpy(void *restrict d, const void *restrict s, size_t n)
 EXPORT void *__mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
     if (!ready())
-        return (unsigned char *)fb_copy(d, s, n) + n;
+        return (unsigned char *)mfb_ref_memmove(d, s, n) + n;
     on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_mempcpy ? real_mempcpy(d, s, n) : (unsigned char *)real_memcpy(d, s, n) + n;
 }
@@ -359,7 +359,7 @@ EXPORT void *__mempcpy(void *restrict d, const void *restrict s, size_t n)
 EXPORT void *memset(void *d, int v, size_t n)
 {
     if (!ready())
-        return fb_set(d, v, n);
+        return mfb_ref_memset(d, v, n);
     on_set(d, n, CALLER);
     return real_memset(d, v, n);
 }
@@ -367,7 +367,7 @@ EXPORT void *memset(void *d, int v, size_t n)
 EXPORT int memcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
-        return fb_cmp(a, b, n);
+        return mfb_ref_memcmp(a, b, n);
     on_cmp(REC_MEMCMP, a, b, n, CALLER);
     return real_memcmp(a, b, n);
 }
@@ -375,7 +375,7 @@ EXPORT int memcmp(const void *a, const void *b, size_t n)
 EXPORT int bcmp(const void *a, const void *b, size_t n)
 {
     if (!ready())
-        return fb_cmp(a, b, n);
+        return mfb_ref_memcmp(a, b, n);
     on_cmp(REC_BCMP, a, b, n, CALLER);
     return real_bcmp(a, b, n);
 }
@@ -385,7 +385,7 @@ EXPORT int bcmp(const void *a, const void *b, size_t n)
 EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_memcpy_chk)
-        return fb_copy(d, s, n);
+        return mfb_ref_memmove(d, s, n);
     on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_memcpy_chk(d, s, n, room);
 }
@@ -393,7 +393,7 @@ EXPORT void *__memcpy_chk(void *d, const void *s, size_t n, size_t room)
 EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_memmove_chk)
-        return fb_copy(d, s, n);
+        return mfb_ref_memmove(d, s, n);
     on_copy(REC_MEMMOVE, d, s, n, 1, CALLER);
     return real_memmove_chk(d, s, n, room);
 }
@@ -401,7 +401,7 @@ EXPORT void *__memmove_chk(void *d, const void *s, size_t n, size_t room)
 EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
 {
     if (!ready() || !real_mempcpy_chk)
-        return (unsigned char *)fb_copy(d, s, n) + n;
+        return (unsigned char *)mfb_ref_memmove(d, s, n) + n;
     on_copy(REC_MEMCPY, d, s, n, 0, CALLER);
     return real_mempcpy_chk(d, s, n, room);
 }
@@ -409,7 +409,7 @@ EXPORT void *__mempcpy_chk(void *d, const void *s, size_t n, size_t room)
 EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
 {
     if (!ready() || !real_memset_chk)
-        return fb_set(d, v, n);
+        return mfb_ref_memset(d, v, n);
     on_set(d, n, CALLER);
     return real_memset_chk(d, v, n, room);
 }
@@ -418,7 +418,7 @@ EXPORT void *__memset_chk(void *d, int v, size_t n, size_t room)
 EXPORT wchar_t *wmemcpy(wchar_t *restrict d, const wchar_t *restrict s, size_t n)
 {
     if (!ready() || !real_wmemcpy)
-        return fb_copy(d, s, n * sizeof(wchar_t));
+        return mfb_ref_memmove(d, s, n * sizeof(wchar_t));
     on_copy(REC_MEMCPY, d, s, n * sizeof(wchar_t), 0, CALLER);
     return real_wmemcpy(d, s, n);
 }

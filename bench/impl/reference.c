@@ -1,5 +1,7 @@
 /* Reference implementations: one obvious loop each. memmove's also serves memcpy (it is
- * correct for every non-overlapping call). */
+ * correct for every non-overlapping call). The recorder and the ab shim compile this file in as
+ * their fallbacks (record/meson.build), with -fno-builtin: these loops must stay loops, never
+ * calls to the functions those libraries interpose. */
 #include "impl/impl.h"
 
 void *mfb_ref_memmove(void *dst, const void *src, size_t n)
