@@ -53,6 +53,7 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     # what the interval is computed from: per-round log ratios, or per-process medians of them
     units: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    design: stats.DesignEstimate | None = field(default=None, repr=False)
     across_processes: bool = False
     processes: int = 1
     between_process_sd: float = float("nan")  # sd of per-process log ratios (relative, ~ fraction)
@@ -60,7 +61,13 @@ class Comparison:
     pi_high: float = float("nan")
     within_low: float = float("nan")          # within-process interval (sign test over all rounds)
     within_high: float = float("nan")
-    processes_for_margin: int = 0             # processes a t test needs to resolve the margin
+    processes_for_margin: int = 0             # processes this design needs to resolve the margin
+    # the design: stratified by code placement (balanced over the study) or processes as they came
+    stratified: bool = False
+    strata: int = 0
+    dof: int = 0                              # degrees of freedom of the interval
+    within_placement_sd: float = float("nan")  # per process, within a placement stratum (the interval's noise)
+    placement_sd: float = float("nan")        # sd of the placements' effects (cancelled by the balanced mean)
     single_process_allowed: bool = False
     net_ratio: float = float("nan")           # the same estimand with each process's harness cost per
     net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
@@ -75,6 +82,7 @@ class Comparison:
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("units")
+        d.pop("design")
         d["notes"] = "; ".join(self.notes)
         return d
 
@@ -89,13 +97,13 @@ def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame
     (a round's first batch of each where one repeats). Matched on one integer key by numpy, not by
     a pandas join on the two columns, which cost ten times as much."""
     m = measured(df)
-    extra = [c for c in ("code_block", "harness_ns_per_call") if c in m]
+    extra = [c for c in ("code_block", "harness_ns_per_call", "kernel_placement") if c in m]
     names = m["variant"].to_numpy()
     a, b = m[names == variant], m[names == baseline]
     _, ia, ib = np.intersect1d(_round_keys(a), _round_keys(b), return_indices=True)
     cols = {"process": a["process"].to_numpy()[ia], "round": a["round"].to_numpy()[ia]}
     for side, f, idx in (("_v", a, ia), ("_b", b, ib)):
-        for c in ("ns_per_call", "ticks"):
+        for c in ("ns_per_call", "ticks") + (("code_placement",) if "code_placement" in f else ()):
             cols[c + side] = f[c].to_numpy()[idx]
     cols.update({c: a[c].to_numpy()[ia] for c in extra})
     j = pd.DataFrame(cols)
@@ -114,12 +122,41 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
     return "inconclusive"
 
 
-def interval(units: np.ndarray, across_processes: bool, level: float) -> stats.Interval:
-    return stats.t_interval(units, level) if across_processes else stats.sign_test_ci(units, level)
+def placement_strata(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
+    """Each process's stratum, in the order of `processes`: the code placements it ran the timed
+    loop, the variant and the baseline from (-1: code that has none), where the study balanced
+    them (each placement of each placed code in as many strata: analysis/load.py marks the batches
+    of any other design -1); None where it did not, or nothing was placed."""
+    cols = [c for c in ("kernel_placement", "code_placement_v", "code_placement_b") if c in pr]
+    if len(cols) < 3:
+        return None
+    first = pr.groupby("process", sort=True)[cols].first()
+    keys = first.loc[processes].to_numpy(np.int64)
+    strata = np.unique(keys, axis=0)
+    placed = False
+    for col in strata.T:
+        if (col < 0).all():
+            continue
+        values, counts = np.unique(col, return_counts=True)
+        if (col < 0).any() or len(values) != stats.CODE_PLACEMENTS or counts.min() != counts.max():
+            return None
+        placed = True
+    if not placed:
+        return None
+    return keys @ np.array([1 << 16, 1 << 8, 1], dtype=np.int64) + (1 << 24)
 
 
-def p_value(units: np.ndarray, across_processes: bool) -> float:
-    return stats.t_test_p(units) if across_processes else stats.sign_test_p(units)
+def interval(units: np.ndarray, across_processes: bool, level: float,
+             design: stats.DesignEstimate | None = None) -> stats.Interval:
+    if across_processes:
+        return (design or stats.design_estimate(units)).interval(level)
+    return stats.sign_test_ci(units, level)
+
+
+def p_value(units: np.ndarray, across_processes: bool, design: stats.DesignEstimate | None = None) -> float:
+    if across_processes:
+        return (design or stats.design_estimate(units)).p_value()
+    return stats.sign_test_p(units)
 
 
 def net_interval(pr: pd.DataFrame, level: float) -> stats.Interval | None:
@@ -138,7 +175,8 @@ def net_interval(pr: pd.DataFrame, level: float) -> stats.Interval | None:
     groups = np.unique(procs)
     across = len(groups) > 1
     units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
-    return interval(units, across, level)
+    design = stats.design_estimate(units, placement_strata(pr[ok], groups)) if across else None
+    return interval(units, across, level, design)
 
 
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
@@ -164,10 +202,11 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     across = len(np.unique(procs)) > 1
     blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
     rotating = bool((blocks >= 0).any())
-    units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in np.unique(procs)]) \
-        if across else d
-    ci = interval(units, across, level)
-    p = p_value(units, across)
+    ids = np.unique(procs)
+    units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
+    design = stats.design_estimate(units, placement_strata(pr, ids)) if across else None
+    ci = interval(units, across, level, design)
+    p = p_value(units, across, design)
     tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
     if secondary:
         rom, _ = stats.ratio_of_medians_ci(tv, tb, pr["process"].to_numpy(), level,
@@ -188,20 +227,24 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
         tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
         mde=stats.minimum_detectable_effect(d, 1 - level), rounds_for_margin=stats.rounds_needed(d, margin or 0.01),
-        margin=margin, units=units, across_processes=across, processes=len(np.unique(procs)),
+        margin=margin, units=units, design=design, across_processes=across, processes=len(ids),
         within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
         single_process_allowed=allow_single_process)
     net = net_interval(pr, level)
     if net is not None:
         c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
-    if across:
-        c.estimand = (f"mean over {len(units)} processes of each process's median ln(t_variant / t_baseline)"
+    if design is not None:
+        c.estimand = ((f"mean over {design.strata} code-placement strata ({len(units)} processes) of their mean"
+                       if design.stratified else f"mean over {len(units)} processes")
+                      + " of each process's median ln(t_variant / t_baseline)"
                       + (" (rotating code placements: the median over its full blocks of rounds of each block's "
-                         "mean)" if rotating else "") + "; t interval")
-        pi = stats.prediction_interval(units, level)
+                         "mean)" if rotating else "") + f"; {design.method}")
+        pi = design.prediction(level)
         c.pi_low, c.pi_high = float(np.exp(pi.low)), float(np.exp(pi.high))
-        c.between_process_sd = float(np.std(units, ddof=1))
-        c.processes_for_margin = stats.processes_needed(units, margin or 0.01, 1 - level)
+        c.between_process_sd = design.between_sd
+        c.stratified, c.strata, c.dof = design.stratified, design.strata, design.df
+        c.within_placement_sd, c.placement_sd = design.within_sd, design.placement_sd
+        c.processes_for_margin = design.processes_needed(margin or 0.01, 1 - level, unit=stats.CODE_PLACEMENTS)
     else:
         c.notes.append("one process: the interval covers this process's code and data layout only, not a re-run")
     if c.tied_rounds > n / 10 and not across:
@@ -288,7 +331,7 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
     for c, p in zip(valid, adj):
         c.p_adjusted = float(p)
         if m > 1:
-            sim = interval(c.units, c.across_processes, 1 - alpha / m)
+            sim = interval(c.units, c.across_processes, 1 - alpha / m, c.design)
             c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
             c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
         c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)

@@ -110,6 +110,7 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
     n = doc["samples"]["count"]
     names = [v["name"] for v in doc["variants"]]
     cols = sample_arrays(doc["samples"])
+    cols_variant = cols["variant"]
     df = pd.DataFrame({
         "run": pd.Series([run_id] * n, dtype="string"),
         "host": pd.Series([doc["host"].get("hostname", "")] * n, dtype="string"),
@@ -125,6 +126,8 @@ def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
     df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
     df["harness_ns_per_call"] = harness_per_process(doc, df["process"].to_numpy())
     df["code_block"] = code_blocks(doc, df["round"].to_numpy())
+    variant, kernel = code_placements(doc, df["process"].to_numpy(), cols_variant)
+    df["code_placement"], df["kernel_placement"] = variant, kernel
     return df
 
 
@@ -143,6 +146,29 @@ def code_blocks(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
     if doc["config"].get("code_rotation") != "round":
         return np.full(len(rounds), -1, dtype=np.int64)
     return rounds.astype(np.int64) // int(doc["layout"]["code_placements"])
+
+
+def code_placements(doc: dict[str, Any], process: np.ndarray, variant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each batch's code placements in its process: its variant's and the timed loop's
+    (base/code_placement.h), -1 where the code has none (libc, a plugin) and for every batch of a
+    file whose placements were not one per process balanced over the study (--code-rotation round,
+    a one-process file, files before the design): only a balanced study's strata cancel the
+    placements' effects (analysis/stats.py design_estimate)."""
+    none = np.full(len(process), -1, dtype=np.int64)
+    layout = doc.get("layout") or {}
+    if (doc["config"].get("code_rotation", "process") != "process" or layout.get("code_placement_design") != "balanced"
+            or not doc.get("processes")):
+        return none, none.copy()
+    nvars = len(doc["variants"])
+    table = np.full((max(int(p["index"]) for p in doc["processes"]) + 1, nvars + 1), -1, dtype=np.int64)
+    for p in doc["processes"]:
+        placed = p.get("variant_code_placements") or []
+        row = table[int(p["index"])]
+        row[:len(placed)] = [-1 if x is None else int(x) for x in placed[:nvars]]
+        k = (p.get("layout") or {}).get("kernel_code_placement")
+        row[nvars] = -1 if k is None else int(k)
+    rows = np.clip(process.astype(np.int64), 0, len(table) - 1)
+    return table[rows, variant.astype(np.int64)], table[rows, nvars]
 
 
 def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:

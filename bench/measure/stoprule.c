@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/code_placement.h"
 #include "base/quantile.h"
 #include "base/signtest.h"
+#include "base/strata.h"
 #include "base/tdist.h"
 
 static int reserve(struct mfb_stoprule *s, size_t rounds, struct mfb_err *err)
@@ -56,23 +58,21 @@ int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all
     int family = 0;
     for (int v = 1; v < nvars; v++)
         family += compared[v];
-    /* Two-sided 95 %, Bonferroni over the family, as the analysis's simultaneous intervals. */
-    double q = nproc >= 2 && family ? mfb_t_quantile(1 - 0.025 / family, nproc - 1) : INFINITY;
     *reached = family > 0;
     for (int v = 1; v < nvars; v++) {
         half_widths[v] = INFINITY;
         if (!compared[v])
             continue;
-        /* One estimate per process (mfb_samples_log_estimate), in the scratch space past the rounds. */
-        double *est = s->scratch + all->n, sum = 0, sq = 0;
+        /* One estimate per process (mfb_samples_log_estimate), in the scratch space past the rounds;
+         * one placement per process, balanced: process p runs turn p mod MFB_CODE_PLACEMENTS
+         * (measure/layout.h), the analysis's strata. */
+        double *est = s->scratch + all->n;
         for (uint16_t p = 0; p < nproc; p++)
             est[p] = mfb_samples_log_estimate(all, nvars, p, 0, v, rotating, s->scratch);
-        for (uint16_t p = 0; p < nproc; p++)
-            sum += est[p];
-        double mean = sum / nproc;
-        for (uint16_t p = 0; p < nproc; p++)
-            sq += (est[p] - mean) * (est[p] - mean);
-        double h = nproc >= 2 ? q * sqrt(sq / (nproc - 1) / nproc) : INFINITY;
+        struct mfb_design_mean dm;
+        mfb_design_mean(est, nproc, rotating ? 0 : MFB_CODE_PLACEMENTS, &dm);
+        /* Two-sided 95 %, Bonferroni over the family, as the analysis's simultaneous intervals. */
+        double h = dm.df >= 1 && isfinite(dm.se) ? mfb_t_quantile(1 - 0.025 / family, (double)dm.df) * dm.se : INFINITY;
         if (isfinite(h))
             half_widths[v] = exp(h) - 1;
         if (!(half_widths[v] * 100 <= target_pct))

@@ -1,8 +1,10 @@
 /* --target-ci. With one process, the rounds stop once every comparison's 95 % sign-test interval
  * of the paired ratio to the baseline is within +-P %. With several, processes are added until
- * every comparison's process-level interval is: the mean over processes of each one's estimate
- * (measure/samples.h, mfb_samples_log_estimate), Student's t, Bonferroni over the comparisons. The analysis package computes the same
- * intervals (tests/py/test_signtest_agreement.py, tests/py/test_processes.py). */
+ * every comparison's process-level interval is: the mean of each process's estimate
+ * (measure/samples.h, mfb_samples_log_estimate) over the code placements' strata once a stratum
+ * repeats (base/strata.h), else over processes; Student's t, Bonferroni over the comparisons. The
+ * analysis package computes the same intervals (tests/py/test_signtest_agreement.py,
+ * tests/py/test_processes.py). */
 #ifndef MFB_STOPRULE_H
 #define MFB_STOPRULE_H
 

@@ -21,6 +21,11 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->dist_dir = dist_dir;
 }
 
+const char *mfb_study_processes_source(const struct mfb_study *s)
+{
+    return s->processes_given ? "given" : s->processes_fitted ? "default, fewer to fit --time" : "default";
+}
+
 bool mfb_latency_supported(void)
 {
     /* the dependent zero of the latency loops (measure/kernels.c) exists for these targets */

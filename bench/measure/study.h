@@ -25,10 +25,15 @@
 /* Fresh processes one study may run (--processes): each gets a share of the time budget. */
 #define MFB_MAX_PROCESSES 64
 /* Processes of a default study. Code and data layout change from one exec to the next and stay
- * fixed within one, so a process is the unit a verdict about the implementation must sample;
- * 10 gives a t interval with 9 degrees of freedom (its quantile is within 15 % of the normal
- * one's) at a fixed cost of about 1 s per process. */
-#define MFB_DEFAULT_PROCESSES 10
+ * fixed within one, so a process is the unit a verdict about the implementation must sample.
+ * Process i runs its code placements' turn i mod MFB_CODE_PLACEMENTS (measure/layout.h), so 32
+ * is every turn 4 times: the verdict's interval is the spread within a turn (placement effects
+ * cancel in the balanced mean), with 24 degrees of freedom. A process's own noise does not shrink
+ * with its length (on the Zen 5 VM its spread within a turn was 1.2 % at 0.5 s and at 1.25 s of
+ * rounds), so more, shorter processes narrow the interval: 10, 16 and 32 processes of 5 s gave
+ * 0.29 %, 0.34 % and 0.15 % between re-runs there (docs/methodology.md), at about 0.1 s of
+ * set-up each. */
+#define MFB_DEFAULT_PROCESSES 32
 /* Seconds of rounds of a default study, over all its processes. A verdict's interval is over
  * processes and its width is their spread (code and data layout, about 1-3 % per process), not the
  * rounds inside one (a process's own median is known to about 0.1 %): on the Zen 5 VM, 6, 8 and
@@ -79,6 +84,7 @@ struct mfb_study {
     long max_batches;                  /* batches kept, over all processes (MFB_DEFAULT_MAX_BATCHES) */
     long processes;                    /* fresh processes whose samples are merged */
     bool processes_given;
+    bool processes_fitted;             /* not given, and fewer than the default to fit a short --time */
     bool allow_single_process;         /* one process may give faster/slower verdicts */
     long batch_passes;                 /* passes per batch; 0: calibrated */
     bool no_prime;                     /* no untimed pass of the same variant before each batch */
@@ -125,6 +131,10 @@ struct mfb_study {
  * detected warm-up, auto placement, exact alignment, no pinning decided yet, shipped
  * distributions in dist_dir. */
 void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
+
+/* Where --processes came from, for the result file: "given", "default", or the default lowered
+ * to give each process MFB_MIN_PROCESS_TIME_S of a short --time. */
+const char *mfb_study_processes_source(const struct mfb_study *s);
 
 /* Whether --latency can run here: the latency loops need a dependent zero (x86-64, AArch64). */
 bool mfb_latency_supported(void);

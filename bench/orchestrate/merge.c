@@ -112,7 +112,7 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
             /* the parent's: a child is always given its --processes (a trace's share) */
             struct field f[] = {
                 {"processes", cJSON_CreateNumber(end->targeted ? end->done : end->planned)},
-                {"processes_source", cJSON_CreateString(cfg->processes_given ? "given" : "default")},
+                {"processes_source", cJSON_CreateString(mfb_study_processes_source(cfg))},
                 {"time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s) : cJSON_CreateNull()}};
             own = section_with(x, f, 3);
         } else if (!strcmp(x->string, "seeds")) {

@@ -232,7 +232,7 @@ static cJSON *config_json(const struct mfb_run *r)
     add_number_or_null(cfg, "warmup_rounds", c->warmup_rounds >= 0, (double)c->warmup_rounds);
     add_number_or_null(cfg, "target_ci_percent", c->target_ci > 0, c->target_ci);
     cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
-    cJSON_AddStringToObject(cfg, "processes_source", c->processes_given ? "given" : "default");
+    cJSON_AddStringToObject(cfg, "processes_source", mfb_study_processes_source(c));
     cJSON_AddBoolToObject(cfg, "allow_single_process", c->allow_single_process);
     add_number_or_null(cfg, "batch_passes", c->batch_passes > 0, (double)c->batch_passes);
     cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);

@@ -1,11 +1,13 @@
 /* Reads a confidence level and then numbers from stdin, one per line; prints the C sign-test
  * rank and interval "rank lo median hi" (%.17g), or "none" when n is too small. Given "t" first
- * instead, reads pairs "p df" and prints the t quantile of each (%.17g). The pytest
+ * instead, reads pairs "p df" and prints the t quantile of each (%.17g); given "d STRATA", reads
+ * numbers and prints the design mean of base/strata.h, "mean se df strata" (%.17g). The pytest
  * tests/py/test_signtest_agreement.py feeds the same data to the analysis package and scipy. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/signtest.h"
+#include "base/strata.h"
 #include "base/tdist.h"
 
 static int t_quantiles(void)
@@ -16,12 +18,29 @@ static int t_quantiles(void)
     return 0;
 }
 
+static int design_mean(void)
+{
+    int strata;
+    double v, x[4096];
+    size_t n = 0;
+    if (scanf("%d", &strata) != 1)
+        return 2;
+    while (n < sizeof x / sizeof x[0] && scanf("%lf", &v) == 1)
+        x[n++] = v;
+    struct mfb_design_mean d;
+    mfb_design_mean(x, n, strata, &d);
+    printf("%.17g %.17g %ld %d\n", d.mean, d.se, d.df, d.strata);
+    return 0;
+}
+
 int main(void)
 {
     double level;
     char first[16];
     if (scanf("%15s", first) == 1 && first[0] == 't')
         return t_quantiles();
+    if (first[0] == 'd')
+        return design_mean();
     if (sscanf(first, "%lf", &level) != 1) {
         fprintf(stderr, "signtest_helper: first line must be the level\n");
         return 2;

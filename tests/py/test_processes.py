@@ -19,11 +19,13 @@ def analysis(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
-def test_default_run_samples_at_least_ten_processes(run) -> None:
+def test_default_run_samples_whole_turns_of_processes(run) -> None:
+    """The default is 32 processes (every code placement's turn 4 times); a --time too short for 32
+    shares of 0.1 s gets whole turns of 8 that fit (2 s: 16), and says so."""
     r = run(*FAST)
     assert r.code == 0, r.stderr
     d = r.doc
-    assert d["config"]["processes"] >= 10 and d["config"]["processes_source"] == "default"
+    assert d["config"]["processes"] == 16 and d["config"]["processes_source"] == "default, fewer to fit --time"
     assert sorted(set(d["samples"]["process"])) == list(range(d["config"]["processes"]))
     assert len(d["processes"]) == d["config"]["processes"]
 
@@ -67,7 +69,7 @@ def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
     p = analysis("summarize", str(r.out))
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if x.startswith(f"- {AA_OF_LIBC} vs"))
-    assert "over 10 processes" in line and "a re-run would give" in line and "layout noise" in line
+    assert "over 16 processes" in line and "a re-run would give" in line and "layout noise" in line
     assert "within-process interval" in line
 
 

@@ -1,6 +1,7 @@
 """The sign-test interval exists twice: in C (the --target-ci stop rule, bench/base/signtest.c)
 and in Python (the verdicts, analysis.stats.sign_test_ci). Fed the same data, they must give the
-same interval, endpoint for endpoint."""
+same interval, endpoint for endpoint. So must the design mean over processes (bench/base/strata.c
+and analysis.stats.design_estimate) that the process-level stop rule and the verdicts use."""
 from __future__ import annotations
 
 import math
@@ -59,3 +60,22 @@ def test_c_t_quantile_agrees_with_scipy() -> None:
     for (p, df), c in zip(cases, out):
         want = float(st.t.ppf(p, df))
         assert math.isclose(float(c), want, rel_tol=1e-7, abs_tol=1e-9), f"p={p} df={df}: C {c}, scipy {want}"
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 10, 16, 23, 32, 64])
+def test_c_and_python_design_means_agree(n: int) -> None:
+    """Strata as a balanced study makes them (process i in turn i mod 8), with placement effects
+    of several per cent that the stratified mean must leave out of its error."""
+    rng = np.random.default_rng(n)
+    effect = rng.normal(0, 0.03, 8)
+    x = 0.01 + effect[np.arange(n) % 8] + rng.normal(0, 0.004, n)
+    text = "d 8\n" + "\n".join(repr(float(v)) for v in x) + "\n"
+    mean, se, df, strata = subprocess.run([helper()], input=text, capture_output=True, text=True,
+                                          check=True).stdout.split()
+    py = stats.design_estimate(x, np.arange(n) % 8 if n > 8 else None)
+    assert float(mean) == pytest.approx(py.estimate, rel=1e-12, abs=1e-15)
+    assert int(df) == py.df and (int(strata) > 0) == py.stratified
+    if math.isinf(py.se):
+        assert math.isinf(float(se))
+    else:
+        assert float(se) == pytest.approx(py.se, rel=1e-10)
