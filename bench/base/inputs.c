@@ -10,6 +10,7 @@ const char *mfb_input_kind_name(enum mfb_input_kind kind)
     switch (kind) {
     case MFB_INPUT_DISTRIBUTION: return "distribution table";
     case MFB_INPUT_PLUGIN: return "plugin";
+    case MFB_INPUT_SOURCE: return "source variant";
     case MFB_INPUT_TRACE: return "trace";
     case MFB_INPUT_PROBE_FILE: return "probe file";
     case MFB_INPUT_PROGRAM: return "program";

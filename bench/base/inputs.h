@@ -14,6 +14,7 @@
 enum mfb_input_kind {
     MFB_INPUT_DISTRIBUTION, /* a size/alignment/overlap/mismatch table */
     MFB_INPUT_PLUGIN,       /* a shared object given by --variant LIB.so:SYMBOL */
+    MFB_INPUT_SOURCE,       /* a source variant's file: --variant FILE.c:SYMBOL (or .o, .a) */
     MFB_INPUT_TRACE,        /* --trace */
     MFB_INPUT_PROBE_FILE,   /* --cache-from */
     MFB_INPUT_PROGRAM,      /* the program record runs */

@@ -15,7 +15,7 @@
 enum mfb_label_source {
     MFB_LABEL_NONE,  /* no --label and no plugin in a git repository */
     MFB_LABEL_GIVEN, /* --label TEXT */
-    MFB_LABEL_GIT    /* git describe of the first plugin's folder */
+    MFB_LABEL_GIT    /* git describe of the first plugin's or source variant's folder */
 };
 
 struct mfb_label {

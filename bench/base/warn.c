@@ -68,6 +68,11 @@ static const struct mfb_warning_kind table[MFB_W_COUNT] = {
                    "echo off > /sys/devices/system/cpu/smt/control, or keep the sibling idle"},
     [MFB_W_SMT_BUSY] = {"smt_busy", W, "the sibling competes for the core's ports and caches, which slows and spreads "
                         "the times", "keep the sibling CPU idle, or disable SMT"},
+    [MFB_W_SOURCE_ALIGNMENT] = {"source_alignment", W, "its code is aligned so that every code placement puts it "
+                                "at the same offset into a 64-byte line: the verdict averages page offsets only, not "
+                                "the offsets within a line that move a verdict most",
+                                "drop the alignment (-falign-functions=32 or 64, an aligned attribute) from the "
+                                "variant's flags or code"},
     [MFB_W_TARGET_CI] = {"target_ci", W, "some intervals are wider than asked", "raise --time or --processes, or "
                          "accept the width the file states"},
     [MFB_W_THP] = {"thp", W, "large buffers may or may not get huge pages from run to run, which moves TLB costs",

@@ -22,7 +22,7 @@
 enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
        OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE, OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE,
-       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT, OPT_LARGEWIN, OPT_LABEL };
+       OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT, OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS };
 
 /* The options of memfbench run, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag run_flags[] = {
@@ -34,6 +34,10 @@ static const struct mfb_flag run_flags[] = {
     {"variant", required_argument, 'v', true, "V",
      "variant to time; repeat for more. The first is the baseline of\n"
      "the summary (default: libc, the available built-ins, noop)"},
+    {"variant-cflags", required_argument, OPT_VCFLAGS, false, "FLAGS",
+     "compiler flags of source variants (-v FILE.c:SYMBOL), built with\n"
+     "$CC (default cc) at every code placement and cached (default:\n"
+     "$CFLAGS, else -O2)"},
     {"time", required_argument, 't', true, "S",
      "seconds of rounds, warm-up included, over all processes\n"
      "(default 5; with --rounds alone: no limit)"},
@@ -193,6 +197,9 @@ static int apply_workload(int ch, const char *arg, struct mfb_study *c, struct m
         if (c->nvariants == MFB_MAX_VARIANTS)
             return mfb_fail(err, "memfbench run: --variant: at most %d variants", MFB_MAX_VARIANTS);
         c->variants[c->nvariants++] = arg;
+        return 1;
+    case OPT_VCFLAGS:
+        c->variant_cflags = arg;
         return 1;
     case 'p':
         if (mfb_placement_parse(arg, &c->placement) < 0)

@@ -16,6 +16,8 @@ const char *mfb_identity_basis_name(enum mfb_identity_basis b)
         return "library file";
     case MFB_IDENTITY_BUILD:
         return "build";
+    case MFB_IDENTITY_SOURCE:
+        return "source build";
     case MFB_IDENTITY_UNKNOWN:
         break;
     }
@@ -39,10 +41,18 @@ static void set_id(struct mfb_code_identity *out, const char *const *facts, int 
 }
 
 void mfb_code_identity(const struct mfb_variant *v, const struct mfb_codeinfo *ci, const char *build,
-                       struct mfb_code_identity *out)
+                       const char *source_key, struct mfb_code_identity *out)
 {
     memset(out, 0, sizeof *out);
     const char *basis;
+    if (source_key) {
+        /* its build's key names everything the machine code came from; placements and copies of one
+         * build are one code, as a built-in's are */
+        out->basis = MFB_IDENTITY_SOURCE;
+        const char *facts[] = {mfb_identity_basis_name(out->basis), source_key, ci->symbol ? ci->symbol : ""};
+        set_id(out, facts, 3);
+        return;
+    }
     /* Code outside memfbench's own executable (libc, a second libc for libc-copy, a plugin) is
      * known by the file it was loaded from; memfbench's own by the build that compiled it. */
     Dl_info self, code;
@@ -81,6 +91,8 @@ void mfb_code_identity(const struct mfb_variant *v, const struct mfb_codeinfo *c
         set_id(out, facts, 3);
         break;
     }
+    case MFB_IDENTITY_SOURCE:
+        break; /* named above */
     case MFB_IDENTITY_UNKNOWN: {
         const char *facts[] = {basis, ci->object ? ci->object : "", ci->symbol ? ci->symbol : ""};
         set_id(out, facts, 3);

@@ -13,6 +13,8 @@ enum mfb_identity_basis {
     MFB_IDENTITY_PLUGIN_FILE,  /* SHA-256 of the plugin's shared object, and its symbol */
     MFB_IDENTITY_LIBRARY_FILE, /* SHA-256 of the library file, and the entry's offset in it */
     MFB_IDENTITY_BUILD,        /* memfbench's build: compiler, flags, source revision */
+    MFB_IDENTITY_SOURCE,       /* a source variant's build key (impl/source.h: its input's bytes, the
+                                * headers it includes, compiler, flags) and its symbol */
     MFB_IDENTITY_UNKNOWN       /* the file holding the code could not be read */
 };
 
@@ -31,8 +33,9 @@ struct mfb_code_identity {
 };
 
 /* Fills out for the variant whose code ci describes; build names memfbench's own build (compiler,
- * flags, revision), used for every variant that is not a plugin or library. */
+ * flags, revision), used for every variant that is not a plugin, library or source variant;
+ * source_key is a source variant's (or its copy's) build key, NULL for any other. */
 void mfb_code_identity(const struct mfb_variant *v, const struct mfb_codeinfo *ci, const char *build,
-                       struct mfb_code_identity *out);
+                       const char *source_key, struct mfb_code_identity *out);
 
 #endif

@@ -8,10 +8,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "impl/source.h"
+
 bool mfb_plugin_spec(const char *spec)
 {
     const char *colon = strrchr(spec, ':');
-    return colon && colon != spec && (strchr(spec, '/') || strstr(spec, ".so"));
+    enum mfb_source_kind kind;
+    /* FILE.c, FILE.o and FILE.a are built by memfbench at every placement (impl/source.h) */
+    return colon && colon != spec && (strchr(spec, '/') || strstr(spec, ".so")) && !mfb_source_spec(spec, &kind);
 }
 
 int mfb_plugin_load(const char *spec, enum mfb_func f, struct mfb_variant *out, void **handle, struct mfb_err *err)

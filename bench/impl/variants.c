@@ -137,7 +137,7 @@ const char *mfb_origin_name(enum mfb_origin o)
     static const char *const names[] = {
         [MFB_ORIGIN_LIBC] = "libc",   [MFB_ORIGIN_BUILTIN] = "builtin",       [MFB_ORIGIN_HARNESS] = "harness",
         [MFB_ORIGIN_COPY] = "copy",   [MFB_ORIGIN_VALIDATION] = "validation", [MFB_ORIGIN_PLUGIN] = "plugin",
-        [MFB_ORIGIN_PROBE] = "probe"};
+        [MFB_ORIGIN_PROBE] = "probe",  [MFB_ORIGIN_SOURCE] = "source"};
     return names[o];
 }
 

@@ -26,7 +26,8 @@ enum mfb_origin {
     MFB_ORIGIN_COPY,       /* A/A: the same code again at another address */
     MFB_ORIGIN_VALIDATION, /* known extra cost, for checking the statistics */
     MFB_ORIGIN_PLUGIN,     /* --variant PATH:SYMBOL */
-    MFB_ORIGIN_PROBE       /* harness-bias probes (load1, load32): timed only when named */
+    MFB_ORIGIN_PROBE,      /* harness-bias probes (load1, load32): timed only when named */
+    MFB_ORIGIN_SOURCE      /* --variant FILE.c:SYMBOL (or .o, .a): built by memfbench at every placement */
 };
 
 /* The origin's name in the result file and `memfbench list`. */

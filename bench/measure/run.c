@@ -106,8 +106,11 @@ void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, u
 
 void mfb_run_free(struct mfb_run *r)
 {
-    for (int i = 0; i < r->nvars; i++)
+    for (int i = 0; i < r->nvars; i++) {
         mfb_plugin_unload(&r->vars[i].own, r->vars[i].plugin);
+        if (r->vars[i].owns_source)
+            mfb_source_free(r->vars[i].source);
+    }
     mfb_samples_free(&r->res.samples);
     mfb_classes_free(&r->by_class.classes);
     free(r->by_class.shape);

@@ -14,6 +14,7 @@
 #include "base/activity.h"
 #include "base/error.h"
 #include "base/warn.h"
+#include "impl/source.h"
 #include "impl/variants.h"
 #include "measure/background.h"
 #include "measure/counters.h"
@@ -36,6 +37,9 @@ struct mfb_run_variant {
     const struct mfb_variant *v; /* points at own */
     struct mfb_variant own;      /* the registry entry with run-time code resolved */
     void *plugin;                /* a plugin's library handle (own's name and description are then owned) */
+    struct mfb_source *source;   /* a source variant's build and its placements' libraries (impl/source.h),
+                                  * owned by the variant (a copy of one points at its original's) */
+    bool owns_source;
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;

@@ -75,6 +75,7 @@ struct mfb_study {
     const char *distribution;          /* NULL: the function's fleet table */
     const char *variants[MFB_MAX_VARIANTS];
     int nvariants;                     /* 0: libc, every available built-in, noop */
+    const char *variant_cflags;        /* --variant-cflags: a source variant's flags (NULL: $CFLAGS, else -O2) */
     double time_s;                     /* budget for the rounds; 0 with rounds: unlimited */
     bool time_given;
     long rounds;                       /* measured rounds; 0: until the time budget */

@@ -1,5 +1,6 @@
 #include "orchestrate/assemble.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,9 @@
 #include "base/warn.h"
 #include "impl/code_placements.h"
 #include "impl/plugin.h"
+#include "impl/source.h"
 #include "measure/layout.h"
+#include "orchestrate/varbuild.h"
 #include "probe/cachefrom.h"
 
 static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mfb_err *err)
@@ -40,6 +43,73 @@ static struct mfb_run_variant *find_in_run(struct mfb_run *r, const char *name)
     return NULL;
 }
 
+/* Whether name is new among the run's first n variants. */
+static int unique_name(const struct mfb_run *r, const char *name, int n, struct mfb_err *err)
+{
+    for (int k = 0; k < n; k++)
+        if (!strcmp(r->vars[k].v->name, name))
+            return mfb_fail(err, "--variant: '%s' is named twice (a plugin can be renamed with =NAME)", name);
+    return 0;
+}
+
+/* A source variant (impl/source.h): built at every code placement (orchestrate/varbuild.c, or
+ * found in the cache), loaded, and then placed as a built-in is, from the process's layout. Its
+ * libraries' constructors run inside dlopen: the guard names the variant if they crash. */
+static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+{
+    struct mfb_source *src = mfb_source_new(spec, err);
+    if (!src)
+        return -1;
+    struct mfb_run_variant *rv = &r->vars[r->nvars];
+    int slot = r->nvars++; /* owned from here on: freed with the run whatever fails next */
+    rv->source = src;
+    rv->owns_source = true;
+    r->activity->variant = spec;
+    r->activity->origin = NULL;
+    sig_atomic_t around = r->activity->phase;
+    r->activity->phase = MFB_PHASE_LOADING;
+    int rc = mfb_varbuild(src, c->variant_cflags, err);
+    if (rc == 0)
+        rc = mfb_source_load(src, rv->at, err);
+    r->activity->phase = around;
+    if (rc < 0 || unique_name(r, src->name, slot, err) < 0)
+        return -1;
+    char desc[1024];
+    snprintf(desc, sizeof desc, "source %s:%s, built by %s %s", src->path, src->symbol, src->compiler, src->flags);
+    if (!(src->description = strdup(desc)))
+        return mfb_fail(err, "--variant %s: out of memory", spec);
+    rv->own = (struct mfb_variant){.name = src->name, .func = c->func, .origin = MFB_ORIGIN_SOURCE,
+                                   .description = src->description};
+    rv->v = &rv->own;
+    unsigned k = mfb_layout_placement_at(&r->layout, slot, 0, 0);
+    rv->code_placement = (int)k;
+    rv->own.fn = rv->at[k];
+    if (!src->line_offsets_all)
+        mfb_warn(r->warn, MFB_W_SOURCE_ALIGNMENT, "%s (%s:%s) runs at one offset into a 64-byte line in all %d code "
+                 "placements", src->name, src->path, src->symbol, MFB_CODE_PLACEMENTS);
+    return 0;
+}
+
+/* NAME-copy of a source variant NAME given before it: the same libraries, so the same code, run
+ * from another placement than NAME's in every process (settle_copies). */
+static int add_source_copy(struct mfb_run *r, const struct mfb_run_variant *orig, const char *name)
+{
+    struct mfb_run_variant *rv = &r->vars[r->nvars];
+    int slot = r->nvars++;
+    *rv = (struct mfb_run_variant){0};
+    rv->source = orig->source;
+    memcpy(rv->at, orig->at, sizeof rv->at);
+    rv->own = orig->own;
+    rv->own.name = name;
+    rv->own.origin = MFB_ORIGIN_COPY;
+    rv->own.copy_of = orig->own.name;
+    rv->own.description = "A/A: the same code as its original, from its own build, at another code placement";
+    rv->v = &rv->own;
+    rv->code_placement = (int)mfb_layout_placement_at(&r->layout, slot, 0, 0);
+    rv->own.fn = rv->at[rv->code_placement];
+    return 0;
+}
+
 /* A/A copies: a built-in's copy never shares its original's code placement in the same process
  * (drawn equal, it moves one step further along the permutation, which keeps the study's
  * placements balanced), so the pair always compares the same code at two places; then the copy's
@@ -60,7 +130,15 @@ static void settle_copies(struct mfb_run *r)
         } else if (orv && rv->code_placement >= 0 && rv->code_placement == orv->code_placement) {
             rv->extra = 1;
             rv->code_placement = (int)mfb_layout_placement(&r->layout, i, 1);
-            mfb_variant_place(&rv->own, (unsigned)rv->code_placement);
+            rv->own.fn = rv->at[rv->code_placement];
+        }
+        if (rv->source) {
+            /* the copies of one build differ where the linker wrote where each sits, nowhere else */
+            int other = orv ? orv->code_placement : (rv->code_placement + 1) % MFB_CODE_PLACEMENTS;
+            rv->copy_identical = mfb_source_same_code(rv->source, rv->source->address[rv->code_placement],
+                                                      rv->source->address[other]);
+            rv->copy_bytes_compared = rv->source->code_bytes;
+            continue;
         }
         struct mfb_variant orig;
         const char *w;
@@ -72,15 +150,6 @@ static void settle_copies(struct mfb_run *r)
             mfb_variant_place(&orig, (unsigned)(rv->code_placement + 1) % MFB_CODE_PLACEMENTS);
         rv->copy_bytes_compared = mfb_variant_same_code(&rv->own, &orig, &rv->copy_identical);
     }
-}
-
-/* Whether name is new among the run's first n variants. */
-static int unique_name(const struct mfb_run *r, const char *name, int n, struct mfb_err *err)
-{
-    for (int k = 0; k < n; k++)
-        if (!strcmp(r->vars[k].v->name, name))
-            return mfb_fail(err, "--variant: '%s' is named twice (a plugin can be renamed with =NAME)", name);
-    return 0;
 }
 
 int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
@@ -95,6 +164,12 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
         return 0;
     }
     for (int i = 0; i < c->nvariants; i++) {
+        enum mfb_source_kind kind;
+        if (mfb_source_spec(c->variants[i], &kind)) {
+            if (add_source(r, c, c->variants[i], err) < 0)
+                return -1;
+            continue;
+        }
         if (mfb_plugin_spec(c->variants[i])) {
             struct mfb_run_variant *rv = &r->vars[r->nvars];
             /* A plugin's constructors run inside dlopen: the guard names it if they crash. */
@@ -114,6 +189,21 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             continue;
         }
         const struct mfb_variant *v = mfb_variant_find(c->func, c->variants[i]);
+        size_t len = strlen(c->variants[i]);
+        if (!v && len > 5 && !strcmp(c->variants[i] + len - 5, "-copy")) {
+            /* a source variant's copy: NAME-copy of a NAME built earlier on the command line */
+            const struct mfb_run_variant *orig = NULL;
+            for (int k = 0; k < r->nvars; k++)
+                if (r->vars[k].owns_source && strlen(r->vars[k].v->name) == len - 5 &&
+                    !strncmp(r->vars[k].v->name, c->variants[i], len - 5))
+                    orig = &r->vars[k];
+            if (orig) {
+                if (unique_name(r, c->variants[i], r->nvars, err) < 0)
+                    return -1;
+                add_source_copy(r, orig, c->variants[i]);
+                continue;
+            }
+        }
         if (!v) {
             char names[512];
             struct mfb_strbuf sb;
@@ -220,10 +310,13 @@ void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mf
 static int run_inputs(const struct mfb_study *c, const struct mfb_dist *d, struct mfb_inputs *in, struct mfb_err *err)
 {
     for (int i = 0; i < c->nvariants; i++) {
-        if (!mfb_plugin_spec(c->variants[i]))
+        enum mfb_source_kind kind;
+        bool source = mfb_source_spec(c->variants[i], &kind);
+        if (!source && !mfb_plugin_spec(c->variants[i]))
             continue;
         const char *colon = strrchr(c->variants[i], ':');
-        if (mfb_inputs_add(in, MFB_INPUT_PLUGIN, c->variants[i], (size_t)(colon - c->variants[i]), err) < 0)
+        if (mfb_inputs_add(in, source ? MFB_INPUT_SOURCE : MFB_INPUT_PLUGIN, c->variants[i],
+                           (size_t)(colon - c->variants[i]), err) < 0)
             return -1;
     }
     if ((c->cache_from && mfb_inputs_add(in, MFB_INPUT_PROBE_FILE, c->cache_from, strlen(c->cache_from), err) < 0) ||

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "impl/plugin.h"
+#include "impl/source.h"
 
 extern char **environ;
 
@@ -51,9 +52,11 @@ void mfb_label_default(struct mfb_label *l, const char *const *variants, int nva
 {
     memset(l, 0, sizeof *l);
     for (int i = 0; i < nvariants; i++) {
-        if (!mfb_plugin_spec(variants[i]))
+        enum mfb_source_kind kind;
+        if (!mfb_plugin_spec(variants[i]) && !mfb_source_spec(variants[i], &kind))
             continue;
-        /* the folder of the shared object: its build folder, which is inside its repository */
+        /* the folder of the shared object (its build folder, which is inside its repository) or of
+         * the source variant's file */
         const char *colon = strrchr(variants[i], ':');
         const char *slash = memrchr(variants[i], '/', (size_t)(colon - variants[i]));
         int len = slash ? (int)(slash - variants[i]) : 1;

@@ -83,6 +83,26 @@ static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_
     return section_with(shared, fields, sizeof fields / sizeof fields[0]);
 }
 
+/* The variants block with each source variant's build as the study made it: the parent built it
+ * (or found it) before any process ran, and every process then found it in the cache. */
+static cJSON *variants_as_built(const cJSON *shared, const struct mfb_run *assembled)
+{
+    cJSON *vars = cJSON_Duplicate(shared, 1);
+    cJSON *v;
+    cJSON_ArrayForEach(v, vars) {
+        cJSON *build = cJSON_GetObjectItemCaseSensitive(v, "build");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "name");
+        for (int i = 0; build && assembled && cJSON_IsString(name) && i < assembled->nvars; i++) {
+            const struct mfb_run_variant *rv = &assembled->vars[i];
+            if (!rv->source || strcmp(rv->v->name, name->valuestring) != 0)
+                continue;
+            cJSON_ReplaceItemInObjectCaseSensitive(build, "cached", cJSON_CreateBool(rv->source->cached));
+            cJSON_ReplaceItemInObjectCaseSensitive(build, "seconds", cJSON_CreateNumber(rv->source->build_s));
+        }
+    }
+    return vars;
+}
+
 static cJSON *command_line(const struct mfb_study *cfg)
 {
     cJSON *argv = cJSON_CreateArray();
@@ -106,6 +126,8 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
             continue; /* a child's file has none; a merged file read back has its own, rebuilt below */
         } else if (!strcmp(x->string, "command_line")) {
             own = command_line(cfg);
+        } else if (!strcmp(x->string, "variants")) {
+            own = variants_as_built(x, end->assembled);
         } else if (!strcmp(x->string, "status")) {
             own = merged_status(cfg, r0, x, end, complete);
         } else if (!strcmp(x->string, "config")) {

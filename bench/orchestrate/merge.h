@@ -21,6 +21,8 @@ struct mfb_merge_end {
     bool reached;                        /* targeted: every compared interval reached the target */
     const bool *compared;                /* targeted: per variant, compared with the baseline */
     const double *widths;                /* targeted: per variant, the half-width reached */
+    const struct mfb_run *assembled;     /* the parent's run as assembled before the first process (its
+                                          * source variants built there: the children found them built) */
 };
 
 /* Whether the study is complete: every planned process ran (or the stop rule ended it) and each
@@ -28,7 +30,8 @@ struct mfb_merge_end {
 bool mfb_merge_complete(const struct mfb_child_result *results, const struct mfb_merge_end *end);
 
 /* The merged document: process 0's study-level sections, in their order, with the study's command
- * line, process count, budget and master seed, the merged status and every process's entry. */
+ * line, process count, budget and master seed, the merged status, every process's entry, and each
+ * source variant's build as the parent made or found it. */
 cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_result *results,
                           const struct mfb_merge_end *end, uint64_t master_seed);
 

@@ -331,8 +331,8 @@ static void print_warnings(const struct mfb_study *cfg, const cJSON *doc)
     }
 }
 
-int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
-                      volatile sig_atomic_t *stop, struct mfb_err *err)
+int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembled, struct mfb_output *out,
+                      uint64_t master_seed, volatile sig_atomic_t *stop, struct mfb_err *err)
 {
     /* With --target-ci, cfg->processes is the minimum: processes are added one at a time, each
      * with a default study's share of time, until every process-level interval is within the
@@ -363,7 +363,8 @@ int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint6
         goto cleanup;
     }
     struct mfb_merge_end end = {.planned = s.k, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,
-                                .reached = s.reached, .compared = s.compared, .widths = s.widths};
+                                .reached = s.reached, .compared = s.compared, .widths = s.widths,
+                                .assembled = assembled};
     bool complete = mfb_merge_complete(s.results, &end);
     cJSON *doc = mfb_merge_document(cfg, s.results, &end, master_seed);
     if (!cfg->quiet)

@@ -7,11 +7,13 @@
 #include <signal.h>
 
 #include "base/error.h"
+#include "measure/run.h"
 #include "measure/study.h"
 #include "report/output.h"
 
-/* Runs the children and writes the merged document through out. Returns the exit status. */
-int mfb_run_processes(const struct mfb_study *cfg, struct mfb_output *out, uint64_t master_seed,
-                      volatile sig_atomic_t *stop, struct mfb_err *err);
+/* Runs the children and writes the merged document through out; assembled is the parent's run as
+ * assembled before them (its source variants' builds go into the file). Returns the exit status. */
+int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembled, struct mfb_output *out,
+                      uint64_t master_seed, volatile sig_atomic_t *stop, struct mfb_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/warn.h"
 #include "config.h"
 #include "impl/identity.h"
+#include "impl/source.h"
 #include "revision.h"
 
 void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v)
@@ -227,6 +228,10 @@ static cJSON *config_json(const struct mfb_run *r)
     for (int i = 0; i < r->nvars; i++)
         cJSON_AddItemToArray(vn, cJSON_CreateString(r->vars[i].v->name));
     cJSON_AddStringToObject(cfg, "baseline", r->vars[0].v->name);
+    add_or_null(cfg, "variant_cflags", c->variant_cflags);
+    char cache[4096];
+    mfb_source_cache_root(cache, sizeof cache);
+    add_or_null(cfg, "variant_cache", cache[0] ? cache : NULL);
     add_number_or_null(cfg, "time_budget_s", c->time_s > 0, c->time_s);
     add_number_or_null(cfg, "rounds_limit", c->rounds != 0, (double)c->rounds);
     add_number_or_null(cfg, "warmup_rounds", c->warmup_rounds >= 0, (double)c->warmup_rounds);
@@ -524,7 +529,7 @@ static cJSON *identity_json(const struct mfb_run_variant *rv)
     static const char build[] = MFB_COMPILER " " __VERSION__ "; c_args " MFB_C_ARGS "; variant_c_args "
                                 MFB_VARIANT_C_ARGS "; revision " MFB_SOURCE_REVISION;
     struct mfb_code_identity id;
-    mfb_code_identity(rv->v, &rv->code, build, &id);
+    mfb_code_identity(rv->v, &rv->code, build, rv->source ? rv->source->key : NULL, &id);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", id.id);
     cJSON_AddStringToObject(o, "basis", mfb_identity_basis_name(id.basis));
@@ -537,6 +542,35 @@ static cJSON *identity_json(const struct mfb_run_variant *rv)
         cJSON_AddNullToObject(o, "offset");
     }
     add_or_null(o, "build", id.basis == MFB_IDENTITY_BUILD ? build : NULL);
+    return o;
+}
+
+/* How a source variant was built and where its placements' copies sit (impl/source.h). */
+static cJSON *source_build_json(const struct mfb_source *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", s->path);
+    cJSON_AddStringToObject(o, "kind", mfb_source_kind_name(s->kind));
+    cJSON_AddStringToObject(o, "symbol", s->symbol);
+    cJSON_AddStringToObject(o, "compiler", s->compiler);
+    cJSON_AddStringToObject(o, "compiler_path", s->compiler_path);
+    cJSON_AddStringToObject(o, "compiler_version", s->compiler_version);
+    cJSON_AddStringToObject(o, "flags", s->flags);
+    cJSON_AddStringToObject(o, "flags_source", mfb_flags_source_name(s->flags_source));
+    cJSON_AddStringToObject(o, "key", s->key);
+    cJSON_AddStringToObject(o, "cache_entry", s->dir);
+    cJSON_AddBoolToObject(o, "cached", s->cached);
+    cJSON_AddNumberToObject(o, "seconds", s->build_s);
+    cJSON_AddNumberToObject(o, "code_bytes", (double)s->code_bytes);
+    cJSON_AddNumberToObject(o, "relocated_fields", (double)s->fields);
+    cJSON_AddBoolToObject(o, "line_offsets_all", s->line_offsets_all);
+    cJSON *p = cJSON_AddArrayToObject(o, "page_offsets");
+    for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++)
+        cJSON_AddItemToArray(p, cJSON_CreateNumber((double)(s->address[k] & 4095u)));
+    cJSON_AddStringToObject(o, "method", "compiled once into one relocatable object (FILE.o as given, FILE.a's members "
+                            "that define the symbol), linked once per code placement into a shared object whose text "
+                            "opens that placement's pad into a page; the copies are the same bytes but for the "
+                            "relocated fields, which hold where each copy sits");
     return o;
 }
 
@@ -559,6 +593,11 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const st
     add_or_null(v, "object", rv->code.object);
     add_number_or_null(v, "code_size", rv->code.size != 0, (double)rv->code.size);
     add_number_or_null(v, "code_placement", rv->code_placement >= 0, rv->code_placement);
+    /* placed: the code runs from every placement over the study (built-ins, source variants);
+     * fixed: one layout, where its loader put it (libc, a prebuilt plugin) */
+    cJSON_AddStringToObject(v, "code_layout", rv->code_placement >= 0 ? "placed" : "fixed");
+    if (rv->source)
+        cJSON_AddItemToObject(v, "build", source_build_json(rv->source));
     if (identify)
         cJSON_AddItemToObject(v, "code_identity", identity_json(rv));
     if (rv->code_placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {

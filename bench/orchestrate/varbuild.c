@@ -1,0 +1,563 @@
+#include "orchestrate/varbuild.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/code_placement.h"
+#include "base/filetext.h"
+#include "base/sha256.h"
+#include "measure/timer.h"
+#include "report/temporaries.h"
+
+extern char **environ;
+
+/* Words of the compiler command and of the flags: split at blanks (no quoting; a flag with a
+ * space in it is not supported), at most this many in all. */
+#define MAX_WORDS 256
+/* Longest CC, CFLAGS or --variant-cflags taken. */
+#define MAX_COMMAND 4096
+/* The manifest and a tool's output: bounded reads. */
+#define MAX_MANIFEST (1u << 20)
+#define MAX_LOG (64u << 10)
+/* Bumped when the build's recipe changes, so older entries are never taken for new ones. */
+/* The name the build folders and replaced entries take beside the entries (report/temporaries.h),
+ * so that those of killed runs are found and removed. */
+#define TEMP_BASE "variant"
+#define RECIPE "memfbench source variant 1: pad section .text.unlikely, -fPIC, -shared, -z defs"
+
+struct words {
+    char buf[MAX_COMMAND + 1];
+    char *w[MAX_WORDS];
+    int n;
+};
+
+static int split(const char *what, const char *text, struct words *out, struct mfb_err *err)
+{
+    if (strlen(text) > MAX_COMMAND)
+        return mfb_fail(err, "%s: longer than %d characters", what, MAX_COMMAND);
+    strcpy(out->buf, text);
+    out->n = 0;
+    for (char *save = NULL, *t = strtok_r(out->buf, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+        if (out->n == MAX_WORDS - 1)
+            return mfb_fail(err, "%s: more than %d words", what, MAX_WORDS - 1);
+        out->w[out->n++] = t;
+    }
+    return 0;
+}
+
+/* A command line of at most MAX_WORDS + 16 arguments, built from the compiler, flags and more. */
+struct argv {
+    const char *a[2 * MAX_WORDS + 16];
+    int n;
+};
+
+static void add(struct argv *v, const char *s)
+{
+    if (v->n < (int)(sizeof v->a / sizeof v->a[0]) - 1)
+        v->a[v->n++] = s;
+    v->a[v->n] = NULL;
+}
+
+static void add_words(struct argv *v, const struct words *w)
+{
+    for (int i = 0; i < w->n; i++)
+        add(v, w->w[i]);
+}
+
+/* Runs argv with stdout and stderr into log (truncated first) and stdin from /dev/null; its exit
+ * status, 127 when it could not be started. */
+static int run_tool(const struct argv *v, const char *log)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, v->a[0], &fa, NULL, (char *const *)v->a, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return 127;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The line of a tool's output that says what went wrong: the first undefined reference, else
+ * the first error that is not the compiler driver's summary ("collect2: error: ld returned"),
+ * else the first line. */
+static void first_error(const char *log, char *out, size_t cap)
+{
+    struct mfb_err ignored;
+    size_t len;
+    char *text = mfb_file_text(log, MAX_LOG, &len, &ignored);
+    snprintf(out, cap, "%s", "no message");
+    if (!text)
+        return;
+    const char *pick = NULL, *first = NULL;
+    int rank = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (!*line)
+            continue;
+        first = first ? first : line;
+        int r = strstr(line, "undefined reference") ? 3
+              : (strstr(line, "error") && !strstr(line, "collect2") && !strstr(line, "returned 1 exit status")) ? 2
+              : 0;
+        if (r > rank) {
+            rank = r;
+            pick = line;
+        }
+    }
+    if (pick || first)
+        snprintf(out, cap, "%.400s", pick ? pick : first);
+    free(text);
+}
+
+/* The executable a command name runs (out holds PATH_MAX bytes): itself when it has a '/', else
+ * the first match on PATH. */
+static int resolve(const char *name, char out[PATH_MAX])
+{
+    if (strchr(name, '/'))
+        return realpath(name, out) ? 0 : -1;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        char cand[PATH_MAX];
+        int k = snprintf(cand, sizeof cand, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
+        if (k > 0 && (size_t)k < sizeof cand && access(cand, X_OK) == 0 && realpath(cand, out))
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    return -1;
+}
+
+/* mkdir -p for the cache's folders. */
+static int make_dirs(const char *path)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return -1;
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+struct build {
+    struct mfb_source *s;
+    struct words cc, flags;
+    char cc_path[PATH_MAX];
+    char root[PATH_MAX];   /* the cache's variants folder */
+    char entry[PATH_MAX];  /* root/<key> */
+    char tmp[PATH_MAX];    /* the build folder, renamed to entry when complete (its files' names
+                            * are short: TMP_ROOM bytes are kept free for them) */
+    char log[PATH_MAX];
+    char version[512];
+};
+
+static void facts(struct mfb_sha256 *h, const char *line)
+{
+    mfb_sha256_update(h, line, strlen(line));
+    mfb_sha256_update(h, "\n", 1);
+}
+
+/* The build's key: every input the shared objects depend on but the headers a FILE.c includes,
+ * which the entry's manifest lists with their digests (checked on every lookup). */
+static int make_key(struct build *b, struct mfb_err *err)
+{
+    struct mfb_source *s = b->s;
+    char file_sha[65], line[PATH_MAX + 64];
+    if (mfb_sha256_file(s->path, file_sha) != 0)
+        return mfb_fail(err, "%s: cannot read %s: %s", s->spec, s->path, strerror(errno));
+    struct stat st;
+    if (stat(b->cc_path, &st) != 0)
+        return mfb_fail(err, "%s: cannot stat the compiler %s: %s", s->spec, b->cc_path, strerror(errno));
+    struct mfb_sha256 h;
+    mfb_sha256_init(&h);
+    facts(&h, RECIPE);
+    snprintf(line, sizeof line, "placements %d step %d", MFB_CODE_PLACEMENTS, MFB_PLACEMENT_STEP);
+    facts(&h, line);
+    facts(&h, mfb_source_kind_name(s->kind));
+    facts(&h, file_sha);
+    /* an archive's build takes the members this symbol needs; an object's or a source's, all of it */
+    facts(&h, s->kind == MFB_SOURCE_ARCHIVE ? s->symbol : "");
+    facts(&h, s->compiler);
+    snprintf(line, sizeof line, "%s %lld %lld.%09ld", b->cc_path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec);
+    facts(&h, line);
+    facts(&h, s->flags);
+    uint8_t d[32];
+    mfb_sha256_final(&h, d);
+    for (int i = 0; i < 32; i++)
+        snprintf(s->key + 2 * i, 3, "%02x", d[i]);
+    /* 32 hex digits name the entry: a collision needs about 2^64 builds */
+    if (snprintf(b->entry, sizeof b->entry, "%s/%.32s", b->root, s->key) >= (int)sizeof b->entry)
+        return mfb_fail(err, "%s: the cache folder's path %s is too long", s->spec, b->root);
+    return 0;
+}
+
+/* Whether the entry is complete and every header it was compiled with is unchanged; fills the
+ * compiler's version from its manifest. */
+static bool entry_current(struct build *b)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/manifest", b->entry);
+    struct mfb_err ignored;
+    size_t len;
+    char *text = mfb_file_text(path, MAX_MANIFEST, &len, &ignored);
+    if (!text)
+        return false;
+    bool ok = strncmp(text, RECIPE "\n", strlen(RECIPE) + 1) == 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); ok && line; line = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(line, "version ", 8)) {
+            snprintf(b->version, sizeof b->version, "%s", line + 8);
+        } else if (!strncmp(line, "dep ", 4) && strlen(line) > 4 + 64 + 1) {
+            char now[65];
+            ok = mfb_sha256_file(line + 4 + 65, now) == 0 && strncmp(now, line + 4, 64) == 0;
+        }
+    }
+    free(text);
+    return ok;
+}
+
+/* Runs one step of the build; on failure, one line naming the variant, the step and the tool's
+ * first error. */
+static int step(struct build *b, const struct argv *v, const char *what, struct mfb_err *err)
+{
+    int rc = run_tool(v, b->log);
+    if (rc == 0)
+        return 0;
+    if (rc == 127 && access(b->log, F_OK) == 0) {
+        char line[512];
+        first_error(b->log, line, sizeof line);
+        if (!strcmp(line, "no message"))
+            return mfb_fail(err, "%s: cannot run the compiler '%s' (set CC to a C compiler)", b->s->spec, v->a[0]);
+    }
+    char line[512];
+    first_error(b->log, line, sizeof line);
+    bool undefined = strstr(line, "undefined reference") != NULL;
+    return mfb_fail(err, "%s: %s failed: %s%s", b->s->spec, what, line,
+                    undefined ? " (the code must link on its own against the C library; give what it needs in one "
+                                "archive, FILE.a:SYMBOL)" : "");
+}
+
+/* Bytes of b->tmp kept free for "/<file>" (pad7.s, manifest, code.o, ...). */
+#define TMP_ROOM 32
+
+static void tmp_file(const struct build *b, char *out, size_t cap, const char *name)
+{
+    if (snprintf(out, cap, "%s/%s", b->tmp, name) >= (int)cap)
+        out[0] = '\0'; /* cannot happen: build() keeps TMP_ROOM bytes for the name */
+}
+
+/* The relocatable object every placement is linked from, as tmp/code.o. */
+static int build_object(struct build *b, struct mfb_err *err)
+{
+    char object[PATH_MAX + 16], deps[PATH_MAX + 16], member[PATH_MAX + 32];
+    tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
+    tmp_file(b, deps, sizeof deps, "deps");
+    struct argv v = {.n = 0};
+    add_words(&v, &b->cc);
+    switch (b->s->kind) {
+    case MFB_SOURCE_C:
+        add_words(&v, &b->flags);
+        add(&v, "-fPIC");
+        add(&v, "-c");
+        add(&v, b->s->path);
+        add(&v, "-o");
+        add(&v, object);
+        add(&v, "-MD");
+        add(&v, "-MF");
+        add(&v, deps);
+        return step(b, &v, "compiling it", err);
+    case MFB_SOURCE_OBJECT:
+        add(&v, "-r");
+        add(&v, "-nostdlib");
+        add(&v, "-o");
+        add(&v, object);
+        add(&v, b->s->path);
+        return step(b, &v, "reading the object", err);
+    case MFB_SOURCE_ARCHIVE:
+        snprintf(member, sizeof member, "-Wl,-u,%s", b->s->symbol);
+        add(&v, "-r");
+        add(&v, "-nostdlib");
+        add(&v, member);
+        add(&v, "-o");
+        add(&v, object);
+        add(&v, b->s->path);
+        return step(b, &v, "taking its members from the archive", err);
+    }
+    return -1;
+}
+
+/* Placement k's pad: an object whose only content opens the text at a page boundary plus k steps
+ * of never-executed bytes. Its section, .text.unlikely, is the first the linker's default script
+ * puts into the output's .text, so everything of the variant's after it (its hot and cold code)
+ * moves by the same k steps. */
+static int build_pad(struct build *b, unsigned k, struct mfb_err *err)
+{
+    char src[PATH_MAX + 16], obj[PATH_MAX + 16], name[32];
+    snprintf(name, sizeof name, "pad%u.s", k);
+    tmp_file(b, src, sizeof src, name);
+    snprintf(name, sizeof name, "pad%u.o", k);
+    tmp_file(b, obj, sizeof obj, name);
+    FILE *f = fopen(src, "w");
+    if (!f)
+        return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, src, strerror(errno));
+    fprintf(f, "\t.section .text.unlikely,\"ax\"\n\t.p2align 12\n\t.skip %u, 0\n", k * MFB_PLACEMENT_STEP);
+    if (fclose(f) != 0)
+        return mfb_fail(err, "%s: cannot write %s", b->s->spec, src);
+    struct argv v = {.n = 0};
+    add_words(&v, &b->cc);
+    add(&v, "-c");
+    add(&v, src);
+    add(&v, "-o");
+    add(&v, obj);
+    return step(b, &v, "assembling a placement's pad", err);
+}
+
+static int link_placement(struct build *b, unsigned k, struct mfb_err *err)
+{
+    char pad[PATH_MAX + 16], object[PATH_MAX + 16], out[PATH_MAX + 16], name[32];
+    snprintf(name, sizeof name, "pad%u.o", k);
+    tmp_file(b, pad, sizeof pad, name);
+    tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
+    snprintf(name, sizeof name, MFB_SOURCE_PLACED_FMT, k);
+    tmp_file(b, out, sizeof out, name);
+    struct argv v = {.n = 0};
+    add_words(&v, &b->cc);
+    add_words(&v, &b->flags);
+    add(&v, "-shared");
+    add(&v, "-o");
+    add(&v, out);
+    add(&v, pad);   /* first: its section leads the text (build_pad) */
+    add(&v, object);
+    add(&v, "-Wl,-z,defs"); /* a reference the C library does not resolve fails here, named */
+    return step(b, &v, "linking it into a shared object", err);
+}
+
+/* The compiler's first line of --version, for the file. */
+static void compiler_version(struct build *b)
+{
+    struct argv v = {.n = 0};
+    add_words(&v, &b->cc);
+    add(&v, "--version");
+    struct mfb_err ignored;
+    size_t len;
+    char *text = run_tool(&v, b->log) == 0 ? mfb_file_text(b->log, MAX_LOG, &len, &ignored) : NULL;
+    snprintf(b->version, sizeof b->version, "%s", text ? text : "unknown");
+    b->version[strcspn(b->version, "\n")] = '\0';
+    free(text);
+}
+
+/* The manifest, written last: the headers a FILE.c included (from the compiler's dependency
+ * file: "code.o: a.c b.h \" lines, a space in a name escaped "\ "), each with its digest. */
+static int write_manifest(struct build *b, struct mfb_err *err)
+{
+    char path[PATH_MAX + 16], deps[PATH_MAX + 16];
+    tmp_file(b, path, sizeof path, "manifest");
+    tmp_file(b, deps, sizeof deps, "deps");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, path, strerror(errno));
+    fprintf(f, "%s\nversion %s\ncompiler %s\nflags %s\n", RECIPE, b->version, b->cc_path, b->s->flags);
+    size_t len;
+    struct mfb_err ignored;
+    char *text = b->s->kind == MFB_SOURCE_C ? mfb_file_text(deps, MAX_MANIFEST, &len, &ignored) : NULL;
+    char *colon = text ? strchr(text, ':') : NULL;
+    int rc = 0;
+    if (colon) {
+        char name[PATH_MAX], *o = name;
+        for (char *p = colon + 1;; p++) {
+            bool end = !*p || ((*p == ' ' || *p == '\n' || *p == '\t') && !(p > colon + 1 && p[-1] == '\\'));
+            if (*p == '\\' && (p[1] == ' ' || p[1] == '\n')) {
+                if (p[1] == '\n')
+                    p++;
+                continue;
+            }
+            if (!end && o < name + sizeof name - 1) {
+                *o++ = *p;
+                continue;
+            }
+            if (o > name) {
+                *o = '\0';
+                char sha[65];
+                if (mfb_sha256_file(name, sha) == 0)
+                    fprintf(f, "dep %s %s\n", sha, name);
+                else
+                    rc = mfb_fail(err, "%s: cannot read %s, which it includes", b->s->spec, name);
+                o = name;
+            }
+            if (!*p)
+                break;
+        }
+    }
+    free(text);
+    if (fclose(f) != 0 && rc == 0)
+        rc = mfb_fail(err, "%s: cannot write %s", b->s->spec, path);
+    return rc;
+}
+
+/* Only what a lookup needs stays in the entry: the object, the placements, the manifest. */
+static void tidy(struct build *b)
+{
+    DIR *d = opendir(b->tmp);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        bool keep = !strcmp(n, MFB_SOURCE_OBJECT_NAME) || !strcmp(n, "manifest") ||
+                    (n[0] == 'p' && len > 3 && !strcmp(n + len - 3, ".so"));
+        if (!keep && strcmp(n, ".") && strcmp(n, "..")) {
+            char p[PATH_MAX + NAME_MAX + 2];
+            snprintf(p, sizeof p, "%s/%s", b->tmp, n);
+            unlink(p);
+        }
+    }
+    closedir(d);
+}
+
+/* The built folder into place: over a stale entry (a header changed), or beside one another run
+ * just made (theirs is as good: the key is the same). */
+static int install(struct build *b, struct mfb_err *err)
+{
+    if (rename(b->tmp, b->entry) == 0)
+        return 0;
+    if (errno != ENOTEMPTY && errno != EEXIST)
+        return mfb_fail(err, "%s: cannot move its build into the cache %s: %s", b->s->spec, b->entry, strerror(errno));
+    if (entry_current(b)) {
+        mfb_temp_remove_tree(b->tmp);
+        return 0;
+    }
+    char *old = mfb_temp_template(b->root, TEMP_BASE, "-old");
+    if (!old || !mkdtemp(old) || rename(b->entry, old) != 0 || rename(b->tmp, b->entry) != 0) {
+        int e = errno;
+        if (old)
+            mfb_temp_remove_tree(old);
+        free(old);
+        return mfb_fail(err, "%s: cannot replace the stale build %s: %s", b->s->spec, b->entry, strerror(e));
+    }
+    mfb_temp_remove_tree(old);
+    free(old);
+    return 0;
+}
+
+static int build(struct build *b, struct mfb_err *err)
+{
+    char *tmpl = mfb_temp_template(b->root, TEMP_BASE, "-build");
+    if (!tmpl || strlen(tmpl) >= sizeof b->tmp - TMP_ROOM || !mkdtemp(tmpl)) {
+        int e = errno;
+        free(tmpl);
+        return mfb_fail(err, "%s: cannot make a build folder in %s: %s", b->s->spec, b->root, strerror(e));
+    }
+    snprintf(b->tmp, sizeof b->tmp, "%s", tmpl);
+    free(tmpl);
+    tmp_file(b, b->log, sizeof b->log, "log");
+    char object[PATH_MAX + 16];
+    tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
+    struct mfb_elf_symbol sym;
+    /* the symbol is checked before eight links: a wrong one fails in a second, named */
+    int rc = build_object(b, err);
+    if (rc == 0 && (rc = mfb_source_check_symbol(object, b->s->path, b->s->symbol, &sym, err)) == 0)
+        mfb_elf_symbol_free(&sym);
+    for (unsigned k = 0; rc == 0 && k < MFB_CODE_PLACEMENTS; k++)
+        rc = build_pad(b, k, err);
+    for (unsigned k = 0; rc == 0 && k < MFB_CODE_PLACEMENTS; k++)
+        rc = link_placement(b, k, err);
+    if (rc == 0) {
+        compiler_version(b);
+        rc = write_manifest(b, err);
+    }
+    if (rc == 0) {
+        tidy(b);
+        rc = install(b, err);
+    }
+    if (rc < 0)
+        mfb_temp_remove_tree(b->tmp);
+    return rc;
+}
+
+static char *dup_or_fail(const char *s, bool *failed)
+{
+    char *d = strdup(s);
+    *failed = *failed || !d;
+    return d;
+}
+
+int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err)
+{
+    uint64_t t0 = mfb_mono_ns();
+    struct build *b = calloc(1, sizeof *b);
+    if (!b)
+        return mfb_fail(err, "%s: out of memory", s->spec);
+    b->s = s;
+    const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
+    cc = cc && *cc ? cc : "cc";
+    s->flags_source = flags_option ? MFB_FLAGS_OPTION : cflags ? MFB_FLAGS_ENV : MFB_FLAGS_DEFAULT;
+    const char *flags = flags_option ? flags_option : cflags ? cflags : MFB_VARBUILD_DEFAULT_FLAGS;
+    int rc = -1;
+    bool oom = false;
+    char root[PATH_MAX];
+    mfb_source_cache_root(root, sizeof root);
+    if (split("CC", cc, &b->cc, err) < 0 || split(mfb_flags_source_name(s->flags_source), flags, &b->flags, err) < 0)
+        goto out;
+    if (b->cc.n == 0) {
+        mfb_fail(err, "%s: CC is empty", s->spec);
+        goto out;
+    }
+    if (resolve(b->cc.w[0], b->cc_path) != 0) {
+        mfb_fail(err, "%s: no C compiler: '%s' is not on PATH (set CC to one)", s->spec, b->cc.w[0]);
+        goto out;
+    }
+    if (!root[0]) {
+        mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", s->spec);
+        goto out;
+    }
+    if (snprintf(b->root, sizeof b->root, "%s/variants", root) >= (int)sizeof b->root || make_dirs(b->root) != 0) {
+        mfb_fail(err, "%s: cannot make the folder for built variants %s/variants: %s (set MEMFBENCH_CACHE)", s->spec,
+                 root, strerror(errno));
+        goto out;
+    }
+    /* the flags as one normalized line, as the key and the file record them */
+    char joined[MAX_COMMAND + 1] = "";
+    for (int i = 0, at = 0; i < b->flags.n; i++)
+        at += snprintf(joined + at, sizeof joined - (size_t)at, "%s%s", i ? " " : "", b->flags.w[i]);
+    s->compiler = dup_or_fail(cc, &oom);
+    s->flags = dup_or_fail(joined, &oom);
+    if (oom) {
+        mfb_fail(err, "%s: out of memory", s->spec);
+        goto out;
+    }
+    /* removes what killed builds left (their process gone) before this one adds its own */
+    mfb_temp_remove_stale(b->root, TEMP_BASE);
+    if (make_key(b, err) < 0)
+        goto out;
+    s->cached = entry_current(b);
+    if (!s->cached && build(b, err) < 0)
+        goto out;
+    s->compiler_path = dup_or_fail(b->cc_path, &oom);
+    s->compiler_version = dup_or_fail(b->version, &oom);
+    s->dir = dup_or_fail(b->entry, &oom);
+    rc = oom ? mfb_fail(err, "%s: out of memory", s->spec) : 0;
+out:
+    s->build_s = (double)(mfb_mono_ns() - t0) / 1e9;
+    free(b);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* Builds a source variant (impl/source.h) at every code placement, into a cache: the user's code
+ * compiled once (FILE.c with the variant compiler and flags; FILE.o as it is; from FILE.a, the
+ * members defining the symbol, by `cc -r`) into one relocatable object, then linked once per
+ * placement into a shared object whose text opens that placement's pad into a page
+ * (base/code_placement.h: the built-ins' own pads). The cache entry is named by SHA-256 of what
+ * the build depends on: the input file's bytes (and, for FILE.c, every header it included, checked
+ * on each lookup), the compiler's executable (path, size, time), the flags and the placement
+ * scheme. A second run, and every process of a study after the parent's, finds it there and
+ * compiles nothing. A build that fails leaves nothing behind. */
+#ifndef MFB_VARBUILD_H
+#define MFB_VARBUILD_H
+
+#include "base/error.h"
+#include "impl/source.h"
+
+/* The flags of a source variant when neither --variant-cflags nor CFLAGS gives them. */
+#define MFB_VARBUILD_DEFAULT_FLAGS "-O2"
+
+/* Fills s's build facts (compiler, flags, dir, key, cached, build_s) for s->path, s->symbol and
+ * s->kind, from the cache or by building; flags_option is --variant-cflags (NULL: $CFLAGS, else the
+ * default). -1 with one line naming the file: the compiler's first error, a symbol that is not a
+ * function the build can export, a link that needs more than the C library. */
+int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err);
+
+#endif
