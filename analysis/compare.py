@@ -78,6 +78,16 @@ class Comparison:
     measure: str = "throughput"               # throughput or latency: never pooled together
     hosts: int = 1                            # distinct host names among the pooled files
     placement_failed: str = ""                # failed placement checks of the pooled processes (placement.py)
+    # code with one layout (prebuilt plugins) among the two, and how far identical code moved with its
+    # placement in the same files: a difference under it may be that layout's, not the code's
+    one_layout: str = ""
+    layout_sensitivity: float = float("nan")  # relative: 1.96 x the sd of one code's placement effects
+    layout_sensitivity_from: str = ""         # the placed comparison it was measured on
+    # a shift over process order (the machine changed state during the study): no verdict then
+    state_change_at: int = 0                  # processes before the shift (0: none found)
+    state_change_p: float = float("nan")
+    state_before: float = float("nan")        # the ratio before and after it
+    state_after: float = float("nan")
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -120,6 +130,13 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
     if p_adj < alpha and low > 1 and estimate > 1:
         return "slower"
     return "inconclusive"
+
+
+# A shift over process order is called a change of the machine's state below this p-value (a
+# permutation test per comparison, analysis/stats.py shift_over_order): on 104 comparisons of 52
+# studies of the Zen 5 VM without one, none was under 0.01; a shift of 2 % in the middle of 32
+# processes with 1 % of noise is found 19 times in 20 (tests/py/test_design.py).
+STATE_CHANGE_ALPHA = 0.01
 
 
 def placement_strata(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
@@ -217,6 +234,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         rom = stats.Interval(nan, nan, nan, level, "not computed")
         hl, sub, mw = nan, False, nan
     within = stats.sign_test_ci(d, level)
+    shift = stats.shift_over_order(units, placement_strata(pr, ids), seed=seed) if across else None
     c = Comparison(
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
@@ -245,6 +263,11 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         c.stratified, c.strata, c.dof = design.stratified, design.strata, design.df
         c.within_placement_sd, c.placement_sd = design.within_sd, design.placement_sd
         c.processes_for_margin = design.processes_needed(margin or 0.01, 1 - level, unit=stats.CODE_PLACEMENTS)
+    if shift is not None:
+        c.state_change_p = shift.p
+        if shift.p < STATE_CHANGE_ALPHA:
+            c.state_change_at = shift.at
+            c.state_before, c.state_after = float(np.exp(shift.before)), float(np.exp(shift.after))
     else:
         c.notes.append("one process: the interval covers this process's code and data layout only, not a re-run")
     if c.tied_rounds > n / 10 and not across:
@@ -291,6 +314,9 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
     for (cpu_model, measure, function, distribution, pressure, neighbours, base), rs in groups.items():
         df = combine(rs)
         noop = set().union(*(r.harness_variants for r in rs))
+        sentinels = set().union(*(r.layout_sentinels for r in rs))
+        fixed = set().union(*(r.fixed_layout for r in rs))
+        placed = set().union(*(r.placed for r in rs))
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
         listed = set().union(*(r.variants for r in rs))
@@ -303,7 +329,9 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
         if base not in present:
             raise ValueError(f"baseline '{base}' has no samples in {run_name}")
-        for v in names:
+        group: list[Comparison] = []
+        # the sentinels' comparisons measure placement effects; asked for by name, they are verdicts too
+        for v in names + [x for x in sorted(sentinels) if x not in names and x != base and x in present]:
             if v == base or (v in noop and not include_noop):
                 continue
             if v not in listed:
@@ -316,8 +344,33 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             c.icache_pressure = int(pressure)
             c.neighbours = neighbours
             c.placement_failed = placement.failures([r.doc for r in rs])
-            out.append(c)
+            group.append(c)
+        label_layouts(group, fixed, placed)
+        out.extend(c for c in group if c.variant not in sentinels or (variants and c.variant in variants))
     return adjust_family(out, level, adjust)
+
+
+def placement_spread(c: Comparison, fixed_baseline: bool) -> float:
+    """The sd of one code's placement effects on this comparison's ratio (the strata's spread net of
+    their noise): the variant's alone where the baseline's code does not move, else both sides',
+    whose effects add as independent draws (sd times sqrt 2)."""
+    if not c.stratified or not np.isfinite(c.placement_sd):
+        return float("nan")
+    return c.placement_sd if fixed_baseline else c.placement_sd / np.sqrt(2)
+
+
+def label_layouts(comps: list[Comparison], fixed: set[str], placed: set[str]) -> None:
+    """Names the one-layout code (prebuilt plugins) of each comparison and the layout sensitivity the
+    same files measured: 1.96 times the largest sd of one placed code's placement effects among
+    their comparisons (the built-ins', a source variant's or the layout sentinel's), the range one
+    layout's draw falls in 19 times in 20 on this machine."""
+    spreads = [(placement_spread(c, c.baseline not in placed), c.variant) for c in comps if c.variant in placed]
+    spreads = [(x, v) for x, v in spreads if np.isfinite(x)]
+    widest = max(spreads, default=(float("nan"), ""))
+    for c in comps:
+        c.one_layout = ", ".join(x for x in (c.variant, c.baseline) if x in fixed)
+        c.layout_sensitivity = 1.96 * widest[0] if np.isfinite(widest[0]) else float("nan")
+        c.layout_sensitivity_from = widest[1]
 
 
 def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "holm") -> list[Comparison]:
@@ -335,6 +388,11 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
             c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
             c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
         c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)
+        if c.state_change_at and c.verdict != "inconclusive":
+            c.notes.append(f"no verdict (it would be '{c.verdict}'): the ratio shifted after process "
+                           f"{c.state_change_at}, from {c.state_before:.4f} to {c.state_after:.4f} (p "
+                           f"{c.state_change_p:.3g}); the machine changed state during the study: re-run it")
+            c.verdict = "inconclusive"
         if not c.across_processes and not c.single_process_allowed and c.verdict != "inconclusive":
             c.notes.append(f"no verdict from one process (it would be '{c.verdict}'): sample processes "
                            "(memfbench run --processes K), or allow it with --allow-single-process")

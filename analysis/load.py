@@ -42,6 +42,23 @@ class Run:
         return {v["name"] for v in self.doc["variants"] if v["origin"] == "harness"}
 
     @property
+    def layout_sentinels(self) -> set[str]:
+        """Built-ins memfbench added to a study of prebuilt plugins to measure how far identical code
+        moves with its code placement (variants[].layout_sentinel): no verdict is about them."""
+        return {v["name"] for v in self.doc["variants"] if v.get("layout_sentinel")}
+
+    @property
+    def fixed_layout(self) -> set[str]:
+        """Prebuilt plugins: code with the one layout its linker gave it (variants[].code_layout
+        fixed, origin plugin), whose verdicts hold for that layout, not for its code."""
+        return {v["name"] for v in self.doc["variants"] if v["origin"] == "plugin"}
+
+    @property
+    def placed(self) -> set[str]:
+        """Variants whose code ran from several code placements (built-ins, source variants)."""
+        return {v["name"] for v in self.doc["variants"] if v.get("code_placement") is not None}
+
+    @property
     def baseline(self) -> str:
         return str(self.doc["config"]["baseline"])
 

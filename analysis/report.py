@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .counters import counter_summary, counters_source, has_counters
@@ -99,6 +100,17 @@ def host_groups(comps: list[Comparison]) -> list[str]:
     return list(dict.fromkeys(c.cpu_model for c in comps))
 
 
+def layout_note(c: Comparison) -> str:
+    """What a verdict about one code layout (a prebuilt plugin) holds for, and what the same files
+    measured of how far identical code moves with its placement."""
+    if not np.isfinite(c.layout_sensitivity):
+        return (f"one code layout: {c.one_layout}; nothing in these files ran from several code placements to "
+                f"measure what a layout adds: give the source (-v FILE.c:SYMBOL) to average over placements")
+    return (f"one code layout: {c.one_layout}; identical code moved ±{c.layout_sensitivity:.1%} with its placement "
+            f"here ({c.layout_sensitivity_from}): a difference under that may be this build's alignment; give the "
+            f"source (-v FILE.c:SYMBOL) to average over placements")
+
+
 def verdict_line(c: Comparison, with_host: bool = False) -> str:
     """One comparison as one line: the verdict and the interval it rests on first, then what a
     re-run would show and how much of the spread is layout noise. with_host names the host group
@@ -108,6 +120,9 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     where += f" [icache pressure {c.icache_pressure} B]" if c.icache_pressure else ""
     where += f" [{c.neighbours}]" if c.neighbours else ""
     where += f" [placement check failed: {c.placement_failed}]" if c.placement_failed else ""
+    where += f" [{layout_note(c)}]" if c.one_layout else ""
+    where += (f" [the machine changed state: {c.state_before:.4f} before process {c.state_change_at + 1}, "
+              f"{c.state_after:.4f} from it on; no verdict from this study]" if c.state_change_at else "")
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01
@@ -142,7 +157,8 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
                       "ci_adj_low", "ci_adj_high", "pi_low", "pi_high", "between_process_sd", "within_low",
                       "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
                       "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
-                      "processes_for_margin", "placement_failed"]
+                      "processes_for_margin", "placement_failed", "one_layout", "layout_sensitivity",
+                      "state_change_at"]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",

@@ -457,6 +457,73 @@ def design_estimate(x: np.ndarray, strata: np.ndarray | None = None) -> DesignEs
     return DesignEstimate(float(np.mean(means)), se, df, n, t, True, within, between, placement, n / t)
 
 
+@dataclass(frozen=True)
+class ShiftTest:
+    """A shift over process order: the split that sets the processes before it furthest from those
+    after it, and how often processes in a random order (within their strata) split as far."""
+
+    at: int            # processes before the split (0: no split tested)
+    before: float      # mean of the values before the split (strata effects removed, overall mean added back)
+    after: float
+    p: float
+    permutations: int
+
+
+# Fewest processes on either side of a split: with fewer, one odd process is a "change".
+SHIFT_MIN_SIDE = 4
+SHIFT_PERMUTATIONS = 2000
+
+
+def _max_split_t(r: np.ndarray, lo: int) -> tuple[float, int]:
+    """Largest |Welch-free two-sample t| of r[:c] against r[c:] over c in [lo, n - lo], on the pooled
+    residual variance; rows of r are separate orders of the same values."""
+    r = np.atleast_2d(r)
+    n = r.shape[1]
+    c = np.arange(lo, n - lo + 1)
+    csum = np.cumsum(r, axis=1)[:, c - 1]
+    total = r.sum(axis=1, keepdims=True)
+    diff = csum / c - (total - csum) / (n - c)
+    scale = np.sqrt((r * r).sum(axis=1, keepdims=True) / max(n - 1, 1)) * np.sqrt(1 / c + 1 / (n - c))
+    t = np.abs(diff) / np.where(scale > 0, scale, np.inf)
+    k = np.argmax(t, axis=1)
+    return t[np.arange(len(t)), k], c[k]
+
+
+def shift_over_order(x: np.ndarray, strata: np.ndarray | None = None, permutations: int = SHIFT_PERMUTATIONS,
+                     seed: int = DEFAULT_SEED, min_side: int = SHIFT_MIN_SIDE) -> ShiftTest:
+    """Whether per-process values x (in the order the processes ran) shift at some point: the largest
+    standardized difference between the mean before and after a split, against the same statistic
+    with the processes put in random orders. With strata (the code placements each process ran),
+    each stratum's mean is taken off first and processes are only reordered within their stratum, so
+    the placements' own effects are neither a shift nor hidden by one. A machine that changes state
+    in the middle of a study (the host's load, a migration) moves every later process: a verdict
+    over all of them then averages two states."""
+    x = np.asarray(x, float)
+    n = len(x)
+    if n < 2 * min_side:
+        return ShiftTest(0, float("nan"), float("nan"), 1.0, 0)
+    if strata is None:
+        strata = np.zeros(n, dtype=np.int64)
+    keys, inverse = np.unique(strata, return_inverse=True)
+    means = np.bincount(inverse, weights=x) / np.bincount(inverse)
+    r = x - means[inverse]
+    if not np.any(r):
+        return ShiftTest(0, float(np.mean(x)), float(np.mean(x)), 1.0, 0)
+    observed, at = _max_split_t(r, min_side)
+    rng = np.random.default_rng(seed)
+    # random orders within each stratum: the residuals of a stratum trade places among its processes
+    members = [np.flatnonzero(inverse == k) for k in range(len(keys))]
+    perm = np.tile(np.arange(n), (permutations, 1))
+    for m in members:
+        if len(m) > 1:
+            perm[:, m] = m[np.argsort(rng.random((permutations, len(m))), axis=1)]
+    null, _ = _max_split_t(r[perm], min_side)
+    p = (1 + int(np.sum(null >= observed[0] - 1e-12))) / (permutations + 1)
+    base = float(np.mean(means[inverse]))
+    k = int(at[0])
+    return ShiftTest(k, base + float(np.mean(r[:k])), base + float(np.mean(r[k:])), p, permutations)
+
+
 def t_test_p(x: np.ndarray) -> float:
     x = np.asarray(x, float)
     if len(x) < 2 or np.std(x) == 0:

@@ -6,15 +6,15 @@
 #include "base/parse.h"
 
 static const struct mfb_func_traits traits[MFB_FUNC_COUNT] = {
-    [MFB_MEMCPY] = {"memcpy", MFB_FAMILY_COPY, 2, false, MFB_AUX_NONE, MFB_RESULT_POINTER, "fleetbench/Memcpy_Fleet"},
+    [MFB_MEMCPY] = {"memcpy", MFB_FAMILY_COPY, 2, false, MFB_AUX_NONE, MFB_RESULT_POINTER, "fleetbench/Memcpy_Fleet", "sizeclass"},
     [MFB_MEMMOVE] = {"memmove", MFB_FAMILY_COPY, 2, true, MFB_AUX_NONE, MFB_RESULT_POINTER,
-                     "fleetbench/Memmove_Fleet"},
+                     "fleetbench/Memmove_Fleet", "sizeclass"},
     [MFB_MEMSET] = {"memset", MFB_FAMILY_SET, 1, false, MFB_AUX_FILL_BYTE, MFB_RESULT_POINTER,
-                    "fleetbench/Memset_Fleet"},
+                    "fleetbench/Memset_Fleet", "sizeclass"},
     [MFB_MEMCMP] = {"memcmp", MFB_FAMILY_COMPARE, 2, true, MFB_AUX_MISMATCH, MFB_RESULT_ORDER,
-                    "fleetbench/Memcmp_Fleet"},
+                    "fleetbench/Memcmp_Fleet", "words"},
     [MFB_BCMP] = {"bcmp", MFB_FAMILY_COMPARE, 2, true, MFB_AUX_MISMATCH, MFB_RESULT_EQUALITY,
-                  "fleetbench/Bcmp_Fleet"},
+                  "fleetbench/Bcmp_Fleet", "sizeclass"},
 };
 
 const struct mfb_func_traits *mfb_func_traits(enum mfb_func f)

@@ -39,6 +39,10 @@ struct mfb_func_traits {
     enum mfb_aux aux;
     enum mfb_result result;
     const char *default_distribution; /* the fleet-wide table shipped for it */
+    /* A built-in of the function that a study of prebuilt plugins adds, run from every code
+     * placement, to measure how far identical code moves with its placement on this machine (a
+     * plugin has one layout: orchestrate/assemble.c). */
+    const char *layout_sentinel;
 };
 
 const struct mfb_func_traits *mfb_func_traits(enum mfb_func f);

@@ -37,23 +37,6 @@ static void on_signal(int sig)
 /* Everything after the command line, called below a random stack offset. */
 /* Verification and calibration, the other timing threads and the stressors started, the rounds,
  * then every thread's batches into merged (NULL with one thread): 0, or -1 with err. */
-/* Each source variant's build, one line: whether it was built (and how long that took) or found
- * in the cache, so that a second run can be seen to compile nothing. */
-static void print_builds(const struct mfb_run *run)
-{
-    for (int i = 0; i < run->nvars; i++) {
-        const struct mfb_source *s = run->vars[i].owns_source ? run->vars[i].source : NULL;
-        if (!s)
-            continue;
-        if (s->cached)
-            fprintf(stderr, "memfbench: %s: %s as built before (%s %s), found in the cache in %.3f s: %s\n",
-                    run->vars[i].v->name, s->path, s->compiler, s->flags, s->build_s, s->dir);
-        else
-            fprintf(stderr, "memfbench: %s: built %s at %d code placements (%s %s) in %.2f s: %s\n",
-                    run->vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
-    }
-}
-
 static int measure(struct mfb_run *run, struct mfb_background *background, const struct mfb_cpu_plan *plan,
                    const struct mfb_caches *caches, struct mfb_samples *merged, struct mfb_err *err)
 {
@@ -173,7 +156,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         goto fail;
     }
     if (cfg.process_index < 0 && !cfg.quiet)
-        print_builds(&run);
+        mfb_summary_print_builds(stderr, &run);
     if (parent) {
         mfb_guard_remove();
         /* the children resolve their own; the parent keeps nothing of a trace's size */

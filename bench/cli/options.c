@@ -514,16 +514,7 @@ int mfb_options_check(struct mfb_study *c, struct mfb_err *err)
         c->time_s = 60;
     else if (c->rounds && !c->time_given)
         c->time_s = 0;
-    /* A short --time with the default processes: fewer processes, so that each keeps its least
-     * share of rounds (whole rounds of the code placements' turns where two or more fit, which
-     * keeps the turns equally replicated: measure/layout.h). */
-    if (!c->processes_given && c->time_s > 0 && c->target_ci <= 0 && c->process_index < 0 &&
-        c->time_s / (double)c->processes < MFB_MIN_PROCESS_TIME_S) {
-        long fit = (long)(c->time_s / MFB_MIN_PROCESS_TIME_S);
-        c->processes = fit >= 2 * MFB_CODE_PLACEMENTS ? fit / MFB_CODE_PLACEMENTS * MFB_CODE_PLACEMENTS
-                                                      : fit > 1 ? fit : 1;
-        c->processes_fitted = true;
-    }
+    mfb_study_fit_processes(c);
     long shares = c->target_ci > 0 ? MFB_MAX_PROCESSES : c->processes;
     if (c->process_index < 0 && c->max_batches / shares / kept < MFB_MIN_PROCESS_BATCHES)
         return mfb_fail(err, "memfbench run: --max-batches %ld leaves fewer than %d batches of thread 0 to each of %ld "

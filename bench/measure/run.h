@@ -40,6 +40,7 @@ struct mfb_run_variant {
     struct mfb_source *source;   /* a source variant's build and its placements' libraries (impl/source.h),
                                   * owned by the variant (a copy of one points at its original's) */
     bool owns_source;
+    bool layout_sentinel;        /* added to a study of prebuilt plugins to measure placement effects */
     size_t copy_bytes_compared;  /* A/A copies: bytes compared with the original's code */
     bool copy_identical;
     struct mfb_codeinfo code;

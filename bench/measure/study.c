@@ -21,6 +21,16 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
     s->dist_dir = dist_dir;
 }
 
+void mfb_study_fit_processes(struct mfb_study *s)
+{
+    if (s->processes_given || s->time_s <= 0 || s->target_ci > 0 || s->process_index >= 0 ||
+        s->time_s / (double)s->processes >= MFB_MIN_PROCESS_TIME_S)
+        return;
+    long fit = (long)(s->time_s / MFB_MIN_PROCESS_TIME_S);
+    s->processes = fit >= 2 * MFB_CODE_PLACEMENTS ? fit / MFB_CODE_PLACEMENTS * MFB_CODE_PLACEMENTS : fit > 1 ? fit : 1;
+    s->processes_fitted = true;
+}
+
 const char *mfb_study_processes_source(const struct mfb_study *s)
 {
     return s->processes_given ? "given" : s->processes_fitted ? "default, fewer to fit --time" : "default";

@@ -133,6 +133,12 @@ struct mfb_study {
  * distributions in dist_dir. */
 void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
 
+/* A short --time with the default processes: fewer processes, so that each keeps its least share
+ * of rounds (MFB_MIN_PROCESS_TIME_S): whole turns of the code placements where two or more fit, which
+ * keeps the turns equally replicated (measure/layout.h). Nothing for a given --processes, a child,
+ * --target-ci or rounds without a time limit. */
+void mfb_study_fit_processes(struct mfb_study *s);
+
 /* Where --processes came from, for the result file: "given", "default", or the default lowered
  * to give each process MFB_MIN_PROCESS_TIME_S of a short --time. */
 const char *mfb_study_processes_source(const struct mfb_study *s);

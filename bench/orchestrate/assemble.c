@@ -152,6 +152,29 @@ static void settle_copies(struct mfb_run *r)
     }
 }
 
+/* A prebuilt plugin has the one layout its linker gave it, and a verdict about it may be that
+ * layout's, not its code's. Where nothing else of the study runs from several code placements, a
+ * built-in of the function is added that does (the function's layout sentinel), so that the
+ * analysis can say how far identical code moves with its placement on this machine, beside every
+ * verdict about a plugin. It is named in the file (variants[].layout_sentinel) and left out of the
+ * verdicts. */
+static int add_sentinel(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
+{
+    bool plugin = false;
+    for (int i = 0; i < r->nvars; i++) {
+        if (r->vars[i].code_placement >= 0 && !r->vars[i].v->noop)
+            return 0;
+        plugin = plugin || r->vars[i].v->origin == MFB_ORIGIN_PLUGIN;
+    }
+    const struct mfb_variant *v = mfb_variant_find(c->func, mfb_func_traits(c->func)->layout_sentinel);
+    if (!plugin || !v || !mfb_variant_available(v) || r->nvars == MFB_MAX_VARIANTS || find_in_run(r, v->name))
+        return 0;
+    if (add_variant(r, v, err) < 0)
+        return -1;
+    r->vars[r->nvars - 1].layout_sentinel = true;
+    return 0;
+}
+
 int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
 {
     const struct mfb_variant *all;
@@ -218,7 +241,7 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             return -1;
     }
     settle_copies(r);
-    return 0;
+    return add_sentinel(r, c, err);
 }
 
 void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, const struct mfb_caches *probed,

@@ -98,6 +98,8 @@ static int read_variants(const struct reading *rd, struct mfb_child_result *out)
             return missing(rd, "variants[]", "name", "each variant's name and origin as strings");
         if (!(out->names[out->nvars] = strdup(name->valuestring)))
             return mfb_fail(rd->err, "out of memory reading process %d of %d", rd->i + 1, rd->k);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "layout_sentinel")))
+            out->sentinel = out->nvars;
         out->harness[out->nvars++] = !strcmp(origin->valuestring, "harness");
     }
     return 0;
@@ -168,7 +170,7 @@ static int read_progress(const struct reading *rd, struct mfb_child_result *out)
 int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, struct mfb_child_result *out,
                         struct mfb_err *err)
 {
-    *out = (struct mfb_child_result){.index = i};
+    *out = (struct mfb_child_result){.index = i, .sentinel = -1};
     struct reading rd = {.doc = doc, .i = i, .k = k, .err = err};
     if (read_progress(&rd, out) < 0 || read_variants(&rd, out) < 0 || read_classes(&rd, out) < 0 ||
         read_background(&rd, out) < 0)
@@ -210,7 +212,7 @@ static cJSON *parse_file(const char *path, int i, int k, struct mfb_err *err)
 int mfb_child_read(const char *path, int i, int k, bool keep_sections, struct mfb_samples *all,
                    struct mfb_child_result *out, struct mfb_err *err)
 {
-    *out = (struct mfb_child_result){.index = i};
+    *out = (struct mfb_child_result){.index = i, .sentinel = -1};
     cJSON *doc = parse_file(path, i, k, err);
     if (!doc)
         return -1;

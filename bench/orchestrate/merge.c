@@ -2,8 +2,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/warn.h"
 #include "report/summary.h"
 
 /* A section's field that the merge writes itself. */
@@ -56,16 +58,54 @@ static cJSON *target_json(const struct mfb_child_result *r0, double pct, const s
     return tc;
 }
 
-/* The merged status: complete or not, why it stopped, process 0's warnings and, with --target-ci,
- * the widths reached (a warning when short of the target). */
-static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_result *r0, const cJSON *shared,
+/* Every process's warnings, one per code, in the order they first came: the first process's message
+ * that had it and how many of the study's processes had it (a placement check that failed in 9 of
+ * 10 processes is a warning of the study even when the first one passed). */
+static cJSON *study_warnings(const struct mfb_child_result *results, int done)
+{
+    /* at most one per code: bounded by the warnings table, not by the processes */
+    const cJSON *first[MFB_W_COUNT];
+    int count[MFB_W_COUNT] = {0}, n = 0;
+    for (int i = 0; i < done; i++) {
+        const cJSON *status = cJSON_GetObjectItemCaseSensitive(results[i].entry, "status");
+        const cJSON *w;
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(status, "warnings")) {
+            const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
+            if (!cJSON_IsString(code))
+                continue;
+            int k = 0;
+            while (k < n && strcmp(cJSON_GetObjectItemCaseSensitive(first[k], "code")->valuestring,
+                                   code->valuestring) != 0)
+                k++;
+            if (k == n && n == MFB_W_COUNT)
+                continue; /* a code this build does not know, past the table's size: not ours */
+            if (k == n)
+                first[n++] = w;
+            count[k]++;
+        }
+    }
+    cJSON *out = cJSON_CreateArray();
+    for (int k = 0; k < n; k++) {
+        cJSON *w = cJSON_CreateObject();
+        const cJSON *x;
+        cJSON_ArrayForEach(x, first[k])
+            cJSON_AddItemToObject(w, x->string, cJSON_Duplicate(x, 1));
+        if (done > 1)
+            cJSON_AddNumberToObject(w, "processes", count[k]);
+        cJSON_AddItemToArray(out, w);
+    }
+    return out;
+}
+
+/* The merged status: complete or not, why it stopped, every process's warnings and, with
+ * --target-ci, the widths reached (a warning when short of the target). */
+static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_result *results, const cJSON *shared,
                             const struct mfb_merge_end *end, bool complete)
 {
+    const struct mfb_child_result *r0 = &results[0];
     enum mfb_stop_reason reason = !complete ? MFB_STOP_INTERRUPTED : end->targeted ? end->stop_reason
                                                                                   : r0->stop_reason;
-    cJSON *warnings = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(shared, "warnings"), 1);
-    if (!warnings)
-        warnings = cJSON_CreateArray();
+    cJSON *warnings = study_warnings(results, end->done);
     struct field fields[] = {{"complete", cJSON_CreateBool(complete)},
                              {"stop_reason", cJSON_CreateString(mfb_stop_reason_name(reason))},
                              {"warnings", warnings},
@@ -87,18 +127,23 @@ static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_
  * (or found it) before any process ran, and every process then found it in the cache. */
 static cJSON *variants_as_built(const cJSON *shared, const struct mfb_run *assembled)
 {
-    cJSON *vars = cJSON_Duplicate(shared, 1);
-    cJSON *v;
-    cJSON_ArrayForEach(v, vars) {
-        cJSON *build = cJSON_GetObjectItemCaseSensitive(v, "build");
+    cJSON *vars = cJSON_CreateArray();
+    const cJSON *v;
+    cJSON_ArrayForEach(v, shared) {
+        const cJSON *build = cJSON_GetObjectItemCaseSensitive(v, "build");
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "name");
-        for (int i = 0; build && assembled && cJSON_IsString(name) && i < assembled->nvars; i++) {
-            const struct mfb_run_variant *rv = &assembled->vars[i];
-            if (!rv->source || strcmp(rv->v->name, name->valuestring) != 0)
-                continue;
-            cJSON_ReplaceItemInObjectCaseSensitive(build, "cached", cJSON_CreateBool(rv->source->cached));
-            cJSON_ReplaceItemInObjectCaseSensitive(build, "seconds", cJSON_CreateNumber(rv->source->build_s));
+        const struct mfb_source *src = NULL;
+        for (int i = 0; build && assembled && cJSON_IsString(name) && i < assembled->nvars; i++)
+            if (assembled->vars[i].source && !strcmp(assembled->vars[i].v->name, name->valuestring))
+                src = assembled->vars[i].source;
+        if (!src) {
+            cJSON_AddItemToArray(vars, cJSON_Duplicate(v, 1));
+            continue;
         }
+        struct field made[] = {{"cached", cJSON_CreateBool(src->cached)},
+                               {"seconds", cJSON_CreateNumber(src->build_s)}};
+        struct field with[] = {{"build", section_with(build, made, 2)}};
+        cJSON_AddItemToArray(vars, section_with(v, with, 1));
     }
     return vars;
 }
@@ -129,7 +174,7 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         } else if (!strcmp(x->string, "variants")) {
             own = variants_as_built(x, end->assembled);
         } else if (!strcmp(x->string, "status")) {
-            own = merged_status(cfg, r0, x, end, complete);
+            own = merged_status(cfg, results, x, end, complete);
         } else if (!strcmp(x->string, "config")) {
             /* the parent's: a child is always given its --processes (a trace's share) */
             struct field f[] = {
@@ -199,6 +244,7 @@ void mfb_merge_print_summary(const struct mfb_child_result *results, int done, c
     struct mfb_summary_view view = {
         .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->cpu_model, .clock = r0->clock,
         .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
-        .background = stressed ? background : NULL, .rotating = rotating};
+        .background = stressed ? background : NULL, .rotating = rotating,
+        .sentinel = r0->sentinel >= 0 ? names[r0->sentinel] : NULL};
     mfb_summary_print_merged(stderr, all, &view, output);
 }

@@ -318,16 +318,22 @@ static int target_reached(const struct mfb_study *cfg, struct study_run *s, uint
 
 /* The merged warnings on stderr, as one run prints its own: notes and --quiet-warnings codes stay
  * in the file. */
-static void print_warnings(const struct mfb_study *cfg, const cJSON *doc)
+static void print_warnings(const struct mfb_study *cfg, const cJSON *doc, int done)
 {
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "status"), "warnings")) {
         const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
+        const cJSON *procs = cJSON_GetObjectItemCaseSensitive(w, "processes");
         if (cJSON_IsString(code) && mfb_warning_silenced(cfg->quiet_warnings, code->valuestring))
             continue;
-        if (!cJSON_IsString(sev) || strcmp(sev->valuestring, "note") != 0)
-            fprintf(stderr, "memfbench: warning: %s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
+        if (cJSON_IsString(sev) && !strcmp(sev->valuestring, "note"))
+            continue;
+        /* how many of the study's processes found it (study_warnings in merge.c) */
+        char in[48] = "";
+        if (cJSON_IsNumber(procs) && done > 1)
+            snprintf(in, sizeof in, "[%d of %d processes] ", (int)procs->valuedouble, done);
+        fprintf(stderr, "memfbench: warning: %s%s\n", in, cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
     }
 }
 
@@ -368,7 +374,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     bool complete = mfb_merge_complete(s.results, &end);
     cJSON *doc = mfb_merge_document(cfg, s.results, &end, master_seed);
     if (!cfg->quiet)
-        print_warnings(cfg, doc);
+        print_warnings(cfg, doc, s.done);
     if (mfb_output_commit(out, doc, &s.all, err) == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet) {

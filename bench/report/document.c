@@ -598,6 +598,8 @@ static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const st
     cJSON_AddStringToObject(v, "code_layout", rv->code_placement >= 0 ? "placed" : "fixed");
     if (rv->source)
         cJSON_AddItemToObject(v, "build", source_build_json(rv->source));
+    if (rv->layout_sentinel)
+        cJSON_AddBoolToObject(v, "layout_sentinel", true);
     if (identify)
         cJSON_AddItemToObject(v, "code_identity", identity_json(rv));
     if (rv->code_placement >= 0 && l->rotation == MFB_ROTATE_ROUND) {

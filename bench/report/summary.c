@@ -218,6 +218,10 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
                 k ? ratios[k - 1] : NAN);
     }
     between(out, ctx, ns);
+    if (v->sentinel)
+        fprintf(out, "  %s: added as the layout sentinel, run from every code placement: the plugins have one code "
+                     "layout each, and the analysis says beside their verdicts how far identical code moves with its "
+                     "placement here.\n", v->sentinel);
     const char *rule = v->rotating ? ROTATING_RATIO : "median over rounds";
     if (merged)
         fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
@@ -265,9 +269,11 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
         print_run_sweep(out, r, output_path);
         return;
     }
-    const char *names[MFB_MAX_VARIANTS];
-    for (int v = 0; v < r->nvars; v++)
+    const char *names[MFB_MAX_VARIANTS], *sentinel = NULL;
+    for (int v = 0; v < r->nvars; v++) {
         names[v] = r->vars[v].v->name;
+        sentinel = r->vars[v].layout_sentinel ? names[v] : sentinel;
+    }
     char model[256], shape[256];
     mfb_cpu_model(model, sizeof model);
     snprintf(shape, sizeof shape, "%u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean "
@@ -276,7 +282,8 @@ void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_pa
     struct mfb_summary_view view = {
         .function = mfb_func_name(r->study->func), .distribution = r->dist->name, .cpu_model = model,
         .clock = r->timer->name, .shape = shape, .names = names, .nvars = r->nvars, .processes = 1,
-        .rotating = r->layout.rotation == MFB_ROTATE_ROUND, .one_process_note = r->study->processes == 1};
+        .rotating = r->layout.rotation == MFB_ROTATE_ROUND, .one_process_note = r->study->processes == 1,
+        .sentinel = sentinel};
     print_table(out, &r->res.samples, &view, run_neighbours, r, output_path);
 }
 
@@ -320,4 +327,21 @@ void mfb_summary_analysis_command(FILE *out, const char *result_path)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
     fprintf(out, "%s analyze summarize %s\n", n > 0 ? self : "memfbench", result_path);
+}
+
+/* Each source variant's build, one line: whether it was built (and how long that took) or found
+ * in the cache, so that a second run can be seen to compile nothing. */
+void mfb_summary_print_builds(FILE *out, const struct mfb_run *run)
+{
+    for (int i = 0; i < run->nvars; i++) {
+        const struct mfb_source *s = run->vars[i].owns_source ? run->vars[i].source : NULL;
+        if (!s)
+            continue;
+        if (s->cached)
+            fprintf(out, "memfbench: %s: %s as built before (%s %s), found in the cache in %.3f s: %s\n",
+                    run->vars[i].v->name, s->path, s->compiler, s->flags, s->build_s, s->dir);
+        else
+            fprintf(out, "memfbench: %s: built %s at %d code placements (%s %s) in %.2f s: %s\n",
+                    run->vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
+    }
 }

@@ -31,11 +31,16 @@ struct mfb_summary_view {
     const char *background;   /* --background, merged: a line on the stressors (NULL: none) */
     bool rotating;            /* --code-rotation round: ratios averaged over placement turns */
     bool one_process_note;    /* --processes 1: say what one process's figures cover */
+    const char *sentinel;     /* the layout sentinel added to a study of plugins (NULL: none) */
 };
 /* The same table for the merged samples of several processes (its shape line made here from v):
  * ns/call over every measured batch, and the paired ratio as the median over processes of each
  * process's median ratio, with the range of the per-process ratios. */
 void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const struct mfb_summary_view *v,
                               const char *output_path);
+
+/* Each source variant's build, a line each: built (and how long it took) or found in the cache, so
+ * that a second run can be seen to compile nothing. */
+void mfb_summary_print_builds(FILE *out, const struct mfb_run *run);
 
 #endif
