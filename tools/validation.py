@@ -33,6 +33,7 @@ from analysis.load import load_run
 from analysis.machine import describe_machine
 from analysis.schema import ResultFileError
 from analysis.summary import summarize_run
+from tools import validation_runs as runs
 
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "python3 -m tools.validation"
@@ -46,11 +47,15 @@ class ToolError(Exception):
 
 @dataclass
 class Ctx:
-    memfbench: Path
+    memfbench: Path | None
     gbench: Path | None
-    tmp: Path
+    tmp: Path          # where the runs go, or (stored) the folder they were run into
     commands: list[str]
     run_args: list[str] = field(default_factory=list)  # given to every memfbench run (--cpu)
+    plugins: Path = ROOT / "build" / "examples"        # the prebuilt layout plugins (tools/validation_runs.py)
+    stored: bool = False                               # the runs were made before (validation_runs.py)
+    walls: dict[str, float] = field(default_factory=dict)
+    cache: Path | None = None                          # MEMFBENCH_CACHE of the source variants built here
 
 
 def failure_line(p: subprocess.CompletedProcess[str]) -> str:
@@ -93,15 +98,30 @@ def build_tools(build: Path) -> Path | None:
     return build / GBENCH_TARGET
 
 
-def mfb(ctx: Ctx, name: str, *args: str) -> Path:
-    out = ctx.tmp / f"{name}.json"
-    sh([str(ctx.memfbench), "run", *args, *ctx.run_args, "-q", "-o", str(out)])
-    return out
+def mfb(ctx: Ctx, run: runs.Run) -> Path:
+    return invoke(ctx, run)[0]
+
+
+def invoke(ctx: Ctx, run: runs.Run) -> tuple[Path, float]:
+    """The run's file and wall time: made now, or (stored) found where validation_runs.py put it."""
+    if ctx.stored:
+        path = runs.stored(ctx.tmp, run.name)
+        if path is None:
+            raise ToolError(f"{ctx.tmp}: no run '{run.name}' (python3 -m tools.validation_runs makes them)")
+        return path, float(ctx.walls.get(run.name, float("nan")))
+    assert ctx.memfbench is not None and ctx.cache is not None
+    try:
+        wall = runs.run_one(ctx.memfbench, run, ctx.tmp, ctx.run_args, ctx.cache)
+    except OSError as e:
+        raise ToolError(f"cannot run {ctx.memfbench}: {e.strerror}") from e
+    except RuntimeError as e:
+        raise ToolError(str(e)) from e
+    return ctx.tmp / f"{run.name}.json.gz", wall
 
 
 def show(ctx: Ctx, args: list[str]) -> str:
     """A memfbench run's arguments as the report's command list shows them."""
-    return " ".join([*args, *ctx.run_args])
+    return shlex.join([*args, *ctx.run_args])
 
 
 def pinning(cpu: int | None) -> list[str]:
@@ -122,7 +142,7 @@ def spread(x: list[float]) -> str:
 # The coverage study: every comparison the issue asks about in one default study, so one set of
 # invocations gives the coverage of libc-copy, avx2 and rep_movsb against libc, and of the second
 # A/A pair, avx2-copy against avx2 (the same code at another address).
-COVERAGE_VARIANTS = ["libc", "libc-copy", "avx2", "avx2-copy", "rep_movsb"]
+COVERAGE_VARIANTS = runs.COVERAGE_VARIANTS
 COVERAGE_PAIRS = [("libc-copy", "libc"), ("avx2", "libc"), ("rep_movsb", "libc"), ("avx2-copy", "avx2")]
 AA_PAIRS = [("libc-copy", "libc"), ("avx2-copy", "avx2")]
 
@@ -146,19 +166,12 @@ def shape(doc: dict) -> str:
     return f"{cfg.get('processes') or 1} processes, {cfg.get('time_budget_s') or 0:g} s of rounds"
 
 
-def invoke(ctx: Ctx, name: str, args: list[str]) -> tuple[Path, float]:
-    t0 = time.time()
-    out = mfb(ctx, name, *args)
-    return out, time.time() - t0
-
-
-def coverage_study(ctx: Ctx, n: int) -> list[Invocation]:
-    args = [x for v in COVERAGE_VARIANTS for x in ("-v", v)]
-    ctx.commands.append(f"{n} x memfbench run {show(ctx, args)} (the default study's processes and time); "
-                        "python3 -m analysis compare (baseline libc, and avx2 for avx2-copy)")
+def coverage_study(ctx: Ctx, plan: list[runs.Run]) -> list[Invocation]:
+    ctx.commands.append(f"{len(plan)} x memfbench run {show(ctx, plan[0].args)} (the default study's processes and "
+                        "time); python3 -m analysis compare (baseline libc, and avx2 for avx2-copy)")
     out = []
-    for i in range(n):
-        path, wall = invoke(ctx, f"cov{i}", args)
+    for r in plan:
+        path, wall = invoke(ctx, r)
         run = load_run(path)
         comps = {(c.variant, c.baseline): c for c in compare_runs([run], "libc", ["libc-copy", "avx2", "rep_movsb"],
                                                                  resamples=1000)}
@@ -224,15 +237,14 @@ def cost_lines(inv: list[Invocation]) -> list[str]:
             f"{np.median(fixed):.2f} s |"]
 
 
-def invariance(ctx: Ctx, builtins: list[str]) -> list[str]:
+def invariance(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
     """Each built-in's ratio to libc alone with libc, and in one study with all of them."""
-    six = ["libc", *builtins]
-    args = [x for v in six for x in ("-v", v)]
-    ctx.commands.append(f"memfbench run {show(ctx, args)}; and for each built-in B: memfbench run -v libc -v B")
-    many = {c.variant: c for c in compare_runs([load_run(invoke(ctx, "inv_all", args)[0])], "libc", resamples=1000)}
+    ctx.commands.append(f"memfbench run {show(ctx, plan[0].args)}; and for each built-in B: memfbench run -v libc -v B")
+    many = {c.variant: c for c in compare_runs([load_run(mfb(ctx, plan[0]))], "libc", resamples=1000)}
     rows = []
-    for b in builtins:
-        two = compare_runs([load_run(invoke(ctx, f"inv_{b}", ["-v", "libc", "-v", b])[0])], "libc", resamples=1000)[0]
+    for r in plan[1:]:
+        b = r.args[-1]
+        two = compare_runs([load_run(mfb(ctx, r))], "libc", resamples=1000)[0]
         m = many[b]
         overlap = two.ci_low <= m.ci_high and m.ci_low <= two.ci_high
         within = m.pi_low <= two.ratio <= m.pi_high and two.pi_low <= m.ratio <= two.pi_high
@@ -272,21 +284,25 @@ def gbench(ctx: Ctx, n: int, seconds: float, cpu: int | None) -> tuple[list[str]
     return lines, {"libc": libc, "ratio": ratio}
 
 
-def sensitivity(ctx: Ctx, n: int) -> tuple[list[str], dict]:
-    args = ["-v", "libc-wrapped", "-v", "libc-slow1pct", "-v", "libc-twice"]
-    ctx.commands.append(f"{n} x memfbench run {show(ctx, args)}; python3 -m analysis compare --margin 0.25")
+def sensitivity(ctx: Ctx, plan: list[runs.Run], names: tuple[str, str, str]) -> tuple[list[str], dict]:
+    """The known cost in each study of the plan: names are the control, the slow variant and the one
+    that copies twice (the built-ins, or the same code through the source path)."""
+    wrapped, slow, twice_name = names
+    ctx.commands.append(f"{len(plan)} x memfbench run {show(ctx, plan[0].args)}; python3 -m analysis compare "
+                        "--margin 0.25")
     detected, covered, rows, study = 0, 0, [], ""
-    for i in range(n):
-        run = load_run(mfb(ctx, f"sens{i}", *args))
+    for r in plan:
+        run = load_run(mfb(ctx, r))
         study = shape(run.doc)
-        cs = {c.variant: c for c in compare_runs([run], margin=0.0025, resamples=1000)}
-        c, twice = cs["libc-slow1pct"], cs["libc-twice"]
+        cs = {c.variant: c for c in compare_runs([run], wrapped, margin=0.0025, resamples=1000)}
+        c, twice = cs[slow], cs[twice_name]
         # a second copy costs the same after every call as after every 25th: the expected effect
         # is a 25th of twice's, known to a 25th of twice's interval
         low, high = 1 + (twice.ci_low - 1) / KNOWN_PERIOD, 1 + (twice.ci_high - 1) / KNOWN_PERIOD
         detected += c.verdict == "slower"
         covered += c.ci_low <= high and c.ci_high >= low
         rows.append((c.ratio, c.ci_low, c.ci_high, low, high, c.verdict))
+    n = len(plan)
     lines = [f"| runs | {n} default studies ({study}) |",
              f"| detected as slower (adjusted, margin ±0.25 %) | {detected} of {n} |",
              f"| 95 % interval meets the expected range | {covered} of {n} |"]
@@ -295,30 +311,59 @@ def sensitivity(ctx: Ctx, n: int) -> tuple[list[str], dict]:
     return lines, {"detected": detected, "covered": covered}
 
 
-def probes(ctx: Ctx) -> list[str]:
+def layout_source(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
+    """The same code 0 and 32 bytes into a line, each through the source path (every placement):
+    how often the two are called equivalent at the default margin."""
+    ctx.commands.append(f"{len(plan)} x memfbench run {show(ctx, plan[0].args)}; python3 -m analysis compare "
+                        "(baseline at0)")
+    verdicts, rows = [], []
+    for r in plan:
+        c = compare_runs([load_run(mfb(ctx, r))], "at0", resamples=1000)[0]
+        verdicts.append(c.verdict)
+        rows.append(f"| {len(rows)} | {c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}] | "
+                    f"±{100 * c.layout_sensitivity:.2f} % | {c.verdict} |")
+    counts = ", ".join(f"{k}: {verdicts.count(k)}" for k in ("equivalent", "inconclusive", "faster", "slower"))
+    return [f"Called equivalent (margin ±1 %) in **{verdicts.count('equivalent')} of {len(plan)}** studies ({counts}).",
+            "", "| study | at32/at0 [95 % CI] | identical code moved (1.96 sd of one placement's effect) | verdict |",
+            "| --- | --- | --- | --- |", *rows]
+
+
+def layout_prebuilt(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
+    """The same code prebuilt 0, 16, 32 and 48 bytes into a line, one layout each: each against at0,
+    with the label and the sensitivity the analysis prints beside it."""
+    ctx.commands.append(f"{len(plan)} x memfbench run {show(ctx, plan[0].args)}; python3 -m analysis compare "
+                        "(baseline at0)")
+    rows = []
+    for i, r in enumerate(plan):
+        for c in compare_runs([load_run(mfb(ctx, r))], "at0", resamples=1000):
+            rows.append(f"| {i} | {c.variant}/at0 | {c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}] | {c.verdict} | "
+                        f"{c.one_layout or 'none'} | ±{100 * c.layout_sensitivity:.2f} % ({c.layout_sensitivity_from}) |")
+    return ["| study | comparison | ratio [95 % CI] | verdict | labelled one code layout | identical code moved "
+            "here (from) |", "| --- | --- | --- | --- | --- | --- |", *rows]
+
+
+def probes(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
     """The compare harness's store-forwarding bias: two probes that differ only in the width of their
     one load of the flipped byte, with the difference stored right before the call and as default."""
     rows = []
-    for lead in ("0", None):
-        args = ["-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", "-v", "noop",
-                *(["--flip-lead", lead] if lead else [])]
-        ctx.commands.append(f"memfbench run {show(ctx, args)}; python3 -m analysis compare")
-        run = load_run(mfb(ctx, f"probe_{lead or 'default'}", *args))
+    for r in plan:
+        ctx.commands.append(f"memfbench run {show(ctx, r.args)}; python3 -m analysis compare")
+        run = load_run(mfb(ctx, r))
         c = compare_runs([run], "load1", ["load32"], resamples=1000)[0]
         s = summarize_run(run, resamples=1000).set_index("variant")
-        rows.append(f"| {run.doc['config']['flip_lead']}{'' if lead else ' (default)'} "
+        default = "--flip-lead" not in r.args
+        rows.append(f"| {run.doc['config']['flip_lead']}{' (default)' if default else ''} "
                     f"| {s.loc['load1', 'median_ns_per_call']:.2f} | {s.loc['load32', 'median_ns_per_call']:.2f} "
                     f"| {s.loc['noop', 'median_ns_per_call']:.2f} | {c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}] "
                     f"| {c.verdict} |")
     return rows
 
 
-def clocks(ctx: Ctx) -> list[str]:
+def clocks(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
     lines = []
-    for clock in ("auto", "monotonic"):
-        args = ["-d", "fixed:64", "-v", "libc", "-v", "noop", "--rounds", "50", "--processes", "1", "--clock", clock]
-        ctx.commands.append(f"memfbench run {show(ctx, args)}")
-        run = load_run(mfb(ctx, f"clock_{clock}", *args))
+    for r in plan:
+        ctx.commands.append(f"memfbench run {show(ctx, r.args)}")
+        run = load_run(mfb(ctx, r))
         t = run.doc["timer"]
         s = summarize_run(run, resamples=1000)
         noop = float(s[s.variant == "noop"].median_ns_per_call.iloc[0])
@@ -330,79 +375,112 @@ def clocks(ctx: Ctx) -> list[str]:
 
 @dataclass
 class Results:
+    """Each section's lines, None where the section was not measured in this run."""
     commands: list[str]
     host: dict
-    inv: list[Invocation]
-    inv_lines: list[str]
-    gb_res: tuple[list[str], dict] | None
-    sens_lines: list[str]
-    probe_lines: list[str]
-    clock_lines: list[str]
+    sections: list[str]
+    inv: list[Invocation] | None = None
+    inv_lines: list[str] | None = None
+    gb_res: tuple[list[str], dict] | None = None
+    sens_lines: list[str] | None = None
+    sens_source_lines: list[str] | None = None
+    layout_source_lines: list[str] | None = None
+    layout_prebuilt_lines: list[str] | None = None
+    probe_lines: list[str] | None = None
+    clock_lines: list[str] | None = None
+    study: str = ""  # a default study's shape, as the files record it
 
 
 # libc-slow1pct copies a second time on every KNOWN_PERIOD-th call (bench/impl/known_cost.c)
 KNOWN_PERIOD = 25
 
-BUILTINS = ["bytes", "rep_movsb", "sse2", "avx2", "sizeclass"]
+BUILTINS = runs.BUILTINS
+COVERAGE_INVOCATIONS = runs.COVERAGE_INVOCATIONS
 
 
-# Invocations of the coverage study by default: enough that 90 % coverage means 36 of 40.
-COVERAGE_INVOCATIONS = 40
+def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
+            sections: list[str] | None = None) -> Results:
+    """The sections' runs and figures; the Google Benchmark harness is pinned to the CPU memfbench used."""
+    chosen = sections or runs.SECTIONS
+    plans = {x: runs.plan(x, ctx.plugins, q, invocations) for x in chosen}
+    first = load_run(mfb(ctx, plans[chosen[0]][0])).doc
+    r = Results(ctx.commands, first["host"], chosen, study=shape(first))
+    if "coverage" in plans:
+        r.inv = coverage_study(ctx, plans["coverage"])
+        r.study = shape(load_run(mfb(ctx, plans["coverage"][0])).doc)
+        if not ctx.stored:
+            r.gb_res = gbench(ctx, 3 if q else 10, 1 if q else 3, first["config"]["cpu"])
+    if "invariance" in plans:
+        r.inv_lines = invariance(ctx, plans["invariance"])
+    if "known-cost" in plans:
+        p = plans["known-cost"]
+        r.sens_lines, _ = sensitivity(ctx, [x for x in p if x.name.startswith("sens") and "src" not in x.name],
+                                      ("libc-wrapped", "libc-slow1pct", "libc-twice"))
+        r.sens_source_lines, _ = sensitivity(ctx, [x for x in p if x.name.startswith("senssrc")],
+                                             ("wrapped", "slow1pct", "twice"))
+    if "layout" in plans:
+        p = plans["layout"]
+        r.layout_source_lines = layout_source(ctx, [x for x in p if x.name.startswith("alignsrc")])
+        r.layout_prebuilt_lines = layout_prebuilt(ctx, [x for x in p if x.name.startswith("alignso")])
+    if "probes" in plans:
+        r.probe_lines = probes(ctx, plans["probes"])
+    if "clocks" in plans:
+        r.clock_lines = clocks(ctx, plans["clocks"])
+    return r
 
 
-def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS) -> Results:
-    """Every section's runs; the Google Benchmark harness is pinned to the CPU memfbench used."""
-    inv = coverage_study(ctx, 3 if q else invocations)
-    first = load_run(ctx.tmp / "cov0.json").doc
-    gb_res = gbench(ctx, 3 if q else 10, 1 if q else 3, first["config"]["cpu"])
-    inv_lines = invariance(ctx, BUILTINS[:2] if q else BUILTINS)
-    sens_lines, _ = sensitivity(ctx, 2 if q else 10)
-    probe_lines = probes(ctx)
-    clock_lines = clocks(ctx)
-    return Results(ctx.commands, first["host"], inv, inv_lines, gb_res, sens_lines, probe_lines, clock_lines)
+NOT_MEASURED = ("Not measured in this run of the report (it measured {what}); run `./bootstrap.sh validate` on this "
+                "machine for every section.")
 
 
 def render_section(r: Results, command: str, seconds: float) -> str:
     """This machine's section of the report; everything it says about the machine comes from the runs'
     host block."""
-    n = len(r.inv)
-    libc = [x.libc_ns for x in r.inv]
+    missing = NOT_MEASURED.format(what=", ".join(r.sections))
     md = [f"## {machine_title(r.host)}", "",
           f"Generated by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} in {seconds:.0f} s, "
           f"Python {platform.python_version()}. Workload everywhere: fleetbench/Memcpy_Fleet, auto placement "
-          f"(small calls in L1, large ones from memory). Every memfbench study here is a default one: "
-          f"{r.inv[0].processes} fresh processes, {r.inv[0].budget_s:g} s of rounds over all of them, each batch "
-          f"primed, every comparison's interval a t interval over the processes.", "",
-          f"Machine: {describe_machine(r.host)}", "",
-          "### 1. Do the printed intervals cover a re-run?", "",
-          f"{n} invocations of the same default study, minutes apart. For each comparison: the median ratio over "
-          "the invocations, the fraction of printed 95 % intervals (confidence interval of the ratio over "
-          "processes; prediction interval of a re-run's ratio) that hold it. A confidence interval that covers "
-          "the implementation's ratio should hold that median in about 95 % of invocations; the prediction "
-          "interval is wider by design (it carries the re-run's own sampling error).", "",
-          "| comparison | median over invocations | range | printed CI half-width (median) | CI holds the median "
-          "| prediction interval holds it |", "| --- | --- | --- | --- | --- | --- |", *coverage_lines(r.inv), "",
-          f"libc's median ns/call across the same invocations: {spread(libc)}.", "",
-          "### 2. A/A: the same code at another address", "",
-          "`libc-copy` is the C library loaded a second time (dlmopen): the same machine code at another address, "
-          "page-aligned like every address the loader picks. `avx2-copy` is memfbench's AVX2 copy run from another of "
-          "its code placements than `avx2` in the same process (each process draws both, never the same one): any "
-          "difference is code placement, and it changes from process to process. Verdicts at the default margin "
-          "(±1 %), simultaneous over the study's comparisons:", "",
-          "| pair | default studies | reported faster or slower | verdicts |", "| --- | --- | --- | --- |",
-          *aa_lines(r.inv), "",
-          "### 3. Does a ratio depend on the other variants in the study?", "",
-          "Each built-in against libc, in a study with libc alone and in one study with all of them. Before the "
-          "batch was primed and sized by the distribution, the two differed by more than their intervals "
-          "(measured with 10 processes x 1 s, avx2/libc: 1.1153 alone, 1.1108 among six; with priming, "
-          "1.1134 and 1.1137): a batch shape chosen by the fastest variant of the study and the state the "
-          "previous variant of a round left (branch predictors, micro-op cache, L1) both depended on the "
-          "neighbours.", "",
-          "| built-in | with libc alone [95 % CI] | among all [95 % CI] | difference | intervals overlap | each "
-          "within the other's prediction interval |", "| --- | --- | --- | --- | --- | --- |", *r.inv_lines, ""]
+          f"(small calls in L1, large ones from memory). Every memfbench study here is a default one "
+          f"({r.study}), each batch primed; every comparison's interval is the analysis's: the mean of the code "
+          "placements' strata (a process's turn of the balanced placements) with its error from the spread "
+          "within them (docs/methodology.md).", "",
+          f"Machine: {describe_machine(r.host)}", ""]
+    md += ["### 1. Do the printed intervals cover a re-run?", ""]
+    if r.inv:
+        n = len(r.inv)
+        md += [f"{n} invocations of the same default study, minutes apart. For each comparison: the median ratio "
+               "over the invocations, the fraction of printed 95 % intervals (confidence interval of the ratio; "
+               "prediction interval of a re-run's ratio) that hold it. A confidence interval that covers the "
+               "implementation's ratio should hold that median in about 95 % of invocations; the prediction "
+               "interval is wider by design (it carries the re-run's own sampling error).", "",
+               "| comparison | median over invocations | range | printed CI half-width (median) | CI holds the "
+               "median | prediction interval holds it |", "| --- | --- | --- | --- | --- | --- |",
+               *coverage_lines(r.inv), "",
+               f"libc's median ns/call across the same invocations: {spread([x.libc_ns for x in r.inv])}.", "",
+               "### 2. A/A: the same code at another address", "",
+               "`libc-copy` is the C library loaded a second time (dlmopen): the same machine code at another "
+               "address, page-aligned like every address the loader picks. `avx2-copy` is memfbench's AVX2 copy run "
+               "from another of its code placements than `avx2` in the same process (each process draws both, never "
+               "the same one): any difference is code placement, and it changes from process to process. Verdicts at "
+               "the default margin (±1 %), simultaneous over the study's comparisons:", "",
+               "| pair | default studies | reported faster or slower | verdicts |", "| --- | --- | --- | --- |",
+               *aa_lines(r.inv), ""]
+    else:
+        md += [missing, "", "### 2. A/A: the same code at another address", "", missing, ""]
+    md += ["### 3. Does a ratio depend on the other variants in the study?", ""]
+    md += (["Each built-in against libc, in a study with libc alone and in one study with all of them. Before the "
+            "batch was primed and sized by the distribution, the two differed by more than their intervals "
+            "(measured with 10 processes x 1 s, avx2/libc: 1.1153 alone, 1.1108 among six; with priming, "
+            "1.1134 and 1.1137): a batch shape chosen by the fastest variant of the study and the state the "
+            "previous variant of a round left (branch predictors, micro-op cache, L1) both depended on the "
+            "neighbours.", "",
+            "| built-in | with libc alone [95 % CI] | among all [95 % CI] | difference | intervals overlap | each "
+            "within the other's prediction interval |", "| --- | --- | --- | --- | --- | --- |", *r.inv_lines, ""]
+           if r.inv_lines else [missing, ""])
     md += ["### 4. Agreement with Google Benchmark, and its repeatability", ""]
-    if r.gb_res:
+    if r.gb_res and r.inv:
         gb_lines, gbd = r.gb_res
+        libc = [x.libc_ns for x in r.inv]
         avx = [x.comps[("avx2", "libc")].ratio for x in r.inv]
         md += ["| figure | across invocations |", "| --- | --- |", *gb_lines,
                f"| memfbench, avx2/libc (default studies above) | {spread(avx)} |", "",
@@ -417,40 +495,64 @@ def render_section(r: Results, command: str, seconds: float) -> str:
                "pass in its own order) and interleaves the variants round by round. The per-call levels and the "
                "ratio therefore need not agree; what the table shows is how much each one moves from one "
                "invocation to the next.", ""]
-    else:
+    elif r.inv:
         md += [f"The build has no Google Benchmark harness (ninja target `{GBENCH_TARGET}`, built where Debian "
-               "`libbenchmark-dev` and `g++` are installed): not measured.", ""]
-    md += ["### 5. Sensitivity: a known extra cost of about 1 %", "",
-           f"`libc-slow1pct` calls libc's memcpy and, on every {KNOWN_PERIOD}th call, copies a second time; its "
-           "baseline `libc-wrapped` is the same wrapper without the second copy, and `libc-twice` the same wrapper "
-           "copying a second time on every call (compared with plain `libc`, the wrapper's extra call layer alone "
-           "costs about 10 %). The three wrappers' common path is the same machine code (the rare step is an "
-           "out-of-line call). How the size is established: a second copy costs the same whichever call it "
-           f"follows, so the expected ratio is 1 + (twice/wrapped - 1) / {KNOWN_PERIOD}, measured in the same "
-           f"study, its range being twice's 95 % interval scaled by 1/{KNOWN_PERIOD}. The second copy finds its "
-           "data in cache, so it costs about a quarter of a first copy: the effect is about 1 %, not 4 %.", "",
-           "| figure | value |", "| --- | --- |", *r.sens_lines, "",
-           "### 6. Harness bias of compare calls: store forwarding", "",
-           "Compare calls need a difference: the harness flips one byte of the right-hand buffer and restores it "
-           "after the call. A function whose first load of that buffer is wider than the 1-byte store cannot take "
-           "its data from the store buffer and waits until the store reaches L1; a byte loop does not wait. The "
-           "probes `load1` and `load32` do nothing but one load of the flipped byte (1 byte broadcast, or 32 bytes) "
-           "and the same vector mask; `probe/FlipFirst` makes every call differ at byte 0, 64-byte calls, 32-byte "
-           "aligned buffers. With the flip stored right before the call (`--flip-lead 0`, what the harness did "
-           "before) the wide load pays; stored 4 calls ahead (the default) it does not.", "",
-           "| flip lead (calls) | load1 ns/call | load32 ns/call | noop ns/call | load32/load1 [95 % CI] | verdict "
-           "(±1 %) |", "| --- | --- | --- | --- | --- | --- |", *r.probe_lines, "",
-           "### 7. What a default study costs", "",
-           "| figure | value |", "| --- | --- |", *cost_lines(r.inv), "",
-           "### 8. Overhead and clocks", "",
-           "| clock | overhead of a begin/end pair | resolution | noop variant | harness overhead (recorded) |",
-           "| --- | --- | --- | --- | --- |", *r.clock_lines, "",
-           "### 9. The placement check in every process", "",
-           "After its rounds every process checks that its small-call windows load at this core's L1 latency and "
-           "that lines of its large window load at about the latency of the same lines flushed from every cache "
-           "(docs/methodology.md, \"The placement check\"). Over every process of the studies of section 1:", "",
-           "| window | result |", "| --- | --- |", *placement_lines(r.inv), "",
-           "### Commands", "", *[f"- `{c}`" for c in r.commands], ""]
+               "`libbenchmark-dev` and `g++` are installed), or the studies were run elsewhere "
+               "(tools/validation_runs.py): not measured.", ""]
+    else:
+        md += [missing, ""]
+    md += ["### 5. Sensitivity: a known extra cost of about 1 %", ""]
+    if r.sens_lines is not None:
+        md += [f"`libc-slow1pct` calls libc's memcpy and, on every {KNOWN_PERIOD}th call, copies a second time; "
+               "its baseline `libc-wrapped` is the same wrapper without the second copy, and `libc-twice` the same "
+               "wrapper copying a second time on every call (compared with plain `libc`, the wrapper's extra call "
+               "layer alone costs about 10 %). The three wrappers' common path is the same machine code (the rare "
+               "step is an out-of-line call). How the size is established: a second copy costs the same whichever "
+               f"call it follows, so the expected ratio is 1 + (twice/wrapped - 1) / {KNOWN_PERIOD}, measured in the "
+               f"same study, its range being twice's 95 % interval scaled by 1/{KNOWN_PERIOD}. The second copy "
+               "finds its data in cache, so it costs about a quarter of a first copy: the effect is about 1 %, "
+               "not 4 %.", "", "| figure | value |", "| --- | --- |", *r.sens_lines, "",
+               "The same three wrappers as user code through the source path "
+               "(`examples/source/known_cost.c`, `-v FILE.c:SYMBOL=NAME`: memfbench builds the file at its 8 code "
+               "placements and balances them over the study as it does its built-ins):", "",
+               "| figure | value |", "| --- | --- |", *(r.sens_source_lines or []), ""]
+    else:
+        md += [missing, ""]
+    md += ["### 6. Harness bias of compare calls: store forwarding", ""]
+    md += (["Compare calls need a difference: the harness flips one byte of the right-hand buffer and restores it "
+            "after the call. A function whose first load of that buffer is wider than the 1-byte store cannot take "
+            "its data from the store buffer and waits until the store reaches L1; a byte loop does not wait. The "
+            "probes `load1` and `load32` do nothing but one load of the flipped byte (1 byte broadcast, or 32 "
+            "bytes) and the same vector mask; `probe/FlipFirst` makes every call differ at byte 0, 64-byte calls, "
+            "32-byte aligned buffers. With the flip stored right before the call (`--flip-lead 0`, what the harness "
+            "did before) the wide load pays; stored 4 calls ahead (the default) it does not.", "",
+            "| flip lead (calls) | load1 ns/call | load32 ns/call | noop ns/call | load32/load1 [95 % CI] | verdict "
+            "(±1 %) |", "| --- | --- | --- | --- | --- | --- |", *r.probe_lines, ""] if r.probe_lines else [missing, ""])
+    md += ["### 7. What a default study costs", ""]
+    md += (["| figure | value |", "| --- | --- |", *cost_lines(r.inv), ""] if r.inv else [missing, ""])
+    md += ["### 8. Overhead and clocks", ""]
+    md += (["| clock | overhead of a begin/end pair | resolution | noop variant | harness overhead (recorded) |",
+            "| --- | --- | --- | --- | --- |", *r.clock_lines, ""] if r.clock_lines else [missing, ""])
+    md += ["### 9. The placement check in every process", ""]
+    md += (["After its rounds every process checks that its small-call windows load at this core's L1 latency and "
+            "that lines of its large window load at about the latency of the same lines flushed from every cache "
+            "(docs/methodology.md, \"The placement check\"). Over every process of the studies of section 1:", "",
+            "| window | result |", "| --- | --- |", *placement_lines(r.inv), ""] if r.inv else [missing, ""])
+    md += ["### 10. Code layout: the same code at another alignment", ""]
+    if r.layout_source_lines is not None:
+        md += ["One memcpy wrapper (`examples/source/copy_at.c`), its machine code the same, 0 and 32 bytes into a "
+               "64-byte line. Through the source path (`--variant-cflags \"-O2 -fno-toplevel-reorder\" -v "
+               "examples/source/copy_at.c:copy_at=at0 -v examples/source/copy_at32.c:copy_at=at32`) each runs from "
+               "its 8 code placements, balanced over the study, so the verdict is about the code, which is the same:",
+               "", *r.layout_source_lines, "",
+               "The same code prebuilt as plugins 0, 16, 32 and 48 bytes into a line "
+               "(`build/examples/libcopy_at{0,16,32,48}.so`), one layout each: a difference between them is their "
+               "alignment's. Every verdict is labelled one code layout, with how far identical code moved with its "
+               "placement in the same study (the layout sentinel memfbench adds, run from every placement):", "",
+               *(r.layout_prebuilt_lines or []), ""]
+    else:
+        md += [missing, ""]
+    md += ["### Commands", "", *[f"- `{c}`" for c in r.commands], ""]
     return "\n".join(md)
 
 
@@ -517,7 +619,10 @@ def merge_report(existing: str | None, key: str, section: str) -> str:
 def command_line(args: argparse.Namespace) -> str:
     """How the report says it was made (the options that change what is measured)."""
     return " ".join([PROG, *(["--cpu", args.cpu] if args.cpu else []), *(["--quick"] if args.quick else []),
-                     *(["--invocations", str(args.invocations)] if args.invocations != COVERAGE_INVOCATIONS else [])])
+                     *(["--invocations", str(args.invocations)] if args.invocations != COVERAGE_INVOCATIONS else []),
+                     *(["--sections", args.sections] if args.sections != ",".join(runs.SECTIONS) else []),
+                     *(["--stored DIR (the runs of python3 -m tools.validation_runs on the machine above)"]
+                       if args.stored else [])])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -529,19 +634,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer and shorter runs (a smoke test of the command)")
     ap.add_argument("--invocations", type=int, default=COVERAGE_INVOCATIONS, metavar="N",
                     help=f"default studies of the coverage section (default {COVERAGE_INVOCATIONS}; at least 3)")
+    ap.add_argument("--sections", default=",".join(runs.SECTIONS),
+                    help=f"the sections to measure, comma-separated, of {', '.join(runs.SECTIONS)} (default all); "
+                         "the report says which it did not")
+    ap.add_argument("--stored", metavar="DIR",
+                    help="make the report from the runs python3 -m tools.validation_runs put in DIR (run on "
+                         "another machine) instead of running memfbench")
     args = ap.parse_args(argv)
     if args.invocations < 3:
         print(f"{PROG}: error: --invocations: at least 3 (got {args.invocations})", file=sys.stderr)
+        return 2
+    sections = args.sections.split(",")
+    unknown = [x for x in sections if x not in runs.SECTIONS]
+    if unknown:
+        print(f"{PROG}: error: --sections: no section {unknown[0]!r} (have: {', '.join(runs.SECTIONS)})",
+              file=sys.stderr)
         return 2
     build, output = Path(args.build), Path(args.output)
     t0 = time.time()
     try:
         if not output.parent.is_dir():
             raise ToolError(f"{output}: no such folder {output.parent}")
-        gb = build_tools(build)
-        with tempfile.TemporaryDirectory() as tmp:
-            ctx = Ctx(build / MEMFBENCH_TARGET, gb, Path(tmp), [], ["--cpu", args.cpu] if args.cpu else [])
-            results = measure(ctx, args.quick, args.invocations)
+        if args.stored:
+            folder = Path(args.stored)
+            walls = folder / "walls.json"
+            ctx = Ctx(None, None, folder, [], ["--cpu", args.cpu] if args.cpu else [], stored=True,
+                      walls=json.loads(walls.read_text()) if walls.exists() else {})
+            results = measure(ctx, args.quick, args.invocations, sections)
+        else:
+            gb = build_tools(build)
+            with tempfile.TemporaryDirectory() as tmp:
+                ctx = Ctx(build / MEMFBENCH_TARGET, gb, Path(tmp), [], ["--cpu", args.cpu] if args.cpu else [],
+                          plugins=build / "examples", cache=Path(tmp) / "cache")
+                results = measure(ctx, args.quick, args.invocations, sections)
         existing = output.read_text(encoding="utf-8") if output.exists() else None
         section = render_section(results, command_line(args), time.time() - t0)
         write_text_atomic(output, merge_report(existing, machine_key(results.host), section))

@@ -6,7 +6,7 @@
 #include "base/parse.h"
 
 static const struct mfb_func_traits traits[MFB_FUNC_COUNT] = {
-    [MFB_MEMCPY] = {"memcpy", MFB_FAMILY_COPY, 2, false, MFB_AUX_NONE, MFB_RESULT_POINTER, "fleetbench/Memcpy_Fleet", "sizeclass"},
+    [MFB_MEMCPY] = {"memcpy", MFB_FAMILY_COPY, 2, false, MFB_AUX_NONE, MFB_RESULT_POINTER, "fleetbench/Memcpy_Fleet", "libc-wrapped"},
     [MFB_MEMMOVE] = {"memmove", MFB_FAMILY_COPY, 2, true, MFB_AUX_NONE, MFB_RESULT_POINTER,
                      "fleetbench/Memmove_Fleet", "sizeclass"},
     [MFB_MEMSET] = {"memset", MFB_FAMILY_SET, 1, false, MFB_AUX_FILL_BYTE, MFB_RESULT_POINTER,

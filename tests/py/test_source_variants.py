@@ -196,7 +196,7 @@ def test_a_plugin_is_one_layout_and_gets_a_layout_sentinel(run, memfbench: str) 
     assert r.code == 0, r.stderr
     d = r.doc
     names = [v["name"] for v in d["variants"]]
-    assert names == ["libc", "erms", "sizeclass"]
+    assert names == ["libc", "erms", "libc-wrapped"]
     assert d["variants"][1]["code_layout"] == "fixed" and d["variants"][2]["layout_sentinel"] is True
     out = subprocess.run([memfbench, "analyze", "compare", r.out, "--json", str(Path(r.out).with_suffix(".cmp.json"))],
                          capture_output=True, text=True)
@@ -204,7 +204,7 @@ def test_a_plugin_is_one_layout_and_gets_a_layout_sentinel(run, memfbench: str) 
     rows = json.loads(Path(r.out).with_suffix(".cmp.json").read_text())
     assert [row["variant"] for row in rows] == ["erms"]  # the sentinel is no verdict
     assert rows[0]["one_layout"] == "erms" and rows[0]["layout_sensitivity"] >= 0
-    assert rows[0]["layout_sensitivity_from"] == "sizeclass"
+    assert rows[0]["layout_sensitivity_from"] == "libc-wrapped"
     assert "one code layout: erms" in out.stdout and "give the source (-v FILE.c:SYMBOL)" in out.stdout
 
 

@@ -1,0 +1,139 @@
+"""The memfbench studies behind docs/validation.md, as data: each section of the report names the runs
+it needs (a file name and memfbench's arguments), and this runs them, one after the other, or
+finds them already run. It needs the Python standard library only, so the studies can be run on a
+machine that has memfbench but not the analysis stack (the Intel host of docs/validation.md) and
+analysed elsewhere:
+
+    python3 -m tools.validation_runs --memfbench PATH --plugins DIR --out RUNS [--cpu N] [--sections a,b]
+
+writes RUNS/<name>.json.gz for every run and RUNS/walls.json (each run's wall time), and
+`python3 -m tools.validation --stored RUNS` makes the report's sections from them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROG = "python3 -m tools.validation_runs"
+
+# The coverage study: every comparison section 1 asks about in one default study.
+COVERAGE_VARIANTS = ["libc", "libc-copy", "avx2", "avx2-copy", "rep_movsb"]
+# Invocations of the coverage study by default: enough that 90 % coverage means 36 of 40.
+COVERAGE_INVOCATIONS = 40
+BUILTINS = ["bytes", "rep_movsb", "sse2", "avx2", "sizeclass"]
+KNOWN_COST_STUDIES = 10
+LAYOUT_SOURCE_STUDIES = 10
+LAYOUT_PREBUILT_STUDIES = 3
+# The known ~1 % cost as memfbench's built-ins and as user code through the source path.
+KNOWN_BUILTIN = ["-v", "libc-wrapped", "-v", "libc-slow1pct", "-v", "libc-twice"]
+KNOWN_SOURCE = [x for v, s in (("wrapped", "wrapped_memcpy"), ("slow1pct", "slow1pct_memcpy"), ("twice", "twice_memcpy"))
+                for x in ("-v", f"examples/source/known_cost.c:{s}={v}")]
+# One memcpy wrapper 0 and 32 bytes into a 64-byte line (examples/source/copy_at.c), through the
+# source path; its pad needs -fno-toplevel-reorder.
+LAYOUT_SOURCE = ["--variant-cflags", "-O2 -fno-toplevel-reorder", "-v", "examples/source/copy_at.c:copy_at=at0",
+                 "-v", "examples/source/copy_at32.c:copy_at=at32"]
+PREBUILT_OFFSETS = [0, 16, 32, 48]
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    args: list[str]
+
+
+def prebuilt(plugins: Path) -> list[str]:
+    """The same wrapper prebuilt 0, 16, 32 and 48 bytes into a line: one layout each."""
+    return [x for at in PREBUILT_OFFSETS for x in ("-v", f"{plugins / f'libcopy_at{at}.so'}:copy_at=at{at}")]
+
+
+def plan(section: str, plugins: Path, quick: bool = False, invocations: int = COVERAGE_INVOCATIONS) -> list[Run]:
+    """The runs of one section, in the order they run."""
+    cov = [x for v in COVERAGE_VARIANTS for x in ("-v", v)]
+    if section == "coverage":
+        return [Run(f"cov{i}", cov) for i in range(3 if quick else invocations)]
+    if section == "invariance":
+        builtins = BUILTINS[:2] if quick else BUILTINS
+        return [Run("inv_all", [x for v in ["libc", *builtins] for x in ("-v", v)])] + \
+               [Run(f"inv_{b}", ["-v", "libc", "-v", b]) for b in builtins]
+    if section == "known-cost":
+        n = 2 if quick else KNOWN_COST_STUDIES
+        return [Run(f"sens{i}", KNOWN_BUILTIN) for i in range(n)] + [Run(f"senssrc{i}", KNOWN_SOURCE) for i in range(n)]
+    if section == "layout":
+        return [Run(f"alignsrc{i}", LAYOUT_SOURCE) for i in range(2 if quick else LAYOUT_SOURCE_STUDIES)] + \
+               [Run(f"alignso{i}", prebuilt(plugins)) for i in range(1 if quick else LAYOUT_PREBUILT_STUDIES)]
+    if section == "probes":
+        base = ["-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", "-v", "noop"]
+        return [Run("probe_0", [*base, "--flip-lead", "0"]), Run("probe_default", base)]
+    if section == "clocks":
+        return [Run(f"clock_{c}", ["-d", "fixed:64", "-v", "libc", "-v", "noop", "--rounds", "50", "--processes", "1",
+                                   "--clock", c]) for c in ("auto", "monotonic")]
+    raise ValueError(f"no section {section!r}")
+
+
+SECTIONS = ["coverage", "invariance", "known-cost", "layout", "probes", "clocks"]
+
+
+def stored(folder: Path, name: str) -> Path | None:
+    """A run's file in a folder of runs made earlier, if it is there."""
+    for suffix in (".json.gz", ".json"):
+        if (folder / f"{name}{suffix}").exists():
+            return folder / f"{name}{suffix}"
+    return None
+
+
+def run_one(memfbench: Path, r: Run, out: Path, extra: list[str], cache: Path) -> float:
+    """Runs r into out/<name>.json.gz (source variants built into cache); its wall time."""
+    cmd = [str(memfbench), "run", *r.args, *extra, "-q", "-o", str(out / f"{r.name}.json.gz")]
+    t0 = time.time()
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "MEMFBENCH_CACHE": str(cache)})
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"`{shlex.join(cmd)}` failed (exit {p.returncode}): {last}")
+    return time.time() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--memfbench", required=True, help="the memfbench binary")
+    ap.add_argument("--plugins", default=str(ROOT / "build" / "examples"),
+                    help="folder of the prebuilt layout plugins libcopy_at*.so (default build/examples)")
+    ap.add_argument("--out", required=True, help="folder for the runs (made if missing)")
+    ap.add_argument("--cpu", help="memfbench --cpu for every run")
+    ap.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
+    ap.add_argument("--quick", action="store_true", help="fewer runs (a smoke test)")
+    ap.add_argument("--invocations", type=int, default=COVERAGE_INVOCATIONS)
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    walls_path = out / "walls.json"
+    walls = json.loads(walls_path.read_text()) if walls_path.exists() else {}
+    extra = ["--cpu", args.cpu] if args.cpu else []
+    # a cache of its own: the first source study builds its variants (and its wall time shows it)
+    cache = Path(tempfile.mkdtemp(prefix="memfbench-validation-cache-"))
+    try:
+        for section in args.sections.split(","):
+            for r in plan(section, Path(args.plugins), args.quick, args.invocations):
+                if stored(out, r.name) is None:
+                    walls[r.name] = run_one(Path(args.memfbench), r, out, extra, cache)
+                    walls_path.write_text(json.dumps(walls, indent=1))
+                    print(f"{r.name} {walls[r.name]:.1f} s", flush=True)
+    except (RuntimeError, ValueError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
