@@ -62,12 +62,13 @@ class Comparison:
     within_low: float = float("nan")          # within-process interval (sign test over all rounds)
     within_high: float = float("nan")
     processes_for_margin: int = 0             # processes this design needs to resolve the margin
-    # the design: stratified by code placement (balanced over the study) or processes as they came
-    stratified: bool = False
-    strata: int = 0
+    # the design: a model of the code placements' effects (balanced over the study), or processes as they came
+    placement_model: bool = False            # the interval's error from the placement model (stats.design_estimate)
+    model_parameters: int = 0
     dof: int = 0                              # degrees of freedom of the interval
     within_placement_sd: float = float("nan")  # per process, within a placement stratum (the interval's noise)
     placement_sd: float = float("nan")        # sd of the placements' effects (cancelled by the balanced mean)
+    variant_placement_sd: float = float("nan")  # sd of the variant's own placements' effects
     single_process_allowed: bool = False
     net_ratio: float = float("nan")           # the same estimand with each process's harness cost per
     net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
@@ -132,35 +133,23 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
     return "inconclusive"
 
 
-# A shift over process order is called a change of the machine's state below this p-value (a
-# permutation test per comparison, analysis/stats.py shift_over_order): on 104 comparisons of 52
-# studies of the Zen 5 VM without one, none was under 0.01; a shift of 2 % in the middle of 32
-# processes with 1 % of noise is found 19 times in 20 (tests/py/test_design.py).
+# A shift over process order is called a change of the machine's state below this p-value
+# (analysis/stats.py shift_over_order): on 104 comparisons of 52 studies of the Zen 5 VM without one,
+# none was under 0.01; a shift of 3.3 % at process 12 of 32, with 1 % of noise per process, is found
+# 97 times in 100 in simulation (tests/py/test_design.py).
 STATE_CHANGE_ALPHA = 0.01
 
 
-def placement_strata(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
-    """Each process's stratum, in the order of `processes`: the code placements it ran the timed
-    loop, the variant and the baseline from (-1: code that has none), where the study balanced
-    them (each placement of each placed code in as many strata: analysis/load.py marks the batches
-    of any other design -1); None where it did not, or nothing was placed."""
+def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
+    """Each process's code placements, in the order of `processes`: the timed loop's, the variant's
+    and the baseline's (-1: code that has none), where the study balanced them (analysis/load.py
+    marks the batches of any other design -1); None where nothing was placed."""
     cols = [c for c in ("kernel_placement", "code_placement_v", "code_placement_b") if c in pr]
     if len(cols) < 3:
         return None
     first = pr.groupby("process", sort=True)[cols].first()
-    keys = first.loc[processes].to_numpy(np.int64)
-    strata = np.unique(keys, axis=0)
-    placed = False
-    for col in strata.T:
-        if (col < 0).all():
-            continue
-        values, counts = np.unique(col, return_counts=True)
-        if (col < 0).any() or len(values) != stats.CODE_PLACEMENTS or counts.min() != counts.max():
-            return None
-        placed = True
-    if not placed:
-        return None
-    return keys @ np.array([1 << 16, 1 << 8, 1], dtype=np.int64) + (1 << 24)
+    levels = first.loc[processes].to_numpy(np.int64)
+    return levels if (levels >= 0).any() else None
 
 
 def interval(units: np.ndarray, across_processes: bool, level: float,
@@ -192,7 +181,7 @@ def net_interval(pr: pd.DataFrame, level: float) -> stats.Interval | None:
     groups = np.unique(procs)
     across = len(groups) > 1
     units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
-    design = stats.design_estimate(units, placement_strata(pr[ok], groups)) if across else None
+    design = stats.design_estimate(units, placement_levels(pr[ok], groups)) if across else None
     return interval(units, across, level, design)
 
 
@@ -221,7 +210,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     rotating = bool((blocks >= 0).any())
     ids = np.unique(procs)
     units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
-    design = stats.design_estimate(units, placement_strata(pr, ids)) if across else None
+    design = stats.design_estimate(units, placement_levels(pr, ids)) if across else None
     ci = interval(units, across, level, design)
     p = p_value(units, across, design)
     tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
@@ -234,7 +223,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         rom = stats.Interval(nan, nan, nan, level, "not computed")
         hl, sub, mw = nan, False, nan
     within = stats.sign_test_ci(d, level)
-    shift = stats.shift_over_order(units, placement_strata(pr, ids), seed=seed) if across else None
+    shift = stats.shift_over_order(units, placement_levels(pr, ids), seed=seed) if across else None
     c = Comparison(
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
@@ -252,16 +241,17 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     if net is not None:
         c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
     if design is not None:
-        c.estimand = ((f"mean over {design.strata} code-placement strata ({len(units)} processes) of their mean"
-                       if design.stratified else f"mean over {len(units)} processes")
+        c.estimand = (f"mean over {len(units)} processes"
                       + " of each process's median ln(t_variant / t_baseline)"
                       + (" (rotating code placements: the median over its full blocks of rounds of each block's "
                          "mean)" if rotating else "") + f"; {design.method}")
         pi = design.prediction(level)
         c.pi_low, c.pi_high = float(np.exp(pi.low)), float(np.exp(pi.high))
         c.between_process_sd = design.between_sd
-        c.stratified, c.strata, c.dof = design.stratified, design.strata, design.df
+        c.placement_model, c.model_parameters, c.dof = design.modelled, design.parameters, design.df
         c.within_placement_sd, c.placement_sd = design.within_sd, design.placement_sd
+        # the variant's own placements (factor 1 of placement_levels), where the design tells them apart
+        c.variant_placement_sd = design.factor_sd[1] if len(design.factor_sd) > 1 else float("nan")
         c.processes_for_margin = design.processes_needed(margin or 0.01, 1 - level, unit=stats.CODE_PLACEMENTS)
     if shift is not None:
         c.state_change_p = shift.p
@@ -351,10 +341,13 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
 
 
 def placement_spread(c: Comparison, fixed_baseline: bool) -> float:
-    """The sd of one code's placement effects on this comparison's ratio (the strata's spread net of
-    their noise): the variant's alone where the baseline's code does not move, else both sides',
-    whose effects add as independent draws (sd times sqrt 2)."""
-    if not c.stratified or not np.isfinite(c.placement_sd):
+    """The sd of one code's placement effects on this comparison's ratio: the variant's own, where
+    the design tells them apart (independent blocks); else the spread of all placements' effects,
+    the variant's alone where the baseline's code does not move, else both sides', whose effects add
+    as independent draws (sd times sqrt 2)."""
+    if np.isfinite(c.variant_placement_sd):
+        return c.variant_placement_sd
+    if not c.placement_model or not np.isfinite(c.placement_sd):
         return float("nan")
     return c.placement_sd if fixed_baseline else c.placement_sd / np.sqrt(2)
 

@@ -172,18 +172,25 @@ def code_placements(doc: dict[str, Any], process: np.ndarray, variant: np.ndarra
     a one-process file, files before the design): only a balanced study's strata cancel the
     placements' effects (analysis/stats.py design_estimate)."""
     none = np.full(len(process), -1, dtype=np.int64)
-    layout = doc.get("layout") or {}
-    if (doc["config"].get("code_rotation", "process") != "process" or layout.get("code_placement_design") != "balanced"
-            or not doc.get("processes")):
+    layout = doc.get("layout")
+    procs = doc.get("processes")
+    if (doc["config"].get("code_rotation", "process") != "process" or not isinstance(layout, dict)
+            or layout.get("code_placement_design") != "balanced" or not isinstance(procs, list) or not procs
+            or not all(isinstance(p, dict) and isinstance(p.get("index"), int) and p["index"] >= 0 for p in procs)):
         return none, none.copy()
+
+    def level(x: Any) -> int:
+        return int(x) if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 256 else -1
+
     nvars = len(doc["variants"])
-    table = np.full((max(int(p["index"]) for p in doc["processes"]) + 1, nvars + 1), -1, dtype=np.int64)
-    for p in doc["processes"]:
-        placed = p.get("variant_code_placements") or []
+    table = np.full((max(int(p["index"]) for p in procs) + 1, nvars + 1), -1, dtype=np.int64)
+    for p in procs:
+        placed = p.get("variant_code_placements")
+        placed = placed if isinstance(placed, list) else []
         row = table[int(p["index"])]
-        row[:len(placed)] = [-1 if x is None else int(x) for x in placed[:nvars]]
-        k = (p.get("layout") or {}).get("kernel_code_placement")
-        row[nvars] = -1 if k is None else int(k)
+        row[:min(len(placed), nvars)] = [level(x) for x in placed[:nvars]]
+        own = p.get("layout")
+        row[nvars] = level(own.get("kernel_code_placement")) if isinstance(own, dict) else -1
     rows = np.clip(process.astype(np.int64), 0, len(table) - 1)
     return table[rows, variant.astype(np.int64)], table[rows, nvars]
 

@@ -366,28 +366,32 @@ def processes_needed(x: np.ndarray, effect: float, alpha: float = 0.05, power: f
 class DesignEstimate:
     """A mean over processes with the standard error the study's design gives it.
 
-    Stratified (code placements balanced over the study, some stratum repeated): the mean of the
-    strata's means, whose error comes from the spread within strata only: the placement effects
-    that set the strata apart cancel in the balanced mean, so they are no part of its error, and
-    a t interval over the processes as if they were exchangeable would count them (on the Zen 5
-    VM, 3-5 times too wide). Otherwise the plain mean with the t interval over processes."""
+    Placements balanced over the study: the mean of the processes (with marginal balance, the
+    intercept of an additive model of the code placements' effects, effect-coded: each code's
+    placement effects sum to zero over its placements), its error from the model's residual spread.
+    The placements' own effects cancel in the balanced mean, so they are no part of its error; a t
+    interval over the processes as if they were exchangeable counts them (on the Zen 5 VM, 3-5 times
+    too wide). What the model leaves, the noise of a process and how two codes' placements meet
+    (which pairings a block of processes drew), is the error. Otherwise the plain mean with the t
+    interval over processes."""
 
     estimate: float
     se: float
     df: int
     processes: int
-    strata: int
-    stratified: bool
-    within_sd: float     # per process: within strata (stratified), else the sd over processes
+    parameters: int      # rank of the placement model (1: none, the plain mean)
+    modelled: bool
+    within_sd: float     # per process: the model's residual sd, else the sd over processes
     between_sd: float    # sd over processes as they came (placement effects included)
-    placement_sd: float  # sd of the strata's effects net of the noise in their means (nan: not stratified)
-    replicates: float    # processes per stratum (the design's unit of "more processes": one per stratum)
+    placement_sd: float  # sd over processes of the placements' fitted effects, net of noise (nan: no model)
+    factor_sd: tuple[float, ...] = ()  # per factor (loop, variant, baseline): its own placements' effects, net
+                                       # of noise; nan where it is not told apart from the others
 
     @property
     def method(self) -> str:
-        if self.stratified:
-            return (f"mean of {self.strata} code-placement strata's means over {self.processes} processes; "
-                    f"t interval on the spread within strata ({self.df} degrees of freedom)")
+        if self.modelled:
+            return (f"mean of {self.processes} processes, its error from an additive model of the code placements' "
+                    f"effects ({self.parameters} parameters, {self.df} degrees of freedom)")
         return f"t interval over {self.processes} processes"
 
     def interval(self, level: float) -> Interval:
@@ -415,46 +419,87 @@ class DesignEstimate:
 
     def processes_needed(self, effect: float, alpha: float = 0.05, power: float = 0.8, unit: int = 1) -> int:
         """Processes for this design to detect a relative change `effect` with the given power
-        (normal approximation): stratified, whole rounds of `unit` processes (one per stratum) and
-        at least two rounds, so the strata have replicates."""
+        (normal approximation): with a placement model, whole blocks of `unit` processes (one per
+        placement), and enough that the model keeps some degrees of freedom."""
         if self.processes < 2 or not np.isfinite(self.within_sd):
             return 0
         z = nptests.norm_quantile(1 - alpha / 2) + nptests.norm_quantile(power)
         n = max(2, int(np.ceil((z * self.within_sd / np.log1p(effect)) ** 2)))
-        if not self.stratified:
+        if not self.modelled:
             return n
-        return max(2 * unit, -(-n // unit) * unit)
+        n = max(n, self.parameters + 2 * unit)
+        return -(-n // unit) * unit
 
 
-def design_estimate(x: np.ndarray, strata: np.ndarray | None = None) -> DesignEstimate:
-    """The mean of per-process values x and its standard error. With `strata` (one key per
-    process; processes of one key ran the same code placements), the mean of the strata's means
-    and an error from the pooled variance within strata, sum over strata of 1/n_s times that
-    variance over the number of strata squared, with (processes - strata) degrees of freedom; the
-    caller passes strata only where the placements were balanced over the study (each placement
-    of each code in as many strata), which is what makes the mean of the strata's means free of
-    them. Without strata, or without a stratum of two: the plain mean and the t interval."""
+def placement_columns(levels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The placement model's design matrix: the intercept, then for each factor (a column of
+    levels, -1: no placement) that takes two or more levels, one effect-coded column per level but
+    the first (+1 at the level, -1 at the first level). Also, per factor, the indices of its columns
+    (empty for a factor that does not vary)."""
+    levels = np.asarray(levels, np.int64)
+    n = len(levels)
+    cols, owner = [np.ones(n)], []
+    for f in range(levels.shape[1]):
+        values = np.unique(levels[:, f])
+        if len(values) < 2 or (values < 0).any():
+            owner.append(np.empty(0, np.int64))
+            continue
+        first = levels[:, f] == values[0]
+        start = len(cols)
+        cols += [(levels[:, f] == v).astype(float) - first for v in values[1:]]
+        owner.append(np.arange(start, len(cols)))
+    return np.column_stack(cols), owner
+
+
+def design_estimate(x: np.ndarray, levels: np.ndarray | None = None) -> DesignEstimate:
+    """The mean of per-process values x and its standard error. With `levels` (one row per process:
+    the placement of each code the comparison depends on, -1 for none), from the additive model of
+    the placements' effects; the caller passes levels only where the study balanced the placements
+    (each placement of each code equally often), which makes the model's intercept the plain mean
+    and that mean free of them. Without levels, or a model with no degree of freedom left: the plain
+    mean and the t interval over processes."""
     x = np.asarray(x, float)
     n = len(x)
     between = float(np.std(x, ddof=1)) if n > 1 else float("nan")
     plain = DesignEstimate(float(np.mean(x)) if n else float("nan"),
-                           between / np.sqrt(n) if n > 1 else float("inf"), n - 1, n, n, False, between, between,
-                           float("nan"), 1.0)
-    if strata is None or n < 3:
+                           between / np.sqrt(n) if n > 1 else float("inf"), n - 1, n, 1, False, between, between,
+                           float("nan"))
+    if levels is None or n < 3:
         return plain
-    keys, inverse, counts = np.unique(strata, return_inverse=True, return_counts=True)
-    t = len(keys)
-    df = n - t
+    X, owner = placement_columns(levels)
+    if X.shape[1] == 1:
+        return plain
+    beta, _, rank, _ = np.linalg.lstsq(X, x, rcond=None)
+    df = n - int(rank)
     if df < 1:
         return plain
-    means = np.bincount(inverse, weights=x) / counts
-    resid = x - means[inverse]
-    within = float(np.sqrt(resid @ resid / df))
-    se = within * float(np.sqrt(np.sum(1.0 / counts))) / t
-    # the strata's own effects: the spread of their means less what their noise alone would give
-    noise = within ** 2 * float(np.mean(1.0 / counts))
-    placement = float(np.sqrt(max(0.0, float(np.var(means, ddof=1)) - noise))) if t > 1 else float("nan")
-    return DesignEstimate(float(np.mean(means)), se, df, n, t, True, within, between, placement, n / t)
+    fitted = X @ beta
+    resid = x - fitted
+    sigma2 = float(resid @ resid) / df
+    var0 = sigma2 * float(np.linalg.pinv(X.T @ X)[0, 0])
+    # how far the placements moved the values, less what noise alone puts into a fit of rank - 1 effects
+    spread = float(np.var(fitted - beta[0], ddof=1)) - sigma2 * (rank - 1) / n
+    factors = []
+    for f, cols in enumerate(owner):
+        others = np.delete(X, cols, axis=1)
+        if len(cols) == 0 or int(rank) - np.linalg.matrix_rank(others) != len(cols):
+            factors.append(float("nan"))  # does not vary, or aliased with the others (one repeated set)
+            continue
+        effects = np.concatenate([[-beta[cols].sum()], beta[cols]])
+        # each effect rests on about n / levels processes
+        factors.append(float(np.sqrt(max(0.0, float(np.var(effects, ddof=1)) - sigma2 * len(effects) / n))))
+    return DesignEstimate(float(beta[0]), float(np.sqrt(var0)), df, n, int(rank), True, float(np.sqrt(sigma2)),
+                          between, float(np.sqrt(max(0.0, spread))), tuple(factors))
+
+
+def model_residuals(x: np.ndarray, levels: np.ndarray | None) -> np.ndarray:
+    """x less the placement model's fit (x less its mean without levels)."""
+    x = np.asarray(x, float)
+    if levels is None:
+        return x - np.mean(x)
+    X, _ = placement_columns(levels)
+    beta, *_ = np.linalg.lstsq(X, x, rcond=None)
+    return x - X @ beta
 
 
 @dataclass(frozen=True)
@@ -466,7 +511,7 @@ class ShiftTest:
     before: float      # mean of the values before the split (strata effects removed, overall mean added back)
     after: float
     p: float
-    permutations: int
+    permutations: int  # draws of the statistic's law under no shift
 
 
 # Fewest processes on either side of a split: with fewer, one odd process is a "change".
@@ -489,37 +534,37 @@ def _max_split_t(r: np.ndarray, lo: int) -> tuple[float, int]:
     return t[np.arange(len(t)), k], c[k]
 
 
-def shift_over_order(x: np.ndarray, strata: np.ndarray | None = None, permutations: int = SHIFT_PERMUTATIONS,
+def shift_over_order(x: np.ndarray, levels: np.ndarray | None = None, permutations: int = SHIFT_PERMUTATIONS,
                      seed: int = DEFAULT_SEED, min_side: int = SHIFT_MIN_SIDE) -> ShiftTest:
     """Whether per-process values x (in the order the processes ran) shift at some point: the largest
-    standardized difference between the mean before and after a split, against the same statistic
-    with the processes put in random orders. With strata (the code placements each process ran),
-    each stratum's mean is taken off first and processes are only reordered within their stratum, so
-    the placements' own effects are neither a shift nor hidden by one. A machine that changes state
-    in the middle of a study (the host's load, a migration) moves every later process: a verdict
-    over all of them then averages two states."""
+    standardized difference between the mean before and after a split. A machine that changes state
+    in the middle of a study (the host's load, a migration) moves every later process, and a verdict
+    over all of them then averages two states.
+
+    With levels (the code placements each process ran), the placement model's fit is taken off
+    first, so that the placements' effects are no shift; the model's residuals are not exchangeable
+    (each is part of the others' fit), so the statistic is set against its own law under no shift,
+    drawn from the model: the residuals of Gaussian noise fitted the same way. Without levels: the
+    same statistic with the processes in random orders (exact where they are exchangeable)."""
     x = np.asarray(x, float)
     n = len(x)
     if n < 2 * min_side:
         return ShiftTest(0, float("nan"), float("nan"), 1.0, 0)
-    if strata is None:
-        strata = np.zeros(n, dtype=np.int64)
-    keys, inverse = np.unique(strata, return_inverse=True)
-    means = np.bincount(inverse, weights=x) / np.bincount(inverse)
-    r = x - means[inverse]
-    if not np.any(r):
-        return ShiftTest(0, float(np.mean(x)), float(np.mean(x)), 1.0, 0)
-    observed, at = _max_split_t(r, min_side)
+    base = float(np.mean(x))
     rng = np.random.default_rng(seed)
-    # random orders within each stratum: the residuals of a stratum trade places among its processes
-    members = [np.flatnonzero(inverse == k) for k in range(len(keys))]
-    perm = np.tile(np.arange(n), (permutations, 1))
-    for m in members:
-        if len(m) > 1:
-            perm[:, m] = m[np.argsort(rng.random((permutations, len(m))), axis=1)]
-    null, _ = _max_split_t(r[perm], min_side)
+    X = placement_columns(levels)[0] if levels is not None else np.ones((n, 1))
+    # the residual maker I - H of the model (the centring alone without levels)
+    resid_maker = np.eye(n) - X @ np.linalg.pinv(X)
+    r = resid_maker @ x
+    if not np.any(np.abs(r) > 1e-12 * max(1.0, float(np.max(np.abs(x))))):
+        return ShiftTest(0, base, base, 1.0, 0)
+    observed, at = _max_split_t(r, min_side)
+    if X.shape[1] == 1:
+        draws = r[np.argsort(rng.random((permutations, n)), axis=1)]
+    else:
+        draws = rng.standard_normal((permutations, n)) @ resid_maker.T
+    null, _ = _max_split_t(draws, min_side)
     p = (1 + int(np.sum(null >= observed[0] - 1e-12))) / (permutations + 1)
-    base = float(np.mean(means[inverse]))
     k = int(at[0])
     return ShiftTest(k, base + float(np.mean(r[:k])), base + float(np.mean(r[k:])), p, permutations)
 

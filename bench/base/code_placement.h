@@ -8,6 +8,8 @@
 #ifndef MFB_CODE_PLACEMENT_H
 #define MFB_CODE_PLACEMENT_H
 
+#include <stdint.h>
+
 #define MFB_CODE_PLACEMENTS 8
 /* X(k) for every placement, for the tables that list them (the build compiles one copy each:
  * bench/impl/meson.build and bench/measure/meson.build loop over the same count). */
@@ -25,6 +27,15 @@
  *     estimate of one process carries its placements' effect, which only the spread between
  *     processes averages (the design before rotation; on the Zen 3 VM that spread was 1.3-2 %). */
 enum mfb_code_rotation { MFB_ROTATE_ROUND, MFB_ROTATE_PROCESS };
+
+/* The code placements one process ran (its file's processes[] entry): the timed loop's and each
+ * variant's, -1 for code that has none. Bounded by MFB_PLACED_VARIANTS, which the study's variant
+ * limit (measure/study.h, MFB_MAX_VARIANTS) must not exceed. */
+#define MFB_PLACED_VARIANTS 32
+struct mfb_process_placements {
+    int8_t kernel;
+    int8_t variant[MFB_PLACED_VARIANTS];
+};
 
 #define MFB_CAT_(a, b) a##b
 #define MFB_CAT(a, b) MFB_CAT_(a, b)

@@ -44,7 +44,15 @@ void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *code_p
     mfb_rng_seed(&r, mfb_stream_seed(seed, MFB_STREAM_STACK));
     l->stack_offset = (uint32_t)(MFB_STACK_STEP * mfb_rng_below(&r, 4096 / MFB_STACK_STEP));
     l->balanced = code_placement_seed && process_index >= 0;
-    mfb_rng_seed(&r, l->balanced ? *code_placement_seed : mfb_stream_seed(seed, MFB_STREAM_CODE));
+    /* Balanced: each block of MFB_CODE_PLACEMENTS processes draws its own permutations from the
+     * study's seed, so a study of 4 blocks meets 4 independent sets of the pairings of the loop's
+     * and the variants' placements (one set, repeated, left its own mean in every process of the
+     * study: on the Zen 5 VM, rep_movsb/libc moved between studies 3-6 times the error within
+     * them), and the analysis can tell the placements' effects from what they leave
+     * (analysis/stats.py design_estimate). */
+    l->block = l->balanced ? (uint32_t)(process_index / MFB_CODE_PLACEMENTS) : 0;
+    mfb_rng_seed(&r, l->balanced ? mfb_seed_derive(*code_placement_seed, l->block)
+                                 : mfb_stream_seed(seed, MFB_STREAM_CODE));
     l->turn = l->balanced ? (uint8_t)(process_index % MFB_CODE_PLACEMENTS) : 0;
     l->rotation = rotation;
     permutation(&r, l->kernel_perm);

@@ -45,6 +45,7 @@ struct mfb_layout {
     uint8_t perm[MFB_CODE_PLACEMENTS];
     uint8_t shift[MFB_MAX_VARIANTS];
     uint8_t turn;                          /* process index mod MFB_CODE_PLACEMENTS; 0 alone */
+    uint32_t block;                        /* process index / MFB_CODE_PLACEMENTS: whose permutations */
     bool balanced;                         /* drawn from the study's placement seed */
 };
 
@@ -67,10 +68,11 @@ int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out);
 
 /* Draws this process's stack offset from its seed and reads the environment pad. Code placements:
  * with a study's placement seed (the --processes parent passes one to every child), balanced over
- * the study: the loop's placement and the variants' permutation and starting points are the
- * study's, and process i takes turn i mod MFB_CODE_PLACEMENTS, so every placement is used equally
- * often and the study's mean does not hinge on which placements chance picked; without one (a
- * single process), all drawn from the process's own seed. */
+ * each block of MFB_CODE_PLACEMENTS processes: the loop's placement and the variants' permutation
+ * and starting points are the block's (drawn from the study's seed and the block's index), and
+ * process i takes turn i mod MFB_CODE_PLACEMENTS of block i / MFB_CODE_PLACEMENTS, so every
+ * placement is used once per block and the study's mean does not hinge on which placements
+ * chance picked; without one (a single process), all drawn from the process's own seed. */
 /* Rotating per round, the permutations are the study's (or the process's), and the starting
  * points of the loop and of every variant are drawn from the process's own seed: every process
  * times every placement of each, and which of them meet in a round differs between processes, so

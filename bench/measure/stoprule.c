@@ -2,11 +2,12 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/code_placement.h"
 #include "base/quantile.h"
 #include "base/signtest.h"
-#include "base/strata.h"
+#include "base/placement_model.h"
 #include "base/tdist.h"
 
 static int reserve(struct mfb_stoprule *s, size_t rounds, struct mfb_err *err)
@@ -47,7 +48,8 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
 }
 
 int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all, int nvars, const bool *compared,
-                           bool rotating, double target_pct, double *half_widths, bool *reached, struct mfb_err *err)
+                           bool rotating, const struct mfb_process_placements *placements, double target_pct,
+                           double *half_widths, bool *reached, struct mfb_err *err)
 {
     uint16_t nproc = 0;
     for (size_t i = 0; i < all->n; i++)
@@ -58,19 +60,26 @@ int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all
     int family = 0;
     for (int v = 1; v < nvars; v++)
         family += compared[v];
-    *reached = family > 0;
+    /* placements balanced over whole blocks: the model over the blocks run so far, reached only at
+     * a block's end (base/placement_model.h) */
+    bool model = placements && !rotating && nproc >= 2 * MFB_CODE_PLACEMENTS && nproc <= MFB_MODEL_MAX_PROCESSES;
+    size_t n = model ? nproc / MFB_CODE_PLACEMENTS * MFB_CODE_PLACEMENTS : nproc;
+    *reached = family > 0 && (!model || n == nproc);
     for (int v = 1; v < nvars; v++) {
         half_widths[v] = INFINITY;
         if (!compared[v])
             continue;
-        /* One estimate per process (mfb_samples_log_estimate), in the scratch space past the rounds;
-         * one placement per process, balanced: process p runs turn p mod MFB_CODE_PLACEMENTS
-         * (measure/layout.h), the analysis's strata. */
+        /* One estimate per process (mfb_samples_log_estimate), in the scratch space past the rounds. */
         double *est = s->scratch + all->n;
-        for (uint16_t p = 0; p < nproc; p++)
+        int8_t levels[MFB_MODEL_MAX_PROCESSES][MFB_MODEL_FACTORS];
+        for (uint16_t p = 0; p < nproc; p++) {
             est[p] = mfb_samples_log_estimate(all, nvars, p, 0, v, rotating, s->scratch);
+            if (model && p < n)
+                memcpy(levels[p], (int8_t[MFB_MODEL_FACTORS]){placements[p].kernel, placements[p].variant[v],
+                                                              placements[p].variant[0]}, MFB_MODEL_FACTORS);
+        }
         struct mfb_design_mean dm;
-        mfb_design_mean(est, nproc, rotating ? 0 : MFB_CODE_PLACEMENTS, &dm);
+        mfb_design_mean(est, model ? (const int8_t(*)[MFB_MODEL_FACTORS])levels : NULL, n, &dm);
         /* Two-sided 95 %, Bonferroni over the family, as the analysis's simultaneous intervals. */
         double h = dm.df >= 1 && isfinite(dm.se) ? mfb_t_quantile(1 - 0.025 / family, (double)dm.df) * dm.se : INFINITY;
         if (isfinite(h))

@@ -86,6 +86,13 @@ static cJSON *sections_of(const cJSON *doc)
     return s;
 }
 
+/* A code placement as the file gives it: 0 .. MFB_CODE_PLACEMENTS - 1, else (null, absent) -1. */
+static int8_t placement_of(const cJSON *x)
+{
+    return cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < MFB_CODE_PLACEMENTS ? (int8_t)x->valuedouble
+                                                                                             : -1;
+}
+
 static int read_variants(const struct reading *rd, struct mfb_child_result *out)
 {
     const cJSON *vars = item(rd, NULL, "variants"), *v;
@@ -100,6 +107,8 @@ static int read_variants(const struct reading *rd, struct mfb_child_result *out)
             return mfb_fail(rd->err, "out of memory reading process %d of %d", rd->i + 1, rd->k);
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "layout_sentinel")))
             out->sentinel = out->nvars;
+        const cJSON *place = cJSON_GetObjectItemCaseSensitive(v, "code_placement");
+        out->placements.variant[out->nvars] = placement_of(place);
         out->harness[out->nvars++] = !strcmp(origin->valuestring, "harness");
     }
     return 0;
@@ -185,6 +194,7 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
     out->rotation = MFB_ROTATE_PROCESS;
     if (rotation && (!cJSON_IsString(rotation) || mfb_code_rotation_parse(rotation->valuestring, &out->rotation) < 0))
         return missing(&rd, "config", "code_rotation", "process or round");
+    out->placements.kernel = placement_of(item(&rd, "layout", "kernel_code_placement"));
     out->entry = process_entry(doc, i);
     out->sections = keep_sections ? sections_of(doc) : NULL;
     if (!out->cpu_model || !out->entry || (keep_sections && !out->sections))

@@ -33,6 +33,7 @@ struct mfb_child_result {
     char *names[MFB_MAX_VARIANTS];
     bool harness[MFB_MAX_VARIANTS];      /* origin "harness": never compared (the noop) */
     int sentinel;                        /* the layout sentinel's index (variants[].layout_sentinel), -1: none */
+    struct mfb_process_placements placements; /* its code placements (-1: none), for the stop rule's model */
     char *function, *distribution, *cpu_model, *clock;
     enum mfb_code_rotation rotation;
     bool sweep;                          /* a --sweep: classes are its points */

@@ -303,8 +303,11 @@ static int target_reached(const struct mfb_study *cfg, struct study_run *s, uint
         for (int v = 0; v < s->nvars; v++)
             s->compared[v] = v > 0 && !s->results[0].harness[v];
     }
+    struct mfb_process_placements placements[MFB_MAX_PROCESSES];
+    for (int p = 0; p < s->done; p++)
+        placements[p] = s->results[p].placements;
     if (mfb_stoprule_processes(&s->rule, &s->all, s->nvars, s->compared, cfg->code_rotation == MFB_ROTATE_ROUND,
-                               cfg->target_ci, s->widths, &s->reached, err) < 0)
+                               placements, cfg->target_ci, s->widths, &s->reached, err) < 0)
         return -1;
     double elapsed = (double)(mfb_mono_ns() - t0) / 1e9;
     if (s->done >= cfg->processes && s->reached)
@@ -332,8 +335,8 @@ static void print_warnings(const struct mfb_study *cfg, const cJSON *doc, int do
         /* how many of the study's processes found it (study_warnings in merge.c) */
         char in[48] = "";
         if (cJSON_IsNumber(procs) && done > 1)
-            snprintf(in, sizeof in, "[%d of %d processes] ", (int)procs->valuedouble, done);
-        fprintf(stderr, "memfbench: warning: %s%s\n", in, cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring);
+            snprintf(in, sizeof in, " [in %d of %d processes]", (int)procs->valuedouble, done);
+        fprintf(stderr, "memfbench: warning: %s%s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring, in);
     }
 }
 

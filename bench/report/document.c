@@ -307,6 +307,8 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON_AddNumberToObject(o, "code_placements", MFB_CODE_PLACEMENTS);
     cJSON_AddNumberToObject(o, "code_placement_step", MFB_PLACEMENT_STEP);
     cJSON_AddStringToObject(o, "code_placement_design", l->balanced ? "balanced" : "random");
+    if (l->balanced)
+        cJSON_AddNumberToObject(o, "code_placement_block", l->block);
     cJSON_AddStringToObject(o, "code_rotation", mfb_code_rotation_name(l->rotation));
     if (l->rotation == MFB_ROTATE_ROUND) {
         /* round r runs the loop from kernel_code_placements[r % code_placements] */
@@ -320,8 +322,10 @@ static cJSON *layout_json(const struct mfb_layout *l)
                             "The timed loop and every built-in variant run from one of code_placements copies "
                             "of their code, each starting code_placement_step bytes further into a page "
                             "(variants[].code_placement): balanced, process i of a study takes entry i mod "
-                            "code_placements of a random permutation per loop and variant, so all placements "
-                            "are used equally often; random, drawn from the process's seed (one process). An A/A "
+                            "code_placements of a random permutation per loop and variant, drawn afresh for each "
+                            "block of code_placements processes (code_placement_block: i / code_placements), so "
+                            "every placement is used once per block and the blocks meet independent pairings of "
+                            "placements; random, drawn from the process's seed (one process). An A/A "
                             "copy never shares its original's placement. libc and plugins cannot be moved. Data offsets "
                             "are drawn per call within each window");
     return o;

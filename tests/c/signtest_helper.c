@@ -1,13 +1,14 @@
 /* Reads a confidence level and then numbers from stdin, one per line; prints the C sign-test
  * rank and interval "rank lo median hi" (%.17g), or "none" when n is too small. Given "t" first
- * instead, reads pairs "p df" and prints the t quantile of each (%.17g); given "d STRATA", reads
- * numbers and prints the design mean of base/strata.h, "mean se df strata" (%.17g). The pytest
+ * instead, reads pairs "p df" and prints the t quantile of each (%.17g); given "d", reads lines
+ * "value loop variant baseline" (a process's estimate and its three code placements, -1 for none)
+ * and prints the design mean of base/placement_model.h, "mean se df rank" (%.17g). The pytest
  * tests/py/test_signtest_agreement.py feeds the same data to the analysis package and scipy. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/signtest.h"
-#include "base/strata.h"
+#include "base/placement_model.h"
 #include "base/tdist.h"
 
 static int t_quantiles(void)
@@ -20,16 +21,20 @@ static int t_quantiles(void)
 
 static int design_mean(void)
 {
-    int strata;
-    double v, x[4096];
+    double v, x[MFB_MODEL_MAX_PROCESSES];
+    int8_t levels[MFB_MODEL_MAX_PROCESSES][MFB_MODEL_FACTORS];
+    int a, b, c;
     size_t n = 0;
-    if (scanf("%d", &strata) != 1)
-        return 2;
-    while (n < sizeof x / sizeof x[0] && scanf("%lf", &v) == 1)
-        x[n++] = v;
+    while (n < MFB_MODEL_MAX_PROCESSES && scanf("%lf %d %d %d", &v, &a, &b, &c) == 4) {
+        x[n] = v;
+        levels[n][0] = (int8_t)a;
+        levels[n][1] = (int8_t)b;
+        levels[n][2] = (int8_t)c;
+        n++;
+    }
     struct mfb_design_mean d;
-    mfb_design_mean(x, n, strata, &d);
-    printf("%.17g %.17g %ld %d\n", d.mean, d.se, d.df, d.strata);
+    mfb_design_mean(x, (const int8_t(*)[MFB_MODEL_FACTORS])levels, n, &d);
+    printf("%.17g %.17g %ld %d\n", d.mean, d.se, d.df, d.rank);
     return 0;
 }
 
