@@ -140,16 +140,26 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
 STATE_CHANGE_ALPHA = 0.01
 
 
+# The offsets into a 64-byte line the code placements give a function (bench/base/code_placement.h,
+# MFB_LINE_OFFSETS): placement k sits 16 k bytes into a line, modulo 64.
+LINE_OFFSETS = 4
+
+
 def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
-    """Each process's code placements, in the order of `processes`: the timed loop's, the variant's
-    and the baseline's (-1: code that has none), where the study balanced them (analysis/load.py
-    marks the batches of any other design -1); None where nothing was placed."""
+    """Each process's levels of the placement model, in the order of `processes`: the offsets into a
+    64-byte line of the timed loop, the variant and the baseline (placement mod LINE_OFFSETS; -1:
+    code that has none), where the study balanced the placements (analysis/load.py marks the batches
+    of any other design -1); None where nothing was placed. A placement's effect is mostly its line
+    offset's (bench/base/code_placement.h says how much); what the page offset adds stays in the
+    model's residual, so in the interval's error."""
     cols = [c for c in ("kernel_placement", "code_placement_v", "code_placement_b") if c in pr]
     if len(cols) < 3:
         return None
     first = pr.groupby("process", sort=True)[cols].first()
     levels = first.loc[processes].to_numpy(np.int64)
-    return levels if (levels >= 0).any() else None
+    if not (levels >= 0).any():
+        return None
+    return np.where(levels >= 0, levels % LINE_OFFSETS, -1)
 
 
 def interval(units: np.ndarray, across_processes: bool, level: float,

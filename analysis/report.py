@@ -52,7 +52,10 @@ def warning_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
         if hidden is None or w["code"] in hidden:
             dropped.append(w["code"])
         else:
-            shown.append(f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}")
+            # a study's file: how many of its processes had it (absent in one process's file)
+            k = len(run.doc.get("processes") or [])
+            where = f" [in {w['processes']} of {k} processes]" if isinstance(w.get("processes"), int) and k else ""
+            shown.append(f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}{where}")
     if dropped:
         shown.append(f"- silenced (--quiet-warnings): {', '.join(sorted(set(dropped)))}")
     return shown

@@ -35,8 +35,10 @@ not re-made.
 from __future__ import annotations
 
 import argparse
+import collections
 import datetime
 import functools
+import gzip
 import json
 import os
 import re
@@ -621,43 +623,66 @@ def gen_by_class_example(a: argparse.Namespace) -> str:
 
 
 def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
-    """The plugin tutorial's steps 3 and 5: the example plugin against libc, two builds of it
-    compared with diff (and the new build twice), and the saved-baseline gate the other way."""
+    """The walk-through of your own code: the example given as source (built at every placement, a
+    second run finding the build, its copy as the A/A pair), two builds compared with diff (and the
+    new one against itself), the saved-baseline gate the other way, and the same code prebuilt as a
+    plugin (one layout, labelled)."""
     src = ROOT / "examples" / "plugin" / "memcpy_erms.c"
+    spec = f"{src.relative_to(ROOT)}:erms_memcpy=erms"
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        (t / "old").mkdir()
-        (t / "new").mkdir()
-        _run(["cc", "-O2", "-fPIC", "-shared", "-o", str(t / "old" / "libmemcpy_erms.so"), str(src)])
-        _run(["cc", "-O2", "-fPIC", "-shared", "-DERMS_THRESHOLD=64", "-o", str(t / "new" / "libmemcpy_erms.so"),
-              str(src)])
-        files = {}
-        for name, lib in (("before", "old"), ("after", "new"), ("again", "new")):
-            files[name] = str(t / f"{name}.json.gz")
-            _run([a.memfbench, "run", "-q", "--cpu", "1", "-v", "libc", "-v",
-                  f"{t / lib / 'libmemcpy_erms.so'}:erms_memcpy=erms", "-o", files[name]])
+        env = {**os.environ, "MEMFBENCH_CACHE": str(t / "cache")}
+
+        def study(name: str, *args: str) -> tuple[str, str]:
+            out = str(t / f"{name}.json.gz")
+            p = _run([a.memfbench, "run", "--cpu", "1", *args, "-o", out], cwd=ROOT, env=env)
+            built = [ln.removeprefix("memfbench: ").replace(str(t), "CACHE") for ln in p.stderr.splitlines()
+                     if ln.startswith("memfbench: erms:")]
+            return out, "\n".join(built)
+        before, build1 = study("before", "-v", "libc", "-v", spec, "-v", "erms-copy")
+        again_src, build2 = study("before2", "-v", "libc", "-v", spec, "-v", "erms-copy")
+        after, _ = study("after", "--variant-cflags", "-O2 -DERMS_THRESHOLD=64", "-v", "libc", "-v", spec)
+        again, _ = study("again", "--variant-cflags", "-O2 -DERMS_THRESHOLD=64", "-v", "libc", "-v", spec)
+        _run(["cc", "-O2", "-fPIC", "-shared", "-o", str(t / "libmemcpy_erms.so"), str(src)])
+        prebuilt, _ = study("prebuilt", "-v", "libc", "-v", f"{t / 'libmemcpy_erms.so'}:erms_memcpy=erms")
+        doc = json.loads(gzip.open(before).read())
+        names = [v["name"] for v in doc["variants"]]
+        placed = [p["variant_code_placements"] for p in doc["processes"]]
+        counts = {n: sorted(collections.Counter(p[i] for p in placed).items()) for i, n in enumerate(names) if n != "libc"}
+        apart = all(p[1] != p[2] for p in placed)
 
         def analysis(*args: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(_analyze(a, *args), capture_output=True, text=True)
-        summ = analysis("summarize", files["before"])
-        diff1 = analysis("diff", files["before"], files["after"], "--normalize", "libc")
-        diff2 = analysis("diff", files["after"], files["again"], "--normalize", "libc")
-        gate = analysis("diff", files["after"], files["before"], "--normalize", "libc", "--fail-if-slower", "1")
-    verdict = next((ln for ln in summ.stdout.splitlines() if ln.startswith("- erms vs libc")), "")
+        summ = analysis("summarize", before)
+        plug = analysis("summarize", prebuilt)
+        diff1 = analysis("diff", before, after, "--normalize", "libc")
+        diff2 = analysis("diff", after, again, "--normalize", "libc")
+        gate = analysis("diff", after, before, "--normalize", "libc", "--fail-if-slower", "1")
+    verdicts = "\n".join(ln for ln in summ.stdout.splitlines() if ln.startswith("- erms"))
+    one_layout = next((ln for ln in plug.stdout.splitlines() if ln.startswith("- erms vs libc")), "")
 
     def shifts(p: subprocess.CompletedProcess[str]) -> str:
         return "\n".join(ln for ln in p.stdout.splitlines() if ln.startswith(("== before/after", "- erms", "note:")))
     gate_line = next((ln for ln in gate.stdout.splitlines() if ln.startswith("gate ")), "")
-    return ("Step 3, the example against libc (`summarize before.json.gz`):\n\n" + _fenced(verdict) +
+    spread = "; ".join(f"{n} at " + ", ".join(f"{k}: {c}" for k, c in cs) for n, cs in counts.items())
+    return ("Step 2, the first run and the second (`memfbench run ... -v " + spec + " -v erms-copy`: what each "
+            "printed of the build):\n\n" + _fenced(build1 + "\n" + build2) +
+            f"The file's placements over its {len(placed)} processes (placement: processes): {spread}; erms-copy "
+            f"{'never ran from' if apart else 'sometimes shared'} erms's placement in the same process.\n\n"
+            "Step 3, the verdicts (`summarize before.json.gz`): the example against libc, and its copy, the same "
+            "code at other placements:\n\n" + _fenced(verdicts) +
             "Step 5, the two builds (`diff before.json.gz after.json.gz --normalize libc`):\n\n" +
             _fenced(shifts(diff1)) + "The new build against itself, a second run (`diff after.json.gz "
             "again.json.gz --normalize libc`):\n\n" + _fenced(shifts(diff2)) +
             f"The gate with the new build as the saved baseline and the old one as the change (`diff after.json.gz "
             f"before.json.gz --normalize libc --fail-if-slower 1`) printed `{gate_line}` and exited "
-            f"{gate.returncode}.\n\n" +
-            provenance("cc -O2 -fPIC -shared [-DERMS_THRESHOLD=64] examples/plugin/memcpy_erms.c; three memfbench "
-                       "run -q --cpu 1 -v libc -v LIB:erms_memcpy=erms (old, new, new); memfbench analyze "
-                       "summarize / diff --normalize libc / diff --fail-if-slower 1"))
+            f"{gate.returncode}.\n\n"
+            "The same code prebuilt (`cc -O2 -fPIC -shared`, one layout: `summarize prebuilt.json.gz`):\n\n" +
+            _fenced(one_layout) +
+            provenance("memfbench run -q --cpu 1 -v libc -v examples/plugin/memcpy_erms.c:erms_memcpy=erms "
+                       "[-v erms-copy] [--variant-cflags '-O2 -DERMS_THRESHOLD=64'] (before, before again, after, "
+                       "after again), and -v LIB.so:erms_memcpy=erms (prebuilt); memfbench analyze summarize / "
+                       "diff --normalize libc / diff --fail-if-slower 1"))
 
 
 # The build before the fixed window (docs/cost.md's "before"): a 4 x LLC window per buffer, at most

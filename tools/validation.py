@@ -389,6 +389,7 @@ class Results:
     probe_lines: list[str] | None = None
     clock_lines: list[str] | None = None
     study: str = ""  # a default study's shape, as the files record it
+    revision: str = ""  # the memfbench that made the runs (tool.build.source_revision)
 
 
 # libc-slow1pct copies a second time on every KNOWN_PERIOD-th call (bench/impl/known_cost.c)
@@ -404,7 +405,8 @@ def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
     chosen = sections or runs.SECTIONS
     plans = {x: runs.plan(x, ctx.plugins, q, invocations) for x in chosen}
     first = load_run(mfb(ctx, plans[chosen[0]][0])).doc
-    r = Results(ctx.commands, first["host"], chosen, study=shape(first))
+    r = Results(ctx.commands, first["host"], chosen, study=shape(first),
+                revision=str(((first.get("tool") or {}).get("build") or {}).get("source_revision") or "?"))
     if "coverage" in plans:
         r.inv = coverage_study(ctx, plans["coverage"])
         r.study = shape(load_run(mfb(ctx, plans["coverage"][0])).doc)
@@ -444,7 +446,9 @@ def render_section(r: Results, command: str, seconds: float) -> str:
           f"({r.study}), each batch primed; every comparison's interval is the analysis's: the mean of the code "
           "placements' strata (a process's turn of the balanced placements) with its error from the spread "
           "within them (docs/methodology.md).", "",
-          f"Machine: {describe_machine(r.host)}", ""]
+          f"Machine: {describe_machine(r.host)}", "",
+          f"The studies were run by memfbench {r.revision} (its source revision, as every result file records "
+          "it).", ""]
     md += ["### 1. Do the printed intervals cover a re-run?", ""]
     if r.inv:
         n = len(r.inv)

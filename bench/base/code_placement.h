@@ -18,6 +18,18 @@
  * offsets a function can take within a cache line all occur) and 528 modulo 4096, so all eight
  * start at different places within the page. */
 #define MFB_PLACEMENT_STEP 528
+/* The offsets into a 64-byte line the placements give a function: placement k is at 16 k modulo
+ * 64, so k and k + 4 share one. The placement model of the verdicts (base/placement_model.h,
+ * analysis/stats.py) has one effect per line offset of each code: on the Zen 5 VM the offset into
+ * the line explained a placement's effect as well as the placement itself did, and a model with 3
+ * parameters a code in place of 7 leaves the interval more degrees of freedom; what a page offset
+ * adds stays in its error (wider, never narrower). */
+#define MFB_LINE_OFFSETS 4
+_Static_assert(MFB_PLACEMENT_STEP % 64 == 64 / MFB_LINE_OFFSETS, "placements k and k + 1 are one line slot apart");
+static inline int8_t mfb_line_offset_of(int8_t placement)
+{
+    return placement < 0 ? (int8_t)-1 : (int8_t)(placement % MFB_LINE_OFFSETS);
+}
 
 /* When a process changes the placements its timed code runs from (measure/layout.h).
  *   ROUND: every round moves the loop and each built-in one step along its permutation, so each

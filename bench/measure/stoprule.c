@@ -75,8 +75,10 @@ int mfb_stoprule_processes(struct mfb_stoprule *s, const struct mfb_samples *all
         for (uint16_t p = 0; p < nproc; p++) {
             est[p] = mfb_samples_log_estimate(all, nvars, p, 0, v, rotating, s->scratch);
             if (model && p < n)
-                memcpy(levels[p], (int8_t[MFB_MODEL_FACTORS]){placements[p].kernel, placements[p].variant[v],
-                                                              placements[p].variant[0]}, MFB_MODEL_FACTORS);
+                memcpy(levels[p], (int8_t[MFB_MODEL_FACTORS]){mfb_line_offset_of(placements[p].kernel),
+                                                              mfb_line_offset_of(placements[p].variant[v]),
+                                                              mfb_line_offset_of(placements[p].variant[0])},
+                       MFB_MODEL_FACTORS);
         }
         struct mfb_design_mean dm;
         mfb_design_mean(est, model ? (const int8_t(*)[MFB_MODEL_FACTORS])levels : NULL, n, &dm);
