@@ -25,7 +25,9 @@
  * parameters a code in place of 7 leaves the interval more degrees of freedom; what a page offset
  * adds stays in its error (wider, never narrower). */
 #define MFB_LINE_OFFSETS 4
-_Static_assert(MFB_PLACEMENT_STEP % 64 == 64 / MFB_LINE_OFFSETS, "placements k and k + 1 are one line slot apart");
+#if MFB_PLACEMENT_STEP % 64 != 64 / MFB_LINE_OFFSETS
+#error "placements k and k + 1 must be one line offset apart"
+#endif
 static inline int8_t mfb_line_offset_of(int8_t placement)
 {
     return placement < 0 ? (int8_t)-1 : (int8_t)(placement % MFB_LINE_OFFSETS);
