@@ -202,6 +202,13 @@ def placement_lines(inv: list[Invocation]) -> list[str]:
     return rows
 
 
+def lag1(x: list[float]) -> float:
+    """Correlation of consecutive values (nan for fewer than three): how much of what moves a study
+    is still there in the next one, minutes apart at most."""
+    a = np.log(np.asarray(x, float))
+    return float(np.corrcoef(a[:-1], a[1:])[0, 1]) if len(a) > 2 and np.std(a) > 0 else float("nan")
+
+
 def coverage_lines(inv: list[Invocation]) -> list[str]:
     rows = []
     for pair in COVERAGE_PAIRS:
@@ -211,9 +218,10 @@ def coverage_lines(inv: list[Invocation]) -> list[str]:
         pi = sum(c.pi_low <= med <= c.pi_high for c in cs)
         width = float(np.median([(c.ci_high - c.ci_low) / 2 / c.ratio for c in cs]))
         ratios = [c.ratio for c in cs]
+        shifted = sum(bool(getattr(c, "state_change_at", 0)) for c in cs)
         rows.append(f"| {pair[0]}/{pair[1]} | {med:.4f} | {min(ratios):.4f} to {max(ratios):.4f} (CV "
                     f"{100 * cv(ratios):.2f} %) | ±{100 * width:.2f} % | {ci} of {len(cs)} ({100 * ci / len(cs):.0f} %) "
-                    f"| {pi} of {len(cs)} ({100 * pi / len(cs):.0f} %) |")
+                    f"| {pi} of {len(cs)} ({100 * pi / len(cs):.0f} %) | {lag1(ratios):+.2f} | {shifted} |")
     return rows
 
 
@@ -458,8 +466,17 @@ def render_section(r: Results, command: str, seconds: float) -> str:
                "implementation's ratio should hold that median in about 95 % of invocations; the prediction "
                "interval is wider by design (it carries the re-run's own sampling error).", "",
                "| comparison | median over invocations | range | printed CI half-width (median) | CI holds the "
-               "median | prediction interval holds it |", "| --- | --- | --- | --- | --- | --- |",
+               "median | prediction interval holds it | consecutive studies' correlation | shift found within "
+               "(no verdict) |", "| --- | --- | --- | --- | --- | --- | --- | --- |",
                *coverage_lines(r.inv), "",
+               "A study's interval covers what varies within it: each process's noise and the code placements' "
+               "pairings. A ratio that moves with the machine's state from one study to the next (a shared host's "
+               "load, the physical core it runs on) moves by more than that where the two sides use the machine "
+               "differently (rep_movsb and an AVX2 loop against libc's large copies), and no interval made from "
+               "one study can cover it: the range and the correlation of consecutive studies (0 for independent "
+               "re-runs) show how much of the movement was shared by studies run close together. Studies with a "
+               "shift inside them are counted in the last column (docs/analysis.md); the A/A pairs, whose two "
+               "sides are the same code, hold their re-runs' median as a 95 % interval should.", "",
                f"libc's median ns/call across the same invocations: {spread([x.libc_ns for x in r.inv])}.", "",
                "### 2. A/A: the same code at another address", "",
                "`libc-copy` is the C library loaded a second time (dlmopen): the same machine code at another "

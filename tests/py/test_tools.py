@@ -106,6 +106,7 @@ def test_coverage_aa_and_cost_rows():
     # the median over invocations is 1.0: three CIs hold it, the fourth (1.015 +- 1 %) does not;
     # the prediction intervals (+-2 %) all do
     assert row.startswith("| libc-copy/libc | 1.0000 |") and "| 3 of 4 (75 %) | 4 of 4 (100 %) |" in row
+    assert row.endswith("| 0 |")  # no shift found inside any study
     assert validation.aa_lines(inv)[0] == ("| libc-copy against libc | 4 | 1 (25.0 %) | equivalent: 3, "
                                            "inconclusive: 0, faster: 0, slower: 1 |")
     assert "median 1.50 s" in validation.cost_lines(inv)[2]  # (30 s wall - 15 s rounds) / 10 processes
