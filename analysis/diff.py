@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import nptests, placement, stats
-from .compare import paired_rounds, verdict_of
+from .compare import paired_rounds, placement_levels, verdict_of
 from .load import Run, combine, measured
 
 
@@ -52,16 +52,24 @@ class Shift:
         return d
 
 
-def process_units(df: pd.DataFrame, variant: str, normalize: str = "") -> np.ndarray:
+def process_units(df: pd.DataFrame, variant: str, normalize: str = "") -> stats.DesignEstimate:
     """One value per process of the combined files (load.combine): ln(median ns per call of the
-    variant), or with normalize the median over that process's rounds of ln(t_variant / t_normalize)."""
+    variant), or with normalize the median over that process's rounds of ln(t_variant / t_normalize);
+    as their mean with the error the design gives it (the placement model: stats.design_estimate,
+    with the placements of the loop, the variant and the baseline, where the files placed them)."""
     if normalize:
         pr = paired_rounds(df, variant, normalize)
         d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
-        return np.array([np.median(d[pr["process"].to_numpy() == g]) for g in np.unique(pr["process"])])
+        ids = np.unique(pr["process"])
+        x = np.array([np.median(d[pr["process"].to_numpy() == g]) for g in ids])
+        return stats.design_estimate(x, placement_levels(pr, ids))
     m = measured(df)
     m = m[(m["variant"] == variant) & (m["ns_per_call"] > 0)]
-    return np.log(m.groupby("process")["ns_per_call"].median().to_numpy())
+    per = m.groupby("process").agg(ns=("ns_per_call", "median"), kernel_placement=("kernel_placement", "first"),
+                                   code_placement_v=("code_placement", "first"))
+    per["code_placement_b"] = -1  # no baseline: absolute times
+    levels = placement_levels(per.reset_index(), per.index.to_numpy())
+    return stats.design_estimate(np.log(per["ns"].to_numpy()), levels)
 
 
 def median_ns(df: pd.DataFrame, variant: str) -> float:
@@ -91,14 +99,15 @@ def unresolved_hint(shifts: list[Shift], normalize: str, processes: int) -> list
     return lines
 
 
-def welch(before: np.ndarray, after: np.ndarray, level: float) -> tuple[float, float, float, float]:
-    """Difference of means (after - before) with its Welch t interval and two-sided p."""
-    d = float(after.mean() - before.mean())
-    va, vb = after.var(ddof=1) / len(after), before.var(ddof=1) / len(before)
+def welch(before: stats.DesignEstimate, after: stats.DesignEstimate, level: float) -> tuple[float, float, float, float]:
+    """Difference of the two sides' means (after - before) with a Welch t interval on their design
+    errors (Satterthwaite's degrees of freedom from each side's) and its two-sided p."""
+    d = float(after.estimate - before.estimate)
+    va, vb = after.se ** 2, before.se ** 2
     se = float(np.sqrt(va + vb))
     if se == 0:
         return d, d, d, (1.0 if d == 0 else 0.0)
-    dof = (va + vb) ** 2 / (va ** 2 / (len(after) - 1) + vb ** 2 / (len(before) - 1))
+    dof = (va + vb) ** 2 / (va ** 2 / max(after.df, 1) + vb ** 2 / max(before.df, 1))
     q = nptests.t_quantile(0.5 + level / 2, dof)
     p = min(1.0, 2 * nptests.t_sf(abs(d) / se, dof))
     return d, d - q * se, d + q * se, p
@@ -246,15 +255,16 @@ def _diff_group(before: list[Run], after: list[Run], normalize: str, variants: l
     for v in common:
         ub, ua = process_units(fb, v, normalize), process_units(fa, v, normalize)
         notes = list(misplaced)
-        if len(ub) < 2 or len(ua) < 2:
+        if ub.processes < 2 or ua.processes < 2:
             nan = float("nan")
-            shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua), nan, nan,
+            shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, ub.processes, ua.processes,
+                                nan, nan,
                                 nan, nan, nan, 1.0, 1.0, "inconclusive", median_ns(fb, v), median_ns(fa, v),
                                 margin, level, ["fewer than 2 processes on a side: no interval over processes"]))
             continue
         d, lo, hi, p = welch(ub, ua, level)
         _, alo, ahi, _ = welch(ub, ua, adj_level)
-        shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, len(ub), len(ua),
+        shifts.append(Shift(v, before[0].function, before[0].distribution, normalize, ub.processes, ua.processes,
                             float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi)), float(np.exp(alo)),
                             float(np.exp(ahi)), p, p, "", median_ns(fb, v), median_ns(fa, v), margin, level,
                             notes))

@@ -207,7 +207,7 @@ def detect(points: pd.DataFrame, min_size: int = MIN_SIZE, alpha: float = ALPHA,
         edges = [0] + [c for c, _ in cuts] + [len(x)]
         for j, (c, p) in enumerate(cuts):
             before, after = x[edges[j]:c], x[c:edges[j + 2]]
-            d, lo, hi, _ = welch(before, after, level)  # after - before, in logs
+            d, lo, hi, _ = welch(stats.design_estimate(before), stats.design_estimate(after), level)  # after - before, in logs
             change, low, high = float(np.exp(d)), float(np.exp(lo)), float(np.exp(hi))
             rb, ra = g.iloc[c - 1], g.iloc[c]
             codes = []

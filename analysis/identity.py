@@ -28,7 +28,8 @@ def code_id(variant: dict[str, Any]) -> str | None:
 
 def describe(variant: dict[str, Any]) -> str:
     """What the identity rests on, short: 'plugin file 80bd27c1', 'library file 6b4a4535 +0x16d800',
-    'build 7a9713b5fced' (the source revision), for notes a person reads."""
+    'build 7a9713b5fced' (the source revision), 'source build 3f2a9c01 of f.c (cc -O2)', for notes a
+    person reads."""
     ident = variant.get("code_identity") or {}
     basis = str(ident.get("basis", "unknown"))
     if ident.get("file_sha256"):
@@ -37,6 +38,11 @@ def describe(variant: dict[str, Any]) -> str:
     build = str(ident.get("build") or "")
     if "revision " in build:
         return f"build of revision {build.rsplit('revision ', 1)[1]}"
+    made = variant.get("build")
+    if basis == "source build" and isinstance(made, dict):
+        # the file, the flags and the key's first digits: what a person changed between two builds
+        return (f"source build {str(made.get('key', ''))[:8]} of {made.get('file', '?')} "
+                f"({made.get('compiler', '?')} {made.get('flags', '')})")
     return basis
 
 

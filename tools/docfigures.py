@@ -654,11 +654,13 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
         def analysis(*args: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(_analyze(a, *args), capture_output=True, text=True)
         summ = analysis("summarize", before)
+        aa = analysis("compare", before, "--baseline", "erms")
         plug = analysis("summarize", prebuilt)
         diff1 = analysis("diff", before, after, "--normalize", "libc")
         diff2 = analysis("diff", after, again, "--normalize", "libc")
         gate = analysis("diff", after, before, "--normalize", "libc", "--fail-if-slower", "1")
-    verdicts = "\n".join(ln for ln in summ.stdout.splitlines() if ln.startswith("- erms"))
+    verdicts = "\n".join(ln for ln in summ.stdout.splitlines() if ln.startswith("- erms vs libc"))
+    copy = next((ln for ln in aa.stdout.splitlines() if ln.startswith("- erms-copy vs erms")), "")
     one_layout = next((ln for ln in plug.stdout.splitlines() if ln.startswith("- erms vs libc")), "")
 
     def shifts(p: subprocess.CompletedProcess[str]) -> str:
@@ -669,8 +671,9 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
             "printed of the build):\n\n" + _fenced(build1 + "\n" + build2) +
             f"The file's placements over its {len(placed)} processes (placement: processes): {spread}; erms-copy "
             f"{'never ran from' if apart else 'sometimes shared'} erms's placement in the same process.\n\n"
-            "Step 3, the verdicts (`summarize before.json.gz`): the example against libc, and its copy, the same "
-            "code at other placements:\n\n" + _fenced(verdicts) +
+            "Step 3, the verdict (`summarize before.json.gz`):\n\n" + _fenced(verdicts) +
+            "and the copy against the example, the same code at other placements (`compare before.json.gz "
+            "--baseline erms`):\n\n" + _fenced(copy) +
             "Step 5, the two builds (`diff before.json.gz after.json.gz --normalize libc`):\n\n" +
             _fenced(shifts(diff1)) + "The new build against itself, a second run (`diff after.json.gz "
             "again.json.gz --normalize libc`):\n\n" + _fenced(shifts(diff2)) +

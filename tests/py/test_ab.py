@@ -243,7 +243,7 @@ def test_the_gap_of_one_process_counts_the_replays_spread_of_one_process() -> No
     rng = np.random.default_rng(7)
     predicted, measured = rng.normal(-5.0, 0.3, 10), rng.normal(-5.5, 0.5, 10)
     d, low, high = one_process_gap(predicted, measured, 0.95)
-    wd, wlow, whigh, _ = welch(predicted, measured, 0.95)
+    wd, wlow, whigh, _ = welch(stats.design_estimate(predicted), stats.design_estimate(measured), 0.95)
     assert d == pytest.approx(wd) and low < d < high
     assert high - low > whigh - wlow  # one process spreads more than a mean of ten
     # a replay without spread leaves the measured side's t interval alone
