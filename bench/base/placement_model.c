@@ -23,22 +23,31 @@ static void plain(const double *x, size_t n, struct mfb_design_mean *out)
     out->rank = 1;
 }
 
-/* Adds column c (n values) to the orthonormal basis q[0..*rank) if it is not in its span (modified
- * Gram-Schmidt; a column whose remainder is under a billionth of its length is aliased). */
-static void add_column(double q[][MFB_MODEL_MAX_PROCESSES], int *rank, double *c, size_t n)
+/* v less its projection on the orthonormal basis q[0..rank) (modified Gram-Schmidt), in place;
+ * returns the squared length of what is left. */
+static double project_out(double q[][MFB_MODEL_MAX_PROCESSES], int rank, double *v, size_t n)
 {
-    double norm0 = 0, norm = 0;
-    for (size_t i = 0; i < n; i++)
-        norm0 += c[i] * c[i];
-    for (int k = 0; k < *rank; k++) {
+    for (int k = 0; k < rank; k++) {
         double dot = 0;
         for (size_t i = 0; i < n; i++)
-            dot += q[k][i] * c[i];
+            dot += q[k][i] * v[i];
         for (size_t i = 0; i < n; i++)
-            c[i] -= dot * q[k][i];
+            v[i] -= dot * q[k][i];
     }
+    double left = 0;
     for (size_t i = 0; i < n; i++)
-        norm += c[i] * c[i];
+        left += v[i] * v[i];
+    return left;
+}
+
+/* Adds column c (n values) to the orthonormal basis q[0..*rank) if it is not in its span (a column
+ * whose remainder is under a billionth of its length is aliased). */
+static void add_column(double q[][MFB_MODEL_MAX_PROCESSES], int *rank, double *c, size_t n)
+{
+    double norm0 = 0;
+    for (size_t i = 0; i < n; i++)
+        norm0 += c[i] * c[i];
+    double norm = project_out(q, *rank, c, n);
     if (norm0 == 0 || norm <= 1e-18 * norm0)
         return;
     for (size_t i = 0; i < n; i++)
@@ -84,17 +93,9 @@ void mfb_design_mean(const double *x, const int8_t (*levels)[MFB_MODEL_FACTORS],
     if (rank == 1 || df < 1)
         return;
     /* the residual sum of squares: x less its projection on the model's columns */
-    double rss = 0, proj[MFB_MODEL_MAX_PROCESSES];
-    memcpy(proj, x, n * sizeof *x);
-    for (int k = 0; k < rank; k++) {
-        double dot = 0;
-        for (size_t i = 0; i < n; i++)
-            dot += q[k][i] * proj[i];
-        for (size_t i = 0; i < n; i++)
-            proj[i] -= dot * q[k][i];
-    }
-    for (size_t i = 0; i < n; i++)
-        rss += proj[i] * proj[i];
+    double resid[MFB_MODEL_MAX_PROCESSES];
+    memcpy(resid, x, n * sizeof *x);
+    double rss = project_out(q, rank, resid, n);
     /* balanced: every effect-coded column sums to zero, so the intercept is the plain mean and its
      * variance the residual variance over n */
     out->se = sqrt(rss / (double)df / (double)n);
