@@ -471,7 +471,8 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"note: {line}")
         notes.append(f"note: {line}")
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
-          f"(simultaneous: Bonferroni), Welch t over processes")
+          f"(simultaneous: Bonferroni), Welch t on each side's error over its processes (the code placement model "
+          f"where the files placed code)")
     rows = [s.as_dict() for s in shifts]
     if gate is not None:
         for row in rows:

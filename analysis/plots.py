@@ -196,8 +196,9 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
                       f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
                       c.ci_adj_low, c.ci_adj_high, c.verdict) for c in comps]
     across = any(c.across_processes for c in comps)
+    over = "the code placement model over processes" if any(c.placement_model for c in comps) else "t over processes"
     return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) "
-                   "intervals, " + ("t over processes" if across else "sign test within one process"),
+                   "intervals, " + (over if across else "sign test within one process"),
                    "time ratio variant / baseline (below 1: faster)")
 
 
@@ -209,7 +210,7 @@ def shifts(items: list[Shift], margin: float, colors: dict[str, str] | None = No
     rows = [ForestRow(f"{_label(s.variant)} — {s.verdict}\n{s.ratio:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]",
                       s.variant, s.ratio, s.ci_low, s.ci_high, s.ci_adj_low, s.ci_adj_high, s.verdict) for s in items]
     return _forest(rows, margin, col, f"after / before of each variant's {what}: 95 % (thick) and simultaneous "
-                   "(thin) intervals, Welch t over processes", "after / before (below 1: after is faster)")
+                   "(thin) intervals, Welch t on each side's error", "after / before (below 1: after is faster)")
 
 
 
