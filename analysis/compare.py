@@ -66,7 +66,7 @@ class Comparison:
     placement_model: bool = False            # the interval's error from the placement model (stats.design_estimate)
     model_parameters: int = 0
     dof: int = 0                              # degrees of freedom of the interval
-    within_placement_sd: float = float("nan")  # per process, within a placement stratum (the interval's noise)
+    within_placement_sd: float = float("nan")  # per process, what the placement model leaves (the interval's noise)
     placement_sd: float = float("nan")        # sd of the placements' effects (cancelled by the balanced mean)
     variant_placement_sd: float = float("nan")  # sd of the variant's own placements' effects
     single_process_allowed: bool = False
@@ -220,7 +220,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     rotating = bool((blocks >= 0).any())
     ids = np.unique(procs)
     units = np.array([stats.process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
-    design = stats.design_estimate(units, placement_levels(pr, ids)) if across else None
+    levels = placement_levels(pr, ids) if across else None
+    design = stats.design_estimate(units, levels) if across else None
     ci = interval(units, across, level, design)
     p = p_value(units, across, design)
     tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
@@ -233,7 +234,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         rom = stats.Interval(nan, nan, nan, level, "not computed")
         hl, sub, mw = nan, False, nan
     within = stats.sign_test_ci(d, level)
-    shift = stats.shift_over_order(units, placement_levels(pr, ids), seed=seed) if across else None
+    shift = stats.shift_over_order(units, levels, seed=seed) if across else None
     c = Comparison(
         run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
         ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),

@@ -169,8 +169,8 @@ def code_placements(doc: dict[str, Any], process: np.ndarray, variant: np.ndarra
     """Each batch's code placements in its process: its variant's and the timed loop's
     (base/code_placement.h), -1 where the code has none (libc, a plugin) and for every batch of a
     file whose placements were not one per process balanced over the study (--code-rotation round,
-    a one-process file, files before the design): only a balanced study's strata cancel the
-    placements' effects (analysis/stats.py design_estimate)."""
+    a one-process file, files before the design): only where they are balanced do their effects
+    cancel in the mean the placement model's error is for (analysis/stats.py design_estimate)."""
     none = np.full(len(process), -1, dtype=np.int64)
     layout = doc.get("layout")
     procs = doc.get("processes")

@@ -22,11 +22,6 @@ def t_sf(x: float, dof: float) -> float:
     return float(special.stdtr(dof, -x))
 
 
-def f_sf(x: float, dfn: float, dfd: float) -> float:
-    """P(F > x) for Fisher's F with dfn and dfd degrees of freedom."""
-    return float(special.fdtrc(dfn, dfd, x))
-
-
 def norm_quantile(q: float) -> float:
     return float(special.ndtri(q))
 

@@ -370,10 +370,10 @@ class DesignEstimate:
     intercept of an additive model of the code placements' effects, effect-coded: each code's
     placement effects sum to zero over its placements), its error from the model's residual spread.
     The placements' own effects cancel in the balanced mean, so they are no part of its error; a t
-    interval over the processes as if they were exchangeable counts them (on the Zen 5 VM, 3-5 times
-    too wide). What the model leaves, the noise of a process and how two codes' placements meet
-    (which pairings a block of processes drew), is the error. Otherwise the plain mean with the t
-    interval over processes."""
+    interval over the processes as if they were exchangeable counts them (on the Zen 5 VM, 2 to 4
+    times as wide as the re-runs' own 95 % spread). What the model leaves, the noise of a process
+    and how two codes' placements meet (which pairings a block of processes drew), is the error.
+    Otherwise the plain mean with the t interval over processes."""
 
     estimate: float
     se: float
@@ -492,23 +492,13 @@ def design_estimate(x: np.ndarray, levels: np.ndarray | None = None) -> DesignEs
                           between, float(np.sqrt(max(0.0, spread))), tuple(factors))
 
 
-def model_residuals(x: np.ndarray, levels: np.ndarray | None) -> np.ndarray:
-    """x less the placement model's fit (x less its mean without levels)."""
-    x = np.asarray(x, float)
-    if levels is None:
-        return x - np.mean(x)
-    X, _ = placement_columns(levels)
-    beta, *_ = np.linalg.lstsq(X, x, rcond=None)
-    return x - X @ beta
-
-
 @dataclass(frozen=True)
 class ShiftTest:
     """A shift over process order: the split that sets the processes before it furthest from those
-    after it, and how often processes in a random order (within their strata) split as far."""
+    after it, and how often values with no shift split as far (shift_over_order)."""
 
     at: int            # processes before the split (0: no split tested)
-    before: float      # mean of the values before the split (strata effects removed, overall mean added back)
+    before: float      # mean of the values before the split (the placement model's fit taken off, the mean added back)
     after: float
     p: float
     permutations: int  # draws of the statistic's law under no shift
@@ -520,8 +510,9 @@ SHIFT_PERMUTATIONS = 2000
 
 
 def _max_split_t(r: np.ndarray, lo: int) -> tuple[float, int]:
-    """Largest |Welch-free two-sample t| of r[:c] against r[c:] over c in [lo, n - lo], on the pooled
-    residual variance; rows of r are separate orders of the same values."""
+    """Largest |two-sample t| of r[:c] against r[c:] over c in [lo, n - lo], each on the variance of
+    the whole row (the split's own variances would shrink where a shift sits); rows of r are separate
+    orders or draws, and the split of the largest is returned with it."""
     r = np.atleast_2d(r)
     n = r.shape[1]
     c = np.arange(lo, n - lo + 1)

@@ -199,8 +199,6 @@ int mfb_source_load(struct mfb_source *s, union mfb_fn at[MFB_CODE_PLACEMENTS], 
     int rc = 0;
     for (unsigned k = 0; k < MFB_CODE_PLACEMENTS && rc == 0; k++)
         rc = load_one(s, k, &at[k], err);
-    s->code_bytes = sym->size;
-    s->fields = sym->nfields;
     /* The copies are one object linked eight times: the same bytes but where the linker wrote an
      * address or a displacement, which depends on where each copy sits (a call through the PLT,
      * a load from the GOT or from .rodata). Anything else differing means the copies are not the

@@ -55,9 +55,8 @@ struct mfb_source {
     /* loaded (mfb_source_load) */
     void *handle[MFB_CODE_PLACEMENTS];
     uintptr_t address[MFB_CODE_PLACEMENTS];
-    uint64_t code_bytes;     /* the symbol's size */
-    size_t fields;           /* bytes ranges the linker fills in, left out of the copies' comparison */
-    struct mfb_elf_symbol sym; /* the symbol as the object has it: its size and those fields */
+    struct mfb_elf_symbol sym; /* the symbol as the object has it: its size, and the byte ranges the
+                                * linker fills in, left out of the copies' comparison */
     char *description;       /* "source FILE:SYMBOL, built by CC FLAGS", for the variant */
     bool line_offsets_all;   /* its placements open at every 16-byte offset of a 64-byte line */
 };

@@ -27,13 +27,13 @@ _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements 
 #define MFB_MAX_PROCESSES 64
 /* Processes of a default study. Code and data layout change from one exec to the next and stay
  * fixed within one, so a process is the unit a verdict about the implementation must sample.
- * Process i runs its code placements' turn i mod MFB_CODE_PLACEMENTS (measure/layout.h), so 32
- * is every turn 4 times: the verdict's interval is the spread within a turn (placement effects
- * cancel in the balanced mean), with 24 degrees of freedom. A process's own noise does not shrink
- * with its length (on the Zen 5 VM its spread within a turn was 1.2 % at 0.5 s and at 1.25 s of
- * rounds), so more, shorter processes narrow the interval: 10, 16 and 32 processes of 5 s gave
- * 0.29 %, 0.34 % and 0.15 % between re-runs there (docs/methodology.md), at about 0.1 s of
- * set-up each. */
+ * Process i runs turn i mod MFB_CODE_PLACEMENTS of its block's code placements (measure/layout.h),
+ * so 32 is 4 blocks: the placements' effects cancel in the mean, and the verdict's interval is what
+ * the placement model leaves, with 22 to 25 degrees of freedom (analysis/stats.py design_estimate).
+ * A process's own noise does not shrink with its length (on the Zen 5 VM: 0.74 % at 0.5 s of
+ * rounds, 1.22 % at 1.25 s), so more, shorter processes narrow the interval: studies of 10, 16
+ * and 32 processes moved 0.29 %, 0.34 % and 0.15 % between re-runs there (docs/methodology.md,
+ * record process-length), at about 0.1 s of set-up each. */
 #define MFB_DEFAULT_PROCESSES 32
 /* Seconds of rounds of a default study, over all its processes. A verdict's interval is over
  * processes and its width is their spread (code and data layout, about 1-3 % per process), not the
@@ -135,9 +135,9 @@ struct mfb_study {
 void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
 
 /* A short --time with the default processes: fewer processes, so that each keeps its least share
- * of rounds (MFB_MIN_PROCESS_TIME_S): whole turns of the code placements where two or more fit, which
- * keeps the turns equally replicated (measure/layout.h). Nothing for a given --processes, a child,
- * --target-ci or rounds without a time limit. */
+ * of rounds (MFB_MIN_PROCESS_TIME_S): whole blocks of MFB_CODE_PLACEMENTS where two or more fit,
+ * which keeps every code placement equally often (measure/layout.h). Nothing for a given
+ * --processes, a child, --target-ci or rounds without a time limit. */
 void mfb_study_fit_processes(struct mfb_study *s);
 
 /* Where --processes came from, for the result file: "given", "default", or the default lowered

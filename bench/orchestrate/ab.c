@@ -46,24 +46,6 @@ void mfb_ab_libraries(struct mfb_ab *ab)
              mfb_program_library("MEMFBENCH_AB_BUILTINS", MFB_AB_BUILTINS_BUILD_PATH, MFB_AB_BUILTINS_INSTALL_PATH));
 }
 
-/* name as execvp would find it: itself when it has a '/', else the first executable regular file
- * of that name in PATH. */
-static int find_program(const char *name, char *out, size_t n)
-{
-    if (strchr(name, '/'))
-        return snprintf(out, n, "%s", name) < (int)n ? 0 : -1;
-    const char *path = getenv("PATH");
-    for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-        size_t len = strcspn(p, ":");
-        struct stat st;
-        if (snprintf(out, n, "%.*s/%s", (int)(len ? len : 1), len ? p : ".", name) < (int)n &&
-            stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return 0;
-        p += len + (p[len] == ':');
-    }
-    return -1;
-}
-
 /* Whether the ELF file at fd has a program interpreter (dynamically linked): 1 yes, 0 no (static),
  * -1 not an ELF file. */
 static int elf_dynamic(int fd)
@@ -98,7 +80,7 @@ static int elf_dynamic(int fd)
 int mfb_ab_check_program(struct mfb_ab *ab, const char *name, struct mfb_err *err)
 {
     char found[PATH_MAX];
-    if (find_program(name, found, sizeof found) != 0)
+    if (mfb_program_find(name, found, sizeof found) != 0)
         return mfb_fail(err, "memfbench ab: %s: no such program (searched PATH)", name);
     struct stat st;
     if (stat(found, &st) != 0)

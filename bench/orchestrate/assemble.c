@@ -92,7 +92,7 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
 
 /* NAME-copy of a source variant NAME given before it: the same libraries, so the same code, run
  * from another placement than NAME's in every process (settle_copies). */
-static int add_source_copy(struct mfb_run *r, const struct mfb_run_variant *orig, const char *name)
+static void add_source_copy(struct mfb_run *r, const struct mfb_run_variant *orig, const char *name)
 {
     struct mfb_run_variant *rv = &r->vars[r->nvars];
     int slot = r->nvars++;
@@ -107,7 +107,6 @@ static int add_source_copy(struct mfb_run *r, const struct mfb_run_variant *orig
     rv->v = &rv->own;
     rv->code_placement = (int)mfb_layout_placement_at(&r->layout, slot, 0, 0);
     rv->own.fn = rv->at[rv->code_placement];
-    return 0;
 }
 
 /* A/A copies: a built-in's copy never shares its original's code placement in the same process
@@ -137,7 +136,7 @@ static void settle_copies(struct mfb_run *r)
             int other = orv ? orv->code_placement : (rv->code_placement + 1) % MFB_CODE_PLACEMENTS;
             rv->copy_identical = mfb_source_same_code(rv->source, rv->source->address[rv->code_placement],
                                                       rv->source->address[other]);
-            rv->copy_bytes_compared = rv->source->code_bytes;
+            rv->copy_bytes_compared = rv->source->sym.size;
             continue;
         }
         struct mfb_variant orig;

@@ -13,6 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
+int mfb_program_find(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/'))
+        return snprintf(out, n, "%s", name) < (int)n ? 0 : -1;
+    const char *path = getenv("PATH");
+    for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        struct stat st;
+        if (snprintf(out, n, "%.*s/%s", (int)(len ? len : 1), len ? p : ".", name) < (int)n &&
+            stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+            return 0;
+        p += len + (p[len] == ':');
+    }
+    return -1;
+}
+
 /* A stop request to record itself (SIGINT, SIGTERM, SIGHUP): the signal, and whether a process
  * sent it (kill) rather than the terminal, which sends it to the program as well. A handler
  * reaches static storage only. */

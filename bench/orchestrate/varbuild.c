@@ -16,6 +16,7 @@
 #include "base/filetext.h"
 #include "base/sha256.h"
 #include "measure/timer.h"
+#include "orchestrate/program.h"
 #include "report/temporaries.h"
 
 extern char **environ;
@@ -124,24 +125,6 @@ static void first_error(const char *log, char *out, size_t cap)
     free(text);
 }
 
-/* The executable a command name runs (out holds PATH_MAX bytes): itself when it has a '/', else
- * the first match on PATH. */
-static int resolve(const char *name, char out[PATH_MAX])
-{
-    if (strchr(name, '/'))
-        return realpath(name, out) ? 0 : -1;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        char cand[PATH_MAX];
-        int k = snprintf(cand, sizeof cand, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
-        if (k > 0 && (size_t)k < sizeof cand && access(cand, X_OK) == 0 && realpath(cand, out))
-            return 0;
-        p += n + (p[n] == ':');
-    }
-    return -1;
-}
-
 /* mkdir -p for the cache's folders. */
 static int make_dirs(const char *path)
 {
@@ -242,14 +225,10 @@ static int step(struct build *b, const struct argv *v, const char *what, struct 
     int rc = run_tool(v, b->log);
     if (rc == 0)
         return 0;
-    if (rc == 127 && access(b->log, F_OK) == 0) {
-        char line[512];
-        first_error(b->log, line, sizeof line);
-        if (!strcmp(line, "no message"))
-            return mfb_fail(err, "%s: cannot run the compiler '%s' (set CC to a C compiler)", b->s->spec, v->a[0]);
-    }
     char line[512];
     first_error(b->log, line, sizeof line);
+    if (rc == 127 && !strcmp(line, "no message")) /* exec failed: the child wrote nothing */
+        return mfb_fail(err, "%s: cannot run the compiler '%s' (set CC to a C compiler)", b->s->spec, v->a[0]);
     bool undefined = strstr(line, "undefined reference") != NULL;
     return mfb_fail(err, "%s: %s failed: %s%s", b->s->spec, what, line,
                     undefined ? " (the code must link on its own against the C library; give what it needs in one "
@@ -522,7 +501,8 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err 
         mfb_fail(err, "%s: CC is empty", s->spec);
         goto out;
     }
-    if (resolve(b->cc.w[0], b->cc_path) != 0) {
+    char found[PATH_MAX];
+    if (mfb_program_find(b->cc.w[0], found, sizeof found) != 0 || !realpath(found, b->cc_path)) {
         mfb_fail(err, "%s: no C compiler: '%s' is not on PATH (set CC to one)", s->spec, b->cc.w[0]);
         goto out;
     }

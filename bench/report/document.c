@@ -565,8 +565,8 @@ static cJSON *source_build_json(const struct mfb_source *s)
     cJSON_AddStringToObject(o, "cache_entry", s->dir);
     cJSON_AddBoolToObject(o, "cached", s->cached);
     cJSON_AddNumberToObject(o, "seconds", s->build_s);
-    cJSON_AddNumberToObject(o, "code_bytes", (double)s->code_bytes);
-    cJSON_AddNumberToObject(o, "relocated_fields", (double)s->fields);
+    cJSON_AddNumberToObject(o, "code_bytes", (double)s->sym.size);
+    cJSON_AddNumberToObject(o, "relocated_fields", (double)s->sym.nfields);
     cJSON_AddBoolToObject(o, "line_offsets_all", s->line_offsets_all);
     cJSON *p = cJSON_AddArrayToObject(o, "page_offsets");
     for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++)
