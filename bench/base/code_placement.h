@@ -58,8 +58,9 @@ struct mfb_process_placements {
 
 /* Opens the translation unit's text at a page boundary plus k * MFB_PLACEMENT_STEP bytes of
  * never-executed int3. It must precede every function of the file, which the build guarantees
- * with -fno-toplevel-reorder for the placed files. */
-#define MFB_PLACEMENT_PAD(k) \
-    __asm__(".text\n.p2align 12\n.skip (" MFB_STR(k) ") * " MFB_STR(MFB_PLACEMENT_STEP) ", 0xcc\n")
+ * with -fno-toplevel-reorder for the placed files. (.if: gas warns of a .skip of 0 bytes.) */
+#define MFB_PLACEMENT_PAD(k)                                                                       \
+    __asm__(".text\n.p2align 12\n.if (" MFB_STR(k) ")\n.skip (" MFB_STR(k) ") * " MFB_STR(          \
+        MFB_PLACEMENT_STEP) ", 0xcc\n.endif\n")
 
 #endif

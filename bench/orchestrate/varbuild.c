@@ -298,7 +298,9 @@ static int build_pad(struct build *b, unsigned k, struct mfb_err *err)
     FILE *f = fopen(src, "w");
     if (!f)
         return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, src, strerror(errno));
-    fprintf(f, "\t.section .text.unlikely,\"ax\"\n\t.p2align 12\n\t.skip %u, 0\n", k * MFB_PLACEMENT_STEP);
+    fprintf(f, "\t.section .text.unlikely,\"ax\"\n\t.p2align 12\n");
+    if (k > 0) /* gas warns of a .skip of 0 bytes */
+        fprintf(f, "\t.skip %u, 0\n", k * MFB_PLACEMENT_STEP);
     if (fclose(f) != 0)
         return mfb_fail(err, "%s: cannot write %s", b->s->spec, src);
     struct argv v = {.n = 0};
