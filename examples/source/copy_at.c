@@ -25,7 +25,9 @@
 #define COPY_AT_STR_(x) #x
 #define COPY_AT_STR(x) COPY_AT_STR_(x)
 
-__asm__(".text\n.p2align " COPY_AT_STR(COPY_LINE) "\n.skip " COPY_AT_STR(COPY_AT) ", 0xcc\n");
+/* .if: the assembler warns of a .skip of 0 bytes */
+__asm__(".text\n.p2align " COPY_AT_STR(COPY_LINE) "\n.if " COPY_AT_STR(COPY_AT) "\n.skip " COPY_AT_STR(COPY_AT)
+        ", 0xcc\n.endif\n");
 
 void *copy_at(void *restrict dst, const void *restrict src, size_t n)
 {
