@@ -16,7 +16,7 @@ extern "C" {
 #include "impl/variants.h"
 #include "measure/kernels.h"
 #include "measure/passes.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "measure/workset.h"
 #include "workload/distribution.h"
 #include "workload/sampler.h"

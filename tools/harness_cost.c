@@ -20,7 +20,7 @@
 #include "impl/variants.h"
 #include "measure/kernels.h"
 #include "measure/passes.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "workload/call.h"
 
 /* 512 records (a 48 KiB L1d's array), a pass each, and enough passes that a timed loop lasts

@@ -4,7 +4,7 @@
  * indexes: one arbitrary placement, frozen (Mytkowicz et al., ASPLOS 2009). memfbench's own timed
  * code (the harness's loops in measure/, the built-ins in impl/) is therefore compiled
  * MFB_CODE_PLACEMENTS times, each copy opening its text at a page boundary plus its own pad, and
- * every process times a copy drawn at random (measure/layout.h), recorded in the result file. */
+ * every process times a copy drawn at random (machine/layout.h), recorded in the result file. */
 #ifndef MFB_CODE_PLACEMENT_H
 #define MFB_CODE_PLACEMENT_H
 
@@ -33,7 +33,7 @@ static inline int8_t mfb_line_offset_of(int8_t placement)
     return placement < 0 ? (int8_t)-1 : (int8_t)(placement % MFB_LINE_OFFSETS);
 }
 
-/* When a process changes the placements its timed code runs from (measure/layout.h).
+/* When a process changes the placements its timed code runs from (machine/layout.h).
  *   ROUND: every round moves the loop and each built-in one step along its permutation, so each
  *     process times every placement equally often and its estimate averages them; which
  *     placements meet in a round (the pairing) is drawn per process.
@@ -44,7 +44,7 @@ enum mfb_code_rotation { MFB_ROTATE_ROUND, MFB_ROTATE_PROCESS };
 
 /* The code placements one process ran (its file's processes[] entry): the timed loop's and each
  * variant's, -1 for code that has none. Bounded by MFB_PLACED_VARIANTS, which the study's variant
- * limit (measure/study.h, MFB_MAX_VARIANTS) must not exceed. */
+ * limit (study/study.h, MFB_MAX_VARIANTS) must not exceed. */
 #define MFB_PLACED_VARIANTS 32
 struct mfb_process_placements {
     int8_t kernel;

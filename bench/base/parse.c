@@ -152,3 +152,22 @@ int mfb_parse_cpu_order(const char *s, int *out, size_t max, size_t *n, int *rep
     struct cpu_order_ctx c = {out, max, n, repeated};
     return walk_cpu_ranges(s, append_range, &c);
 }
+
+int mfb_parse_bytes_list(const char *s, char sep, size_t *out, int n)
+{
+    int k = 0;
+    for (const char *p = s;; k++) {
+        size_t len = strcspn(p, (char[]){sep, '\0'});
+        /* a size is a few characters; a longer field is no size (and needs no copy) */
+        char field[32];
+        if (k == n || len == 0 || len >= sizeof field)
+            return -1;
+        memcpy(field, p, len);
+        field[len] = '\0';
+        if (mfb_parse_bytes(field, &out[k]) < 0)
+            return -1;
+        if (!p[len])
+            return k + 1;
+        p += len + 1;
+    }
+}

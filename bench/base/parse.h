@@ -13,6 +13,9 @@ int mfb_parse_u64(const char *s, uint64_t *out);
 int mfb_parse_seed(const char *s, uint64_t *out);
 /* A size as sysfs and the command line write it: "48K", "1M", "2G", "32768", "48KiB", "1MB". */
 int mfb_parse_bytes(const char *s, size_t *out);
+/* Up to n sizes separated by sep ("48K:2M:32M") into out: how many, or -1 when one is no size
+ * or there are more than n. */
+int mfb_parse_bytes_list(const char *s, char sep, size_t *out, int n);
 /* The index of s in names[0..n), for the parsers of closed sets (functions, placements,
  * alignment modes): -1 when it names none. */
 int mfb_parse_name(const char *s, const char *const *names, int n);

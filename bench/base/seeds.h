@@ -15,7 +15,7 @@ enum mfb_stream {
     MFB_STREAM_OVERHEAD,  /* the passes of the harness-overhead measurement */
     MFB_STREAM_ARENA,     /* the buffers' byte pattern */
     MFB_STREAM_ENV_PAD,   /* --processes: the length of a child's environment pad */
-    MFB_STREAM_STACK,     /* the process's stack offset (measure/layout.h) */
+    MFB_STREAM_STACK,     /* the process's stack offset (machine/layout.h) */
     MFB_STREAM_CODE,      /* the code placements of the timed loop and the built-ins */
     MFB_STREAM_CHECK,     /* the placement check's sampled lines and walk orders */
     MFB_STREAM_COUNT

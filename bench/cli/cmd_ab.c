@@ -1,5 +1,5 @@
 /* memfbench ab [-v VARIANT]... [--runs N] -o FILE -- PROGRAM [ARGS...]: a program run end to end
- * under the C library's functions and under each variant (orchestrate/ab.h), the file written,
+ * under the C library's functions and under each variant (ab/ab.h), the file written,
  * then the verdict printed by the analysis (memfbench analyze ab FILE). */
 #include <getopt.h>
 #include <sched.h>
@@ -11,8 +11,8 @@
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
-#include "orchestrate/ab.h"
-#include "orchestrate/abstudy.h"
+#include "ab/ab.h"
+#include "ab/abstudy.h"
 #include "orchestrate/cpus.h"
 
 enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS };
@@ -21,32 +21,32 @@ enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, 
 #define AB_DEFAULT_RUNS 10
 
 static const struct mfb_flag ab_flags[] = {
-    {"variant", required_argument, 'v', true, "V",
-     "a built-in (memfbench list) or PATH:SYMBOL[=NAME]; repeat for more"},
-    {"function", required_argument, 'f', true, "F", "the function the variants implement (default memcpy)"},
-    {"runs", required_argument, OPT_RUNS, false, "N",
-     "blocks of runs, each running the program once per arm (default 10)"},
-    {"warmup", required_argument, OPT_WARMUP, false, "N",
-     "blocks run first and not counted: page cache, first-touch (default 1)"},
-    {"cpu", required_argument, 'c', true, "N", "pin the program (and its children) to CPU N; none: not\n"
-                                                "pinned (default: the last allowed CPU)"},
-    {"seed", required_argument, 's', true, "S", "the seed of the arms' order (default: fresh)"},
-    {"program-output", required_argument, OPT_OUTPUT_OF, false, "FILE",
-     "append the program's stdout and stderr here (default /dev/null)"},
-    {"predict-from", required_argument, OPT_PREDICT, false, "DIR",
+    MFB_ROW("variant", required_argument, 'v', true, "V",
+     "a built-in (memfbench list) or PATH:SYMBOL[=NAME]; repeat for more"),
+    MFB_ROW("function", required_argument, 'f', true, "F", "the function the variants implement (default memcpy)"),
+    MFB_ROW("runs", required_argument, OPT_RUNS, false, "N",
+     "blocks of runs, each running the program once per arm (default 10)"),
+    MFB_ROW("warmup", required_argument, OPT_WARMUP, false, "N",
+     "blocks run first and not counted: page cache, first-touch (default 1)"),
+    MFB_ROW_CPU("pin the program (and its children) to CPU N; none: not\n"
+                                                "pinned (default: the last allowed CPU)"),
+    MFB_ROW_SEED("the seed of the arms' order (default: fresh)"),
+    MFB_ROW("program-output", required_argument, OPT_OUTPUT_OF, false, "FILE",
+     "append the program's stdout and stderr here (default /dev/null)"),
+    MFB_ROW("predict-from", required_argument, OPT_PREDICT, false, "DIR",
      "a recording of this program (memfbench record): also replay its table\n"
      "(a default study, FILE.replay.json; its trace in order too when it\n"
      "has one, FILE.trace-replay.json) and print the difference each\n"
-     "predicts beside the one measured"},
-    {"replay-time", required_argument, OPT_REPLAY_TIME, false, "S",
+     "predicts beside the one measured"),
+    MFB_ROW("replay-time", required_argument, OPT_REPLAY_TIME, false, "S",
      "with --predict-from: each replay's seconds of rounds (default: a\n"
-     "default study's)"},
-    {"by-class", no_argument, OPT_BY_CLASS, false, NULL,
+     "default study's)"),
+    MFB_ROW("by-class", no_argument, OPT_BY_CLASS, false, NULL,
      "with --predict-from: time each size class in the replay too, and\n"
-     "predict the difference class by class"},
-    {"output", required_argument, 'o', true, "FILE", "the result file, written atomically"},
-    {"quiet", no_argument, 'q', true, NULL, "no progress and no verdict"},
-    {"help", no_argument, 'h', true, NULL, "this text"},
+     "predict the difference class by class"),
+    MFB_ROW_OUTPUT("FILE", "the result file, written atomically"),
+    MFB_ROW_QUIET("no progress and no verdict"),
+    MFB_ROW_HELP,
 };
 
 static void usage(FILE *out)

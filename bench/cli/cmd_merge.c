@@ -19,12 +19,12 @@
 
 /* The options of memfbench merge, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag merge_flags[] = {
-    {"output", required_argument, 'o', true, "DIR",
+    MFB_ROW("output", required_argument, 'o', true, "DIR",
      "the new folder (refused if it exists; written whole or not\n"
-     "at all)"},
-    {"bpftrace", required_argument, 'b', false, "FUNCTION:FILE",
-     "a bpftrace histogram of FUNCTION's sizes (repeatable)"},
-    {"help", no_argument, 'h', true, NULL, "this text"},
+     "at all)"),
+    MFB_ROW("bpftrace", required_argument, 'b', false, "FUNCTION:FILE",
+     "a bpftrace histogram of FUNCTION's sizes (repeatable)"),
+    MFB_ROW_HELP,
 };
 
 static void usage(FILE *out)

@@ -38,29 +38,29 @@ enum { OPT_LAT = 256, OPT_BW, OPT_MAX, OPT_MIN, OPT_STEPS, OPT_REP, OPT_HUGE, OP
 
 /* The options of memfbench probe, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag probe_flags[] = {
-    {"output", required_argument, 'o', true, "FILE",
-     "probe file (JSON, .json.gz compressed), written atomically; '-' stdout"},
-    {"latency", no_argument, OPT_LAT, false, NULL, "measure latency (default: both latency and bandwidth)"},
-    {"bandwidth", no_argument, OPT_BW, false, NULL, "measure bandwidth"},
-    {"max-size", required_argument, OPT_MAX, false, "S",
+    MFB_ROW("output", required_argument, 'o', true, "FILE",
+     "probe file (JSON, .json.gz compressed), written atomically; '-' stdout"),
+    MFB_ROW("latency", no_argument, OPT_LAT, false, NULL, "measure latency (default: both latency and bandwidth)"),
+    MFB_ROW("bandwidth", no_argument, OPT_BW, false, NULL, "measure bandwidth"),
+    MFB_ROW("max-size", required_argument, OPT_MAX, false, "S",
      "largest buffer, up to 256G (default: max(1 GiB, 4x LLC), at most 1/4 of\n"
-     "free memory)"},
-    {"min-size", required_argument, OPT_MIN, false, "S", "smallest buffer (default 4K)"},
-    {"steps", required_argument, OPT_STEPS, false, "N", "sizes per octave (default 4; bandwidth uses half as many)"},
-    {"repeats", required_argument, OPT_REP, false, "N", "measurements per point, 1-32 (default 5)"},
-    {"huge", required_argument, OPT_HUGE, false, "MODE",
+     "free memory)"),
+    MFB_ROW("min-size", required_argument, OPT_MIN, false, "S", "smallest buffer (default 4K)"),
+    MFB_ROW("steps", required_argument, OPT_STEPS, false, "N", "sizes per octave (default 4; bandwidth uses half as many)"),
+    MFB_ROW("repeats", required_argument, OPT_REP, false, "N", "measurements per point, 1-32 (default 5)"),
+    MFB_ROW("huge", required_argument, OPT_HUGE, false, "MODE",
      "auto|off|thp|hugetlb: huge pages for a second set of latency curves\n"
-     "(default auto: reserved huge pages, else THP, else none)"},
-    {"cpu", required_argument, 'c', true, "N", "CPU for latency and one-thread bandwidth (default: last allowed)"},
-    {"threads", required_argument, OPT_THREADS, false, "N", "bandwidth threads (default 1, or as many as --cpus lists)"},
-    {"cpus", required_argument, OPT_CPUS, false, "LIST",
+     "(default auto: reserved huge pages, else THP, else none)"),
+    MFB_ROW_CPU("CPU for latency and one-thread bandwidth (default: last allowed)"),
+    MFB_ROW("threads", required_argument, OPT_THREADS, false, "N", "bandwidth threads (default 1, or as many as --cpus lists)"),
+    MFB_ROW("cpus", required_argument, OPT_CPUS, false, "LIST",
      "CPUs for the bandwidth threads in order, e.g. 1,0 (one thread per CPU;\n"
-     "the first is latency's CPU)"},
-    {"quick", no_argument, OPT_QUICK, false, NULL, "small and short: up to 4x L2, 2 sizes per octave, 5 repeats"},
-    {"seed", required_argument, 's', true, "S", "seed of the random chains (default: fresh, recorded)"},
-    {"clock", required_argument, OPT_CLOCK, false, "NAME", "auto|tsc|cntvct|monotonic"},
-    {"quiet", no_argument, 'q', true, NULL, "no progress, no summary"},
-    {"help", no_argument, 'h', true, NULL, "this text"},
+     "the first is latency's CPU)"),
+    MFB_ROW("quick", no_argument, OPT_QUICK, false, NULL, "small and short: up to 4x L2, 2 sizes per octave, 5 repeats"),
+    MFB_ROW_SEED("seed of the random chains (default: fresh, recorded)"),
+    MFB_ROW("clock", required_argument, OPT_CLOCK, false, "NAME", "auto|tsc|cntvct|monotonic"),
+    MFB_ROW_QUIET("no progress, no summary"),
+    MFB_ROW_HELP,
 };
 
 /* MFB_PROBE_MAX_REPEATS is an enum: the help's "1-32" is checked against it here. */
@@ -154,8 +154,9 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct pro
         a->seed_given = true;
         break;
     case OPT_CLOCK:
-        if (mfb_clock_request_parse(arg, &c->clock) < 0)
+        if ((h = mfb_choice_parse(MFB_SET_CLOCK, arg)) < 0)
             return mfb_fail(err, "memfbench probe: --clock: '%s' is not auto, tsc, cntvct or monotonic", arg);
+        c->clock = (enum mfb_clock_request)h;
         break;
     case 'q':
         c->quiet = true;

@@ -26,16 +26,16 @@
 
 /* The options of memfbench record, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag record_flags[] = {
-    {"output", required_argument, 'o', true, "DIR", "the folder to create"},
-    {"rate", required_argument, 'r', false, "1/N",
+    MFB_ROW_OUTPUT("DIR", "the folder to create"),
+    MFB_ROW("rate", required_argument, 'r', false, "1/N",
      "count the shape (size, alignment, ...) of every Nth call only (default 1/1);\n"
-     "every call is still counted"},
-    {"flush", required_argument, 'f', false, "S",
-     "also write the counts every S seconds and on SIGUSR1 (long-lived services)"},
-    {"trace", required_argument, 't', false, "N",
+     "every call is still counted"),
+    MFB_ROW("flush", required_argument, 'f', false, "S",
+     "also write the counts every S seconds and on SIGUSR1 (long-lived services)"),
+    MFB_ROW("trace", required_argument, 't', false, "N",
      "also keep each process's first N calls in order, with their callers:\n"
-     "FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv"},
-    {"help", no_argument, 'h', true, NULL, "this text"},
+     "FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv"),
+    MFB_ROW_HELP,
 };
 
 static void usage(FILE *out)

@@ -16,7 +16,7 @@
 #include "orchestrate/guard.h"
 #include "orchestrate/plan.h"
 #include "cli/options.h"
-#include "orchestrate/processes.h"
+#include "processes/processes.h"
 #include "measure/run.h"
 #include "report/document.h"
 #include "report/hostinfo.h"
@@ -111,7 +111,8 @@ static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, 
     return mfb_workset_alloc(run->ws, mfb_stream_seed(run->seed, MFB_STREAM_ARENA), err);
 }
 
-static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_layout *layout)
+static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_cpu_plan *plan,
+                                               const struct mfb_layout *layout)
 {
     struct mfb_study cfg = *cfg_in;
     struct mfb_err err = {{0}};
@@ -167,20 +168,18 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
             goto fail;
         goto done;
     }
-    struct mfb_cpu_plan plan;
-    if (mfb_cpus_plan(&cfg, mfb_cpus_last_allowed(), &plan, &err) < 0 || mfb_plan_pin(&cfg, &plan, &err) < 0 ||
-        mfb_plan_team(&run, &cfg, &plan, &err) < 0)
+    if (mfb_plan_pin(&cfg, plan, &err) < 0 || mfb_plan_team(&run, &cfg, plan, &err) < 0)
         goto fail;
     mfb_assemble_caches(&caches, &cfg, &probed, &warn);
     if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
         goto fail;
-    if (set_up_workset(&run, &plan, &caches, &err) < 0)
+    if (set_up_workset(&run, plan, &caches, &err) < 0)
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);
     cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
     activity.phase = MFB_PHASE_IDLE;
     bool team = run.team && run.team->n > 1;
-    if (measure(&run, &background, &plan, &caches, team ? &merged : NULL, &err) < 0) {
+    if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0) {
         cJSON_Delete(host);
         goto fail;
     }
@@ -214,8 +213,9 @@ done:
 int mfb_cmd_run(int argc, char **argv)
 {
     struct mfb_study cfg;
+    struct mfb_cpu_plan plan;
     struct mfb_err err = {{0}};
-    int rc = mfb_options_parse(argc, argv, &cfg, &err);
+    int rc = mfb_options_parse(argc, argv, &cfg, &plan, &err);
     if (rc == 1)
         return MFB_EXIT_OK;
     if (rc < 0) {
@@ -231,5 +231,5 @@ int mfb_cmd_run(int argc, char **argv)
                     cfg.code_rotation);
     volatile char *shift = alloca(layout.stack_offset + 1);
     shift[0] = 0;
-    return run_study(&cfg, &layout);
+    return run_study(&cfg, &plan, &layout);
 }

@@ -4,15 +4,6 @@
  * core each line is flushed twice, which costs time outside the timer and nothing else. */
 #define LINE 64u
 
-bool mfb_evict_available(void)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-    return true;
-#else
-    return false;
-#endif
-}
-
 static inline void flush_one(const uint8_t *p)
 {
 #if defined(__x86_64__)
@@ -38,7 +29,7 @@ static inline void flush_fence(void)
 
 bool mfb_evict_lines(uint8_t *base, const uint32_t *off, uint64_t n)
 {
-    if (!mfb_evict_available())
+    if (!mfb_target_user_flush())
         return false;
     for (uint64_t i = 0; i < n; i++)
         flush_one(base + off[i]);
@@ -81,7 +72,7 @@ static void flush_span(const struct mfb_span *s, void *ctx)
 
 uint64_t mfb_evict_batch(const struct mfb_batch *b, int roles)
 {
-    if (!mfb_evict_available())
+    if (!mfb_target_user_flush())
         return 0;
     uint64_t lines = 0;
     mfb_evict_spans(b, roles, flush_span, &lines);

@@ -11,13 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/target.h"
 #include "measure/kernels.h"
 
-/* Whether this build can flush a line from user mode (x86-64 clflush, AArch64 dc civac). */
-bool mfb_evict_available(void);
-
 /* Flushes the lines holding base + off[i] for i < n, then waits until they have left every cache;
- * false (and nothing done) where mfb_evict_available() is false. */
+ * false (and nothing done) where mfb_target_user_flush() is false. */
 bool mfb_evict_lines(uint8_t *base, const uint32_t *off, uint64_t n);
 
 /* The bytes a large call of a batch touches in one role: [at, at + len). */

@@ -19,7 +19,7 @@ static inline uint64_t chain_zero(uint64_t v)
     __asm__("and %0, %0, xzr" : "+r"(v));
 #else
     __asm__ volatile("" : "+r"(v));
-    v = 0; /* no dependent zero here: --latency is refused on such targets (measure/study.h) */
+    v = 0; /* no dependent zero here: --latency is refused on such targets (study/study.h) */
 #endif
     return v;
 }

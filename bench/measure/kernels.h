@@ -9,7 +9,7 @@
 
 #include "base/code_placement.h"
 #include "impl/variants.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "workload/call.h"
 #include "workload/space.h"
 
@@ -49,7 +49,7 @@ struct mfb_batch {
     size_t reps;
     const struct mfb_timer *timer;
     bool latency;                 /* --latency: each call's addresses depend on the previous call */
-    void (*pressure)(void);       /* --icache-pressure: run after every call (measure/pressure.h); NULL none */
+    void (*pressure)(void);       /* --icache-pressure: run after every call (machine/pressure.h); NULL none */
 };
 
 struct mfb_batch_result {

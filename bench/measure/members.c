@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "base/seeds.h"
-#include "measure/background.h"
+#include "machine/background.h"
 #include "measure/run.h"
 #include "measure/team.h"
 

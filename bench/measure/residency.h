@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "base/warn.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "measure/workset.h"
 
 /* Where a window's lines should load from. */

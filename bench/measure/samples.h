@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure/counters.h"
+#include "machine/counters.h"
 
 struct mfb_sample {
     uint16_t variant;  /* index into the run's variant list */
@@ -44,7 +44,7 @@ int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s);
  * and the analysis (analysis/stats.py, process_estimate) share: over the measured rounds of size
  * class cls (0: the whole distribution) of process `process` (< 0: every process), each round's
  * ln(batch time of v / batch time of the baseline); their median, or, with code placements
- * rotating per round, the median over full blocks of MFB_CODE_PLACEMENTS rounds (measure/layout.h)
+ * rotating per round, the median over full blocks of MFB_CODE_PLACEMENTS rounds (machine/layout.h)
  * of each block's mean (over every process at once, process < 0, blocks are told apart where the
  * round number falls back). A round's batches of one class are nvars consecutive samples, so the pairing
  * cancels the round-to-round change of the drawn calls and the machine's drift. scratch holds

@@ -18,10 +18,8 @@
 
 #include "base/error.h"
 #include "measure/samples.h"
+#include "study/study.h"
 
-/* Timing threads one run may have: a sample stores its thread in 16 bits, and each thread keeps
- * a working set of its own (a few MiB to 2 GiB). */
-#define MFB_MAX_THREADS 64
 
 /* Where a timing thread runs, from sysfs (-1, "": unknown). */
 struct mfb_thread_place {

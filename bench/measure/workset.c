@@ -8,26 +8,11 @@
 #include "base/parse.h"
 #include "base/rng.h"
 #include "measure/evict.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "workload/call.h"
 #include "workload/table.h"
 
 #define PAGE 4096u
-
-static const char *const pl_names[] = {"auto", "l1", "l2", "llc", "dram"};
-
-const char *mfb_placement_name(enum mfb_placement p)
-{
-    return pl_names[p];
-}
-
-int mfb_placement_parse(const char *s, enum mfb_placement *out)
-{
-    int i = mfb_parse_name(s, pl_names, (int)(sizeof pl_names / sizeof pl_names[0]));
-    if (i >= 0)
-        *out = (enum mfb_placement)i;
-    return i < 0 ? -1 : 0;
-}
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -160,8 +145,8 @@ static int plan_named(struct mfb_workset *w, enum mfb_placement pl, const struct
     if (*large_size < 2 * slice)
         return mfb_fail(err, "placement %s: the distribution's largest size %llu needs %llu bytes "
                              "per buffer, more than the %s window of %llu",
-                        pl_names[pl], (unsigned long long)max_size, (unsigned long long)(2 * slice),
-                        pl_names[pl], (unsigned long long)*large_size);
+                        mfb_choice_name(MFB_SET_PLACEMENT, pl), (unsigned long long)max_size, (unsigned long long)(2 * slice),
+                        mfb_choice_name(MFB_SET_PLACEMENT, pl), (unsigned long long)*large_size);
     return 0;
 }
 
@@ -215,7 +200,7 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     w->small_max_source = MFB_SMALL_MAX_NONE;
     if (need->small_max && pl != MFB_PL_AUTO)
         return mfb_fail(err, "--small-max applies to --placement auto only (placement %s puts every call "
-                             "in one window)", pl_names[pl]);
+                             "in one window)", mfb_choice_name(MFB_SET_PLACEMENT, pl));
     /* fleetbench's L1 budget: three quarters of L1d, the rest for stack and code paths.
      * A quarter of L1d holds the parameter array, the remainder the buffers. */
     w->l1_budget = c->l1d * 3 / 4;
@@ -229,7 +214,7 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     w->align_room = align_room(need);
     w->llc = c->llc;
     w->large_scheme = pl == MFB_PL_L2 || pl == MFB_PL_LLC ? MFB_LARGE_CACHED
-                      : mfb_evict_available() && !need->sized ? MFB_LARGE_EVICTED
+                      : mfb_target_user_flush() && !need->sized ? MFB_LARGE_EVICTED
                                                           : MFB_LARGE_SIZED;
     uint64_t fits = mfb_workset_small_fits(small_size, need);
     /* A large call needs room for itself twice over in its slice so its offset stays random. */

@@ -13,10 +13,9 @@
 
 #include "base/error.h"
 #include "base/functions.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
+#include "study/choices.h"
 #include "workload/space.h"
-
-enum mfb_placement { MFB_PL_AUTO, MFB_PL_L1, MFB_PL_L2, MFB_PL_LLC, MFB_PL_DRAM };
 
 /* How a window meant to be beyond the LLC (auto's large calls, dram) keeps its lines out of it. */
 enum mfb_large_scheme {
@@ -85,8 +84,6 @@ enum mfb_small_max_source {
 
 const char *mfb_small_max_source_name(enum mfb_small_max_source s);
 
-const char *mfb_placement_name(enum mfb_placement p);
-int mfb_placement_parse(const char *s, enum mfb_placement *out);
 
 struct mfb_workset {
     enum mfb_placement placement;

@@ -10,7 +10,7 @@
 #include "impl/code_placements.h"
 #include "impl/plugin.h"
 #include "impl/source.h"
-#include "measure/layout.h"
+#include "machine/layout.h"
 #include "orchestrate/varbuild.h"
 #include "probe/cachefrom.h"
 

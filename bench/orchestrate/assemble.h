@@ -7,9 +7,9 @@
 
 #include "base/error.h"
 #include "measure/run.h"
-#include "measure/cache.h"
-#include "measure/study.h"
-#include "measure/timer.h"
+#include "machine/cache.h"
+#include "study/study.h"
+#include "machine/timer.h"
 #include "measure/workset.h"
 #include "workload/distribution.h"
 #include "workload/sweep.h"

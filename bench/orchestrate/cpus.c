@@ -1,5 +1,7 @@
 #include "orchestrate/cpus.h"
 
+#include "study/options.h"
+
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -139,7 +141,7 @@ static int plan_background(const struct mfb_study *c, const cpu_set_t *allowed, 
             p->background[p->nbackground++] = i;
     if (p->nbackground == 0)
         return mfb_fail(err, "memfbench run: --background %s: no CPU is left for it (the timing threads use every "
-                             "allowed CPU): time fewer threads%s", mfb_stressor_name(c->background),
+                             "allowed CPU): time fewer threads%s", mfb_choice_name(MFB_SET_STRESSOR, c->background),
                         c->cpus.n ? ", or list fewer --cpus" : ", or list --cpus");
     return 0;
 }
@@ -155,6 +157,13 @@ int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_pla
     if (mfb_cpus_threads(&q, default_cpu, p->cpus, &p->threads, err) < 0 || plan_background(c, &allowed, p, err) < 0)
         return -1;
     return 0;
+}
+
+int mfb_cpus_plan_study(const struct mfb_study *c, struct mfb_cpu_plan *p, struct mfb_err *err)
+{
+    if (mfb_study_check(c, 1, err) < 0 || mfb_cpus_plan(c, mfb_cpus_last_allowed(), p, err) < 0)
+        return -1;
+    return p->threads > 1 ? mfb_study_check(c, p->threads, err) : 0;
 }
 
 void mfb_cpus_place(int cpu, struct mfb_thread_place *out)

@@ -4,10 +4,10 @@
 #define MFB_PLAN_H
 
 #include "base/error.h"
-#include "measure/background.h"
-#include "measure/cache.h"
+#include "machine/background.h"
+#include "machine/cache.h"
 #include "measure/run.h"
-#include "measure/study.h"
+#include "study/study.h"
 #include "measure/workset.h"
 #include "orchestrate/cpus.h"
 

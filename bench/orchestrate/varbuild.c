@@ -15,7 +15,7 @@
 #include "base/code_placement.h"
 #include "base/filetext.h"
 #include "base/sha256.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "orchestrate/program.h"
 #include "report/temporaries.h"
 

@@ -5,7 +5,7 @@
 #define MFB_CACHEFROM_H
 
 #include "base/error.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
 
 /* The cache sizes of path's caches_found (plain or gzip JSON). Fails, naming the file and the
  * field, on a file that is not a probe file, has none (a level the probe could not check), or whose

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "measure/timer.h"
+#include "machine/timer.h"
 
 struct mfb_core_clock {
     bool known;        /* false on other architectures: cycles are then not reported */

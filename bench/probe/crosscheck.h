@@ -1,5 +1,5 @@
 /* The levels the curves show, held against the sizes a run would use without a probe (sysfs,
- * else sysconf/CPUID: measure/cache.c), level by level, and the size kept for each.
+ * else sysconf/CPUID: machine/cache.c), level by level, and the size kept for each.
  *
  * Why both: the curves are what one core measured, but a level's edge can be blurred in them
  * (in a VM, address translation adds its own rises to a random chain; a cache whose replacement
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "measure/cache.h"
+#include "machine/cache.h"
 #include "probe/levels.h"
 
 /* A curve's step agrees with the reference when it is within this fraction of it. */

@@ -35,7 +35,7 @@ static cJSON *config_json(const struct mfb_probe_config *c)
     for (int i = 0; i < c->threads; i++)
         cJSON_AddItemToArray(cpus, cJSON_CreateNumber(c->cpus[i]));
     mfb_json_add_u64_string(o, "seed", c->seed);
-    cJSON_AddStringToObject(o, "clock", mfb_clock_request_name(c->clock));
+    cJSON_AddStringToObject(o, "clock", mfb_choice_name(MFB_SET_CLOCK, c->clock));
     cJSON *argv = cJSON_AddArrayToObject(o, "command_line");
     for (int i = 0; i < c->argc; i++)
         cJSON_AddItemToArray(argv, cJSON_CreateString(c->argv[i]));

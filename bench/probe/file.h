@@ -4,7 +4,7 @@
 
 #include <cJSON.h>
 
-#include "measure/cache.h"
+#include "machine/cache.h"
 #include "probe/result.h"
 
 /* 2: cross_check, and caches_found names each level's source (l1d_from, l2_from, llc_from). */

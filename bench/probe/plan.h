@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 #include "base/warn.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
 #include "probe/probe.h"
 
 /* Defaults of memfbench probe, each with its reason. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "probe/chain.h"
 #include "probe/pages.h"
 

@@ -3,7 +3,7 @@
 #define MFB_PROBE_RESULT_H
 
 #include "base/warn.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
 #include "probe/bandwidth.h"
 #include "probe/clock.h"
 #include "probe/crosscheck.h"

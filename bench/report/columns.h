@@ -1,6 +1,6 @@
 /* The sample columns of the result file, in one table: name, kind and the field of struct
  * mfb_sample each one holds. The writer (report/output.c) and the --processes merger
- * (orchestrate/processes.c) both go through it, so a column is named, typed and ordered in exactly one
+ * (processes/processes.c) both go through it, so a column is named, typed and ordered in exactly one
  * place; tests/c/test_columns.c checks it against docs/schema/memfbench-run.schema.json. */
 #ifndef MFB_COLUMNS_H
 #define MFB_COLUMNS_H

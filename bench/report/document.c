@@ -1,5 +1,7 @@
 #include "report/document.h"
 
+#include "study/options.h"
+
 #include "base/warn.h"
 
 #include <stdio.h>
@@ -194,7 +196,7 @@ static void add_background(cJSON *cfg, const struct mfb_background *b)
         return;
     }
     cJSON *o = cJSON_AddObjectToObject(cfg, "background");
-    cJSON_AddStringToObject(o, "stressor", mfb_stressor_name(b->kind));
+    cJSON_AddStringToObject(o, "stressor", mfb_choice_name(MFB_SET_STRESSOR, b->kind));
     cJSON *cpus = cJSON_AddArrayToObject(o, "cpus");
     for (int i = 0; i < b->n; i++)
         cJSON_AddItemToArray(cpus, cJSON_CreateNumber(b->cpus[i]));
@@ -205,51 +207,22 @@ static void add_background(cJSON *cfg, const struct mfb_background *b)
     cJSON_AddNumberToObject(o, "loops", (double)b->loops);
 }
 
-/* --label (base/label.h): null without one. */
-static cJSON *label_json(const struct mfb_label *l)
-{
-    if (l->source == MFB_LABEL_NONE)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "text", l->text);
-    cJSON_AddStringToObject(o, "source", mfb_label_source_name(l->source));
-    add_or_null(o, "folder", l->source == MFB_LABEL_GIT ? l->folder : NULL);
-    add_or_null(o, "commit_time", l->time[0] ? l->time : NULL);
-    return o;
-}
-
+/* config: the request as the option rows echo it (study/options.c), then what the run resolved
+ * from it (the distribution's and variants' names, the build cache, the pressure block, threads,
+ * stressors and counters it had). A merged file writes the same two parts (processes/merge.c). */
 static cJSON *config_json(const struct mfb_run *r)
 {
     const struct mfb_study *c = r->study;
     cJSON *cfg = cJSON_CreateObject();
-    cJSON_AddStringToObject(cfg, "function", mfb_func_name(c->func));
+    mfb_study_echo(cfg, c);
     cJSON_AddStringToObject(cfg, "distribution", r->dist->name);
     cJSON *vn = cJSON_AddArrayToObject(cfg, "variants");
     for (int i = 0; i < r->nvars; i++)
         cJSON_AddItemToArray(vn, cJSON_CreateString(r->vars[i].v->name));
     cJSON_AddStringToObject(cfg, "baseline", r->vars[0].v->name);
-    add_or_null(cfg, "variant_cflags", c->variant_cflags);
     char cache[4096];
     mfb_source_cache_root(cache, sizeof cache);
     add_or_null(cfg, "variant_cache", cache[0] ? cache : NULL);
-    add_number_or_null(cfg, "time_budget_s", c->time_s > 0, c->time_s);
-    add_number_or_null(cfg, "rounds_limit", c->rounds != 0, (double)c->rounds);
-    add_number_or_null(cfg, "warmup_rounds", c->warmup_rounds >= 0, (double)c->warmup_rounds);
-    add_number_or_null(cfg, "target_ci_percent", c->target_ci > 0, c->target_ci);
-    cJSON_AddNumberToObject(cfg, "processes", (double)c->processes);
-    cJSON_AddStringToObject(cfg, "processes_source", mfb_study_processes_source(c));
-    cJSON_AddBoolToObject(cfg, "allow_single_process", c->allow_single_process);
-    add_number_or_null(cfg, "batch_passes", c->batch_passes > 0, (double)c->batch_passes);
-    cJSON_AddBoolToObject(cfg, "prime", !c->no_prime);
-    add_number_or_null(cfg, "flip_lead", mfb_func_compares(c->func), (double)c->flip_lead);
-    add_number_or_null(cfg, "small_max", c->small_max > 0, (double)c->small_max);
-    cJSON_AddStringToObject(cfg, "large_window", c->large_sized ? "sized" : "evicted");
-    cJSON_AddNumberToObject(cfg, "max_batches", (double)c->max_batches);
-    cJSON_AddNumberToObject(cfg, "watchdog_s", c->watchdog_s);
-    cJSON_AddStringToObject(cfg, "measure", c->latency ? "latency" : "throughput");
-    add_or_null(cfg, "trace", c->trace);
-    add_or_null(cfg, "cache_from", c->cache_from);
-    cJSON_AddItemToObject(cfg, "label", label_json(&c->label));
     if (r->pressure.bytes) {
         cJSON *ip = cJSON_AddObjectToObject(cfg, "icache_pressure");
         cJSON_AddNumberToObject(ip, "bytes", (double)r->pressure.bytes);
@@ -262,25 +235,13 @@ static cJSON *config_json(const struct mfb_run *r)
     add_threads(cfg, r);
     add_background(cfg, r->background);
     cJSON *ctr = cJSON_AddObjectToObject(cfg, "counters");
-    cJSON_AddStringToObject(ctr, "requested", mfb_counters_mode_name(c->counters));
+    cJSON_AddStringToObject(ctr, "requested", mfb_choice_name(MFB_SET_COUNTERS, c->counters));
     cJSON_AddStringToObject(ctr, "source", r->counters.source);
     cJSON *ev = cJSON_AddArrayToObject(ctr, "events");
     for (int k = 0; k < MFB_COUNTER_COUNT; k++)
         if (r->counters.active && r->counters.have[k])
             cJSON_AddItemToArray(ev, cJSON_CreateString(mfb_counter_name((enum mfb_counter)k)));
     add_or_null(ctr, "why", r->counters.why[0] ? r->counters.why : NULL);
-    cJSON *quiet = cJSON_AddArrayToObject(cfg, "quiet_warnings");
-    for (int k = 0; k < MFB_W_COUNT; k++)
-        if (c->quiet_warnings >> k & 1)
-            cJSON_AddItemToArray(quiet, cJSON_CreateString(mfb_warning_kind((enum mfb_warning)k)->code));
-    cJSON_AddStringToObject(cfg, "placement", mfb_placement_name(c->placement));
-    cJSON_AddStringToObject(cfg, "alignment_mode", mfb_align_mode_name(c->align_mode));
-    cJSON_AddStringToObject(cfg, "code_rotation", mfb_code_rotation_name(c->code_rotation));
-    cJSON_AddStringToObject(cfg, "clock_requested", mfb_clock_request_name(c->clock));
-    add_number_or_null(cfg, "cpu", c->cpu >= 0, c->cpu);
-    cJSON_AddStringToObject(cfg, "cpu_source", c->cpus.n ? "--cpus (thread 0's)" : c->cpu_given ? "given" :
-                            "default: last allowed CPU");
-    cJSON_AddStringToObject(cfg, "distribution_dir", c->dist_dir);
     return cfg;
 }
 
@@ -309,7 +270,7 @@ static cJSON *layout_json(const struct mfb_layout *l)
     cJSON_AddStringToObject(o, "code_placement_design", l->balanced ? "balanced" : "random");
     if (l->balanced)
         cJSON_AddNumberToObject(o, "code_placement_block", l->block);
-    cJSON_AddStringToObject(o, "code_rotation", mfb_code_rotation_name(l->rotation));
+    cJSON_AddStringToObject(o, "code_rotation", mfb_choice_name(MFB_SET_ROTATION, l->rotation));
     if (l->rotation == MFB_ROTATE_ROUND) {
         /* round r runs the loop from kernel_code_placements[r % code_placements] */
         cJSON *k = cJSON_AddArrayToObject(o, "kernel_code_placements");
@@ -444,7 +405,7 @@ static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_self
 static cJSON *workset_json(const struct mfb_workset *ws)
 {
     cJSON *w = cJSON_CreateObject();
-    cJSON_AddStringToObject(w, "placement", mfb_placement_name(ws->placement));
+    cJSON_AddStringToObject(w, "placement", mfb_choice_name(MFB_SET_PLACEMENT, ws->placement));
     cJSON_AddNumberToObject(w, "buffers", ws->space.roles);
     cJSON_AddNumberToObject(w, "params_per_array", mfb_workset_params(ws));
     cJSON_AddNumberToObject(w, "param_record_bytes", (double)sizeof(struct mfb_call));
@@ -579,7 +540,7 @@ static cJSON *source_build_json(const struct mfb_source *s)
 }
 
 /* identify: whether to say what the code is (identity_json). A study's file keeps its first
- * process's variants block (orchestrate/merge.c), so a later process skips it: the identity of a
+ * process's variants block (processes/merge.c), so a later process skips it: the identity of a
  * library hashes its whole file (about 8 ms for glibc's on the Zen 5 VM), work that file would
  * throw away. */
 static cJSON *variant_json(const struct mfb_run_variant *rv, int index, const struct mfb_layout *l, bool identify)

@@ -6,7 +6,7 @@
 #include <cJSON.h>
 
 #include "base/warn.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
 
 /* cpu: the CPU the run is pinned to (-1: not pinned). */
 cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w);

@@ -175,7 +175,7 @@ static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
     }
     const struct mfb_background *b = r->background;
     if (b) {
-        fprintf(out, "  background %s on %d CPU%s for %.1f s", mfb_stressor_name(b->kind), b->n, b->n == 1 ? "" : "s",
+        fprintf(out, "  background %s on %d CPU%s for %.1f s", mfb_choice_name(MFB_SET_STRESSOR, b->kind), b->n, b->n == 1 ? "" : "s",
                 b->seconds);
         if (b->kind == MFB_STRESS_BANDWIDTH && b->seconds > 0)
             fprintf(out, ": copied %.2f bytes/ns", (double)b->bytes / (b->seconds * 1e9));

@@ -5,21 +5,6 @@
 
 #include "base/parse.h"
 
-static const char *const mode_names[] = {"exact", "at-least"};
-
-const char *mfb_align_mode_name(enum mfb_align_mode m)
-{
-    return mode_names[m];
-}
-
-int mfb_align_mode_parse(const char *s, enum mfb_align_mode *out)
-{
-    int i = mfb_parse_name(s, mode_names, (int)(sizeof mode_names / sizeof mode_names[0]));
-    if (i >= 0)
-        *out = (enum mfb_align_mode)i;
-    return i < 0 ? -1 : 0;
-}
-
 uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap)
 {
     if (off % cap == 0)

@@ -16,8 +16,6 @@
 
 enum mfb_align_mode { MFB_ALIGN_EXACT, MFB_ALIGN_AT_LEAST };
 
-const char *mfb_align_mode_name(enum mfb_align_mode m);
-int mfb_align_mode_parse(const char *s, enum mfb_align_mode *out);
 /* The alignment an offset realizes under "exact" semantics with cap: the largest power of two
  * dividing it, capped. Shared by the sampler's self-check and the tests. */
 uint64_t mfb_offset_alignment(uint64_t off, uint64_t cap);

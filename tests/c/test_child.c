@@ -1,5 +1,5 @@
 /* The --processes boundary round trip: the golden result file read into a typed result
- * (orchestrate/child.c), a merged document built from it (orchestrate/merge.c), and that document
+ * (processes/child.c), a merged document built from it (processes/merge.c), and that document
  * read back must give the same typed result; the child's document is never edited on the way.
  * Usage: test_child GOLDEN */
 #include <cJSON.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "json_file.h"
-#include "orchestrate/child.h"
-#include "orchestrate/merge.h"
+#include "processes/child.h"
+#include "processes/merge.h"
 #include "tap.h"
 
 static bool same_result(const struct mfb_child_result *a, const struct mfb_child_result *b)
@@ -68,7 +68,12 @@ int main(int argc, char **argv)
               "its variants, function, batch and status come out typed");
 
     char *args[] = {"memfbench", "run", "--processes", "1"};
-    struct mfb_study study = {.argc = 4, .argv = args, .seed_given = true};
+    /* the parent's study: its defaults and command line (its request is what the merged config echoes) */
+    struct mfb_study study;
+    mfb_study_defaults(&study, "distributions");
+    study.argc = 4;
+    study.argv = args;
+    study.seed_given = true;
     bool compared[MFB_MAX_VARIANTS] = {false, true};
     double widths[MFB_MAX_VARIANTS] = {0};
     struct mfb_merge_end end = {.planned = 1, .done = 1, .compared = compared, .widths = widths};

@@ -9,7 +9,7 @@
 #include "measure/evict.h"
 #include "measure/kernels.h"
 #include "measure/passes.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
 #include "tap.h"
 #include "workload/call.h"
 
@@ -117,7 +117,7 @@ static void check_family(struct tap *t, const char *name, enum mfb_func f, union
         uintptr_t first = (uintptr_t)listed[i].at & ~(uintptr_t)63, last = (uintptr_t)listed[i].at + listed[i].len - 1;
         want += listed[i].len ? (last - first) / 64 + 1 : 0;
     }
-    TAP_CHECK(t, lines == (mfb_evict_available() ? want : 0), "%s: the flush covers every line of those spans "
+    TAP_CHECK(t, lines == (mfb_target_user_flush() ? want : 0), "%s: the flush covers every line of those spans "
               "(%llu lines)", name, (unsigned long long)lines);
 }
 

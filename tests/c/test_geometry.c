@@ -132,7 +132,7 @@ static void check_geometry(struct tap *t, const struct geometry *g, enum mfb_fun
     /* The large window, evicted (where this build can flush): the same fixed window on every
      * geometry, beyond the LLC by construction. */
     bool evicted = ws.large_scheme == MFB_LARGE_EVICTED;
-    TAP_CHECK(t, sp->large.used && evicted == mfb_evict_available() && mfb_workset_large_beyond_llc(&ws) &&
+    TAP_CHECK(t, sp->large.used && evicted == mfb_target_user_flush() && mfb_workset_large_beyond_llc(&ws) &&
                      (!evicted || sp->large.size == MFB_EVICT_WINDOW),
               "%s, %s: large window %s, %llu MiB per buffer, arena %llu MiB", g->name, fn,
               mfb_large_scheme_name(ws.large_scheme), (unsigned long long)(sp->large.size >> 20),

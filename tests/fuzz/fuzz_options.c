@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reset_getopt();
     struct mfb_study s;
     struct mfb_err err = {{0}};
-    int rc = mfb_options_parse(argc, argv, &s, &err);
+    struct mfb_cpu_plan plan;
+    int rc = mfb_options_parse(argc, argv, &s, &plan, &err);
     FUZZ_CHECK(rc >= -1 && rc <= 1);
     FUZZ_CHECK(rc != -1 || err.msg[0] != '\0');
     /* getopt_long permutes argv, never replaces it. */

@@ -1,4 +1,4 @@
-"""memfbench ab: a program end to end under libc and each variant (bench/orchestrate/ab.c,
+"""memfbench ab: a program end to end under libc and each variant (bench/ab/ab.c,
 analysis/ab.py). Structure, routing and refusals; never a timing verdict."""
 from __future__ import annotations
 

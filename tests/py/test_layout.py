@@ -138,7 +138,7 @@ def test_the_branch_check_sees_a_branch() -> None:
 # The command line turns argv into a study and dispatches; what a run does with it lives in the
 # stages (orchestrate/ and below). A folder past this size is holding the method again. It grows
 # with the commands, each a flag table and its parser: 1800 for eight, 1900 since `memfbench ab`
-# (whose study, and the probe's sizing, moved out to orchestrate/abstudy.c and probe/plan.c).
+# (whose study, and the probe's sizing, moved out to ab/abstudy.c and probe/plan.c).
 CLI_MAX_LINES = 1900
 
 
@@ -226,8 +226,8 @@ def test_sample_columns_are_named_in_one_c_file() -> None:
         assert [p for p in c_files() if f'"{name}"' in p.read_text(encoding="utf-8")] == [BENCH / "report" / "columns.c"]
 
 
-# The --processes parent reads a child's file once into a typed result (orchestrate/child.c) and
-# builds the merged file from the study and those results (orchestrate/merge.c): editing a tree in
+# The --processes parent reads a child's file once into a typed result (processes/child.c) and
+# builds the merged file from the study and those results (processes/merge.c): editing a tree in
 # place would be the merge patching a child's document again.
 TREE_EDIT = re.compile(r"\bcJSON_(?:Replace\w*|Delete\w+|Detach\w*|InsertItemInArray)\s*\(")
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "base/code_placement.h"
-#include "measure/study.h"
+#include "study/study.h"
 
 /* Longest environment pad the parent adds (MEMFBENCH_PAD=xxx...): one page. */
 #define MFB_ENV_PAD_MAX 4096
@@ -63,8 +63,6 @@ unsigned mfb_layout_placement_at(const struct mfb_layout *l, int j, unsigned ext
 /* The timed loop's placement in round `round`. */
 unsigned mfb_layout_kernel_at(const struct mfb_layout *l, uint32_t round);
 
-const char *mfb_code_rotation_name(enum mfb_code_rotation r);
-int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out);
 
 /* Draws this process's stack offset from its seed and reads the environment pad. Code placements:
  * with a study's placement seed (the --processes parent passes one to every child), balanced over

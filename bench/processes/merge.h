@@ -1,5 +1,5 @@
 /* The merged file of a --processes study, built from the study and the children's typed results
- * (orchestrate/child.h): never by editing a child's document. */
+ * (processes/child.h): never by editing a child's document. */
 #ifndef MFB_MERGE_H
 #define MFB_MERGE_H
 
@@ -9,8 +9,8 @@
 
 #include "measure/run.h"
 #include "measure/samples.h"
-#include "measure/study.h"
-#include "orchestrate/child.h"
+#include "study/study.h"
+#include "processes/child.h"
 
 /* How the study ended, as the orchestrator knows it. */
 struct mfb_merge_end {

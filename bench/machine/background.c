@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "measure/background.h"
-#include "measure/timer.h"
+#include "machine/background.h"
+#include "machine/timer.h"
 
 /* The bandwidth stressor copies this much per memcpy call between its checks of the stop flag:
  * large enough that the call is a streaming copy, small enough to stop within a millisecond. */
@@ -21,22 +21,6 @@
 #define STRESS_MAX_BUFFER (1ull << 30)
 /* The spin stressor's adds between its checks of the stop flag. */
 #define SPIN_ADDS 4096
-
-static const char *const names[] = {[MFB_STRESS_NONE] = "none", [MFB_STRESS_BANDWIDTH] = "bandwidth",
-                                    [MFB_STRESS_SPIN] = "spin"};
-
-const char *mfb_stressor_name(enum mfb_stressor s)
-{
-    return names[s];
-}
-
-int mfb_stressor_parse(const char *s)
-{
-    for (int i = MFB_STRESS_BANDWIDTH; i <= MFB_STRESS_SPIN; i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    return -1;
-}
 
 struct mfb_stress_thread {
     pthread_t tid;

@@ -1,4 +1,4 @@
-#include "orchestrate/ab.h"
+#include "ab/ab.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,4 +1,4 @@
-#include "measure/counters.h"
+#include "machine/counters.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "measure/timer.h"
+#include "machine/timer.h"
 
 const char *mfb_counter_name(enum mfb_counter k)
 {
@@ -16,22 +16,6 @@ const char *mfb_counter_name(enum mfb_counter k)
                                         [MFB_COUNTER_BRANCH_MISSES] = "branch_misses",
                                         [MFB_COUNTER_L1D_MISSES] = "l1d_misses"};
     return names[k];
-}
-
-static const char *const mode_names[] = {[MFB_COUNTERS_OFF] = "off", [MFB_COUNTERS_AUTO] = "auto",
-                                         [MFB_COUNTERS_ON] = "on", [MFB_COUNTERS_FAKE] = "fake"};
-
-const char *mfb_counters_mode_name(enum mfb_counters_mode m)
-{
-    return mode_names[m];
-}
-
-int mfb_counters_mode_parse(const char *s)
-{
-    for (int i = 0; i < MFB_COUNTERS_MODES; i++)
-        if (!strcmp(s, mode_names[i]))
-            return i;
-    return -1;
 }
 
 /* The perf_event attributes of each counter. */

@@ -11,14 +11,9 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "measure/timer.h"
+#include "machine/timer.h"
+#include "study/study.h"
 
-enum { MFB_PRESSURE_LINE = 64 };
-/* At most 1 MiB of code (16384 jumps, 73 us a run on the Zen 5 VM). Past the L1i the block's own
- * misses vary more between runs than any variant's difference (docs/methodology.md: at 64 KiB
- * already, at 1 MiB by +-200 ns), so larger blocks show nothing more; and the block runs after
- * every call, so 64 MiB (27 ms a call) made one batch take seconds and a default study hours. */
-#define MFB_PRESSURE_MAX ((size_t)1 << 20)
 
 struct mfb_pressure {
     size_t bytes;        /* 0: none */
@@ -29,8 +24,6 @@ struct mfb_pressure {
     double ns_per_run;   /* the block alone, called back to back (median of repeats) */
 };
 
-/* Whether this build can generate the block (x86-64 only). */
-bool mfb_pressure_supported(void);
 /* Generates a block of `bytes` (a multiple of 64, from 64 to MFB_PRESSURE_MAX) and times it. */
 int mfb_pressure_make(struct mfb_pressure *p, size_t bytes, const struct mfb_timer *t, struct mfb_err *err);
 void mfb_pressure_free(struct mfb_pressure *p);

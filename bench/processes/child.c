@@ -1,4 +1,4 @@
-#include "orchestrate/child.h"
+#include "processes/child.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -191,9 +191,11 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
     out->cpu_model = strdup(cJSON_IsString(model) ? model->valuestring : "?");
     /* Files from before --code-rotation have none: they rotated per process, as the analysis reads them. */
     const cJSON *rotation = item(&rd, "config", "code_rotation");
-    out->rotation = MFB_ROTATE_PROCESS;
-    if (rotation && (!cJSON_IsString(rotation) || mfb_code_rotation_parse(rotation->valuestring, &out->rotation) < 0))
+    int rotation_value = !rotation ? MFB_ROTATE_PROCESS : cJSON_IsString(rotation)
+                             ? mfb_choice_parse(MFB_SET_ROTATION, rotation->valuestring) : -1;
+    if (rotation_value < 0)
         return missing(&rd, "config", "code_rotation", "process or round");
+    out->rotation = (enum mfb_code_rotation)rotation_value;
     out->placements.kernel = placement_of(item(&rd, "layout", "kernel_code_placement"));
     out->entry = process_entry(doc, i);
     out->sections = keep_sections ? sections_of(doc) : NULL;

@@ -1,4 +1,4 @@
-#include "measure/timer.h"
+#include "machine/timer.h"
 
 #include <sched.h>
 
@@ -141,25 +141,6 @@ static bool end_cpu_matches(const struct mfb_timer *t)
             return false;
     }
     return true;
-}
-
-static const char *const clock_request_names[] = {
-    [MFB_CLOCK_AUTO] = "auto", [MFB_CLOCK_TSC] = "tsc", [MFB_CLOCK_CNTVCT] = "cntvct",
-    [MFB_CLOCK_ANY_COUNTER] = "counter", [MFB_CLOCK_MONOTONIC_RAW] = "monotonic"};
-
-int mfb_clock_request_parse(const char *s, enum mfb_clock_request *out)
-{
-    for (int r = MFB_CLOCK_AUTO; r <= MFB_CLOCK_MONOTONIC_RAW; r++)
-        if (!strcmp(s, clock_request_names[r])) {
-            *out = (enum mfb_clock_request)r;
-            return 0;
-        }
-    return -1;
-}
-
-const char *mfb_clock_request_name(enum mfb_clock_request r)
-{
-    return clock_request_names[r];
 }
 
 int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, struct mfb_err *err)

@@ -1,11 +1,11 @@
-#include "orchestrate/abstudy.h"
+#include "ab/abstudy.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "base/warn.h"
-#include "measure/cache.h"
-#include "orchestrate/abfile.h"
+#include "machine/cache.h"
+#include "ab/abfile.h"
 #include "orchestrate/analysis.h"
 #include "report/hostinfo.h"
 #include "report/output.h"

@@ -1,6 +1,6 @@
 /* The process boundary of --processes: a child's result file read once into a typed result. The
  * parent never looks a field up in a child's JSON after this, and never edits a child's tree: the
- * merged file is built from the study and these results (orchestrate/merge.c). */
+ * merged file is built from the study and these results (processes/merge.c). */
 #ifndef MFB_CHILD_H
 #define MFB_CHILD_H
 
@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "measure/layout.h"
+#include "machine/layout.h"
 #include "measure/run.h"
 #include "measure/samples.h"
-#include "measure/study.h"
+#include "study/study.h"
 
 /* --background: one process's stressor, as its document recorded it. */
 struct mfb_child_background {

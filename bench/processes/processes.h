@@ -8,7 +8,7 @@
 
 #include "base/error.h"
 #include "measure/run.h"
-#include "measure/study.h"
+#include "study/study.h"
 #include "report/output.h"
 
 /* Runs the children and writes the merged document through out; assembled is the parent's run as

@@ -1,4 +1,4 @@
-#include "measure/pressure.h"
+#include "machine/pressure.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "base/quantile.h"
+#include "base/target.h"
 
 enum {
     PRESSURE_REPEATS = 9,     /* timings of the block alone; the median is recorded */
@@ -13,15 +14,6 @@ enum {
 };
 /* Instructions per timing of the block alone: enough for the clock's resolution to vanish. */
 #define PRESSURE_BRANCHES_PER_TIMING (UINT64_C(1) << 20)
-
-bool mfb_pressure_supported(void)
-{
-#if defined(__x86_64__)
-    return true;
-#else
-    return false;
-#endif
-}
 
 /* x86-64: a `jmp rel32` at the start of each line to the next line, int3 padding the rest
  * (never executed: a stray jump would trap rather than run on), `ret` in the last line. */
@@ -56,7 +48,7 @@ static double time_block(const struct mfb_pressure *p, const struct mfb_timer *t
 int mfb_pressure_make(struct mfb_pressure *p, size_t bytes, const struct mfb_timer *t, struct mfb_err *err)
 {
     memset(p, 0, sizeof *p);
-    if (!mfb_pressure_supported())
+    if (!mfb_target_code_generation())
         return mfb_fail(err, "--icache-pressure: generated code is written for x86-64 only");
     if (bytes < MFB_PRESSURE_LINE || bytes > MFB_PRESSURE_MAX || bytes % MFB_PRESSURE_LINE)
         return mfb_fail(err, "--icache-pressure: %zu is not a multiple of 64 from 64 to 1M", bytes);

@@ -1,4 +1,4 @@
-#include "measure/cache.h"
+#include "machine/cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>

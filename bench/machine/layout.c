@@ -1,4 +1,4 @@
-#include "measure/layout.h"
+#include "machine/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +18,6 @@ static void permutation(struct mfb_rng *r, uint8_t *p)
         p[k] = p[j];
         p[j] = t;
     }
-}
-
-static const char *const rotation_names[] = {[MFB_ROTATE_ROUND] = "round", [MFB_ROTATE_PROCESS] = "process"};
-
-const char *mfb_code_rotation_name(enum mfb_code_rotation r)
-{
-    return rotation_names[r];
-}
-
-int mfb_code_rotation_parse(const char *s, enum mfb_code_rotation *out)
-{
-    for (int i = 0; i < (int)(sizeof rotation_names / sizeof rotation_names[0]); i++)
-        if (!strcmp(s, rotation_names[i])) {
-            *out = (enum mfb_code_rotation)i;
-            return 0;
-        }
-    return -1;
 }
 
 void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *code_placement_seed, long process_index,

@@ -1,4 +1,4 @@
-#include "orchestrate/processes.h"
+#include "processes/processes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,33 +16,15 @@
 #include "base/warn.h"
 #include "base/error.h"
 #include "base/rng.h"
-#include "measure/layout.h"
+#include "machine/layout.h"
 #include "measure/samples.h"
 #include "measure/stoprule.h"
-#include "measure/timer.h"
-#include "orchestrate/child.h"
-#include "orchestrate/merge.h"
+#include "machine/timer.h"
+#include "processes/child.h"
+#include "processes/merge.h"
+#include "study/options.h"
 #include "report/output.h"
 #include "report/temporaries.h"
-
-/* Options the parent sets itself for each child (with a value each). */
-static bool replaced_option(const char *a, bool *takes_value)
-{
-    static const char *const longs[] = {"--processes", "--output", "--seed", "--time", "--process-index", "--target-ci",
-                                        "--code-placement-seed", "--max-batches", NULL};
-    for (int i = 0; longs[i]; i++) {
-        size_t n = strlen(longs[i]);
-        if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '=')) {
-            *takes_value = a[n] == '\0';
-            return true;
-        }
-    }
-    if (a[0] == '-' && (a[1] == 'o' || a[1] == 's' || a[1] == 't')) {
-        *takes_value = a[2] == '\0';
-        return true;
-    }
-    return false;
-}
 
 /* The child's environment: the parent's, plus MEMFBENCH_PAD of a random length. The environment
  * strings sit at the top of the stack, so the pad moves the child's initial stack by a different
@@ -86,57 +68,25 @@ struct child_args {
  * (128 + signal when killed by one), or -1 when it could not be started. */
 static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE *errlog, volatile sig_atomic_t *stop)
 {
-    /* The parent's arguments, less those it replaces, plus at most 17 of its own and the NULL. */
-    char **argv = calloc((size_t)cfg->argc + 20, sizeof *argv);
-    if (!argv)
+    /* The child's study: the parent's, with what the parent sets for each child; its command
+     * line is written from the option rows (study/options.c): the options passed on as the
+     * parent was given them, then the parent's values. */
+    struct mfb_study child = *cfg;
+    child.seed = ca->seed;
+    child.seed_given = true;
+    child.process_index = ca->index;
+    child.code_placement_seed = ca->code_placement_seed;
+    child.code_placement_seed_given = true;
+    child.time_s = ca->time_s;
+    child.batch_passes = ca->batch_passes > 0 ? ca->batch_passes : cfg->batch_passes; /* process 0's, else as given */
+    child.max_batches = ca->max_batches;
+    child.quiet = true;
+    child.output = ca->tmp;
+    char **argv;
+    struct mfb_err err;
+    if (mfb_study_child_argv(cfg, &child, &argv, &err) < 0)
         return -1;
-    char seedbuf[32], idx[16], kbuf[32], tbuf[32], pbuf[32], plbuf[32], mbbuf[32];
-    int i = ca->index;
-    uint64_t seed = ca->seed, code_placement_seed = ca->code_placement_seed;
-    double time_s = ca->time_s;
-    long batch_passes = ca->batch_passes;
-    const char *tmp = ca->tmp;
-    int n = 0;
-    argv[n++] = "memfbench";
-    argv[n++] = "run";
-    for (int k = 1; k < cfg->argc; k++) {
-        bool value;
-        if (replaced_option(cfg->argv[k], &value)) {
-            k += value;
-            continue;
-        }
-        argv[n++] = cfg->argv[k];
-    }
-    snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)seed);
-    snprintf(idx, sizeof idx, "%d", i);
-    argv[n++] = "--seed";
-    argv[n++] = seedbuf;
-    argv[n++] = "--process-index";
-    argv[n++] = idx;
-    /* the study's processes (with --target-ci, the least it runs): a --trace child starts at its
-     * share of the trace (measure/rounds.c) */
-    snprintf(kbuf, sizeof kbuf, "%ld", cfg->processes);
-    argv[n++] = "--processes";
-    argv[n++] = kbuf;
-    snprintf(plbuf, sizeof plbuf, "%llu", (unsigned long long)code_placement_seed);
-    argv[n++] = "--code-placement-seed";
-    argv[n++] = plbuf;
-    if (time_s > 0) {
-        snprintf(tbuf, sizeof tbuf, "%.6f", time_s);
-        argv[n++] = "--time";
-        argv[n++] = tbuf;
-    }
-    if (batch_passes > 0) {
-        snprintf(pbuf, sizeof pbuf, "%ld", batch_passes);
-        argv[n++] = "--batch-passes";
-        argv[n++] = pbuf;
-    }
-    snprintf(mbbuf, sizeof mbbuf, "%ld", ca->max_batches);
-    argv[n++] = "--max-batches";
-    argv[n++] = mbbuf;
-    argv[n++] = "-q";
-    argv[n++] = "-o";
-    argv[n++] = (char *)tmp;
+    uint64_t seed = ca->seed;
     char pad[MFB_ENV_PAD_MAX + 16];
     char **env = padded_environ(mfb_stream_seed(seed, MFB_STREAM_ENV_PAD), pad, sizeof pad);
     if (!env) {

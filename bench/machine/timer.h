@@ -8,17 +8,11 @@
 #include <time.h>
 
 #include "base/error.h"
-#include "measure/timer_arch.h"
+#include "machine/timer_arch.h"
+#include "study/choices.h"
 
 enum mfb_clock { MFB_CLOCK_COUNTER, MFB_CLOCK_MONOTONIC };
 
-/* What --clock asks for: the best trustworthy clock (auto), the cycle counter by its name on
- * this architecture (tsc, cntvct, or counter for either), or clock_gettime. */
-enum mfb_clock_request { MFB_CLOCK_AUTO, MFB_CLOCK_TSC, MFB_CLOCK_CNTVCT, MFB_CLOCK_ANY_COUNTER, MFB_CLOCK_MONOTONIC_RAW };
-
-/* --clock's value: -1 for a name it does not know. */
-int mfb_clock_request_parse(const char *s, enum mfb_clock_request *out);
-const char *mfb_clock_request_name(enum mfb_clock_request r);
 
 struct mfb_timer {
     enum mfb_clock kind;

@@ -1,4 +1,6 @@
-#include "orchestrate/merge.h"
+#include "processes/merge.h"
+
+#include "study/options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -147,6 +149,21 @@ static cJSON *variants_as_built(const cJSON *shared, const struct mfb_run *assem
     return vars;
 }
 
+/* config as a single run writes it: the request echoed by the option rows from the parent's study
+ * (the processes it ran, the time and batches over all of them), then what process 0 resolved. */
+static cJSON *merged_config(const struct mfb_study *cfg, const cJSON *child_config, const struct mfb_merge_end *end)
+{
+    struct mfb_study study = *cfg;
+    study.processes = end->targeted ? end->done : end->planned;
+    cJSON *own = cJSON_CreateObject();
+    mfb_study_echo(own, &study);
+    const cJSON *x;
+    cJSON_ArrayForEach(x, child_config)
+        if (!cJSON_HasObjectItem(own, x->string))
+            cJSON_AddItemToObject(own, x->string, cJSON_Duplicate(x, 1));
+    return own;
+}
+
 static cJSON *command_line(const struct mfb_study *cfg)
 {
     cJSON *argv = cJSON_CreateArray();
@@ -175,12 +192,7 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         } else if (!strcmp(x->string, "status")) {
             own = merged_status(cfg, results, x, end, complete);
         } else if (!strcmp(x->string, "config")) {
-            /* the parent's: a child is always given its --processes (a trace's share) */
-            struct field f[] = {
-                {"processes", cJSON_CreateNumber(end->targeted ? end->done : end->planned)},
-                {"processes_source", cJSON_CreateString(mfb_study_processes_source(cfg))},
-                {"time_budget_s", cfg->time_s > 0 ? cJSON_CreateNumber(cfg->time_s) : cJSON_CreateNull()}};
-            own = section_with(x, f, 3);
+            own = merged_config(cfg, x, end);
         } else if (!strcmp(x->string, "seeds")) {
             struct field f[] = {
                 {"master", cJSON_CreateString(seed)},

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "orchestrate/ab.h"
+#include "ab/ab.h"
 
 struct mfb_ab_request {
     const char *const *variants; /* the -v values, as given */

@@ -11,10 +11,7 @@
 #include "base/cpulist.h"
 #include "base/functions.h"
 #include "base/code_placement.h"
-#include "measure/background.h"
-#include "measure/counters.h"
-#include "measure/timer.h"
-#include "measure/workset.h"
+#include "study/choices.h"
 #include "workload/classes.h"
 #include "workload/sampler.h"
 #include "workload/sweep.h"
@@ -27,7 +24,7 @@ _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements 
 #define MFB_MAX_PROCESSES 64
 /* Processes of a default study. Code and data layout change from one exec to the next and stay
  * fixed within one, so a process is the unit a verdict about the implementation must sample.
- * Process i runs turn i mod MFB_CODE_PLACEMENTS of its block's code placements (measure/layout.h),
+ * Process i runs turn i mod MFB_CODE_PLACEMENTS of its block's code placements (machine/layout.h),
  * so 32 is 4 blocks: the placements' effects cancel in the mean, and the verdict's interval is what
  * the placement model leaves, with 22 to 25 degrees of freedom (analysis/stats.py design_estimate).
  * A process's own noise does not shrink with its length (on the Zen 5 VM: 0.74 % at 0.5 s of
@@ -70,6 +67,18 @@ _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements 
 #define MFB_MAX_MAX_BATCHES (1L << 26)
 /* A process's share of --max-batches must allow a few rounds of every variant. */
 #define MFB_MIN_PROCESS_BATCHES 64
+/* Timing threads one run may have (--threads): a sample stores its thread in 16 bits, and each
+ * thread keeps a working set of its own (a few MiB to 2 GiB). */
+#define MFB_MAX_THREADS 64
+/* CPUs --background may load. */
+#define MFB_MAX_BACKGROUND 64
+/* --icache-pressure: the generated block (machine/pressure.c) is whole 64-byte lines of jumps. */
+enum { MFB_PRESSURE_LINE = 64 };
+/* At most 1 MiB of code (16384 jumps, 73 us a run on the Zen 5 VM). Past the L1i the block's own
+ * misses vary more between runs than any variant's difference (docs/methodology.md: at 64 KiB
+ * already, at 1 MiB by +-200 ns), so larger blocks show nothing more; and the block runs after
+ * every call, so 64 MiB (27 ms a call) made one batch take seconds and a default study hours. */
+#define MFB_PRESSURE_MAX ((size_t)1 << 20)
 
 struct mfb_study {
     enum mfb_func func;
@@ -101,7 +110,7 @@ struct mfb_study {
     bool by_class;                     /* --by-class */
     struct mfb_classes class_edges;    /* --by-class=E1,...: its edges, parsed (nedges 0: the default edges) */
     bool latency;                      /* --latency: dependent calls (measure/kernels.c) */
-    enum mfb_counters_mode counters;   /* --counters (measure/counters.h); 0 is off */
+    enum mfb_counters_mode counters;   /* --counters (machine/counters.h); 0 is off */
     size_t icache_pressure;            /* --icache-pressure: bytes of generated code run after every call; 0 none */
     bool sweeping;                     /* memfbench sweep / --sweep SIZES; false: a replay */
     struct mfb_sweep sweep;            /* its points and, with --unpredictable, mode, parsed */
@@ -136,15 +145,12 @@ void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
 
 /* A short --time with the default processes: fewer processes, so that each keeps its least share
  * of rounds (MFB_MIN_PROCESS_TIME_S): whole blocks of MFB_CODE_PLACEMENTS where two or more fit,
- * which keeps every code placement equally often (measure/layout.h). Nothing for a given
+ * which keeps every code placement equally often (machine/layout.h). Nothing for a given
  * --processes, a child, --target-ci or rounds without a time limit. */
 void mfb_study_fit_processes(struct mfb_study *s);
 
 /* Where --processes came from, for the result file: "given", "default", or the default lowered
  * to give each process MFB_MIN_PROCESS_TIME_S of a short --time. */
 const char *mfb_study_processes_source(const struct mfb_study *s);
-
-/* Whether --latency can run here: the latency loops need a dependent zero (x86-64, AArch64). */
-bool mfb_latency_supported(void);
 
 #endif

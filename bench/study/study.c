@@ -1,4 +1,4 @@
-#include "measure/study.h"
+#include "study/study.h"
 
 #include <string.h>
 
@@ -34,14 +34,4 @@ void mfb_study_fit_processes(struct mfb_study *s)
 const char *mfb_study_processes_source(const struct mfb_study *s)
 {
     return s->processes_given ? "given" : s->processes_fitted ? "default, fewer to fit --time" : "default";
-}
-
-bool mfb_latency_supported(void)
-{
-    /* the dependent zero of the latency loops (measure/kernels.c) exists for these targets */
-#if defined(__x86_64__) || defined(__aarch64__)
-    return true;
-#else
-    return false;
-#endif
 }

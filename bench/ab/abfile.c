@@ -1,4 +1,4 @@
-#include "orchestrate/abfile.h"
+#include "ab/abfile.h"
 
 #include <time.h>
 

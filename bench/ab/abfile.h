@@ -5,7 +5,7 @@
 
 #include <cJSON.h>
 
-#include "orchestrate/ab.h"
+#include "ab/ab.h"
 
 /* argv: the program's command line; cmd: memfbench's own. host: the host block (taken). */
 cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cmd, int ncmd, cJSON *host);

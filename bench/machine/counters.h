@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "study/choices.h"
+
 enum mfb_counter {
     MFB_COUNTER_CYCLES,
     MFB_COUNTER_INSTRUCTIONS,
@@ -20,15 +22,6 @@ enum mfb_counter {
  * "l1d_misses"). */
 const char *mfb_counter_name(enum mfb_counter k);
 
-/* --counters: off (the default: reading the counters is a system call between the priming pass
- * and the timed batch, which disturbs the very state the priming set up, so a run counts only when
- * asked), auto (count if the PMU allows, else a note), on (the same, but a warning when it does
- * not), fake (the clock-derived source, for tests). */
-enum mfb_counters_mode { MFB_COUNTERS_OFF, MFB_COUNTERS_AUTO, MFB_COUNTERS_ON, MFB_COUNTERS_FAKE, MFB_COUNTERS_MODES };
-
-const char *mfb_counters_mode_name(enum mfb_counters_mode m);
-/* The mode named s, or -1. */
-int mfb_counters_mode_parse(const char *s);
 
 /* What a fake source counts per ns of the clock: a core at 3 GHz retiring 2 instructions per
  * cycle, one branch miss per 100 ns and one L1d miss per 10 ns. The tests check the analysis

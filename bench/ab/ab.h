@@ -1,7 +1,7 @@
 /* memfbench ab (docs/program-ab.md): a program run many times end to end, alternating between the
  * C library's functions and variants routed to by the ab shim (ab/shim.c), each run's wall and CPU
  * time measured. Here: the checks before anything runs, the arms, and the runs. The document is
- * orchestrate/abfile.c's, the verdict the analysis package's (analysis/ab.py). */
+ * ab/abfile.c's, the verdict the analysis package's (analysis/ab.py). */
 #ifndef MFB_AB_H
 #define MFB_AB_H
 

@@ -10,23 +10,14 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "measure/cache.h"
+#include "machine/cache.h"
+#include "study/study.h"
 
-/* CPUs --background may load. */
-#define MFB_MAX_BACKGROUND 64
 
-enum mfb_stressor {
-    MFB_STRESS_NONE,
-    MFB_STRESS_BANDWIDTH, /* libc memcpy between two buffers far beyond the LLC: memory bandwidth and LLC */
-    MFB_STRESS_SPIN       /* dependent register adds: the core's ports (an SMT sibling), no memory */
-};
-
-const char *mfb_stressor_name(enum mfb_stressor s);
 /* The signals a helper thread (a stressor, a timing thread) blocks: those sent to the process
  * (interrupt, terminate, hang-up, the guard's watchdog alarm, a broken pipe), never the faults its
  * own code raises, which the guard must see in the thread that raised them. */
 void mfb_async_signals(sigset_t *set);
-int mfb_stressor_parse(const char *s); /* -1: unknown */
 
 struct mfb_stress_thread;
 
