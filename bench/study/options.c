@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "base/rng.h"
 #include "base/target.h"
 #include "base/warn.h"
 #include "workload/call.h"
@@ -364,6 +365,8 @@ const struct mfb_flag_table *mfb_study_flags(void)
 
 void mfb_study_resolve(struct mfb_study *s)
 {
+    if (!s->seed_given)
+        s->seed = mfb_seed_fresh();
     if (s->target_ci > 0 && !s->time_given)
         s->time_s = 60;
     else if (s->rounds && !s->time_given)

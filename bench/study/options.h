@@ -13,7 +13,7 @@
 /* memfbench run's table: its rows in the order --help lists them. */
 const struct mfb_flag_table *mfb_study_flags(void);
 
-/* The defaults that follow from what was given (a --target-ci study's time cap, --rounds alone
+/* The defaults that follow from what was given (a fresh seed, a --target-ci study's time cap, --rounds alone
  * without one, a trace's single pass, processes fitted to a short --time). */
 void mfb_study_resolve(struct mfb_study *s);
 /* The checks between options, on a resolved study (a value that needs another's, two that

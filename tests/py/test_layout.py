@@ -135,17 +135,42 @@ def test_the_branch_check_sees_a_branch() -> None:
     assert not FUNC_BRANCH.search("    {\"bytes\", MFB_BCMP, MFB_ORIGIN_BUILTIN,")  # a table row is data
 
 
-# The command line turns argv into a study and dispatches; what a run does with it lives in the
-# stages (orchestrate/ and below). A folder past this size is holding the method again. It grows
-# with the commands, each a flag table and its parser: 1800 for eight, 1900 since `memfbench ab`
-# (whose study, and the probe's sizing, moved out to ab/abstudy.c and probe/plan.c).
-CLI_MAX_LINES = 1900
+# The command line turns argv into a request and dispatches: what a command does with it is its
+# driver's (orchestrate/study_run.c, probe_run.c, record_run.c, recordings_merge.c; ab/abstudy.c).
+# So a cli/ file reads the request's vocabulary (base/, study/, the data headers of the catalogue:
+# impl/variants.h, workload/distribution.h and trace.h for `list` and record's limits, probe/plan.h
+# for the probe's) and calls a driver; it never reaches a mechanism (machine/, measure/), the
+# result file (report/, processes/, cJSON) or the code under test's set-up (impl/ beyond the list).
+CLI_MAY_INCLUDE = ("base/", "cli/", "study/", "orchestrate/", "ab/ab.h", "ab/abstudy.h", "probe/plan.h",
+                   "impl/variants.h", "workload/distribution.h", "workload/trace.h", "config.h")
 
 
-def test_the_command_line_folder_stays_thin() -> None:
-    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (BENCH / "cli").iterdir()
-                if p.suffix in (".c", ".h"))
-    assert lines < CLI_MAX_LINES, f"bench/cli/ has {lines} lines"
+def cli_reaches_past_its_room(bench: Path | None = None) -> list[str]:
+    bench = bench or BENCH
+    bad = []
+    for path in sorted((bench / "cli").iterdir()):
+        if path.suffix not in (".c", ".h"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for header in INCLUDE.findall(text):
+            if not header.startswith(CLI_MAY_INCLUDE):
+                bad.append(f"bench/cli/{path.name} includes {header}: put what needs it in the command's "
+                           "driver (bench/orchestrate/<command>_run.c) or the stage that owns the header")
+        if "<cJSON.h>" in text:
+            bad.append(f"bench/cli/{path.name} builds JSON: the result file is report/'s, a driver's to call")
+    return bad
+
+
+def test_the_command_line_only_reads_argv_and_dispatches() -> None:
+    assert cli_reaches_past_its_room() == []
+
+
+def test_the_command_line_rule_names_where_code_goes(tmp_path: Path) -> None:
+    fake = tmp_path / "bench"
+    (fake / "cli").mkdir(parents=True)
+    (fake / "cli" / "cmd_x.c").write_text('#include "measure/run.h"\n#include <cJSON.h>\n', encoding="utf-8")
+    found = cli_reaches_past_its_room(fake)
+    assert len(found) == 2 and "bench/orchestrate/<command>_run.c" in found[0] and "report/" in found[1]
 
 
 # A function longer than this holds more than one step: each step gets a name of its own.

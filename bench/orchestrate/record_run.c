@@ -1,0 +1,142 @@
+/* memfbench record's run: the program run with the recorder preloaded (record/recorder.c), then
+ * what its processes counted turned into distribution tables in DIR (workload/recording.h). DIR
+ * appears whole or not at all; the program's exit status is passed through. */
+#include "orchestrate/record_run.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/inputs.h"
+#include "config.h"
+#include "orchestrate/program.h"
+#include "report/folder.h"
+#include "report/provenance.h"
+#include "report/temporaries.h"
+#include "workload/recording.h"
+#include "workload/trace.h"
+
+static int add_raw_files(struct mfb_recording *rec, const char *raw_dir, struct mfb_err *err)
+{
+    DIR *d = opendir(raw_dir);
+    if (!d)
+        return mfb_fail(err, "%s: cannot read: %s", raw_dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        /* raw-<pid>.txt; a .tmp is a dump its process did not finish (killed while writing) */
+        if (strncmp(e->d_name, "raw-", 4) || n < 8 || strcmp(e->d_name + n - 4, ".txt"))
+            continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", raw_dir, e->d_name);
+        rc = mfb_recording_add_raw(rec, path, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+static cJSON *provenance(char **argv, const struct mfb_recording *rec, int status)
+{
+    cJSON *p = mfb_provenance_new();
+    cJSON *cmd = cJSON_AddArrayToObject(p, "command");
+    for (char **a = argv; *a; a++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(*a));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(p, "host", host);
+    cJSON_AddNumberToObject(p, "exit_status", status);
+    cJSON_AddNumberToObject(p, "processes", rec->sources);
+    cJSON_AddNumberToObject(p, "sampling_rate", (double)rec->rate);
+    return p;
+}
+
+/* What was recorded, or why nothing was, on stderr. */
+static void report(const struct mfb_record_request *a, const struct mfb_recording *rec, int written, long traced,
+                   int status, const struct mfb_err *err)
+{
+    if (written > 0) {
+        fprintf(stderr, "memfbench record: %s:", a->out);
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec->f[f].calls)
+                fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec->f[f].calls);
+        fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec->sources,
+                rec->sources == 1 ? "" : "es", a->out);
+        if (a->trace)
+            fprintf(stderr, "memfbench record: traced %ld calls in order: memfbench run -f FUNCTION --trace "
+                            "%s/FUNCTION_trace.csv; call sites by bytes: %s/callsites.csv\n", traced, a->out, a->out);
+    } else if (written == 0 && status != 127) {
+        fprintf(stderr, "memfbench record: no calls recorded: %s made none through the dynamic C library, "
+                        "or ended without running its exit handlers (killed, _exit); %s not written\n",
+                a->program[0], a->out);
+    } else if (written < 0) {
+        fprintf(stderr, "memfbench record: %s\n", err->msg);
+    }
+}
+
+/* What record reads is the program (a name without a slash is looked up in PATH, never in the
+ * current folder, so only a path can name a file here): the new folder must not be it. */
+static int record_check_output(const char *program, const char *out, struct mfb_err *err)
+{
+    struct mfb_inputs in = {0};
+    int rc = strchr(program, '/') ? mfb_inputs_add(&in, MFB_INPUT_PROGRAM, program, strlen(program), err) : 0;
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, out, "-o", err);
+    mfb_inputs_free(&in);
+    return rc;
+}
+
+int mfb_record_execute(const struct mfb_record_request *r)
+{
+    struct mfb_err err = {{0}};
+    const char *lib = mfb_program_library("MEMFBENCH_RECORDER", MFB_RECORDER_BUILD_PATH, MFB_RECORDER_INSTALL_PATH);
+    struct stat st;
+    if (stat(lib, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "memfbench record: the recorder library %s is missing (build it, or set MEMFBENCH_RECORDER)\n",
+                lib);
+        return MFB_EXIT_FAIL;
+    }
+    char *tmp = record_check_output(r->program[0], r->out, &err) == 0 ? mfb_folder_begin(r->out, &err) : NULL;
+    if (!tmp) {
+        fprintf(stderr, "memfbench record: %s\n", err.msg);
+        return MFB_EXIT_USAGE;
+    }
+    char raw[4096];
+    snprintf(raw, sizeof raw, "%s/raw", tmp);
+    if (mkdir(raw, 0700) != 0) {
+        fprintf(stderr, "memfbench record: %s: %s\n", raw, strerror(errno));
+        mfb_folder_abort(tmp);
+        return MFB_EXIT_FAIL;
+    }
+    struct mfb_program_env env = {.preload = lib, .raw_dir = raw, .rate = r->rate, .flush = r->flush, .trace = r->trace};
+    int status = mfb_program_run(r->program, &env);
+    struct mfb_recording rec = {0};
+    int rc = add_raw_files(&rec, raw, &err);
+    int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
+    long traced = written > 0 && r->trace ? mfb_trace_convert(raw, tmp, &err) : 0;
+    if (traced < 0)
+        written = -1;
+    if (written > 0) {
+        cJSON *p = provenance(r->program, &rec, status);
+        mfb_provenance_add_calls(p, &rec);
+        written = mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ? -1 : written;
+        cJSON_Delete(p);
+    }
+    mfb_temp_remove_tree(raw);
+    if (written > 0 && mfb_folder_commit(tmp, r->out, &err) < 0)
+        written = -1;
+    report(r, &rec, written, traced, status, &err);
+    if (written <= 0) {
+        mfb_folder_abort(tmp);
+        if (status == 0)
+            status = MFB_EXIT_FAIL;
+    }
+    mfb_recording_free(&rec);
+    free(tmp);
+    return status;
+}

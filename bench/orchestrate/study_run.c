@@ -1,0 +1,223 @@
+/* A study once its command line is read: the modules wired together in the order that fails
+ * fastest on bad input (output path, variants, distribution) before anything is measured; a
+ * --processes parent runs its children instead of the rounds. */
+#include <alloca.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rng.h"
+#include "base/seeds.h"
+#include "orchestrate/gitlabel.h"
+#include "orchestrate/study_run.h"
+#include "orchestrate/assemble.h"
+#include "orchestrate/cpus.h"
+#include "orchestrate/guard.h"
+#include "orchestrate/plan.h"
+#include "processes/processes.h"
+#include "measure/run.h"
+#include "report/document.h"
+#include "report/hostinfo.h"
+#include "report/output.h"
+#include "report/summary.h"
+
+/* Set by SIGINT/SIGTERM. A signal handler can only reach static storage, so this one flag is
+ * file-scope; everything else is passed explicitly. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+    mfb_guard_stop_requested(); /* a call that never returns to see the flag is ended by the guard */
+}
+
+/* Everything after the command line, called below a random stack offset. */
+/* Verification and calibration, the other timing threads and the stressors started, the rounds,
+ * then every thread's batches into merged (NULL with one thread): 0, or -1 with err. */
+static int measure(struct mfb_run *run, struct mfb_background *background, const struct mfb_cpu_plan *plan,
+                   const struct mfb_caches *caches, struct mfb_samples *merged, struct mfb_err *err)
+{
+    const struct mfb_study *c = run->study;
+    if (mfb_run_prepare(run, err) < 0 || (merged && mfb_team_start(run, c->counters, err) < 0))
+        return -1;
+    if (c->background) {
+        mfb_plan_background(background, c, plan, caches);
+        if (mfb_background_start(background, err) < 0)
+            return -1;
+        run->background = background;
+    }
+    run->res.before_rounds_s = (double)(mfb_mono_ns() - run->res.started_ns) / 1e9;
+    int rc = mfb_run_rounds(run, &stop_requested, err);
+    mfb_background_stop(background);
+    return merged ? mfb_team_join(run, rc, merged, err) : rc;
+}
+
+/* SIGINT, SIGTERM and SIGHUP (the terminal closed) end the rounds as Ctrl-C does, keeping what was
+ * measured; a build without optimization says what that costs. */
+static void install_signals(struct mfb_warnings *warn)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+#ifndef __OPTIMIZE__
+    mfb_warn(warn, MFB_W_BUILD, "memfbench was built without optimization");
+#else
+    (void)warn;
+#endif
+}
+
+/* The result file (host: the context taken before the rounds, consumed here) and the terminal
+ * summary: the exit status, or -1 with the message in err when the file cannot be written. */
+static int write_result(struct mfb_run *run, cJSON *host, struct mfb_output *out, const struct mfb_samples *samples,
+                        struct mfb_err *err)
+{
+    if (stop_requested && run->res.rounds == 0) { /* the first round was dropped when the stop came */
+        cJSON_Delete(host);
+        fprintf(stderr, "memfbench: interrupted before the first round ended; no result file\n");
+        return MFB_EXIT_INTERRUPTED;
+    }
+    cJSON *doc = mfb_document(run, host);
+    int rc = mfb_output_commit(out, doc, samples, err);
+    cJSON_Delete(doc);
+    if (rc < 0)
+        return -1;
+    if (!run->study->quiet)
+        mfb_summary_print(stderr, run, run->study->output);
+    if (!stop_requested)
+        return MFB_EXIT_OK;
+    fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
+                    "= false)\n", run->res.rounds, run->study->output);
+    return MFB_EXIT_INTERRUPTED;
+}
+
+/* The buffers: windows planned from the caches and what the calls need, the memory checked
+ * against what the machine has, the arena mapped and filled. */
+static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, const struct mfb_caches *caches,
+                          struct mfb_err *err)
+{
+    const struct mfb_study *cfg = run->study;
+    const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->dist->size),
+                                          .align_period = mfb_dist_align_period(run->dist),
+                                          .overlap = mfb_dist_overlaps(run->dist),
+                                          .small_max = cfg->small_max, .sized = cfg->large_sized};
+    if (mfb_workset_plan(run->ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
+        mfb_plan_check_memory(cfg, plan, run->ws, caches, err) < 0)
+        return -1;
+    return mfb_workset_alloc(run->ws, mfb_stream_seed(run->seed, MFB_STREAM_ARENA), err);
+}
+
+static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_cpu_plan *plan,
+                                               const struct mfb_layout *layout)
+{
+    struct mfb_study cfg = *cfg_in;
+    struct mfb_err err = {{0}};
+    int rc;
+    if (cfg.label.source == MFB_LABEL_NONE)
+        mfb_label_default(&cfg.label, cfg.variants, cfg.nvariants);
+    struct mfb_warnings warn = {.quiet = cfg.quiet, .silenced = cfg.quiet_warnings};
+    struct mfb_output out;
+    struct mfb_dist dist = {0};
+    struct mfb_workset ws = {0};
+    struct mfb_timer timer;
+    struct mfb_caches caches;
+    struct mfb_activity activity = {.phase = MFB_PHASE_IDLE};
+    struct mfb_sweep *sweep = NULL;
+    struct mfb_trace trace = {0};
+    struct mfb_background background = {0};
+    struct mfb_samples merged = {0}; /* --threads: every thread's batches */
+    struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
+                          .activity = &activity, .layout = *layout};
+    int status = MFB_EXIT_FAIL;
+    run.res.started_ns = mfb_mono_ns();
+    /* A child writes into the temporary its parent made; everyone else into a new temporary. */
+    install_signals(&warn); /* before the temporary exists, so a stop never leaves it behind */
+    rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output, &err);
+    if (rc < 0) {
+        fprintf(stderr, "memfbench: %s\n", err.msg);
+        mfb_warnings_free(&warn);
+        return MFB_EXIT_FAIL;
+    }
+    bool parent = cfg.processes > 1 && cfg.process_index < 0;
+    /* Every process resolves the configuration under the guard: a plugin's constructors run inside
+     * dlopen, in a parent too, and a crash there is named like any other. A parent removes it once
+     * the configuration is resolved (its children have their own guards; it forwards a stop). */
+    mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
+    activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
+    if (stop_requested)
+        mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
+    run.seed = cfg.seed;
+    struct mfb_caches probed;
+    if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {
+        status = MFB_EXIT_USAGE;
+        goto fail;
+    }
+    if (cfg.process_index < 0 && !cfg.quiet)
+        mfb_summary_print_builds(stderr, &run);
+    if (parent) {
+        mfb_guard_remove();
+        /* the children resolve their own; the parent keeps nothing of a trace's size */
+        mfb_trace_free(&trace);
+        mfb_dist_free(&dist);
+        status = mfb_run_processes(&cfg, &run, &out, run.seed, &stop_requested, &err);
+        if (status == MFB_EXIT_FAIL)
+            goto fail;
+        goto done;
+    }
+    if (mfb_plan_pin(&cfg, plan, &err) < 0 || mfb_plan_team(&run, &cfg, plan, &err) < 0)
+        goto fail;
+    mfb_assemble_caches(&caches, &cfg, &probed, &warn);
+    if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
+        goto fail;
+    if (set_up_workset(&run, plan, &caches, &err) < 0)
+        goto fail;
+    mfb_assemble_workset_warnings(&ws, &caches, &warn);
+    cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
+    activity.phase = MFB_PHASE_IDLE;
+    bool team = run.team && run.team->n > 1;
+    if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0) {
+        cJSON_Delete(host);
+        goto fail;
+    }
+    mfb_residency_warn(&run.res.placement_check, &warn, caches.l1d, mfb_cache_source_name(caches.source));
+    if ((status = write_result(&run, host, &out, team ? &merged : &run.res.samples, &err)) < 0) {
+        status = MFB_EXIT_FAIL;
+        goto fail;
+    }
+    goto done;
+fail:
+    fprintf(stderr, "memfbench: %s\n", err.msg);
+done:
+    /* the other threads first: they run thread 0's code, data and pressure block */
+    mfb_background_stop(&background);
+    mfb_team_free(run.team);
+    mfb_guard_remove();
+    mfb_output_abort(&out);
+    mfb_counters_close(&run.counters);
+    mfb_pressure_free(&run.pressure);
+    free(run.team);
+    mfb_samples_free(&merged);
+    mfb_run_free(&run);
+    mfb_workset_free(&ws);
+    mfb_dist_free(&dist);
+    free(sweep);
+    mfb_trace_free(&trace);
+    mfb_warnings_free(&warn);
+    return status;
+}
+
+int mfb_study_execute(const struct mfb_study *cfg, const struct mfb_cpu_plan *plan)
+{
+    /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
+     * every stack address too, differently in every process (--processes). */
+    struct mfb_layout layout;
+    mfb_layout_draw(&layout, cfg->seed, cfg->code_placement_seed_given ? &cfg->code_placement_seed : NULL,
+                    cfg->process_index, cfg->code_rotation);
+    volatile char *shift = alloca(layout.stack_offset + 1);
+    shift[0] = 0;
+    return run_study(cfg, plan, &layout);
+}
