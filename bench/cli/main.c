@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "config.h"
 
 static void usage(FILE *out)
@@ -29,6 +30,10 @@ static void usage(FILE *out)
  * --processes children (which run `memfbench run` with the parent's options) sweep too. */
 static int sweep_command(int argc, char **argv)
 {
+    if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+        mfb_sweep_usage(stdout);
+        return MFB_EXIT_OK;
+    }
     if (argc < 3 || argv[2][0] == '-') {
         fprintf(stderr, "memfbench sweep: give the sizes first, e.g. memfbench sweep 0-512:1,pow2:1K-16M "
                         "[run options]\n");

@@ -16,6 +16,18 @@ void mfb_options_usage(FILE *out)
     mfb_flags_usage(out, t->rows, t->n);
 }
 
+void mfb_sweep_usage(FILE *out)
+{
+    fputs("usage: memfbench sweep SIZES [run options] -o FILE\n"
+          "\n"
+          "Times every variant at each size of SIZES (N, LO-HI:STEP, pow2:LO-HI, comma-separated),\n"
+          "each size its own batches, every variant interleaved per size in every round: the same\n"
+          "study as memfbench run --sweep SIZES. The run options:\n"
+          "\n", out);
+    const struct mfb_flag_table *t = mfb_study_flags();
+    mfb_flags_usage(out, t->rows, t->n);
+}
+
 int mfb_options_parse(int argc, char **argv, struct mfb_study *s, struct mfb_cpu_plan *plan, struct mfb_err *err)
 {
     const char *dists = getenv("MEMFBENCH_DISTRIBUTIONS");

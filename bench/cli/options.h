@@ -10,6 +10,8 @@
 #include "study/study.h"
 
 void mfb_options_usage(FILE *out);
+/* memfbench sweep --help: its form, then the run options it takes. */
+void mfb_sweep_usage(FILE *out);
 /* Parses argv into s, resolves the defaults that follow from it, makes the CPU plan (plan) and
  * checks the study against it. Returns 0 to run, 1 when --help was printed, -1 on a bad command
  * line (message in err). */

@@ -719,7 +719,6 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
     cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
     cJSON_AddItemToObject(d, "setup", setup_json(&r->res, r->ws));
-    /* Later modes (perf counters, threads, latency probes) add their blocks here. */
-    cJSON_AddObjectToObject(d, "extensions");
+    /* A new mode adds its own block here, named in the schema (docs/architecture.md). */
     return d;
 }

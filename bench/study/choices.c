@@ -32,6 +32,11 @@ static const struct choice_table tables[MFB_SET_COUNT] = {
     [MFB_SET_ROTATION] = TABLE(rotations, 0),
 };
 
+int mfb_choice_count(enum mfb_choice_set s)
+{
+    return tables[s].n;
+}
+
 const char *mfb_choice_name(enum mfb_choice_set s, int v)
 {
     return v >= 0 && v < tables[s].n ? tables[s].names[v] : "?";

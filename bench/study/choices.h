@@ -39,6 +39,8 @@ enum mfb_choice_set {
     MFB_SET_COUNT
 };
 
+/* How many values set s has (its names are values 0 .. count - 1). */
+int mfb_choice_count(enum mfb_choice_set s);
 /* The name of value v of set s, as the result file writes it. */
 const char *mfb_choice_name(enum mfb_choice_set s, int v);
 /* The value named word among those an option accepts (a stressor is never "none"), or -1. */

@@ -72,3 +72,18 @@ def test_the_table_reader_sees_every_entry() -> None:
         block = rows_block(command)
         entries = block.count('{"') + block.count('MFB_ROW("') + sum(block.count(k) for k in SHARED)
         assert len(table(command)) == entries, command
+
+
+def test_sweep_help_prints_its_form_and_the_run_options(memfbench: str) -> None:
+    p = subprocess.run([memfbench, "sweep", "--help"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("usage: memfbench sweep SIZES [run options] -o FILE")
+    assert "--processes" in p.stdout and "--sweep" in p.stdout
+
+
+def test_the_fuzz_dictionary_holds_every_option(memfbench: str) -> None:
+    """The options' dictionary is written from the rows at build time (tests/fuzz/options_dict.c)."""
+    build = Path(memfbench).resolve().parents[1]
+    words = set(re.findall(r'^"(.*)"$', (build / "tests" / "fuzz" / "options.dict").read_text(), re.M))
+    assert {f"--{name}" for name in table("run")} <= words
+    assert {"auto", "l1", "monotonic", "process", "bandwidth", "at-least", "bcmp"} <= words
