@@ -125,6 +125,11 @@ int mfb_warning_mask(const char *list, uint64_t *mask, char *bad, size_t bad_cap
     }
 }
 
+int mfb_warning_of_code(const char *code)
+{
+    return code_index(code, strlen(code));
+}
+
 bool mfb_warning_silenced(uint64_t mask, const char *code)
 {
     int i = code_index(code, strlen(code));
@@ -150,15 +155,20 @@ void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ..
             return;
     if (!w->quiet && k->severity == MFB_SEV_WARNING && !(w->silenced >> kind & 1))
         fprintf(stderr, "memfbench: warning: %s\n", buf);
-    if (w->n == MFB_MAX_WARNINGS)
-        return;
-    /* Out of memory, the warning is still printed; only the file misses it. */
-    char *msg = strdup(buf);
-    if (!msg)
-        return;
-    w->msg[w->n] = msg;
+    /* Out of memory or past the list, the warning is still printed; only the file misses it. */
+    mfb_warnings_add(w, kind, buf, 0);
+}
+
+int mfb_warnings_add(struct mfb_warnings *w, enum mfb_warning kind, const char *msg, int processes)
+{
+    char *copy = w->n < MFB_MAX_WARNINGS ? strdup(msg) : NULL;
+    if (!copy)
+        return -1;
+    w->msg[w->n] = copy;
     w->kind[w->n] = kind;
+    w->processes[w->n] = processes;
     w->n++;
+    return 0;
 }
 
 void mfb_warnings_free(struct mfb_warnings *w)

@@ -43,10 +43,13 @@ const struct mfb_warning_kind *mfb_warning_kind(enum mfb_warning w);
 int mfb_warning_mask(const char *list, uint64_t *mask, char *bad, size_t bad_cap);
 /* True when code is in mask (an unknown code never is). */
 bool mfb_warning_silenced(uint64_t mask, const char *code);
+/* The kind whose code is code, or -1 (a file from another build). */
+int mfb_warning_of_code(const char *code);
 
 struct mfb_warnings {
     char *msg[MFB_MAX_WARNINGS]; /* the whole line: finding, consequence, fix */
     enum mfb_warning kind[MFB_MAX_WARNINGS];
+    int processes[MFB_MAX_WARNINGS]; /* a study's list: how many of its processes had it (0: one run's) */
     int n;
     bool quiet;       /* -q: nothing printed */
     uint64_t silenced; /* --quiet-warnings: these codes are recorded but not printed */
@@ -56,6 +59,9 @@ struct mfb_warnings {
  * "FINDING: CONSEQUENCE. Fix: FIX". */
 void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Records a message as it was written (read back from a file, or composed whole by the merge),
+ * without printing it: 0, or -1 when the list is full or memory is out (the message is dropped). */
+int mfb_warnings_add(struct mfb_warnings *w, enum mfb_warning kind, const char *msg, int processes);
 void mfb_warnings_free(struct mfb_warnings *w);
 
 #endif

@@ -109,7 +109,24 @@ static int read_variants(const struct reading *rd, struct mfb_child_result *out)
             out->sentinel = out->nvars;
         const cJSON *place = cJSON_GetObjectItemCaseSensitive(v, "code_placement");
         out->placements.variant[out->nvars] = placement_of(place);
-        out->harness[out->nvars++] = !strcmp(origin->valuestring, "harness");
+        out->harness[out->nvars++] = !strcmp(origin->valuestring, mfb_origin_name(MFB_ORIGIN_HARNESS));
+    }
+    return 0;
+}
+
+/* status.warnings as the typed list a run keeps (base/warn.h). */
+static int read_warnings(const struct reading *rd, struct mfb_child_result *out)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, item(rd, "status", "warnings")) {
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(w, "message");
+        if (!cJSON_IsString(code) || !cJSON_IsString(msg))
+            return missing(rd, "status.warnings[]", "code", "each warning's code and message as strings");
+        int kind = mfb_warning_of_code(code->valuestring);
+        if (kind >= 0 && mfb_warnings_add(&out->warnings, (enum mfb_warning)kind, msg->valuestring, 0) < 0 &&
+            out->warnings.n < MFB_MAX_WARNINGS)
+            return mfb_fail(rd->err, "out of memory reading process %d of %d", rd->i + 1, rd->k);
     }
     return 0;
 }
@@ -182,7 +199,7 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
     *out = (struct mfb_child_result){.index = i, .sentinel = -1};
     struct reading rd = {.doc = doc, .i = i, .k = k, .err = err};
     if (read_progress(&rd, out) < 0 || read_variants(&rd, out) < 0 || read_classes(&rd, out) < 0 ||
-        read_background(&rd, out) < 0)
+        read_background(&rd, out) < 0 || read_warnings(&rd, out) < 0)
         return -1;
     if (!(out->function = text(&rd, "config", "function")) || !(out->distribution = text(&rd, "config", "distribution")) ||
         !(out->clock = text(&rd, "timer", "name")))
@@ -263,6 +280,7 @@ void mfb_child_free(struct mfb_child_result *r)
     free(r->class_lo);
     free(r->class_hi);
     free(r->background.stressor);
+    mfb_warnings_free(&r->warnings);
     cJSON_Delete(r->entry);
     cJSON_Delete(r->sections);
     *r = (struct mfb_child_result){0};

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/warn.h"
 #include "machine/layout.h"
 #include "measure/run.h"
 #include "measure/samples.h"
@@ -41,6 +42,7 @@ struct mfb_child_result {
     uint64_t *class_lo, *class_hi;
     bool has_background;
     struct mfb_child_background background;
+    struct mfb_warnings warnings;        /* its status.warnings, by kind (a code this build does not know is dropped) */
     cJSON *entry;     /* its processes[] entry: what differs between processes */
     cJSON *sections;  /* with keep_sections: its document without the samples, in order */
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/warn.h"
+#include "report/document.h"
 #include "report/summary.h"
 
 /* A section's field that the merge writes itself. */
@@ -59,43 +60,30 @@ static cJSON *target_json(const struct mfb_child_result *r0, double pct, const s
     return tc;
 }
 
-/* Every process's warnings, one per code, in the order they first came: the first process's message
- * that had it and how many of the study's processes had it (a placement check that failed in 9 of
- * 10 processes is a warning of the study even when the first one passed). */
-static cJSON *study_warnings(const struct mfb_child_result *results, int done)
+void mfb_merge_warnings(const struct mfb_study *cfg, const struct mfb_child_result *results,
+                        const struct mfb_merge_end *end, struct mfb_warnings *out)
 {
-    /* at most one per code: bounded by the warnings table, not by the processes */
-    const cJSON *first[MFB_W_COUNT];
-    int count[MFB_W_COUNT] = {0}, n = 0;
+    int done = end->done;
+    *out = (struct mfb_warnings){0};
     for (int i = 0; i < done; i++) {
-        const cJSON *status = cJSON_GetObjectItemCaseSensitive(results[i].entry, "status");
-        const cJSON *w;
-        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(status, "warnings")) {
-            const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
-            if (!cJSON_IsString(code))
-                continue;
+        const struct mfb_warnings *w = &results[i].warnings;
+        for (int j = 0; j < w->n; j++) {
             int k = 0;
-            while (k < n && strcmp(cJSON_GetObjectItemCaseSensitive(first[k], "code")->valuestring,
-                                   code->valuestring) != 0)
+            while (k < out->n && out->kind[k] != w->kind[j])
                 k++;
-            if (k == n && n == MFB_W_COUNT)
-                continue; /* a code this build does not know, past the table's size: not ours */
-            if (k == n)
-                first[n++] = w;
-            count[k]++;
+            if (k == out->n && mfb_warnings_add(out, w->kind[j], w->msg[j], 0) < 0)
+                continue; /* one per kind: the list holds every kind, so only memory can refuse */
+            out->processes[k]++;
         }
     }
-    cJSON *out = cJSON_CreateArray();
-    for (int k = 0; k < n; k++) {
-        cJSON *w = cJSON_CreateObject();
-        const cJSON *x;
-        cJSON_ArrayForEach(x, first[k])
-            cJSON_AddItemToObject(w, x->string, cJSON_Duplicate(x, 1));
-        if (done > 1)
-            cJSON_AddNumberToObject(w, "processes", count[k]);
-        cJSON_AddItemToArray(out, w);
+    for (int k = 0; done <= 1 && k < out->n; k++)
+        out->processes[k] = 0; /* one process: the run's own list */
+    if (mfb_merge_complete(results, end) && end->targeted && !end->reached) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
+                 "+-%.2f %%", mfb_stop_reason_name(end->stop_reason), done, cfg->target_ci);
+        mfb_warnings_add(out, MFB_W_TARGET_CI, msg, 0);
     }
-    return out;
 }
 
 /* The merged status: complete or not, why it stopped, every process's warnings and, with
@@ -106,21 +94,13 @@ static cJSON *merged_status(const struct mfb_study *cfg, const struct mfb_child_
     const struct mfb_child_result *r0 = &results[0];
     enum mfb_stop_reason reason = !complete ? MFB_STOP_INTERRUPTED : end->targeted ? end->stop_reason
                                                                                   : r0->stop_reason;
-    cJSON *warnings = study_warnings(results, end->done);
+    struct mfb_warnings warnings;
+    mfb_merge_warnings(cfg, results, end, &warnings);
     struct field fields[] = {{"complete", cJSON_CreateBool(complete)},
                              {"stop_reason", cJSON_CreateString(mfb_stop_reason_name(reason))},
-                             {"warnings", warnings},
+                             {"warnings", mfb_warnings_json(&warnings)},
                              {"target_ci", complete && end->targeted ? target_json(r0, cfg->target_ci, end) : NULL}};
-    if (complete && end->targeted && !end->reached) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "
-                 "+-%.2f %%", mfb_stop_reason_name(reason), end->done, cfg->target_ci);
-        cJSON *w = cJSON_CreateObject();
-        cJSON_AddStringToObject(w, "code", "target_ci");
-        cJSON_AddStringToObject(w, "message", msg);
-        cJSON_AddStringToObject(w, "severity", "warning");
-        cJSON_AddItemToArray(warnings, w);
-    }
+    mfb_warnings_free(&warnings);
     return section_with(shared, fields, sizeof fields / sizeof fields[0]);
 }
 

@@ -27,6 +27,13 @@ struct mfb_merge_end {
 
 /* Whether the study is complete: every planned process ran (or the stop rule ended it) and each
  * of them completed its rounds. */
+/* The study's warnings: every process's, one per kind, in the order they first came, with the first
+ * process's message that had it and how many of the study's processes had it (a placement check
+ * that failed in 9 of 10 processes is a warning of the study even when the first one passed); then,
+ * with --target-ci, one when the study ended short of the target. out is the caller's to free
+ * (mfb_warnings_free). */
+void mfb_merge_warnings(const struct mfb_study *cfg, const struct mfb_child_result *results,
+                        const struct mfb_merge_end *end, struct mfb_warnings *out);
 bool mfb_merge_complete(const struct mfb_child_result *results, const struct mfb_merge_end *end);
 
 /* The merged document: process 0's study-level sections, in their order, with the study's command

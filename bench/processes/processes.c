@@ -271,23 +271,22 @@ static int target_reached(const struct mfb_study *cfg, struct study_run *s, uint
 
 /* The merged warnings on stderr, as one run prints its own: notes and --quiet-warnings codes stay
  * in the file. */
-static void print_warnings(const struct mfb_study *cfg, const cJSON *doc, int done)
+static void print_warnings(const struct mfb_study *cfg, const struct mfb_child_result *results,
+                           const struct mfb_merge_end *end)
 {
-    const cJSON *w;
-    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "status"), "warnings")) {
-        const cJSON *sev = cJSON_GetObjectItemCaseSensitive(w, "severity");
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(w, "code");
-        const cJSON *procs = cJSON_GetObjectItemCaseSensitive(w, "processes");
-        if (cJSON_IsString(code) && mfb_warning_silenced(cfg->quiet_warnings, code->valuestring))
+    int done = end->done;
+    struct mfb_warnings w;
+    mfb_merge_warnings(cfg, results, end, &w);
+    for (int i = 0; i < w.n; i++) {
+        if (cfg->quiet_warnings >> w.kind[i] & 1 || mfb_warning_kind(w.kind[i])->severity == MFB_SEV_NOTE)
             continue;
-        if (cJSON_IsString(sev) && !strcmp(sev->valuestring, "note"))
-            continue;
-        /* how many of the study's processes found it (study_warnings in merge.c) */
+        /* how many of the study's processes found it */
         char in[48] = "";
-        if (cJSON_IsNumber(procs) && done > 1)
-            snprintf(in, sizeof in, " [in %d of %d processes]", (int)procs->valuedouble, done);
-        fprintf(stderr, "memfbench: warning: %s%s\n", cJSON_GetObjectItemCaseSensitive(w, "message")->valuestring, in);
+        if (w.processes[i] > 0)
+            snprintf(in, sizeof in, " [in %d of %d processes]", w.processes[i], done);
+        fprintf(stderr, "memfbench: warning: %s%s\n", w.msg[i], in);
     }
+    mfb_warnings_free(&w);
 }
 
 int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembled, struct mfb_output *out,
@@ -327,7 +326,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     bool complete = mfb_merge_complete(s.results, &end);
     cJSON *doc = mfb_merge_document(cfg, s.results, &end, master_seed);
     if (!cfg->quiet)
-        print_warnings(cfg, doc, s.done);
+        print_warnings(cfg, s.results, &end);
     if (mfb_output_commit(out, doc, &s.all, err) == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet) {

@@ -133,6 +133,8 @@ cJSON *mfb_warnings_json(const struct mfb_warnings *ws)
         cJSON_AddStringToObject(w, "code", k->code);
         cJSON_AddStringToObject(w, "message", ws->msg[i]);
         cJSON_AddStringToObject(w, "severity", mfb_severity_name(k->severity));
+        if (ws->processes[i] > 0) /* a study's: how many of its processes found it */
+            cJSON_AddNumberToObject(w, "processes", ws->processes[i]);
         cJSON_AddItemToArray(warns, w);
     }
     return warns;
