@@ -35,8 +35,9 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     struct mfb_caches caches;
     mfb_cache_detect(&caches, ab->cpu);
     struct mfb_warnings warn = {.quiet = true};
-    cJSON *doc = mfb_ab_document(ab, rq->program, rq->nprogram, rq->command, rq->ncommand,
-                                 mfb_host_json(&caches, ab->cpu, &warn));
+    struct mfb_host host;
+    mfb_host_read(&host, &caches, ab->cpu, &warn);
+    cJSON *doc = mfb_ab_document(ab, rq->program, rq->nprogram, rq->command, rq->ncommand, mfb_host_json(&host));
     mfb_warnings_free(&warn);
     int rc = mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);

@@ -83,7 +83,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     res.warn.quiet = cfg->quiet;
     struct mfb_output out;
     struct mfb_timer timer;
-    cJSON *host = NULL;
+    struct mfb_host host;
     int status = MFB_EXIT_FAIL;
     if (mfb_output_open(&out, cfg->output, &err) < 0) {
         fprintf(stderr, "memfbench probe: %s\n", err.msg);
@@ -116,7 +116,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     mfb_core_clock_measure(&res.clock, &timer);
     /* the host block and its checks (load, governor) before measuring: the probe's own load
      * must not read as another program's */
-    host = mfb_host_json(&res.caches, cfg->cpu, &res.warn);
+    mfb_host_read(&host, &res.caches, cfg->cpu, &res.warn);
     struct mfb_probe_run run = {.cfg = cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
     if (cfg->latency && mfb_probe_latency_curves(&run, &res, &pg, &err) < 0)
         goto fail;
@@ -125,8 +125,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     res.interrupted = probe_stop != 0;
     mfb_probe_stage(&pg, "levels, cross-check, file");
     mfb_probe_find_levels(&res);
-    cJSON *doc = mfb_probe_document(cfg, &res, &timer, host);
-    host = NULL; /* the document owns it */
+    cJSON *doc = mfb_probe_document(cfg, &res, &timer, &host);
     rc = mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);
     if (rc < 0)
@@ -143,7 +142,6 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
 fail:
     fprintf(stderr, "memfbench probe: %s\n", err.msg);
 done:
-    cJSON_Delete(host);
     mfb_output_abort(&out);
     mfb_probe_result_free(&res);
     return status;

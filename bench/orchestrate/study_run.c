@@ -71,13 +71,13 @@ static void install_signals(struct mfb_warnings *warn)
 #endif
 }
 
-/* The result file (host: the context taken before the rounds, consumed here) and the terminal
+/* The result file (host: the context taken before the rounds) and the terminal
  * summary: the exit status, or -1 with the message in err when the file cannot be written. */
-static int write_result(struct mfb_run *run, cJSON *host, struct mfb_output *out, const struct mfb_samples *samples,
+static int write_result(struct mfb_run *run, const struct mfb_host *host, struct mfb_output *out,
+                        const struct mfb_samples *samples,
                         struct mfb_err *err)
 {
     if (stop_requested && run->res.rounds == 0) { /* the first round was dropped when the stop came */
-        cJSON_Delete(host);
         fprintf(stderr, "memfbench: interrupted before the first round ended; no result file\n");
         return MFB_EXIT_INTERRUPTED;
     }
@@ -176,15 +176,15 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     if (set_up_workset(&run, plan, &caches, &err) < 0)
         goto fail;
     mfb_assemble_workset_warnings(&ws, &caches, &warn);
-    cJSON *host = mfb_host_json(&caches, cfg.cpu, &warn);
+    struct mfb_host host;
+    mfb_host_read(&host, &caches, cfg.cpu, &warn);
     activity.phase = MFB_PHASE_IDLE;
     bool team = run.team && run.team->n > 1;
     if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0) {
-        cJSON_Delete(host);
         goto fail;
     }
     mfb_residency_warn(&run.res.placement_check, &warn, caches.l1d, mfb_cache_source_name(caches.source));
-    if ((status = write_result(&run, host, &out, team ? &merged : &run.res.samples, &err)) < 0) {
+    if ((status = write_result(&run, &host, &out, team ? &merged : &run.res.samples, &err)) < 0) {
         status = MFB_EXIT_FAIL;
         goto fail;
     }

@@ -228,7 +228,7 @@ static cJSON *crosscheck_json(const struct mfb_probe_result *r)
 }
 
 cJSON *mfb_probe_document(const struct mfb_probe_config *cfg, const struct mfb_probe_result *r,
-                          const struct mfb_timer *t, cJSON *host)
+                          const struct mfb_timer *t, const struct mfb_host *host)
 {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "schema", "memfbench-probe");
@@ -239,7 +239,7 @@ cJSON *mfb_probe_document(const struct mfb_probe_config *cfg, const struct mfb_p
     cJSON_AddStringToObject(st, "stop_reason", r->interrupted ? "interrupted" : "done");
     cJSON_AddItemToObject(st, "warnings", mfb_warnings_json(&r->warn));
     cJSON_AddItemToObject(d, "config", config_json(cfg));
-    cJSON_AddItemToObject(d, "host", host);
+    cJSON_AddItemToObject(d, "host", mfb_host_json(host));
     cJSON_AddItemToObject(d, "timer", mfb_timer_json(t));
     cJSON *clk = cJSON_AddObjectToObject(d, "core_clock");
     cJSON_AddBoolToObject(clk, "known", r->clock.known);

@@ -204,8 +204,11 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
     if (!(out->function = text(&rd, "config", "function")) || !(out->distribution = text(&rd, "config", "distribution")) ||
         !(out->clock = text(&rd, "timer", "name")))
         return -1;
-    const cJSON *model = cJSON_GetObjectItemCaseSensitive(item(&rd, "host", "cpu"), "model");
-    out->cpu_model = strdup(cJSON_IsString(model) ? model->valuestring : "?");
+    if (!(out->host = malloc(sizeof *out->host)))
+        return mfb_fail(err, "out of memory reading process %d of %d", i + 1, k);
+    struct mfb_err why = {{0}};
+    if (mfb_host_from_json(item(&rd, NULL, "host"), out->host, &why) < 0)
+        return mfb_fail(err, "process %d of %d: %s", i + 1, k, why.msg);
     /* Files from before --code-rotation have none: they rotated per process, as the analysis reads them. */
     const cJSON *rotation = item(&rd, "config", "code_rotation");
     int rotation_value = !rotation ? MFB_ROTATE_PROCESS : cJSON_IsString(rotation)
@@ -216,7 +219,7 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
     out->placements.kernel = placement_of(item(&rd, "layout", "kernel_code_placement"));
     out->entry = process_entry(doc, i);
     out->sections = keep_sections ? sections_of(doc) : NULL;
-    if (!out->cpu_model || !out->entry || (keep_sections && !out->sections))
+    if (!out->entry || (keep_sections && !out->sections))
         return mfb_fail(err, "out of memory reading process %d of %d", i + 1, k);
     return 0;
 }
@@ -275,7 +278,7 @@ void mfb_child_free(struct mfb_child_result *r)
         free(r->names[v]);
     free(r->function);
     free(r->distribution);
-    free(r->cpu_model);
+    free(r->host);
     free(r->clock);
     free(r->class_lo);
     free(r->class_hi);

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/warn.h"
+#include "report/host.h"
 #include "machine/layout.h"
 #include "measure/run.h"
 #include "measure/samples.h"
@@ -35,7 +36,8 @@ struct mfb_child_result {
     bool harness[MFB_MAX_VARIANTS];      /* origin "harness": never compared (the noop) */
     int sentinel;                        /* the layout sentinel's index (variants[].layout_sentinel), -1: none */
     struct mfb_process_placements placements; /* its code placements (-1: none), for the stop rule's model */
-    char *function, *distribution, *cpu_model, *clock;
+    char *function, *distribution, *clock;
+    struct mfb_host *host;               /* its host block, typed (host->cpu.model names the CPU) */
     enum mfb_code_rotation rotation;
     bool sweep;                          /* a --sweep: classes are its points */
     int nclasses;                        /* --by-class or --sweep: the classes' size ranges */

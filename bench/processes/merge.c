@@ -171,6 +171,8 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
             own = variants_as_built(x, end->assembled);
         } else if (!strcmp(x->string, "status")) {
             own = merged_status(cfg, results, x, end, complete);
+        } else if (!strcmp(x->string, "host")) {
+            own = mfb_host_json(r0->host); /* process 0's, by the serializer a single run uses */
         } else if (!strcmp(x->string, "config")) {
             own = merged_config(cfg, x, end);
         } else if (!strcmp(x->string, "seeds")) {
@@ -233,7 +235,7 @@ void mfb_merge_print_summary(const struct mfb_child_result *results, int done, c
     char background[200];
     bool stressed = background_line(results, done, background, sizeof background);
     struct mfb_summary_view view = {
-        .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->cpu_model, .clock = r0->clock,
+        .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->host->cpu.model.text, .clock = r0->clock,
         .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
         .background = stressed ? background : NULL, .rotating = rotating,
         .sentinel = r0->sentinel >= 0 ? names[r0->sentinel] : NULL};

@@ -690,7 +690,7 @@ static cJSON *setup_json(const struct mfb_results *res, const struct mfb_workset
     return o;
 }
 
-cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
+cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host)
 {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "schema", "memfbench-run");
@@ -705,7 +705,7 @@ cJSON *mfb_document(const struct mfb_run *r, cJSON *host)
     cJSON_AddItemToObject(d, "status", status_json(r));
     cJSON_AddItemToObject(d, "config", config_json(r));
     cJSON_AddItemToObject(d, "seeds", seeds_json(r));
-    cJSON_AddItemToObject(d, "host", host);
+    cJSON_AddItemToObject(d, "host", mfb_host_json(host));
     cJSON_AddItemToObject(d, "layout", layout_json(&r->layout));
     cJSON_AddItemToObject(d, "timer", mfb_timer_json(r->timer));
     cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));

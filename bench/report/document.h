@@ -7,10 +7,11 @@
 #include <cJSON.h>
 
 #include "measure/run.h"
+#include "report/host.h"
 
 #define MFB_SCHEMA_VERSION 3
 
-cJSON *mfb_document(const struct mfb_run *r, cJSON *host);
+cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host);
 
 /* Parts every memfbench file shares (the run's, the probe's): the tool and its build, the
  * clock, the warnings, and a 64-bit value as a decimal string (JSON numbers stop at 2^53). */

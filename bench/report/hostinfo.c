@@ -30,13 +30,12 @@ static char *slurp_line(const char *path, char *buf, size_t n)
     return buf;
 }
 
-static void add_file_string(cJSON *o, const char *key, const char *path)
+/* A file's first line into t (unknown when it cannot be read). */
+static void read_file_text(struct mfb_host_text *t, const char *path)
 {
-    char buf[512];
-    if (slurp_line(path, buf, sizeof buf))
-        cJSON_AddStringToObject(o, key, buf);
-    else
-        cJSON_AddNullToObject(o, key);
+    t->known = slurp_line(path, t->text, sizeof t->text) != NULL;
+    if (!t->known)
+        t->text[0] = '\0';
 }
 
 /* "always [madvise] never" -> "madvise" */
@@ -81,36 +80,24 @@ void mfb_cpu_model(char *buf, size_t n)
         snprintf(buf, n, "unknown");
 }
 
-/* Whether the host's CPU flags (as recorded by add_flags) include flag. */
-static bool has_flag(const cJSON *host, const char *flag)
+/* The flags of mfb_host_flag_names the CPU has ("flags" on x86, "Features" on Arm). */
+static uint32_t read_flags(void)
 {
-    const cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "cpu"), "flags"))
-        if (cJSON_IsString(f) && !strcmp(f->valuestring, flag))
-            return true;
-    return false;
-}
-
-static void add_flags(cJSON *cpu)
-{
-    static const char *const interesting[] = {"sse2", "ssse3", "avx", "avx2", "avx512f", "avx512bw", "avx512vl",
-                                              "erms", "fsrm", "fzrm", "fsrs", "rdtscp", "constant_tsc",
-                                              "nonstop_tsc", "tsc_known_freq", "hypervisor", "asimd", "sve", NULL};
     char *flags = malloc(16384);
-    cJSON *arr = cJSON_AddArrayToObject(cpu, "flags");
-    if (!flags)
-        return;
-    if (cpuinfo_field("flags", flags, 16384) || cpuinfo_field("Features", flags, 16384)) {
-        for (int i = 0; interesting[i]; i++) {
-            size_t k = strlen(interesting[i]);
-            for (char *p = strstr(flags, interesting[i]); p; p = strstr(p + 1, interesting[i]))
+    uint32_t have = 0;
+    if (flags && (cpuinfo_field("flags", flags, 16384) || cpuinfo_field("Features", flags, 16384))) {
+        for (int i = 0; i < MFB_HOST_FLAGS; i++) {
+            const char *name = mfb_host_flag_names[i];
+            size_t k = strlen(name);
+            for (char *p = strstr(flags, name); p; p = strstr(p + 1, name))
                 if ((p == flags || p[-1] == ' ') && (p[k] == ' ' || p[k] == '\0')) {
-                    cJSON_AddItemToArray(arr, cJSON_CreateString(interesting[i]));
+                    have |= 1u << i;
                     break;
                 }
         }
     }
     free(flags);
+    return have;
 }
 
 /* Busy share of a CPU over `ms` from /proc/stat (user+nice+system+irq+softirq+steal over all). */
@@ -142,9 +129,8 @@ static double cpu_busy(int cpu, int ms)
     return total ? (double)(total - idle) / (double)total : 0;
 }
 
-/* Whether this process may count cycles with perf_event_open: recorded for the reader. No run
- * uses counters yet, so their absence is not a warning. */
-static void check_perf(cJSON *host)
+/* Whether this process may count cycles with perf_event_open: recorded for the reader. */
+static void check_perf(struct mfb_host *h)
 {
     struct perf_event_attr pe;
     memset(&pe, 0, sizeof pe);
@@ -155,20 +141,17 @@ static void check_perf(cJSON *host)
     pe.exclude_kernel = 1;
     pe.exclude_hv = 1;
     long fd = syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
-    cJSON *p = cJSON_AddObjectToObject(host, "perf_counters");
-    cJSON_AddBoolToObject(p, "cycles_available", fd >= 0);
-    if (fd >= 0) {
+    h->perf_cycles = fd >= 0;
+    h->perf_error.known = fd < 0;
+    snprintf(h->perf_error.text, sizeof h->perf_error.text, "%s", fd >= 0 ? "" : strerror(errno));
+    if (fd >= 0)
         close((int)fd);
-        cJSON_AddNullToObject(p, "error");
-    } else {
-        cJSON_AddStringToObject(p, "error", strerror(errno));
-    }
 }
 
 /* CPU numbers the topology lists are read up to (the kernel's default CPU_SETSIZE). */
 #define MAX_CPUS 1024
 
-static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
+static void check_environment(struct mfb_host *host, int cpu, struct mfb_warnings *w)
 {
     char buf[512], path[256];
     int c = cpu < 0 ? 0 : cpu;
@@ -183,7 +166,7 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         mfb_warn(w, MFB_W_SMT, "SMT is active");
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
     if (slurp_line(path, buf, sizeof buf)) {
-        cJSON *sib = cJSON_AddArrayToObject(host, "smt_sibling_busy");
+        host->have_siblings = true;
         bool listed[MAX_CPUS] = {0};
         if (mfb_parse_cpu_list(buf, listed, MAX_CPUS) < 0)
             mfb_warn(w, MFB_W_SMT, "SMT siblings unknown (%s: cannot read the CPU list '%s')", path, buf);
@@ -191,10 +174,10 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
             if (!listed[s] || s == c)
                 continue;
             double busy = cpu_busy(s, 200);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "cpu", s);
-            cJSON_AddNumberToObject(o, "busy", busy);
-            cJSON_AddItemToArray(sib, o);
+            if (host->nsiblings < MFB_HOST_SIBLINGS) {
+                host->sibling[host->nsiblings].cpu = s;
+                host->sibling[host->nsiblings++].busy = busy;
+            }
             if (busy > 0.1)
                 mfb_warn(w, MFB_W_SMT_BUSY, "SMT sibling CPU %d of CPU %d was %.0f %% busy", s, c, 100 * busy);
         }
@@ -205,10 +188,11 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         /* An empty file means no CPU is isolated. */
         bool isolated = slurp_line("/sys/devices/system/cpu/isolated", buf, sizeof buf) && buf[0] &&
                         mfb_parse_cpu_list(buf, listed, MAX_CPUS) == 0 && cpu < MAX_CPUS && listed[cpu];
-        cJSON_AddBoolToObject(host, "cpu_isolated", isolated);
+        host->have_isolated = true;
+        host->cpu_isolated = isolated;
         /* In a virtual machine the host schedules its own work on the vCPU whatever the guest
          * isolates: context, not something to fix here. */
-        if (!isolated && has_flag(host, "hypervisor"))
+        if (!isolated && host->cpu.flags >> MFB_HOST_FLAG_HYPERVISOR & 1)
             mfb_warn(w, MFB_W_VIRTUAL_CPU, "CPU %d is a virtual CPU (hypervisor flag)", cpu);
         else if (!isolated)
             mfb_warn(w, MFB_W_ISOLATION, "CPU %d is not isolated", cpu);
@@ -216,9 +200,8 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
     double load[3];
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (getloadavg(load, 3) == 3) {
-        cJSON *l = cJSON_AddArrayToObject(host, "load_average");
-        for (int i = 0; i < 3; i++)
-            cJSON_AddItemToArray(l, cJSON_CreateNumber(load[i]));
+        host->have_load = true;
+        memcpy(host->load, load, sizeof load);
         if (ncpu > 0 && load[0] > 0.5 * (double)ncpu)
             mfb_warn(w, MFB_W_LOAD, "machine load is %.2f on %ld CPUs", load[0], ncpu);
     }
@@ -227,79 +210,68 @@ static void check_environment(cJSON *host, int cpu, struct mfb_warnings *w)
         mfb_warn(w, MFB_W_THP, "transparent hugepages are 'always'");
 }
 
-cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w)
+/* A /proc/cpuinfo field into t (unknown when the CPU has none). */
+static void read_cpuinfo(struct mfb_host_text *t, const char *key)
 {
-    cJSON *h = cJSON_CreateObject();
+    t->known = cpuinfo_field(key, t->text, sizeof t->text) != NULL;
+}
+
+void mfb_host_read(struct mfb_host *h, const struct mfb_caches *c, int cpu, struct mfb_warnings *w)
+{
     char buf[512], path[256];
+    *h = (struct mfb_host){.pinned_cpu = cpu, .caches = *c};
     struct utsname u;
-    if (uname(&u) == 0) {
-        cJSON_AddStringToObject(h, "hostname", u.nodename);
-        cJSON_AddStringToObject(h, "kernel", u.release);
-        cJSON_AddStringToObject(h, "kernel_version", u.version);
-        cJSON_AddStringToObject(h, "machine", u.machine);
+    if ((h->have_uname = uname(&u) == 0)) {
+        struct mfb_host_text *dst[] = {&h->hostname, &h->kernel, &h->kernel_version, &h->machine};
+        const char *src[] = {u.nodename, u.release, u.version, u.machine};
+        for (int i = 0; i < 4; i++) {
+            dst[i]->known = true;
+            snprintf(dst[i]->text, sizeof dst[i]->text, "%s", src[i]);
+        }
     }
-    cJSON *cpuo = cJSON_AddObjectToObject(h, "cpu");
-    mfb_cpu_model(buf, sizeof buf);
-    cJSON_AddStringToObject(cpuo, "model", buf);
-    const char *keys[][2] = {{"vendor_id", "vendor"}, {"cpu family", "family"}, {"model", "model_number"},
-                             {"stepping", "stepping"}, {"microcode", "microcode"}, {"CPU implementer", "implementer"},
-                             {"CPU part", "part"}};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (cpuinfo_field(keys[i][0], buf, sizeof buf))
-            cJSON_AddStringToObject(cpuo, keys[i][1], buf);
-    add_flags(cpuo);
-    cJSON_AddNumberToObject(cpuo, "online", (double)sysconf(_SC_NPROCESSORS_ONLN));
-    cJSON_AddNumberToObject(cpuo, "configured", (double)sysconf(_SC_NPROCESSORS_CONF));
-    if (cpu >= 0)
-        cJSON_AddNumberToObject(h, "pinned_cpu", cpu);
-    else
-        cJSON_AddNullToObject(h, "pinned_cpu");
-    cJSON *caches = cJSON_AddObjectToObject(h, "caches");
-    cJSON_AddNumberToObject(caches, "l1d", (double)c->l1d);
-    cJSON_AddNumberToObject(caches, "l2", (double)c->l2);
-    cJSON_AddNumberToObject(caches, "llc", (double)c->llc);
-    cJSON_AddNumberToObject(caches, "line", (double)c->line);
-    cJSON_AddStringToObject(caches, "source", mfb_cache_source_name(c->source));
-    cJSON *fr = cJSON_AddObjectToObject(h, "frequency");
+    mfb_cpu_model(h->cpu.model.text, sizeof h->cpu.model.text);
+    h->cpu.model.known = true;
+    read_cpuinfo(&h->cpu.vendor, "vendor_id");
+    read_cpuinfo(&h->cpu.family, "cpu family");
+    read_cpuinfo(&h->cpu.model_number, "model");
+    read_cpuinfo(&h->cpu.stepping, "stepping");
+    read_cpuinfo(&h->cpu.microcode, "microcode");
+    read_cpuinfo(&h->cpu.implementer, "CPU implementer");
+    read_cpuinfo(&h->cpu.part, "CPU part");
+    h->cpu.flags = read_flags();
+    h->cpu.online = sysconf(_SC_NPROCESSORS_ONLN);
+    h->cpu.configured = sysconf(_SC_NPROCESSORS_CONF);
     int cc = cpu < 0 ? 0 : cpu;
-    const char *fk[][2] = {{"scaling_governor", "governor"}, {"scaling_driver", "driver"},
-                           {"scaling_min_freq", "min_khz"}, {"scaling_max_freq", "max_khz"},
-                           {"scaling_cur_freq", "cur_khz"}, {"cpuinfo_max_freq", "hw_max_khz"}};
+    struct { struct mfb_host_text *t; const char *file; } fk[] = {
+        {&h->frequency.governor, "scaling_governor"}, {&h->frequency.driver, "scaling_driver"},
+        {&h->frequency.min_khz, "scaling_min_freq"}, {&h->frequency.max_khz, "scaling_max_freq"},
+        {&h->frequency.cur_khz, "scaling_cur_freq"}, {&h->frequency.hw_max_khz, "cpuinfo_max_freq"}};
     for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++) {
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/%s", cc, fk[i][0]);
-        add_file_string(fr, fk[i][1], path);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/%s", cc, fk[i].file);
+        read_file_text(fk[i].t, path);
     }
-    add_file_string(fr, "boost", "/sys/devices/system/cpu/cpufreq/boost");
-    add_file_string(fr, "intel_no_turbo", "/sys/devices/system/cpu/intel_pstate/no_turbo");
-    if (cpuinfo_field("cpu MHz", buf, sizeof buf))
-        cJSON_AddNumberToObject(fr, "cpuinfo_mhz", atof(buf));
-    cJSON *smt = cJSON_AddObjectToObject(h, "smt");
-    add_file_string(smt, "active", "/sys/devices/system/cpu/smt/active");
-    add_file_string(smt, "control", "/sys/devices/system/cpu/smt/control");
+    read_file_text(&h->frequency.boost, "/sys/devices/system/cpu/cpufreq/boost");
+    read_file_text(&h->frequency.intel_no_turbo, "/sys/devices/system/cpu/intel_pstate/no_turbo");
+    if ((h->frequency.have_mhz = cpuinfo_field("cpu MHz", buf, sizeof buf) != NULL))
+        h->frequency.cpuinfo_mhz = atof(buf);
+    read_file_text(&h->smt_active, "/sys/devices/system/cpu/smt/active");
+    read_file_text(&h->smt_control, "/sys/devices/system/cpu/smt/control");
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cc);
-    add_file_string(smt, "siblings_of_pinned_cpu", path);
-    cJSON *thp = cJSON_AddObjectToObject(h, "transparent_hugepages");
-    if (slurp_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf))
-        cJSON_AddStringToObject(thp, "enabled", bracketed(buf));
-    else
-        cJSON_AddNullToObject(thp, "enabled");
-    if (slurp_line("/sys/kernel/mm/transparent_hugepage/defrag", buf, sizeof buf))
-        cJSON_AddStringToObject(thp, "defrag", bracketed(buf));
-    else
-        cJSON_AddNullToObject(thp, "defrag");
-    if (slurp_line("/proc/sys/kernel/randomize_va_space", buf, sizeof buf))
-        cJSON_AddNumberToObject(h, "aslr", atoi(buf));
-    else
-        cJSON_AddNullToObject(h, "aslr");
-    add_file_string(h, "isolated_cpus", "/sys/devices/system/cpu/isolated");
-    add_file_string(h, "nohz_full", "/sys/devices/system/cpu/nohz_full");
-    if (slurp_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf))
-        cJSON_AddNumberToObject(h, "perf_event_paranoid", atoi(buf));
-    else
-        cJSON_AddNullToObject(h, "perf_event_paranoid");
+    read_file_text(&h->smt_siblings_of_pinned_cpu, path);
+    struct { struct mfb_host_text *t; const char *file; } thp[] = {
+        {&h->thp_enabled, "/sys/kernel/mm/transparent_hugepage/enabled"},
+        {&h->thp_defrag, "/sys/kernel/mm/transparent_hugepage/defrag"}};
+    for (int i = 0; i < 2; i++)
+        if ((thp[i].t->known = slurp_line(thp[i].file, buf, sizeof buf) != NULL))
+            snprintf(thp[i].t->text, sizeof thp[i].t->text, "%.*s", MFB_HOST_TEXT - 1, bracketed(buf));
+    if ((h->have_aslr = slurp_line("/proc/sys/kernel/randomize_va_space", buf, sizeof buf) != NULL))
+        h->aslr = atoi(buf);
+    read_file_text(&h->isolated_cpus, "/sys/devices/system/cpu/isolated");
+    read_file_text(&h->nohz_full, "/sys/devices/system/cpu/nohz_full");
+    if ((h->have_paranoid = slurp_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf) != NULL))
+        h->perf_event_paranoid = atoi(buf);
     struct sysinfo si;
-    if (sysinfo(&si) == 0)
-        cJSON_AddNumberToObject(h, "memory_bytes", (double)si.totalram * si.mem_unit);
+    if ((h->have_memory = sysinfo(&si) == 0))
+        h->memory_bytes = (double)si.totalram * si.mem_unit;
     check_environment(h, cpu, w);
-    return h;
 }

@@ -3,13 +3,13 @@
 #ifndef MFB_HOSTINFO_H
 #define MFB_HOSTINFO_H
 
-#include <cJSON.h>
-
 #include "base/warn.h"
 #include "machine/cache.h"
+#include "report/host.h"
 
-/* cpu: the CPU the run is pinned to (-1: not pinned). */
-cJSON *mfb_host_json(const struct mfb_caches *c, int cpu, struct mfb_warnings *w);
+/* The host as the run sees it (cpu: the CPU the run is pinned to, -1: not pinned), with the
+ * environment checks' warnings into w. */
+void mfb_host_read(struct mfb_host *h, const struct mfb_caches *c, int cpu, struct mfb_warnings *w);
 /* First "model name" of /proc/cpuinfo, for the summary. */
 void mfb_cpu_model(char *buf, size_t n);
 

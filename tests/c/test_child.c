@@ -16,7 +16,7 @@ static bool same_result(const struct mfb_child_result *a, const struct mfb_child
 {
     bool same = a->complete == b->complete && a->stop_reason == b->stop_reason && a->batch_passes == b->batch_passes &&
                 a->rounds_s == b->rounds_s && a->nvars == b->nvars && !strcmp(a->function, b->function) &&
-                !strcmp(a->distribution, b->distribution) && !strcmp(a->cpu_model, b->cpu_model) &&
+                !strcmp(a->distribution, b->distribution) && !strcmp(a->host->cpu.model.text, b->host->cpu.model.text) &&
                 !strcmp(a->clock, b->clock) && a->rotation == b->rotation && a->sweep == b->sweep &&
                 a->nclasses == b->nclasses && a->has_background == b->has_background;
     for (int v = 0; same && v < a->nvars; v++)
@@ -66,6 +66,14 @@ int main(int argc, char **argv)
     TAP_CHECK(&t, first.nvars == 2 && !strcmp(first.names[0], "libc") && !strcmp(first.function, "memcpy") &&
                   first.batch_passes > 0 && first.complete,
               "its variants, function, batch and status come out typed");
+
+    /* The host crosses typed: read back and written again, it is the block the child wrote. */
+    cJSON *host_again = mfb_host_json(first.host);
+    TAP_CHECK(&t, cJSON_Compare(cJSON_GetObjectItemCaseSensitive(golden, "host"), host_again, true),
+              "the host block reads into its type and writes back the same");
+    cJSON_Delete(host_again);
+    TAP_CHECK(&t, !strcmp(mfb_host_flag_names[MFB_HOST_FLAG_HYPERVISOR], "hypervisor"),
+              "the virtual-CPU check asks for the hypervisor flag by its index");
 
     char *args[] = {"memfbench", "run", "--processes", "1"};
     /* the parent's study: its defaults and command line (its request is what the merged config echoes) */
