@@ -56,7 +56,7 @@ static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, 
         if (res.ticks < best)
             best = res.ticks;
     }
-    return (double)best * r->timer->ns_per_tick / mfb_calls_per_pass(&r->cal);
+    return (double)best * r->runtime.timer->ns_per_tick / mfb_calls_per_pass(&r->procedure.cal);
 }
 
 /* One batch shape for every variant: passes over the parameter array until the batch processes
@@ -66,28 +66,28 @@ static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, 
  * ratio depend on which other variants were in it (docs/validation.md). */
 void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
 {
-    struct mfb_calibration *c = &r->cal;
-    c->calls_log2 = r->ws->params_log2;
+    struct mfb_calibration *c = &r->procedure.cal;
+    c->calls_log2 = r->runtime.ws->params_log2;
     c->passes = 1;
     /* libc's pilot checks the batch time (warnings, the 1 ms cap); it is timed here only when
      * libc is not one of the study's variants. */
-    const struct mfb_variant *libc = mfb_variant_find(r->study->func, "libc");
+    const struct mfb_variant *libc = mfb_variant_find(r->config.study->func, "libc");
     double slow = 0, fast = NAN;
-    for (int i = 0; i < r->nvars; i++) {
-        double ns = pilot_ns_per_call(r, r->vars[i].v, rng);
-        r->vars[i].pilot_ns_per_call = ns;
+    for (int i = 0; i < r->config.nvars; i++) {
+        double ns = pilot_ns_per_call(r, r->config.vars[i].v, rng);
+        r->config.vars[i].pilot_ns_per_call = ns;
         slow = fmax(slow, ns);
-        if (r->vars[i].v->origin == MFB_ORIGIN_LIBC && r->vars[i].v->func == libc->func)
+        if (r->config.vars[i].v->origin == MFB_ORIGIN_LIBC && r->config.vars[i].v->func == libc->func)
             fast = ns;
     }
     if (isnan(fast))
         fast = pilot_ns_per_call(r, libc, rng);
-    double mean_size = fmax(1, r->selfcheck.mean_expected);
-    if (r->study->batch_passes > 0) {
-        c->passes = (uint32_t)r->study->batch_passes;
+    double mean_size = fmax(1, r->procedure.selfcheck.mean_expected);
+    if (r->config.study->batch_passes > 0) {
+        c->passes = (uint32_t)r->config.study->batch_passes;
         c->rule = MFB_BATCH_GIVEN;
     }
-    double overhead_ns = r->timer->overhead_ticks * r->timer->ns_per_tick;
+    double overhead_ns = r->runtime.timer->overhead_ticks * r->runtime.timer->ns_per_tick;
     double P = mfb_calls_per_pass(c);
     c->target_batch_ns = fmax(TARGET_OVERHEADS * overhead_ns, TARGET_MIN_NS);
     c->max_batch_ns = MAX_BATCH_NS;
@@ -114,13 +114,13 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
     c->fastest_batch_ns = fast * calls;
     c->slowest_batch_ns = slow * calls;
     if (c->single_call)
-        mfb_warn(r->warn, MFB_W_LONG_CALLS, "calls are so long that every batch times a single call "
+        mfb_warn(r->runtime.warn, MFB_W_LONG_CALLS, "calls are so long that every batch times a single call "
                  "(batch.single_call = true)");
     if (c->fastest_batch_ns < c->target_batch_ns / 5)
-        mfb_warn(r->warn, MFB_W_BATCH, "libc's batch lasts %.1f us, under %.0f timer overheads",
+        mfb_warn(r->runtime.warn, MFB_W_BATCH, "libc's batch lasts %.1f us, under %.0f timer overheads",
                  c->fastest_batch_ns / 1e3, c->fastest_batch_ns / overhead_ns);
     if (c->slowest_batch_ns > 2 * c->max_batch_ns)
-        mfb_warn(r->warn, MFB_W_BATCH, "the slowest variant's batch lasts %.1f ms", c->slowest_batch_ns / 1e6);
+        mfb_warn(r->runtime.warn, MFB_W_BATCH, "the slowest variant's batch lasts %.1f ms", c->slowest_batch_ns / 1e6);
 }
 
 /* Linearity: a batch of 2N passes must take as long as its two halves timed as batches of N
@@ -129,25 +129,25 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
  * cache effects that do not scale, and the per-call figure would depend on the batch size. */
 int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
 {
-    uint32_t n = r->cal.passes;
+    uint32_t n = r->procedure.cal.passes;
     struct mfb_pass *passes = mfb_passes_new(rng, 2 * (size_t)n);
     if (!passes)
         return mfb_fail(err, "out of memory drawing %u passes for the linearity check", 2 * n);
-    r->cal.linearity_tolerance = LINEARITY_TOLERANCE;
-    for (int i = 0; i < r->nvars; i++) {
+    r->procedure.cal.linearity_tolerance = LINEARITY_TOLERANCE;
+    for (int i = 0; i < r->config.nvars; i++) {
         double ratio[MEDIAN_TRIES];
         for (int k = 0; k < MEDIAN_TRIES; k++) {
             struct mfb_batch_result a, b, both;
-            mfb_run_time_batch(r, r->vars[i].v, n, passes, &a);
-            mfb_run_time_batch(r, r->vars[i].v, n, passes + n, &b);
-            mfb_run_time_batch(r, r->vars[i].v, 2 * (size_t)n, passes, &both);
+            mfb_run_time_batch(r, r->config.vars[i].v, n, passes, &a);
+            mfb_run_time_batch(r, r->config.vars[i].v, n, passes + n, &b);
+            mfb_run_time_batch(r, r->config.vars[i].v, 2 * (size_t)n, passes, &both);
             ratio[k] = (double)both.ticks / (double)(a.ticks + b.ticks);
         }
         double lin = mfb_quantile_median(ratio, MEDIAN_TRIES);
-        r->vars[i].linearity = lin;
+        r->config.vars[i].linearity = lin;
         if (fabs(lin - 1) > LINEARITY_TOLERANCE)
-            mfb_warn(r->warn, MFB_W_LINEARITY, "variant '%s': a batch twice as long took %.3f x twice the time "
-                     "(tolerance %.0f %%)", r->vars[i].v->name, lin,
+            mfb_warn(r->runtime.warn, MFB_W_LINEARITY, "variant '%s': a batch twice as long took %.3f x twice the time "
+                     "(tolerance %.0f %%)", r->config.vars[i].v->name, lin,
                      100 * LINEARITY_TOLERANCE);
     }
     free(passes);
@@ -159,18 +159,18 @@ int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_e
  * recorded. */
 int mfb_calibrate_overhead(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
 {
-    const struct mfb_variant *noop = mfb_variant_find(r->study->func, "noop");
-    struct mfb_pass *passes = mfb_passes_new(rng, r->cal.passes);
+    const struct mfb_variant *noop = mfb_variant_find(r->config.study->func, "noop");
+    struct mfb_pass *passes = mfb_passes_new(rng, r->procedure.cal.passes);
     if (!passes)
-        return mfb_fail(err, "out of memory drawing %u passes for the overhead measurement", r->cal.passes);
+        return mfb_fail(err, "out of memory drawing %u passes for the overhead measurement", r->procedure.cal.passes);
     double t[MEDIAN_TRIES];
     for (int k = 0; k < MEDIAN_TRIES; k++) {
         struct mfb_batch_result res;
-        mfb_run_time_batch(r, noop, r->cal.passes, passes, &res);
+        mfb_run_time_batch(r, noop, r->procedure.cal.passes, passes, &res);
         t[k] = (double)res.ticks;
     }
     free(passes);
-    r->harness.overhead_ns_per_call = mfb_quantile_median(t, MEDIAN_TRIES) * r->timer->ns_per_tick /
-                                      ((double)mfb_calls_per_pass(&r->cal) * r->cal.passes);
+    r->runtime.harness.overhead_ns_per_call = mfb_quantile_median(t, MEDIAN_TRIES) * r->runtime.timer->ns_per_tick /
+                                      ((double)mfb_calls_per_pass(&r->procedure.cal) * r->procedure.cal.passes);
     return 0;
 }

@@ -32,21 +32,21 @@ static void *member_main(void *arg)
     struct mfb_run *r = &m->run;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(r->team->place[r->thread].cpu, &set);
+    CPU_SET(r->runtime.team->place[r->runtime.thread].cpu, &set);
     /* pinned before the buffers are touched, so they are faulted in from this CPU (its node) */
     if (sched_setaffinity(0, sizeof set, &set) != 0) {
-        mfb_fail(&m->err, "--cpus: thread %d cannot be pinned to CPU %d: %s", r->thread,
-                 r->team->place[r->thread].cpu, strerror(errno));
+        mfb_fail(&m->err, "--cpus: thread %d cannot be pinned to CPU %d: %s", r->runtime.thread,
+                 r->runtime.team->place[r->runtime.thread].cpu, strerror(errno));
         goto failed;
     }
-    if (mfb_workset_alloc(&m->ws, mfb_stream_seed(r->seed, MFB_STREAM_ARENA), &m->err) < 0)
+    if (mfb_workset_alloc(&m->ws, mfb_stream_seed(r->config.seed, MFB_STREAM_ARENA), &m->err) < 0)
         goto failed;
     /* perf_event counts the thread that opens it */
-    mfb_counters_open(&r->counters, m->counters);
+    mfb_counters_open(&r->runtime.counters, m->counters);
     atomic_store_explicit(&m->ready, 1, memory_order_release);
     struct timespec nap = {0, 1000000};
-    while (!atomic_load_explicit(&r->team->go, memory_order_acquire)) {
-        if (atomic_load_explicit(&r->team->failed, memory_order_acquire))
+    while (!atomic_load_explicit(&r->runtime.team->go, memory_order_acquire)) {
+        if (atomic_load_explicit(&r->runtime.team->failed, memory_order_acquire))
             return NULL;
         nanosleep(&nap, NULL);
     }
@@ -54,12 +54,12 @@ static void *member_main(void *arg)
     volatile sig_atomic_t never = 0;
     m->rc = mfb_run_rounds(r, &never, &m->err);
     if (m->rc < 0)
-        mfb_team_fail(r->team);
+        mfb_team_fail(r->runtime.team);
     return NULL;
 failed:
     m->rc = -1;
     atomic_store_explicit(&m->ready, -1, memory_order_release);
-    mfb_team_fail(r->team);
+    mfb_team_fail(r->runtime.team);
     return NULL;
 }
 
@@ -68,27 +68,27 @@ failed:
 static void make_member(struct mfb_member *m, const struct mfb_run *r0, int k, enum mfb_counters_mode counters)
 {
     m->run = *r0;
-    m->run.thread = k;
-    m->run.seed = mfb_thread_seed(r0->seed, k);
+    m->run.runtime.thread = k;
+    m->run.config.seed = mfb_thread_seed(r0->config.seed, k);
     m->run.res = (struct mfb_results){0};
-    m->run.counters = (struct mfb_counters){0};
-    m->ws = *r0->ws;
+    m->run.runtime.counters = (struct mfb_counters){0};
+    m->ws = *r0->runtime.ws;
     m->ws.arena = NULL;
-    m->run.ws = &m->ws;
+    m->run.runtime.ws = &m->ws;
     m->activity = (struct mfb_activity){.phase = MFB_PHASE_IDLE};
-    m->run.activity = &m->activity;
-    if (r0->trace) {
-        m->trace = *r0->trace;
-        m->run.trace = &m->trace;
+    m->run.runtime.activity = &m->activity;
+    if (r0->modes.trace) {
+        m->trace = *r0->modes.trace;
+        m->run.modes.trace = &m->trace;
     }
     m->counters = counters;
 }
 
 int mfb_team_start(struct mfb_run *r, enum mfb_counters_mode counters, struct mfb_err *err)
 {
-    struct mfb_team *t = r->team;
-    r->thread = 0;
-    t->seed = r->seed;
+    struct mfb_team *t = r->runtime.team;
+    r->runtime.thread = 0;
+    t->seed = r->config.seed;
     if (!(t->members = calloc((size_t)t->n, sizeof *t->members)))
         return mfb_fail(err, "out of memory starting %d timing threads", t->n);
     /* Ctrl-C and the like go to thread 0, which ends the rounds for everyone; a fault stays the
@@ -141,7 +141,7 @@ static int append(struct mfb_samples *dst, const struct mfb_samples *src, int th
 
 int mfb_team_join(struct mfb_run *r, int rc, struct mfb_samples *all, struct mfb_err *err)
 {
-    struct mfb_team *t = r->team;
+    struct mfb_team *t = r->runtime.team;
     if (rc < 0)
         mfb_team_fail(t);
     /* A thread that was only told to stop says so; the thread that failed names the cause. */
@@ -178,7 +178,7 @@ void mfb_team_free(struct mfb_team *t)
         struct mfb_member *m = &t->members[k];
         if (m->started)
             pthread_join(m->tid, NULL);
-        mfb_counters_close(&m->run.counters);
+        mfb_counters_close(&m->run.runtime.counters);
         mfb_samples_free(&m->run.res.samples);
         mfb_workset_free(&m->ws);
     }

@@ -36,11 +36,11 @@ static int selfcheck_of(struct mfb_run *r, const struct mfb_dist *d, uint32_t dr
     struct mfb_call *buf = malloc(SELFCHECK_CHUNK * sizeof *buf);
     if (!buf)
         return mfb_fail(err, "out of memory for the sampler self-check");
-    if (mfb_sampler_init(&s, d, &r->ws->space, r->study->align_mode, seed, err) < 0) {
+    if (mfb_sampler_init(&s, d, &r->runtime.ws->space, r->config.study->align_mode, seed, err) < 0) {
         free(buf);
         return -1;
     }
-    if (mfb_selfcheck_begin(&acc, d, r->study->align_mode, r->ws->space.roles) < 0) {
+    if (mfb_selfcheck_begin(&acc, d, r->config.study->align_mode, r->runtime.ws->space.roles) < 0) {
         free(buf);
         mfb_sampler_free(&s);
         return mfb_fail(err, "out of memory for the sampler self-check");
@@ -56,8 +56,9 @@ static int selfcheck_of(struct mfb_run *r, const struct mfb_dist *d, uint32_t dr
 
 static int selfcheck(struct mfb_run *r, struct mfb_err *err)
 {
-    uint32_t draws = r->study->process_index <= 0 ? SELFCHECK_DRAWS : SELFCHECK_LATER_DRAWS;
-    return selfcheck_of(r, r->dist, draws, mfb_stream_seed(r->seed, MFB_STREAM_SELFCHECK), &r->selfcheck, err);
+    uint32_t draws = r->config.study->process_index <= 0 ? SELFCHECK_DRAWS : SELFCHECK_LATER_DRAWS;
+    return selfcheck_of(r, r->config.dist, draws, mfb_stream_seed(r->config.seed, MFB_STREAM_SELFCHECK),
+                        &r->procedure.selfcheck, err);
 }
 
 /* A sweep point's batch: about SWEEP_BATCH_BYTES, at least SWEEP_MIN_CALLS calls (a 16 MiB copy
@@ -72,7 +73,7 @@ static void sweep_shape(const struct mfb_run *r, const struct mfb_size_class *c,
     uint64_t calls = (uint64_t)((double)SWEEP_BATCH_BYTES / fmax(c->mean_size, SWEEP_MEAN_FLOOR));
     if (calls < SWEEP_MIN_CALLS)
         calls = SWEEP_MIN_CALLS;
-    uint8_t lg = r->ws->params_log2;
+    uint8_t lg = r->runtime.ws->params_log2;
     while (lg > 0 && (1ull << lg) > calls)
         lg--;
     sh->calls_log2 = lg;
@@ -83,33 +84,34 @@ static void sweep_shape(const struct mfb_run *r, const struct mfb_size_class *c,
  * one's batch shape and self-check (after the whole's calibration, whose shape a class scales). */
 static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
 {
-    struct mfb_by_class *bc = &r->by_class;
-    if (r->sweep) {
+    struct mfb_by_class *bc = &r->modes.by_class;
+    if (r->modes.sweep) {
         if (!(bc->shape = calloc((size_t)bc->classes.n, sizeof *bc->shape)))
             return mfb_fail(err, "out of memory for %d sweep points", bc->classes.n);
         for (int k = 0; k < bc->classes.n; k++) {
             sweep_shape(r, &bc->classes.c[k], &bc->shape[k]);
             if (selfcheck_of(r, &bc->classes.c[k].dist, CLASS_SELFCHECK_DRAWS,
-                             mfb_class_seed(r->seed, MFB_STREAM_SELFCHECK, k + 1), &bc->shape[k].selfcheck, err) < 0)
+                             mfb_class_seed(r->config.seed, MFB_STREAM_SELFCHECK,
+                                            k + 1), &bc->shape[k].selfcheck, err) < 0)
                 return -1;
         }
         return 0;
     }
-    if (!r->study->by_class)
+    if (!r->config.study->by_class)
         return 0;
     bc->on = true;
-    if (r->study->class_edges.nedges) {
-        bc->classes = r->study->class_edges; /* the edges only: the study holds no classes */
+    if (r->config.study->class_edges.nedges) {
+        bc->classes = r->config.study->class_edges; /* the edges only: the study holds no classes */
     } else {
-        mfb_classes_default_edges(&bc->classes, r->ws->space.by_size ? r->ws->space.threshold
+        mfb_classes_default_edges(&bc->classes, r->runtime.ws->space.by_size ? r->runtime.ws->space.threshold
                                                                        : MFB_DEFAULT_SMALL_MAX);
     }
-    if (mfb_classes_split(&bc->classes, r->dist, err) < 0)
+    if (mfb_classes_split(&bc->classes, r->config.dist, err) < 0)
         return -1;
     if (!(bc->shape = calloc((size_t)bc->classes.n + 1, sizeof *bc->shape)))
         return mfb_fail(err, "out of memory for %d size classes", bc->classes.n);
-    double whole_mean = mfb_table_mean(&r->dist->size);
-    uint64_t whole_calls = (uint64_t)mfb_calls_per_pass(&r->cal) * r->cal.passes;
+    double whole_mean = mfb_table_mean(&r->config.dist->size);
+    uint64_t whole_calls = (uint64_t)mfb_calls_per_pass(&r->procedure.cal) * r->procedure.cal.passes;
     for (int k = 0; k < bc->classes.n; k++) {
         const struct mfb_size_class *c = &bc->classes.c[k];
         struct mfb_class_shape *sh = &bc->shape[k];
@@ -120,12 +122,13 @@ static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
             calls = MIN_CLASS_CALLS;
         if (calls > whole_calls)
             calls = whole_calls;
-        uint8_t lg = r->cal.calls_log2;
+        uint8_t lg = r->procedure.cal.calls_log2;
         while (lg > 0 && (1ull << lg) > calls)
             lg--;
         sh->calls_log2 = lg;
         sh->passes = (uint32_t)(calls >> lg) ? (uint32_t)(calls >> lg) : 1;
-        if (selfcheck_of(r, &c->dist, CLASS_SELFCHECK_DRAWS, mfb_class_seed(r->seed, MFB_STREAM_SELFCHECK, k + 1),
+        if (selfcheck_of(r, &c->dist, CLASS_SELFCHECK_DRAWS, mfb_class_seed(r->config.seed, MFB_STREAM_SELFCHECK,
+                                                                            k + 1),
                          &sh->selfcheck, err) < 0)
             return -1;
     }
@@ -136,10 +139,10 @@ static int prepare_classes(struct mfb_run *r, struct mfb_err *err)
 static int draw_params(struct mfb_run *r, struct mfb_err *err)
 {
     struct mfb_sampler s;
-    if (mfb_sampler_init(&s, r->dist, &r->ws->space, r->study->align_mode,
-                         mfb_stream_seed(r->seed, MFB_STREAM_PARAMS), err) < 0)
+    if (mfb_sampler_init(&s, r->config.dist, &r->runtime.ws->space, r->config.study->align_mode,
+                         mfb_stream_seed(r->config.seed, MFB_STREAM_PARAMS), err) < 0)
         return -1;
-    mfb_sampler_fill(&s, mfb_run_params(r), mfb_workset_params(r->ws));
+    mfb_sampler_fill(&s, mfb_run_params(r), mfb_workset_params(r->runtime.ws));
     mfb_sampler_free(&s);
     return 0;
 }
@@ -151,8 +154,8 @@ static int verify_shapes(struct mfb_run *r, struct mfb_verify *ver, const struct
                          const struct mfb_variant *v, struct mfb_err *err)
 {
     struct mfb_sampler s;
-    if (mfb_sampler_init(&s, r->dist, &r->ws->space, r->study->align_mode,
-                         mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) < 0)
+    if (mfb_sampler_init(&s, r->config.dist, &r->runtime.ws->space, r->config.study->align_mode,
+                         mfb_stream_seed(r->config.seed, MFB_STREAM_VERIFY), err) < 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < sh->n && rc == 0; i++) {
@@ -171,37 +174,39 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
 {
     struct mfb_verify ver;
     struct mfb_shapes sh = {0};
-    bool all_shapes = r->study->process_index <= 0;
-    if (mfb_verify_init(&ver, mfb_table_max(&r->dist->size), mfb_stream_seed(r->seed, MFB_STREAM_VERIFY),
-                        r->activity, err) < 0)
+    bool all_shapes = r->config.study->process_index <= 0;
+    if (mfb_verify_init(&ver, mfb_table_max(&r->config.dist->size), mfb_stream_seed(r->config.seed, MFB_STREAM_VERIFY),
+                        r->runtime.activity, err) < 0)
         return -1;
-    int rc = all_shapes ? mfb_shapes_init(&sh, r->dist, mfb_stream_seed(r->seed, MFB_STREAM_VERIFY), err) : 0;
-    r->activity->phase = MFB_PHASE_VERIFYING;
-    for (int i = 0; i < r->nvars && rc == 0; i++) {
+    int rc = all_shapes ? mfb_shapes_init(&sh, r->config.dist, mfb_stream_seed(r->config.seed, MFB_STREAM_VERIFY),
+                                          err) : 0;
+    r->runtime.activity->phase = MFB_PHASE_VERIFYING;
+    for (int i = 0; i < r->config.nvars && rc == 0; i++) {
         uint64_t before = ver.checked;
-        rc = mfb_verify_calls(&ver, r->vars[i].v, mfb_run_params(r), mfb_workset_params(r->ws), err);
+        rc = mfb_verify_calls(&ver, r->config.vars[i].v, mfb_run_params(r), mfb_workset_params(r->runtime.ws), err);
         if (rc == 0 && all_shapes)
-            rc = verify_shapes(r, &ver, &sh, r->vars[i].v, err);
+            rc = verify_shapes(r, &ver, &sh, r->config.vars[i].v, err);
         /* --code-rotation round: every other placement's code is timed too; compiled from the same
          * source, each is checked on the first calls */
-        for (unsigned p = 0; rc == 0 && r->layout.rotation == MFB_ROTATE_ROUND && r->vars[i].code_placement >= 0 &&
-                             p < MFB_CODE_PLACEMENTS; p++) {
-            struct mfb_variant placed = mfb_run_variant_at(&r->vars[i], p);
+        bool rotates = r->config.layout.rotation == MFB_ROTATE_ROUND && r->config.vars[i].code_placement >= 0;
+        for (unsigned p = 0; rc == 0 && rotates && p < MFB_CODE_PLACEMENTS; p++) {
+            struct mfb_variant placed = mfb_run_variant_at(&r->config.vars[i], p);
             rc = mfb_verify_calls(&ver, &placed, mfb_run_params(r), PLACED_CHECK_CALLS, err);
         }
-        r->vars[i].verified_calls = ver.checked - before;
-        mfb_variant_codeinfo(r->vars[i].v, &r->vars[i].code);
+        r->config.vars[i].verified_calls = ver.checked - before;
+        mfb_variant_codeinfo(r->config.vars[i].v, &r->config.vars[i].code);
     }
-    r->activity->phase = MFB_PHASE_IDLE;
-    r->verified_shapes = sh.n;
-    r->verified_sizes = sh.nsizes;
-    r->support_sizes = sh.support;
-    r->sizes_in_support = sh.in_support;
+    r->runtime.activity->phase = MFB_PHASE_IDLE;
+    r->procedure.verified_shapes = sh.n;
+    r->procedure.verified_sizes = sh.nsizes;
+    r->procedure.support_sizes = sh.support;
+    r->procedure.sizes_in_support = sh.in_support;
     if (sh.n > 0 && sh.nsizes < sh.in_support)
-        mfb_warn(r->warn, MFB_W_VERIFICATION, "verification checked %zu of the %llu sizes the distribution can draw "
+        mfb_warn(r->runtime.warn, MFB_W_VERIFICATION,
+                 "verification checked %zu of the %llu sizes the distribution can draw "
                  "(every size up to %d, then each wide range's ends, powers of two and neighbours and an even "
-                 "spread; sizes above %d thinned to a %llu MiB bound)", sh.nsizes, (unsigned long long)sh.in_support, MFB_SHAPES_SMALL, MFB_SHAPES_SMALL,
-                 MFB_SHAPES_MAX_BYTES >> 20);
+                 "spread; sizes above %d thinned to a %llu MiB bound)", sh.nsizes, (unsigned long long)sh.in_support,
+                 MFB_SHAPES_SMALL, MFB_SHAPES_SMALL, MFB_SHAPES_MAX_BYTES >> 20);
     mfb_shapes_free(&sh);
     mfb_verify_free(&ver);
     return rc;
@@ -226,11 +231,11 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
         return -1;
     stage[MFB_STAGE_VERIFY] = lap(&t);
     struct mfb_rng rng;
-    mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_CALIBRATE));
-    r->activity->phase = MFB_PHASE_CALIBRATING;
+    mfb_rng_seed(&rng, mfb_stream_seed(r->config.seed, MFB_STREAM_CALIBRATE));
+    r->runtime.activity->phase = MFB_PHASE_CALIBRATING;
     mfb_calibrate_batch(r, &rng);
     int rc = mfb_calibrate_linearity(r, &rng, err);
-    r->activity->phase = MFB_PHASE_IDLE;
+    r->runtime.activity->phase = MFB_PHASE_IDLE;
     stage[MFB_STAGE_CALIBRATE] = lap(&t);
     if (rc < 0 || prepare_classes(r, err) < 0)
         return -1;

@@ -25,7 +25,7 @@
 /* --threads N > 1: the team the rounds are timed with; NULL: one thread. */
 static struct mfb_team *team_of(const struct mfb_run *r)
 {
-    return r->team && r->team->n > 1 ? r->team : NULL;
+    return r->runtime.team && r->runtime.team->n > 1 ? r->runtime.team : NULL;
 }
 
 struct rounds {
@@ -79,8 +79,8 @@ static void release(struct rounds *st, int nclasses)
  * size and alignments (the sampler's placement rules); returns the bytes of the window. */
 static uint64_t trace_fill(struct mfb_run *r, struct rounds *st, size_t n)
 {
-    struct mfb_trace *t = r->trace;
-    const struct mfb_dist *d = r->dist;
+    struct mfb_trace *t = r->modes.trace;
+    const struct mfb_dist *d = r->config.dist;
     uint64_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
         const struct mfb_trace_call *c = &t->c[t->next];
@@ -92,8 +92,8 @@ static uint64_t trace_fill(struct mfb_run *r, struct rounds *st, size_t n)
         bytes += c->size;
     }
     /* the windows of the study's other processes: this one replays every K-th (see begin) */
-    long k = r->study->processes;
-    if (k > 1 && r->study->process_index >= 0)
+    long k = r->config.study->processes;
+    if (k > 1 && r->config.study->process_index >= 0)
         t->next = (size_t)((t->next + (unsigned long long)(k - 1) * n) % t->n);
     return bytes;
 }
@@ -112,10 +112,10 @@ static void in_order(struct mfb_pass *p, size_t n)
  * replay the first one. */
 static int begin_classes(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
 {
-    const struct mfb_classes *cl = &r->by_class.classes;
-    if (!r->by_class.on)
+    const struct mfb_classes *cl = &r->modes.by_class.classes;
+    if (!r->modes.by_class.on)
         return 0;
-    size_t n = mfb_calls_per_pass(&r->cal);
+    size_t n = mfb_calls_per_pass(&r->procedure.cal);
     st->class_samplers = calloc((size_t)cl->n + 1, sizeof *st->class_samplers);
     st->first = malloc(n * sizeof *st->first);
     if (!st->class_samplers || !st->first) {
@@ -124,8 +124,8 @@ static int begin_classes(struct mfb_run *r, struct rounds *st, struct mfb_err *e
     }
     memcpy(st->first, st->params, n * sizeof *st->first);
     for (int k = 0; k < cl->n; k++)
-        if (mfb_sampler_init(&st->class_samplers[k], &cl->c[k].dist, &r->ws->space, r->study->align_mode,
-                             mfb_class_seed(r->seed, MFB_STREAM_PARAMS, k + 1), err) < 0) {
+        if (mfb_sampler_init(&st->class_samplers[k], &cl->c[k].dist, &r->runtime.ws->space, r->config.study->align_mode,
+                             mfb_class_seed(r->config.seed, MFB_STREAM_PARAMS, k + 1), err) < 0) {
             release(st, k + 1);
             return -1;
         }
@@ -137,33 +137,33 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     *st = (struct rounds){0};
     /* Round 0 replays the verified parameters (the same stream from its start); later rounds
      * continue the stream. */
-    if (mfb_sampler_init(&st->sampler, r->dist, &r->ws->space, r->study->align_mode,
-                         mfb_stream_seed(r->seed, MFB_STREAM_PARAMS), err) < 0)
+    if (mfb_sampler_init(&st->sampler, r->config.dist, &r->runtime.ws->space, r->config.study->align_mode,
+                         mfb_stream_seed(r->config.seed, MFB_STREAM_PARAMS), err) < 0)
         return -1;
     st->params = mfb_run_params(r);
-    if (r->trace) {
+    if (r->modes.trace) {
         /* Process p of a study of K replays windows p, p + K, p + 2K, ... (mod K: --target-ci
          * may run more): each process samples the whole trace, start-up and work alike, so the
          * processes are alike and together replay all of it. Started each at the beginning, a
          * process that times fewer windows than the trace holds would replay only its start.
          * Round 0 and the warm-up replay the process's first window. */
-        long k = r->study->processes, p = r->study->process_index;
-        size_t n = mfb_calls_per_pass(&r->cal);
-        r->trace->next = p > 0 && k > 1 ? (size_t)((unsigned long long)(p % k) * n % r->trace->n) : 0;
+        long k = r->config.study->processes, p = r->config.study->process_index;
+        size_t n = mfb_calls_per_pass(&r->procedure.cal);
+        r->modes.trace->next = p > 0 && k > 1 ? (size_t)((unsigned long long)(p % k) * n % r->modes.trace->n) : 0;
         trace_fill(r, st, n);
     } else {
-        mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->ws));
+        mfb_sampler_fill(&st->sampler, st->params, mfb_workset_params(r->runtime.ws));
     }
     /* A pass may use only the first calls_per_pass records. */
-    st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->cal));
+    st->pass_bytes = pass_bytes(st->params, mfb_calls_per_pass(&r->procedure.cal));
     /* --threads: one order for every thread (the team's seed), so all time the same variant */
-    mfb_rng_seed(&st->order_rng, mfb_stream_seed(team_of(r) ? team_of(r)->seed : r->seed, MFB_STREAM_ORDER));
-    mfb_rng_seed(&st->shift_rng, mfb_stream_seed(r->seed, MFB_STREAM_SHIFT));
+    mfb_rng_seed(&st->order_rng, mfb_stream_seed(team_of(r) ? team_of(r)->seed : r->config.seed, MFB_STREAM_ORDER));
+    mfb_rng_seed(&st->shift_rng, mfb_stream_seed(r->config.seed, MFB_STREAM_SHIFT));
     /* Room for the most passes any batch takes (a size class may take more than the whole), plus
      * the priming pass. */
-    uint32_t most = r->cal.passes;
-    for (int k = 0; r->by_class.on && k < r->by_class.classes.n; k++)
-        most = r->by_class.shape[k].passes > most ? r->by_class.shape[k].passes : most;
+    uint32_t most = r->procedure.cal.passes;
+    for (int k = 0; r->modes.by_class.on && k < r->modes.by_class.classes.n; k++)
+        most = r->modes.by_class.shape[k].passes > most ? r->modes.by_class.shape[k].passes : most;
     st->passes = calloc((size_t)most + 1, sizeof *st->passes);
     st->warm = malloc(sizeof *st->warm);
     if (!st->passes || !st->warm) {
@@ -172,12 +172,12 @@ static int begin(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
     }
     if (begin_classes(r, st, err) < 0)
         return -1;
-    for (int i = 0; i < r->nvars; i++)
+    for (int i = 0; i < r->config.nvars; i++)
         st->order[i] = i;
-    st->warming = mfb_warmup_begin(st->warm, &r->warmup, r->study);
+    st->warming = mfb_warmup_begin(st->warm, &r->procedure.warmup, r->config.study);
     st->start_ns = st->last_progress_ns = st->last_check_ns = mfb_mono_ns();
-    if (team_of(r) && r->thread == 0) /* every thread's batch times count from one origin */
-        team_of(r)->origin_tick = mfb_timer_begin(r->timer);
+    if (team_of(r) && r->runtime.thread == 0) /* every thread's batch times count from one origin */
+        team_of(r)->origin_tick = mfb_timer_begin(r->runtime.timer);
     return 0;
 }
 
@@ -215,39 +215,39 @@ struct slot {
 static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *sl, bool alone, uint64_t *ticks,
                       struct mfb_err *err)
 {
-    double ns_per_tick = r->timer->ns_per_tick;
-    const struct mfb_run_variant *rv = &r->vars[sl->vi];
+    double ns_per_tick = r->runtime.timer->ns_per_tick;
+    const struct mfb_run_variant *rv = &r->config.vars[sl->vi];
     const struct mfb_variant *v = rv->v;
     /* --code-rotation round: this round's placement of the variant's code */
     struct mfb_variant placed;
-    if (r->layout.rotation == MFB_ROTATE_ROUND && rv->code_placement >= 0) {
-        placed = mfb_run_variant_at(rv, mfb_layout_placement_at(&r->layout, sl->vi, rv->extra, r->res.rounds));
+    if (r->config.layout.rotation == MFB_ROTATE_ROUND && rv->code_placement >= 0) {
+        placed = mfb_run_variant_at(rv, mfb_layout_placement_at(&r->config.layout, sl->vi, rv->extra, r->res.rounds));
         v = &placed;
     }
     struct mfb_batch_result res;
     mfb_passes_draw(&st->shift_rng, st->passes, sl->passes + 1);
     /* The timed passes follow the trace; the priming pass (the last) keeps an order of its own,
      * so the predictors have not seen the window's sequence before it is timed. */
-    if (r->trace)
+    if (r->modes.trace)
         in_order(st->passes, sl->passes);
     /* Priming: an untimed pass of the same variant over the same calls in an order of its own
      * (the last drawn pass), so the state the previous variant left (predictors, uop cache,
      * L1) is this variant's own when the timed passes start, without replaying their order. */
-    if (!r->study->no_prime)
+    if (!r->config.study->no_prime)
         mfb_run_batch_now(r, v, sl->calls_log2, 1, st->passes + sl->passes, &res);
     /* the timed passes' large-call lines out of every cache, before the barrier so that the
      * threads' timed passes still start together */
     mfb_run_evict(r, sl->calls_log2, sl->passes, st->passes);
     /* --threads: every thread's timed passes start together, each thread primed */
-    if (team_of(r) && !alone && mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
+    if (team_of(r) && !alone && mfb_team_wait(r->runtime.team, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
     /* --counters: read just outside the timed batch, so the reads' own cost is not timed;
      * the counts include the loop and the timer reads, the same for every variant (the
      * noop's counts are that part) */
     struct mfb_counts c0, c1;
-    bool ok0 = r->counters.active && mfb_counters_read(&r->counters, &c0);
+    bool ok0 = r->runtime.counters.active && mfb_counters_read(&r->runtime.counters, &c0);
     mfb_run_batch_now(r, v, sl->calls_log2, sl->passes, st->passes, &res);
-    bool ok1 = r->counters.active && mfb_counters_read(&r->counters, &c1);
+    bool ok1 = r->runtime.counters.active && mfb_counters_read(&r->runtime.counters, &c1);
     if (!st->have_first) {
         /* with several threads, thread 0's origin (written before the barrier this batch passed) */
         st->first_tick = team_of(r) ? team_of(r)->origin_tick : res.begin;
@@ -259,12 +259,12 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
     struct mfb_sample smp = {
         .variant = (uint16_t)sl->vi, .position = (uint16_t)sl->pos, .round = r->res.rounds,
         .calls = (uint32_t)(((uint64_t)1 << sl->calls_log2) * sl->passes), .warmup = st->warming,
-        .cpu = (int16_t)(res.cpu >= 0 && r->timer->end_cpu_trusted ? res.cpu : sched_getcpu()),
+        .cpu = (int16_t)(res.cpu >= 0 && r->runtime.timer->end_cpu_trusted ? res.cpu : sched_getcpu()),
         .bytes = sl->pass_bytes * sl->passes,
         .ticks = res.ticks, .ns = (double)res.ticks * ns_per_tick,
         .t_start_ns = (uint64_t)((double)since * ns_per_tick), .size_class = (uint16_t)sl->cls,
-        .thread = (int16_t)(team_of(r) ? r->thread : -1), .alone = (int8_t)(team_of(r) ? alone : -1)};
-    mfb_counters_delta(&r->counters, ok0, &c0, ok1, &c1, smp.counters);
+        .thread = (int16_t)(team_of(r) ? r->runtime.thread : -1), .alone = (int8_t)(team_of(r) ? alone : -1)};
+    mfb_counters_delta(&r->runtime.counters, ok0, &c0, ok1, &c1, smp.counters);
     struct mfb_samples *keep = alone ? &team_of(r)->alone_samples : &r->res.samples;
     if (mfb_samples_push(keep, &smp) < 0)
         return mfb_fail(err, "out of memory storing samples (%zu batches kept)", r->res.samples.n);
@@ -276,15 +276,15 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
 static int alone_batch(struct mfb_run *r, struct rounds *st, const struct slot *sl, struct mfb_err *err)
 {
     uint64_t ticks;
-    if (r->thread == 0) /* the others read it only after this barrier, and are past reading the last one */
-        r->team->abandon = *st->stop != 0;
-    if (mfb_team_wait(r->team, MFB_WAIT_SPIN) < 0)
+    if (r->runtime.thread == 0) /* the others read it only after this barrier, and are past reading the last one */
+        r->runtime.team->abandon = *st->stop != 0;
+    if (mfb_team_wait(r->runtime.team, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
-    if (r->team->abandon)
+    if (r->runtime.team->abandon)
         return ROUND_ABANDONED;
-    if (r->thread == 0 && time_batch(r, st, sl, true, &ticks, err) < 0)
+    if (r->runtime.thread == 0 && time_batch(r, st, sl, true, &ticks, err) < 0)
         return -1;
-    if (mfb_team_wait(r->team, r->thread == 0 ? MFB_WAIT_SPIN : MFB_WAIT_SLEEP) < 0)
+    if (mfb_team_wait(r->runtime.team, r->runtime.thread == 0 ? MFB_WAIT_SPIN : MFB_WAIT_SLEEP) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
     return 0;
 }
@@ -298,7 +298,7 @@ static int time_batches(struct mfb_run *r, struct rounds *st, int cls, uint8_t c
                         uint64_t pass_bytes, double *total, struct mfb_err *err)
 {
     bool alone = team_of(r) != NULL, alone_first = r->res.rounds % 2 == 1;
-    for (int pos = 0; pos < r->nvars; pos++) {
+    for (int pos = 0; pos < r->config.nvars; pos++) {
         struct slot sl = {.vi = st->order[pos], .pos = pos, .cls = cls, .calls_log2 = calls_log2, .passes = passes,
                           .pass_bytes = pass_bytes};
         uint64_t ticks;
@@ -323,18 +323,19 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
     uint32_t round = r->res.rounds;
     /* Warm-up rounds replay the first array; measured rounds draw fresh calls. */
     if (round > 0 && !st->warming)
-        st->pass_bytes = r->trace ? trace_fill(r, st, mfb_calls_per_pass(&r->cal))
-                                  : mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->cal));
+        st->pass_bytes = r->modes.trace ? trace_fill(r, st, mfb_calls_per_pass(&r->procedure.cal))
+                                  : mfb_sampler_fill(&st->sampler, st->params, mfb_calls_per_pass(&r->procedure.cal));
     else if (round > 0 && st->first) /* --by-class: the class batches of the last round overwrote it */
-        memcpy(st->params, st->first, mfb_calls_per_pass(&r->cal) * sizeof *st->params);
-    next_order(st, round, r->nvars);
-    r->activity->round = round;
+        memcpy(st->params, st->first, mfb_calls_per_pass(&r->procedure.cal) * sizeof *st->params);
+    next_order(st, round, r->config.nvars);
+    r->runtime.activity->round = round;
     *total = 0;
     /* A sweep times its points only: the union of their sizes is for verification and calibration. */
-    int rc = r->sweep ? 0 : time_batches(r, st, 0, r->cal.calls_log2, r->cal.passes, st->pass_bytes, total, err);
+    int rc = r->modes.sweep ? 0 : time_batches(r, st, 0, r->procedure.cal.calls_log2, r->procedure.cal.passes,
+                                               st->pass_bytes, total, err);
     /* --by-class: every class, in the same order of variants, on fresh calls of its own. */
-    for (int k = 0; rc == 0 && r->by_class.on && k < r->by_class.classes.n; k++) {
-        const struct mfb_class_shape *sh = &r->by_class.shape[k];
+    for (int k = 0; rc == 0 && r->modes.by_class.on && k < r->modes.by_class.classes.n; k++) {
+        const struct mfb_class_shape *sh = &r->modes.by_class.shape[k];
         uint64_t bytes = mfb_sampler_fill(&st->class_samplers[k], st->params, (size_t)1 << sh->calls_log2);
         rc = time_batches(r, st, k + 1, sh->calls_log2, sh->passes, bytes, total, err);
     }
@@ -346,14 +347,14 @@ static int time_round(struct mfb_run *r, struct rounds *st, double *total, struc
 
 static uint32_t measured_rounds(const struct mfb_run *r)
 {
-    return r->res.rounds - r->warmup.rounds;
+    return r->res.rounds - r->procedure.warmup.rounds;
 }
 
 /* --target-ci, at most every TARGET_CHECK_NS (and once more when interrupted). */
 static int check_target(struct mfb_run *r, struct rounds *st, uint64_t now, bool interrupted,
                         struct mfb_err *err)
 {
-    if (st->warming || r->study->target_ci <= 0 || measured_rounds(r) < TARGET_MIN_ROUNDS)
+    if (st->warming || r->config.study->target_ci <= 0 || measured_rounds(r) < TARGET_MIN_ROUNDS)
         return 0;
     if (now - st->last_check_ns <= TARGET_CHECK_NS && !interrupted)
         return 0;
@@ -371,14 +372,15 @@ static size_t kept_per_batch(const struct mfb_run *r)
 static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct rounds *st, double elapsed,
                                         bool interrupted)
 {
-    const struct mfb_study *s = r->study;
+    const struct mfb_study *s = r->config.study;
     if (interrupted)
         return MFB_STOP_INTERRUPTED;
-    if (r->stop.target_reached)
+    if (r->procedure.stop.target_reached)
         return MFB_STOP_TARGET_CI;
     /* Another round would keep more batches than the bound (even in the warm-up: a fixed one may
      * be long). */
-    size_t per_round = (size_t)r->nvars * ((r->sweep ? 0 : 1) + (size_t)(r->by_class.on ? r->by_class.classes.n : 0));
+    size_t classes = r->modes.by_class.on ? (size_t)r->modes.by_class.classes.n : 0;
+    size_t per_round = (size_t)r->config.nvars * ((r->modes.sweep ? 0 : 1) + classes);
     if ((r->res.samples.n + per_round) * kept_per_batch(r) > (size_t)s->max_batches)
         return MFB_STOP_BATCHES;
     if (st->warming)
@@ -392,13 +394,13 @@ static enum mfb_stop_reason stop_reason(const struct mfb_run *r, const struct ro
 
 static void progress(const struct mfb_run *r, double elapsed, bool final)
 {
-    if (r->study->quiet || !isatty(STDERR_FILENO))
+    if (r->config.study->quiet || !isatty(STDERR_FILENO))
         return;
-    if (r->study->time_s > 0)
-        fprintf(stderr, "\r[%5.1f / %.0f s] round %u", elapsed, r->study->time_s, r->res.rounds);
+    if (r->config.study->time_s > 0)
+        fprintf(stderr, "\r[%5.1f / %.0f s] round %u", elapsed, r->config.study->time_s, r->res.rounds);
     else
         fprintf(stderr, "\r[%5.1f s] round %u / %ld", elapsed, r->res.rounds,
-                r->study->rounds + (long)r->warmup.rounds);
+                r->config.study->rounds + (long)r->procedure.warmup.rounds);
     if (final)
         fprintf(stderr, "\n");
     fflush(stderr);
@@ -409,11 +411,12 @@ static int after_round(struct mfb_run *r, struct rounds *st, double total, bool 
 {
     uint64_t now = mfb_mono_ns();
     double elapsed = elapsed_s(st, now);
-    if (st->warming && mfb_warmup_round(st->warm, &r->warmup, r->res.rounds - 1, total, elapsed, r->warn))
+    if (st->warming && mfb_warmup_round(st->warm, &r->procedure.warmup, r->res.rounds - 1, total, elapsed,
+                                        r->runtime.warn))
         st->warming = false;
     if (check_target(r, st, now, interrupted, err) < 0)
         return -1;
-    r->stop.reason = stop_reason(r, st, elapsed, interrupted);
+    r->procedure.stop.reason = stop_reason(r, st, elapsed, interrupted);
     if (now - st->last_progress_ns > PROGRESS_NS) {
         progress(r, elapsed, false);
         st->last_progress_ns = now;
@@ -425,22 +428,24 @@ static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
 {
     double elapsed = elapsed_s(st, mfb_mono_ns());
     if (st->warming) { /* stopped during the warm-up: every round so far was warm-up */
-        r->warmup.rounds = r->res.rounds;
-        r->warmup.seconds = elapsed;
+        r->procedure.warmup.rounds = r->res.rounds;
+        r->procedure.warmup.seconds = elapsed;
     }
-    if (r->study->target_ci > 0 && !r->stop.target_reached && measured_rounds(r) >= TARGET_MIN_ROUNDS) {
+    if (r->config.study->target_ci > 0 && !r->procedure.stop.target_reached && measured_rounds(r) >= TARGET_MIN_ROUNDS) {
         if (mfb_stoprule_check(&st->target, r, err) < 0)
             return -1;
-        mfb_warn(r->warn, MFB_W_TARGET_CI, "stopped by %s before every interval reached +-%.2f %%",
-                 mfb_stop_reason_name(r->stop.reason), r->study->target_ci);
+        mfb_warn(r->runtime.warn, MFB_W_TARGET_CI, "stopped by %s before every interval reached +-%.2f %%",
+                 mfb_stop_reason_name(r->procedure.stop.reason), r->config.study->target_ci);
     }
-    if (r->stop.reason == MFB_STOP_BATCHES)
-        mfb_warn(r->warn, MFB_W_MAX_BATCHES, "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
-                 "%u rounds measured", r->res.samples.n * kept_per_batch(r), r->study->max_batches, measured_rounds(r));
+    if (r->procedure.stop.reason == MFB_STOP_BATCHES)
+        mfb_warn(r->runtime.warn, MFB_W_MAX_BATCHES,
+                 "stopped after %zu batches, the bound on what a run keeps (--max-batches %ld): "
+                 "%u rounds measured", r->res.samples.n * kept_per_batch(r), r->config.study->max_batches,
+                 measured_rounds(r));
     r->res.rounds_s = elapsed;
     progress(r, elapsed, true);
     struct mfb_rng rng;
-    mfb_rng_seed(&rng, mfb_stream_seed(r->seed, MFB_STREAM_OVERHEAD));
+    mfb_rng_seed(&rng, mfb_stream_seed(r->config.seed, MFB_STREAM_OVERHEAD));
     return mfb_calibrate_overhead(r, &rng, err);
 }
 
@@ -453,14 +458,14 @@ static int share_round(struct mfb_run *r, struct rounds *st, int rc, struct mfb_
         mfb_team_fail(t);
         return rc;
     }
-    if (r->thread == 0) {
-        t->stop_reason = (int)r->stop.reason;
+    if (r->runtime.thread == 0) {
+        t->stop_reason = (int)r->procedure.stop.reason;
         t->warming = st->warming;
     }
     if (mfb_team_wait(t, MFB_WAIT_SPIN) < 0)
         return mfb_fail(err, MFB_TEAM_STOPPED);
-    if (r->thread > 0) {
-        r->stop.reason = (enum mfb_stop_reason)t->stop_reason;
+    if (r->runtime.thread > 0) {
+        r->procedure.stop.reason = (enum mfb_stop_reason)t->stop_reason;
         st->warming = t->warming;
     }
     return 0;
@@ -472,20 +477,20 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     if (begin(r, &st, err) < 0)
         return -1;
     int rc = 0;
-    r->stop.reason = MFB_STOP_NONE;
-    r->activity->phase = MFB_PHASE_TIMING;
+    r->procedure.stop.reason = MFB_STOP_NONE;
+    r->runtime.activity->phase = MFB_PHASE_TIMING;
     st.stop = stop;
-    while (rc == 0 && r->stop.reason == MFB_STOP_NONE) {
+    while (rc == 0 && r->procedure.stop.reason == MFB_STOP_NONE) {
         double total;
         size_t kept = r->res.samples.n, kept_alone = team_of(r) ? team_of(r)->alone_samples.n : 0;
         rc = time_round(r, &st, &total, err);
         if (rc == ROUND_ABANDONED) {
             r->res.samples.n = kept;
-            if (team_of(r) && r->thread == 0)
+            if (team_of(r) && r->runtime.thread == 0)
                 team_of(r)->alone_samples.n = kept_alone;
             rc = 0;
-            r->stop.reason = MFB_STOP_INTERRUPTED; /* thread 0's; share_round hands it on */
-        } else if (rc == 0 && r->thread == 0) {
+            r->procedure.stop.reason = MFB_STOP_INTERRUPTED; /* thread 0's; share_round hands it on */
+        } else if (rc == 0 && r->runtime.thread == 0) {
             rc = after_round(r, &st, total, *stop != 0, err);
         }
         if (team_of(r))
@@ -494,14 +499,14 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     uint64_t after = mfb_mono_ns();
     /* where the windows' lines are as the last round left them, outside every timed batch, before
      * the harness's own batches move anything */
-    if (rc == 0 && r->thread == 0)
-        mfb_residency_check(&r->res.placement_check, r->ws, r->timer, r->cal.calls_log2,
-                            mfb_stream_seed(r->seed, MFB_STREAM_CHECK));
+    if (rc == 0 && r->runtime.thread == 0)
+        mfb_residency_check(&r->res.placement_check, r->runtime.ws, r->runtime.timer, r->procedure.cal.calls_log2,
+                            mfb_stream_seed(r->config.seed, MFB_STREAM_CHECK));
     /* the harness overhead is thread 0's: the others' batches are about interference */
-    if (rc == 0 && r->thread == 0)
+    if (rc == 0 && r->runtime.thread == 0)
         rc = finish(r, &st, err);
     r->res.stage_s[MFB_STAGE_OVERHEAD] = (double)(mfb_mono_ns() - after) / 1e9;
-    r->activity->phase = MFB_PHASE_IDLE;
-    release(&st, r->by_class.classes.n);
+    r->runtime.activity->phase = MFB_PHASE_IDLE;
+    release(&st, r->modes.by_class.classes.n);
     return rc;
 }

@@ -52,41 +52,41 @@ int mfb_stop_reason_parse(const char *s, enum mfb_stop_reason *out)
 
 struct mfb_call *mfb_run_params(const struct mfb_run *r)
 {
-    return (struct mfb_call *)(r->ws->arena + r->ws->params_off);
+    return (struct mfb_call *)(r->runtime.ws->arena + r->runtime.ws->params_off);
 }
 
 void mfb_run_time_batch(struct mfb_run *r, const struct mfb_variant *v, size_t npasses,
                         const struct mfb_pass *passes, struct mfb_batch_result *res)
 {
-    mfb_run_time_batch_shaped(r, v, r->cal.calls_log2, npasses, passes, res);
+    mfb_run_time_batch_shaped(r, v, r->procedure.cal.calls_log2, npasses, passes, res);
 }
 
 static struct mfb_batch batch_of(const struct mfb_run *r, const struct mfb_variant *v, uint8_t calls_log2,
                                  size_t npasses, const struct mfb_pass *passes)
 {
-    return (struct mfb_batch){.variant = v, .base = r->ws->arena, .calls = mfb_run_params(r),
-                              .calls_log2 = calls_log2, .pages_mask = r->ws->space.large.pages_mask,
-                              .flip_lead = (uint32_t)r->study->flip_lead,
-                              .passes = passes, .reps = npasses, .timer = r->timer,
-                              .latency = r->study->latency, .pressure = r->pressure.fn};
+    return (struct mfb_batch){.variant = v, .base = r->runtime.ws->arena, .calls = mfb_run_params(r),
+                              .calls_log2 = calls_log2, .pages_mask = r->runtime.ws->space.large.pages_mask,
+                              .flip_lead = (uint32_t)r->config.study->flip_lead,
+                              .passes = passes, .reps = npasses, .timer = r->runtime.timer,
+                              .latency = r->config.study->latency, .pressure = r->runtime.pressure.fn};
 }
 
 static void run_batch(const struct mfb_run *r, const struct mfb_batch *b, struct mfb_batch_result *res)
 {
-    struct mfb_activity *a = r->activity;
+    struct mfb_activity *a = r->runtime.activity;
     a->variant = b->variant->name;
     a->origin = b->variant->description;
     a->beat++;
-    mfb_kernel_placements[mfb_layout_kernel_at(&r->layout, r->res.rounds)](b, res);
+    mfb_kernel_placements[mfb_layout_kernel_at(&r->config.layout, r->res.rounds)](b, res);
 }
 
 void mfb_run_evict(struct mfb_run *r, uint8_t calls_log2, size_t npasses, const struct mfb_pass *passes)
 {
-    if (r->ws->large_scheme != MFB_LARGE_EVICTED || !r->ws->space.large.used)
+    if (r->runtime.ws->large_scheme != MFB_LARGE_EVICTED || !r->runtime.ws->space.large.used)
         return;
     struct mfb_batch b = batch_of(r, NULL, calls_log2, npasses, passes); /* spans need no variant */
     uint64_t t0 = mfb_mono_ns();
-    r->res.evicted_lines += mfb_evict_batch(&b, r->ws->space.roles);
+    r->res.evicted_lines += mfb_evict_batch(&b, r->runtime.ws->space.roles);
     r->res.evict_s += (double)(mfb_mono_ns() - t0) / 1e9;
 }
 
@@ -106,12 +106,12 @@ void mfb_run_time_batch_shaped(struct mfb_run *r, const struct mfb_variant *v, u
 
 void mfb_run_free(struct mfb_run *r)
 {
-    for (int i = 0; i < r->nvars; i++) {
-        mfb_plugin_unload(&r->vars[i].own, r->vars[i].plugin);
-        if (r->vars[i].owns_source)
-            mfb_source_free(r->vars[i].source);
+    for (int i = 0; i < r->config.nvars; i++) {
+        mfb_plugin_unload(&r->config.vars[i].own, r->config.vars[i].plugin);
+        if (r->config.vars[i].owns_source)
+            mfb_source_free(r->config.vars[i].source);
     }
     mfb_samples_free(&r->res.samples);
-    mfb_classes_free(&r->by_class.classes);
-    free(r->by_class.shape);
+    mfb_classes_free(&r->modes.by_class.classes);
+    free(r->modes.by_class.shape);
 }

@@ -157,35 +157,58 @@ struct mfb_results {
     double evict_s;              /* the time those flushes took, all outside the timer */
 };
 
-struct mfb_run {
+/* A run in named parts. config: what is timed, fixed before the first call (the study, the
+ * distribution, the variants, the seed and this process's layout). runtime: the machine and the
+ * instruments the procedure uses (working set, timer, warnings, the guard's activity, counters,
+ * pressure block, timing threads, stressor, the harness's own cost). modes: the replays other than
+ * the whole distribution (size classes, a sweep's points, a trace). procedure: what the set-up and
+ * the rounds determined (self-check, verification coverage, calibration, warm-up, why they
+ * stopped). res: the measured batches and the stages' times. */
+struct mfb_run_config {
     const struct mfb_study *study;
     const struct mfb_dist *dist;
-    struct mfb_workset *ws;
-    const struct mfb_timer *timer;
-    struct mfb_warnings *warn;
-    struct mfb_activity *activity; /* which variant is being called, for the guard (orchestrate/guard.h) */
     struct mfb_run_variant vars[MFB_MAX_VARIANTS];
     int nvars;
     uint64_t seed;               /* master seed; every stream derives from it (base/seeds.h) */
     struct mfb_layout layout;    /* this process's randomized layout */
-    struct mfb_selfcheck selfcheck;
-    size_t verified_shapes;      /* call shapes every variant was checked on; 0: first calls only */
-    size_t verified_sizes;       /* distinct sizes among them */
-    size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
-    uint64_t sizes_in_support;   /* distinct sizes the distribution can draw (a wide range: more than listed) */
-    struct mfb_calibration cal;
-    struct mfb_by_class by_class;
-    const struct mfb_sweep *sweep; /* a sweep: its points are the classes, and the whole is not timed */
-    struct mfb_trace *trace;       /* --trace: the calls replayed in order, window after window */
-    struct mfb_warmup warmup;
-    struct mfb_stop stop;
-    struct mfb_harness harness;
+};
+
+struct mfb_run_runtime {
+    struct mfb_workset *ws;
+    const struct mfb_timer *timer;
+    struct mfb_warnings *warn;
+    struct mfb_activity *activity; /* which variant is being called, for the guard (orchestrate/guard.h) */
     struct mfb_counters counters; /* --counters: read around every timed batch */
     struct mfb_pressure pressure; /* --icache-pressure: the block run after every call */
     struct mfb_team *team;        /* the timing threads and their CPUs (measure/team.h); timed together
                                    * when n > 1; NULL: one thread, as placed by --cpu */
     const struct mfb_background *background; /* --background: the stressor (NULL: none) */
     int thread;                   /* this run's timing thread: 0, or a copy's k (measure/team.c) */
+    struct mfb_harness harness;
+};
+
+struct mfb_run_modes {
+    struct mfb_by_class by_class;
+    const struct mfb_sweep *sweep; /* a sweep: its points are the classes, and the whole is not timed */
+    struct mfb_trace *trace;       /* --trace: the calls replayed in order, window after window */
+};
+
+struct mfb_run_procedure {
+    struct mfb_selfcheck selfcheck;
+    size_t verified_shapes;      /* call shapes every variant was checked on; 0: first calls only */
+    size_t verified_sizes;       /* distinct sizes among them */
+    size_t support_sizes;        /* distinct sizes listed; more than verified_sizes: thinned (shapes.h) */
+    uint64_t sizes_in_support;   /* distinct sizes the distribution can draw (a wide range: more than listed) */
+    struct mfb_calibration cal;
+    struct mfb_warmup warmup;
+    struct mfb_stop stop;
+};
+
+struct mfb_run {
+    struct mfb_run_config config;
+    struct mfb_run_runtime runtime;
+    struct mfb_run_modes modes;
+    struct mfb_run_procedure procedure;
     struct mfb_results res;
 };
 

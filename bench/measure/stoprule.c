@@ -28,22 +28,22 @@ int mfb_stoprule_check(struct mfb_stoprule *s, struct mfb_run *r, struct mfb_err
     if (reserve(s, r->res.rounds, err) < 0)
         return -1;
     bool all = true;
-    for (int v = 1; v < r->nvars; v++) {
-        if (r->vars[v].v->origin == MFB_ORIGIN_HARNESS)
+    for (int v = 1; v < r->config.nvars; v++) {
+        if (r->config.vars[v].v->origin == MFB_ORIGIN_HARNESS)
             continue;
-        size_t m = mfb_samples_log_ratios(&r->res.samples, r->nvars, -1, 0, v, s->scratch, NULL);
+        size_t m = mfb_samples_log_ratios(&r->res.samples, r->config.nvars, -1, 0, v, s->scratch, NULL);
         double lo, med, hi;
         if (mfb_sign_test_interval(s->scratch, m, 0.95, &lo, &med, &hi) < 0) {
-            r->stop.target_widths[v] = INFINITY;
+            r->procedure.stop.target_widths[v] = INFINITY;
             all = false;
             continue;
         }
         double w = fmax(exp(hi - med) - 1, 1 - exp(lo - med));
-        r->stop.target_widths[v] = w;
-        if (w * 100 > r->study->target_ci)
+        r->procedure.stop.target_widths[v] = w;
+        if (w * 100 > r->config.study->target_ci)
             all = false;
     }
-    r->stop.target_reached = all;
+    r->procedure.stop.target_reached = all;
     return 0;
 }
 

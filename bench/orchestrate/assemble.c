@@ -16,12 +16,12 @@
 
 static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mfb_err *err)
 {
-    struct mfb_run_variant *rv = &r->vars[r->nvars];
+    struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
     const char *why = "";
     if (mfb_variant_instantiate(v, &rv->own, &why) < 0)
         return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, why);
     rv->v = &rv->own;
-    unsigned k = mfb_layout_placement_at(&r->layout, r->nvars, 0, 0);
+    unsigned k = mfb_layout_placement_at(&r->config.layout, r->config.nvars, 0, 0);
     rv->code_placement = mfb_variant_place(&rv->own, k) ? (int)k : -1;
     /* every placement's code, for rotation per round (measure/rounds.c) */
     for (unsigned p = 0; rv->code_placement >= 0 && p < MFB_CODE_PLACEMENTS; p++) {
@@ -31,15 +31,15 @@ static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mf
     }
     if (rv->code_placement >= 0)
         rv->own.fn = rv->at[k];
-    r->nvars++;
+    r->config.nvars++;
     return 0;
 }
 
 static struct mfb_run_variant *find_in_run(struct mfb_run *r, const char *name)
 {
-    for (int i = 0; i < r->nvars; i++)
-        if (!strcmp(r->vars[i].v->name, name))
-            return &r->vars[i];
+    for (int i = 0; i < r->config.nvars; i++)
+        if (!strcmp(r->config.vars[i].v->name, name))
+            return &r->config.vars[i];
     return NULL;
 }
 
@@ -47,7 +47,7 @@ static struct mfb_run_variant *find_in_run(struct mfb_run *r, const char *name)
 static int unique_name(const struct mfb_run *r, const char *name, int n, struct mfb_err *err)
 {
     for (int k = 0; k < n; k++)
-        if (!strcmp(r->vars[k].v->name, name))
+        if (!strcmp(r->config.vars[k].v->name, name))
             return mfb_fail(err, "--variant: '%s' is named twice (a plugin can be renamed with =NAME)", name);
     return 0;
 }
@@ -60,18 +60,18 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
     struct mfb_source *src = mfb_source_new(spec, err);
     if (!src)
         return -1;
-    struct mfb_run_variant *rv = &r->vars[r->nvars];
-    int slot = r->nvars++; /* owned from here on: freed with the run whatever fails next */
+    struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
+    int slot = r->config.nvars++; /* owned from here on: freed with the run whatever fails next */
     rv->source = src;
     rv->owns_source = true;
-    r->activity->variant = spec;
-    r->activity->origin = NULL;
-    sig_atomic_t around = r->activity->phase;
-    r->activity->phase = MFB_PHASE_LOADING;
+    r->runtime.activity->variant = spec;
+    r->runtime.activity->origin = NULL;
+    sig_atomic_t around = r->runtime.activity->phase;
+    r->runtime.activity->phase = MFB_PHASE_LOADING;
     int rc = mfb_varbuild(src, c->variant_cflags, err);
     if (rc == 0)
         rc = mfb_source_load(src, rv->at, err);
-    r->activity->phase = around;
+    r->runtime.activity->phase = around;
     if (rc < 0 || unique_name(r, src->name, slot, err) < 0)
         return -1;
     char desc[1024];
@@ -81,11 +81,12 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
     rv->own = (struct mfb_variant){.name = src->name, .func = c->func, .origin = MFB_ORIGIN_SOURCE,
                                    .description = src->description};
     rv->v = &rv->own;
-    unsigned k = mfb_layout_placement_at(&r->layout, slot, 0, 0);
+    unsigned k = mfb_layout_placement_at(&r->config.layout, slot, 0, 0);
     rv->code_placement = (int)k;
     rv->own.fn = rv->at[k];
     if (!src->line_offsets_all)
-        mfb_warn(r->warn, MFB_W_SOURCE_ALIGNMENT, "%s (%s:%s) runs at one offset into a 64-byte line in all %d code "
+        mfb_warn(r->runtime.warn, MFB_W_SOURCE_ALIGNMENT,
+                 "%s (%s:%s) runs at one offset into a 64-byte line in all %d code "
                  "placements", src->name, src->path, src->symbol, MFB_CODE_PLACEMENTS);
     return 0;
 }
@@ -94,8 +95,8 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
  * from another placement than NAME's in every process (settle_copies). */
 static void add_source_copy(struct mfb_run *r, const struct mfb_run_variant *orig, const char *name)
 {
-    struct mfb_run_variant *rv = &r->vars[r->nvars];
-    int slot = r->nvars++;
+    struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
+    int slot = r->config.nvars++;
     *rv = (struct mfb_run_variant){0};
     rv->source = orig->source;
     memcpy(rv->at, orig->at, sizeof rv->at);
@@ -105,7 +106,7 @@ static void add_source_copy(struct mfb_run *r, const struct mfb_run_variant *ori
     rv->own.copy_of = orig->own.name;
     rv->own.description = "A/A: the same code as its original, from its own build, at another code placement";
     rv->v = &rv->own;
-    rv->code_placement = (int)mfb_layout_placement_at(&r->layout, slot, 0, 0);
+    rv->code_placement = (int)mfb_layout_placement_at(&r->config.layout, slot, 0, 0);
     rv->own.fn = rv->at[rv->code_placement];
 }
 
@@ -116,19 +117,19 @@ static void add_source_copy(struct mfb_run *r, const struct mfb_run_variant *ori
  * the run, as it would be at another placement. */
 static void settle_copies(struct mfb_run *r)
 {
-    for (int i = 0; i < r->nvars; i++) {
-        struct mfb_run_variant *rv = &r->vars[i];
+    for (int i = 0; i < r->config.nvars; i++) {
+        struct mfb_run_variant *rv = &r->config.vars[i];
         if (!rv->v->copy_of)
             continue;
         const struct mfb_variant *o = mfb_variant_find(rv->v->func, rv->v->copy_of);
         struct mfb_run_variant *orv = find_in_run(r, rv->v->copy_of);
-        if (orv && rv->code_placement >= 0 && r->layout.rotation == MFB_ROTATE_ROUND) {
-            r->layout.partner[i] = (int8_t)(orv - r->vars);
-            rv->code_placement = (int)mfb_layout_placement_at(&r->layout, i, 0, 0);
+        if (orv && rv->code_placement >= 0 && r->config.layout.rotation == MFB_ROTATE_ROUND) {
+            r->config.layout.partner[i] = (int8_t)(orv - r->config.vars);
+            rv->code_placement = (int)mfb_layout_placement_at(&r->config.layout, i, 0, 0);
             rv->own.fn = rv->at[rv->code_placement];
         } else if (orv && rv->code_placement >= 0 && rv->code_placement == orv->code_placement) {
             rv->extra = 1;
-            rv->code_placement = (int)mfb_layout_placement(&r->layout, i, 1);
+            rv->code_placement = (int)mfb_layout_placement(&r->config.layout, i, 1);
             rv->own.fn = rv->at[rv->code_placement];
         }
         if (rv->source) {
@@ -160,17 +161,17 @@ static void settle_copies(struct mfb_run *r)
 static int add_sentinel(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
 {
     bool plugin = false;
-    for (int i = 0; i < r->nvars; i++) {
-        if (r->vars[i].code_placement >= 0 && !r->vars[i].v->noop)
+    for (int i = 0; i < r->config.nvars; i++) {
+        if (r->config.vars[i].code_placement >= 0 && !r->config.vars[i].v->noop)
             return 0;
-        plugin = plugin || r->vars[i].v->origin == MFB_ORIGIN_PLUGIN;
+        plugin = plugin || r->config.vars[i].v->origin == MFB_ORIGIN_PLUGIN;
     }
     const struct mfb_variant *v = mfb_variant_find(c->func, mfb_func_traits(c->func)->layout_sentinel);
-    if (!plugin || !v || !mfb_variant_available(v) || r->nvars == MFB_MAX_VARIANTS || find_in_run(r, v->name))
+    if (!plugin || !v || !mfb_variant_available(v) || r->config.nvars == MFB_MAX_VARIANTS || find_in_run(r, v->name))
         return 0;
     if (add_variant(r, v, err) < 0)
         return -1;
-    r->vars[r->nvars - 1].layout_sentinel = true;
+    r->config.vars[r->config.nvars - 1].layout_sentinel = true;
     return 0;
 }
 
@@ -193,18 +194,18 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             continue;
         }
         if (mfb_plugin_spec(c->variants[i])) {
-            struct mfb_run_variant *rv = &r->vars[r->nvars];
+            struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
             /* A plugin's constructors run inside dlopen: the guard names it if they crash. */
-            r->activity->variant = c->variants[i];
-            r->activity->origin = NULL;
-            sig_atomic_t around = r->activity->phase; /* the set-up's phase, restored after */
-            r->activity->phase = MFB_PHASE_LOADING;
+            r->runtime.activity->variant = c->variants[i];
+            r->runtime.activity->origin = NULL;
+            sig_atomic_t around = r->runtime.activity->phase; /* the set-up's phase, restored after */
+            r->runtime.activity->phase = MFB_PHASE_LOADING;
             int rc = mfb_plugin_load(c->variants[i], c->func, &rv->own, &rv->plugin, err);
-            r->activity->phase = around;
+            r->runtime.activity->phase = around;
             if (rc < 0)
                 return -1;
-            r->nvars++; /* owned from here on: freed with the run even if its name clashes */
-            if (unique_name(r, rv->own.name, r->nvars - 1, err) < 0)
+            r->config.nvars++; /* owned from here on: freed with the run even if its name clashes */
+            if (unique_name(r, rv->own.name, r->config.nvars - 1, err) < 0)
                 return -1;
             rv->v = &rv->own;
             rv->code_placement = -1;
@@ -215,12 +216,12 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
         if (!v && len > 5 && !strcmp(c->variants[i] + len - 5, "-copy")) {
             /* a source variant's copy: NAME-copy of a NAME built earlier on the command line */
             const struct mfb_run_variant *orig = NULL;
-            for (int k = 0; k < r->nvars; k++)
-                if (r->vars[k].owns_source && strlen(r->vars[k].v->name) == len - 5 &&
-                    !strncmp(r->vars[k].v->name, c->variants[i], len - 5))
-                    orig = &r->vars[k];
+            for (int k = 0; k < r->config.nvars; k++)
+                if (r->config.vars[k].owns_source && strlen(r->config.vars[k].v->name) == len - 5 &&
+                    !strncmp(r->config.vars[k].v->name, c->variants[i], len - 5))
+                    orig = &r->config.vars[k];
             if (orig) {
-                if (unique_name(r, c->variants[i], r->nvars, err) < 0)
+                if (unique_name(r, c->variants[i], r->config.nvars, err) < 0)
                     return -1;
                 add_source_copy(r, orig, c->variants[i]);
                 continue;
@@ -236,7 +237,7 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
             return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
                             mfb_func_name(c->func), names);
         }
-        if (unique_name(r, v->name, r->nvars, err) < 0 || add_variant(r, v, err) < 0)
+        if (unique_name(r, v->name, r->config.nvars, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }
     settle_copies(r);
@@ -264,18 +265,18 @@ int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const s
 {
     if (mfb_timer_init(timer, c->clock, err) < 0)
         return -1;
-    if (c->icache_pressure && mfb_pressure_make(&r->pressure, c->icache_pressure, timer, err) < 0)
+    if (c->icache_pressure && mfb_pressure_make(&r->runtime.pressure, c->icache_pressure, timer, err) < 0)
         return -1;
     /* on the pinned thread that times the batches: perf_event counts this thread */
-    mfb_counters_open(&r->counters, c->counters);
-    if (!r->counters.active && c->counters == MFB_COUNTERS_ON)
-        mfb_warn(r->warn, MFB_W_COUNTERS, "--counters on: no hardware counters (%s); the run goes on without",
-                 r->counters.why);
-    else if (!r->counters.active && c->counters == MFB_COUNTERS_AUTO)
-        mfb_warn(r->warn, MFB_W_COUNTERS_ABSENT, "--counters auto: no hardware counters (%s)",
-                 r->counters.why);
+    mfb_counters_open(&r->runtime.counters, c->counters);
+    if (!r->runtime.counters.active && c->counters == MFB_COUNTERS_ON)
+        mfb_warn(r->runtime.warn, MFB_W_COUNTERS, "--counters on: no hardware counters (%s); the run goes on without",
+                 r->runtime.counters.why);
+    else if (!r->runtime.counters.active && c->counters == MFB_COUNTERS_AUTO)
+        mfb_warn(r->runtime.warn, MFB_W_COUNTERS_ABSENT, "--counters auto: no hardware counters (%s)",
+                 r->runtime.counters.why);
     if (!timer->invariant)
-        mfb_warn(r->warn, MFB_W_CLOCK, "the TSC is not invariant");
+        mfb_warn(r->runtime.warn, MFB_W_CLOCK, "the TSC is not invariant");
     return 0;
 }
 
@@ -287,7 +288,7 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
         if (mfb_trace_load(trace, c->trace, err) < 0 ||
             mfb_trace_dist(trace, c->trace, c->func, c->dist_dir, dist, err) < 0)
             return -1;
-        r->trace = trace;
+        r->modes.trace = trace;
     } else if (c->sweeping) {
         if (!(*sweep = malloc(sizeof **sweep))) {
             mfb_fail(err, "out of memory for the sweep");
@@ -296,17 +297,17 @@ int mfb_assemble_workload(struct mfb_run *r, struct mfb_dist *dist, struct mfb_t
         **sweep = c->sweep; /* points and mode as parsed with the options */
         (*sweep)->align_src = c->align_src;
         (*sweep)->align_dst = c->align_dst;
-        if (mfb_sweep_build(*sweep, c->func, c->dist_dir, dist, &r->by_class.classes, err) < 0)
+        if (mfb_sweep_build(*sweep, c->func, c->dist_dir, dist, &r->modes.by_class.classes, err) < 0)
             return -1;
-        r->sweep = *sweep;
-        r->by_class.on = true;
+        r->modes.sweep = *sweep;
+        r->modes.by_class.on = true;
     } else {
         const char *spec = c->distribution ? c->distribution : mfb_func_default_distribution(c->func);
         if (mfb_dist_resolve(dist, spec, c->func, c->dist_dir, err) < 0)
             return -1;
     }
     if (dist->overlap_ignored)
-        mfb_warn(r->warn, MFB_W_OVERLAP, "%s asks for overlapping calls, which %s does not allow",
+        mfb_warn(r->runtime.warn, MFB_W_OVERLAP, "%s asks for overlapping calls, which %s does not allow",
                  dist->name, mfb_func_name(c->func));
     r->res.stage_s[MFB_STAGE_WORKLOAD] = (double)(mfb_mono_ns() - t0) / 1e9;
     return 0;
@@ -366,7 +367,7 @@ static int check_inputs(const char *output, const struct mfb_study *c, const str
 int mfb_assemble_config(struct mfb_run *run, const char *output, struct mfb_dist *dist, struct mfb_trace *trace,
                         struct mfb_sweep **sweep, struct mfb_caches *probed, struct mfb_err *err)
 {
-    const struct mfb_study *c = run->study;
+    const struct mfb_study *c = run->config.study;
     if (mfb_assemble_variants(run, c, err) < 0 || mfb_assemble_workload(run, dist, trace, sweep, c, err) < 0 ||
         check_inputs(output, c, dist, err) < 0)
         return -1;

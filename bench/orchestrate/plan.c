@@ -36,15 +36,17 @@ int mfb_plan_team(struct mfb_run *r, const struct mfb_study *c, const struct mfb
 {
     if (c->cpu < 0)
         return 0;
-    if (!(r->team = calloc(1, sizeof *r->team)))
+    if (!(r->runtime.team = calloc(1, sizeof *r->runtime.team)))
         return mfb_fail(err, "out of memory planning the timing threads");
-    r->team->n = plan->threads;
+    r->runtime.team->n = plan->threads;
     for (int k = 0; k < plan->threads; k++)
-        mfb_cpus_place(k ? plan->cpus[k] : c->cpu, &r->team->place[k]);
+        mfb_cpus_place(k ? plan->cpus[k] : c->cpu, &r->runtime.team->place[k]);
     for (int a = 0; a < plan->threads; a++)
         for (int b = a + 1; b < plan->threads; b++)
-            if (mfb_team_same_core(r->team, a, b))
-                mfb_warn(r->warn, MFB_W_THREADS, "threads %d and %d are SMT siblings (CPUs %d and %d share core %d)", a, b, plan->cpus[a], plan->cpus[b], r->team->place[a].core);
+            if (mfb_team_same_core(r->runtime.team, a, b))
+                mfb_warn(r->runtime.warn, MFB_W_THREADS,
+                         "threads %d and %d are SMT siblings (CPUs %d and %d share core %d)", a, b, plan->cpus[a],
+                         plan->cpus[b], r->runtime.team->place[a].core);
     return 0;
 }
 

@@ -40,14 +40,14 @@ static void on_signal(int sig)
 static int measure(struct mfb_run *run, struct mfb_background *background, const struct mfb_cpu_plan *plan,
                    const struct mfb_caches *caches, struct mfb_samples *merged, struct mfb_err *err)
 {
-    const struct mfb_study *c = run->study;
+    const struct mfb_study *c = run->config.study;
     if (mfb_run_prepare(run, err) < 0 || (merged && mfb_team_start(run, c->counters, err) < 0))
         return -1;
     if (c->background) {
         mfb_plan_background(background, c, plan, caches);
         if (mfb_background_start(background, err) < 0)
             return -1;
-        run->background = background;
+        run->runtime.background = background;
     }
     run->res.before_rounds_s = (double)(mfb_mono_ns() - run->res.started_ns) / 1e9;
     int rc = mfb_run_rounds(run, &stop_requested, err);
@@ -86,12 +86,12 @@ static int write_result(struct mfb_run *run, const struct mfb_host *host, struct
     cJSON_Delete(doc);
     if (rc < 0)
         return -1;
-    if (!run->study->quiet)
-        mfb_summary_print(stderr, run, run->study->output);
+    if (!run->config.study->quiet)
+        mfb_summary_print(stderr, run, run->config.study->output);
     if (!stop_requested)
         return MFB_EXIT_OK;
     fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
-                    "= false)\n", run->res.rounds, run->study->output);
+                    "= false)\n", run->res.rounds, run->config.study->output);
     return MFB_EXIT_INTERRUPTED;
 }
 
@@ -100,15 +100,15 @@ static int write_result(struct mfb_run *run, const struct mfb_host *host, struct
 static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, const struct mfb_caches *caches,
                           struct mfb_err *err)
 {
-    const struct mfb_study *cfg = run->study;
-    const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->dist->size),
-                                          .align_period = mfb_dist_align_period(run->dist),
-                                          .overlap = mfb_dist_overlaps(run->dist),
+    const struct mfb_study *cfg = run->config.study;
+    const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->config.dist->size),
+                                          .align_period = mfb_dist_align_period(run->config.dist),
+                                          .overlap = mfb_dist_overlaps(run->config.dist),
                                           .small_max = cfg->small_max, .sized = cfg->large_sized};
-    if (mfb_workset_plan(run->ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
-        mfb_plan_check_memory(cfg, plan, run->ws, caches, err) < 0)
+    if (mfb_workset_plan(run->runtime.ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
+        mfb_plan_check_memory(cfg, plan, run->runtime.ws, caches, err) < 0)
         return -1;
-    return mfb_workset_alloc(run->ws, mfb_stream_seed(run->seed, MFB_STREAM_ARENA), err);
+    return mfb_workset_alloc(run->runtime.ws, mfb_stream_seed(run->config.seed, MFB_STREAM_ARENA), err);
 }
 
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_cpu_plan *plan,
@@ -130,13 +130,15 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_trace trace = {0};
     struct mfb_background background = {0};
     struct mfb_samples merged = {0}; /* --threads: every thread's batches */
-    struct mfb_run run = {.study = &cfg, .dist = &dist, .ws = &ws, .timer = &timer, .warn = &warn,
-                          .activity = &activity, .layout = *layout};
+    struct mfb_run run = {.config.study = &cfg, .config.dist = &dist, .runtime.ws = &ws, .runtime.timer = &timer,
+                          .runtime.warn = &warn,
+                          .runtime.activity = &activity, .config.layout = *layout};
     int status = MFB_EXIT_FAIL;
     run.res.started_ns = mfb_mono_ns();
     /* A child writes into the temporary its parent made; everyone else into a new temporary. */
     install_signals(&warn); /* before the temporary exists, so a stop never leaves it behind */
-    rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output, &err);
+    rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output,
+        &err);
     if (rc < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
         mfb_warnings_free(&warn);
@@ -150,7 +152,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
     if (stop_requested)
         mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
-    run.seed = cfg.seed;
+    run.config.seed = cfg.seed;
     struct mfb_caches probed;
     if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {
         status = MFB_EXIT_USAGE;
@@ -163,7 +165,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         /* the children resolve their own; the parent keeps nothing of a trace's size */
         mfb_trace_free(&trace);
         mfb_dist_free(&dist);
-        status = mfb_run_processes(&cfg, &run, &out, run.seed, &stop_requested, &err);
+        status = mfb_run_processes(&cfg, &run, &out, run.config.seed, &stop_requested, &err);
         if (status == MFB_EXIT_FAIL)
             goto fail;
         goto done;
@@ -179,7 +181,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_host host;
     mfb_host_read(&host, &caches, cfg.cpu, &warn);
     activity.phase = MFB_PHASE_IDLE;
-    bool team = run.team && run.team->n > 1;
+    bool team = run.runtime.team && run.runtime.team->n > 1;
     if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0) {
         goto fail;
     }
@@ -194,12 +196,12 @@ fail:
 done:
     /* the other threads first: they run thread 0's code, data and pressure block */
     mfb_background_stop(&background);
-    mfb_team_free(run.team);
+    mfb_team_free(run.runtime.team);
     mfb_guard_remove();
     mfb_output_abort(&out);
-    mfb_counters_close(&run.counters);
-    mfb_pressure_free(&run.pressure);
-    free(run.team);
+    mfb_counters_close(&run.runtime.counters);
+    mfb_pressure_free(&run.runtime.pressure);
+    free(run.runtime.team);
     mfb_samples_free(&merged);
     mfb_run_free(&run);
     mfb_workset_free(&ws);

@@ -114,9 +114,9 @@ static cJSON *variants_as_built(const cJSON *shared, const struct mfb_run *assem
         const cJSON *build = cJSON_GetObjectItemCaseSensitive(v, "build");
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "name");
         const struct mfb_source *src = NULL;
-        for (int i = 0; build && assembled && cJSON_IsString(name) && i < assembled->nvars; i++)
-            if (assembled->vars[i].source && !strcmp(assembled->vars[i].v->name, name->valuestring))
-                src = assembled->vars[i].source;
+        for (int i = 0; build && assembled && cJSON_IsString(name) && i < assembled->config.nvars; i++)
+            if (assembled->config.vars[i].source && !strcmp(assembled->config.vars[i].v->name, name->valuestring))
+                src = assembled->config.vars[i].source;
         if (!src) {
             cJSON_AddItemToArray(vars, cJSON_Duplicate(v, 1));
             continue;
@@ -235,7 +235,8 @@ void mfb_merge_print_summary(const struct mfb_child_result *results, int done, c
     char background[200];
     bool stressed = background_line(results, done, background, sizeof background);
     struct mfb_summary_view view = {
-        .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->host->cpu.model.text, .clock = r0->clock,
+        .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->host->cpu.model.text,
+        .clock = r0->clock,
         .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
         .background = stressed ? background : NULL, .rotating = rotating,
         .sentinel = r0->sentinel >= 0 ? names[r0->sentinel] : NULL};

@@ -142,20 +142,20 @@ cJSON *mfb_warnings_json(const struct mfb_warnings *ws)
 
 static cJSON *status_json(const struct mfb_run *r)
 {
-    const struct mfb_stop *stop = &r->stop;
+    const struct mfb_stop *stop = &r->procedure.stop;
     cJSON *st = cJSON_CreateObject();
     cJSON_AddBoolToObject(st, "complete", stop->reason != MFB_STOP_INTERRUPTED);
     cJSON_AddStringToObject(st, "stop_reason", mfb_stop_reason_name(stop->reason));
-    if (r->study->target_ci > 0) {
+    if (r->config.study->target_ci > 0) {
         cJSON *tc = cJSON_AddObjectToObject(st, "target_ci");
-        cJSON_AddNumberToObject(tc, "percent", r->study->target_ci);
+        cJSON_AddNumberToObject(tc, "percent", r->config.study->target_ci);
         cJSON_AddBoolToObject(tc, "reached", stop->target_reached);
         cJSON *hw = cJSON_AddObjectToObject(tc, "half_widths");
-        for (int i = 1; i < r->nvars; i++)
-            if (!r->vars[i].v->noop && isfinite(stop->target_widths[i]))
-                cJSON_AddNumberToObject(hw, r->vars[i].v->name, stop->target_widths[i]);
+        for (int i = 1; i < r->config.nvars; i++)
+            if (!r->config.vars[i].v->noop && isfinite(stop->target_widths[i]))
+                cJSON_AddNumberToObject(hw, r->config.vars[i].v->name, stop->target_widths[i]);
     }
-    cJSON_AddItemToObject(st, "warnings", mfb_warnings_json(r->warn));
+    cJSON_AddItemToObject(st, "warnings", mfb_warnings_json(r->runtime.warn));
     return st;
 }
 
@@ -163,7 +163,7 @@ static cJSON *status_json(const struct mfb_run *r)
 /* config.threads: the timing threads' CPUs and where those sit (one thread without --threads). */
 static void add_threads(cJSON *cfg, const struct mfb_run *r)
 {
-    const struct mfb_team *t = r->team;
+    const struct mfb_team *t = r->runtime.team;
     int n = t ? t->n : 1;
     cJSON *th = cJSON_AddObjectToObject(cfg, "threads");
     cJSON_AddNumberToObject(th, "count", n);
@@ -172,13 +172,13 @@ static void add_threads(cJSON *cfg, const struct mfb_run *r)
     cJSON_AddBoolToObject(th, "alone_batches", n > 1); /* thread 0 times alone in every team */
     cJSON *topo = cJSON_AddArrayToObject(th, "topology");
     for (int k = 0; k < n; k++) {
-        int cpu = t ? t->place[k].cpu : r->study->cpu;
+        int cpu = t ? t->place[k].cpu : r->config.study->cpu;
         cJSON_AddItemToArray(cpus, cJSON_CreateNumber(cpu));
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "thread", k);
         cJSON_AddNumberToObject(o, "cpu", cpu);
         /* thread 0 runs on the master seed; thread k on its own (base/seeds.h) */
-        mfb_json_add_u64_string(o, "seed", k ? mfb_thread_seed(r->seed, k) : r->seed);
+        mfb_json_add_u64_string(o, "seed", k ? mfb_thread_seed(r->config.seed, k) : r->config.seed);
         add_number_or_null(o, "core", t && t->place[k].core >= 0, t ? t->place[k].core : 0);
         add_number_or_null(o, "package", t && t->place[k].package >= 0, t ? t->place[k].package : 0);
         add_or_null(o, "siblings", t && t->place[k].siblings[0] ? t->place[k].siblings : NULL);
@@ -214,36 +214,36 @@ static void add_background(cJSON *cfg, const struct mfb_background *b)
  * stressors and counters it had). A merged file writes the same two parts (processes/merge.c). */
 static cJSON *config_json(const struct mfb_run *r)
 {
-    const struct mfb_study *c = r->study;
+    const struct mfb_study *c = r->config.study;
     cJSON *cfg = cJSON_CreateObject();
     mfb_study_echo(cfg, c);
-    cJSON_AddStringToObject(cfg, "distribution", r->dist->name);
+    cJSON_AddStringToObject(cfg, "distribution", r->config.dist->name);
     cJSON *vn = cJSON_AddArrayToObject(cfg, "variants");
-    for (int i = 0; i < r->nvars; i++)
-        cJSON_AddItemToArray(vn, cJSON_CreateString(r->vars[i].v->name));
-    cJSON_AddStringToObject(cfg, "baseline", r->vars[0].v->name);
+    for (int i = 0; i < r->config.nvars; i++)
+        cJSON_AddItemToArray(vn, cJSON_CreateString(r->config.vars[i].v->name));
+    cJSON_AddStringToObject(cfg, "baseline", r->config.vars[0].v->name);
     char cache[4096];
     mfb_source_cache_root(cache, sizeof cache);
     add_or_null(cfg, "variant_cache", cache[0] ? cache : NULL);
-    if (r->pressure.bytes) {
+    if (r->runtime.pressure.bytes) {
         cJSON *ip = cJSON_AddObjectToObject(cfg, "icache_pressure");
-        cJSON_AddNumberToObject(ip, "bytes", (double)r->pressure.bytes);
-        cJSON_AddNumberToObject(ip, "taken_branches", (double)r->pressure.branches);
+        cJSON_AddNumberToObject(ip, "bytes", (double)r->runtime.pressure.bytes);
+        cJSON_AddNumberToObject(ip, "taken_branches", (double)r->runtime.pressure.branches);
         cJSON_AddStringToObject(ip, "where", "inside the timed loop, after every call");
-        cJSON_AddNumberToObject(ip, "ns_per_run", r->pressure.ns_per_run);
+        cJSON_AddNumberToObject(ip, "ns_per_run", r->runtime.pressure.ns_per_run);
     } else {
         cJSON_AddNullToObject(cfg, "icache_pressure");
     }
     add_threads(cfg, r);
-    add_background(cfg, r->background);
+    add_background(cfg, r->runtime.background);
     cJSON *ctr = cJSON_AddObjectToObject(cfg, "counters");
     cJSON_AddStringToObject(ctr, "requested", mfb_choice_name(MFB_SET_COUNTERS, c->counters));
-    cJSON_AddStringToObject(ctr, "source", r->counters.source);
+    cJSON_AddStringToObject(ctr, "source", r->runtime.counters.source);
     cJSON *ev = cJSON_AddArrayToObject(ctr, "events");
     for (int k = 0; k < MFB_COUNTER_COUNT; k++)
-        if (r->counters.active && r->counters.have[k])
+        if (r->runtime.counters.active && r->runtime.counters.have[k])
             cJSON_AddItemToArray(ev, cJSON_CreateString(mfb_counter_name((enum mfb_counter)k)));
-    add_or_null(ctr, "why", r->counters.why[0] ? r->counters.why : NULL);
+    add_or_null(ctr, "why", r->runtime.counters.why[0] ? r->runtime.counters.why : NULL);
     return cfg;
 }
 
@@ -251,10 +251,11 @@ static cJSON *config_json(const struct mfb_run *r)
 static cJSON *seeds_json(const struct mfb_run *r)
 {
     cJSON *seeds = cJSON_CreateObject();
-    mfb_json_add_u64_string(seeds, "master", r->seed);
-    cJSON_AddStringToObject(seeds, "source", r->study->seed_given ? "given" : "fresh (getrandom)");
+    mfb_json_add_u64_string(seeds, "master", r->config.seed);
+    cJSON_AddStringToObject(seeds, "source", r->config.study->seed_given ? "given" : "fresh (getrandom)");
     for (int i = 0; i < MFB_STREAM_COUNT; i++)
-        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->seed, (enum mfb_stream)i));
+        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->config.seed,
+            (enum mfb_stream)i));
     return seeds;
 }
 
@@ -438,7 +439,7 @@ static cJSON *workset_json(const struct mfb_workset *ws)
 /* The batch shape (calibration) and how batches are ordered and replayed. */
 static cJSON *calibration_json(const struct mfb_run *r)
 {
-    const struct mfb_calibration *c = &r->cal;
+    const struct mfb_calibration *c = &r->procedure.cal;
     cJSON *b = cJSON_CreateObject();
     cJSON_AddNumberToObject(b, "calls_per_pass", mfb_calls_per_pass(c));
     cJSON_AddNumberToObject(b, "passes", c->passes);
@@ -449,13 +450,13 @@ static cJSON *calibration_json(const struct mfb_run *r)
     cJSON_AddNumberToObject(b, "predicted_slowest_ns", c->slowest_batch_ns);
     cJSON_AddStringToObject(b, "rule", mfb_batch_rule_text(c->rule));
     cJSON_AddBoolToObject(b, "single_call", c->single_call);
-    cJSON_AddStringToObject(b, "pass_order", r->trace ? "every timed pass visits the trace's window in the "
+    cJSON_AddStringToObject(b, "pass_order", r->modes.trace ? "every timed pass visits the trace's window in the "
                             "program's order; the priming pass in a random order of its own"
                             : "every pass visits the call array in its own random order (odd stride and offset "
                               "modulo the power-of-two array length)");
     cJSON_AddNumberToObject(b, "linearity_tolerance", c->linearity_tolerance);
     cJSON_AddStringToObject(b, "order", "random permutation on even rounds, reversed on odd rounds");
-    cJSON_AddStringToObject(b, "calls_overlap", r->study->latency
+    cJSON_AddStringToObject(b, "calls_overlap", r->config.study->latency
                             ? "latency: each call's addresses depend on the previous call's result, so calls "
                               "cannot overlap"
                             : "throughput: consecutive calls are independent and may overlap in the core");
@@ -475,12 +476,13 @@ static cJSON *harness_json(const struct mfb_harness *h)
 static cJSON *verification_json(const struct mfb_run *r)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "shapes", (double)r->verified_shapes);
-    cJSON_AddNumberToObject(o, "sizes", (double)r->verified_sizes);
-    cJSON_AddNumberToObject(o, "sizes_listed", (double)r->support_sizes);
-    cJSON_AddNumberToObject(o, "sizes_in_support", (double)r->sizes_in_support);
-    cJSON_AddBoolToObject(o, "complete", r->verified_shapes > 0 && r->verified_sizes == r->sizes_in_support);
-    cJSON_AddStringToObject(o, "scope", r->verified_shapes
+    cJSON_AddNumberToObject(o, "shapes", (double)r->procedure.verified_shapes);
+    cJSON_AddNumberToObject(o, "sizes", (double)r->procedure.verified_sizes);
+    cJSON_AddNumberToObject(o, "sizes_listed", (double)r->procedure.support_sizes);
+    cJSON_AddNumberToObject(o, "sizes_in_support", (double)r->procedure.sizes_in_support);
+    cJSON_AddBoolToObject(o, "complete",
+                          r->procedure.verified_shapes > 0 && r->procedure.verified_sizes == r->procedure.sizes_in_support);
+    cJSON_AddStringToObject(o, "scope", r->procedure.verified_shapes
         ? "the first parameter array, then every call shape: each size of the distribution's support (a range wider "
           "than 4096 sizes: every size up to 4096, then its ends, powers of two and neighbours, about 4096 sizes "
           "evenly spread and 8 drawn) and each combination of alignment, overlap and mismatch rows; sizes above "
@@ -701,26 +703,27 @@ cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host)
     time_t now = time(NULL);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     cJSON_AddStringToObject(d, "created_utc", ts);
-    cJSON_AddItemToObject(d, "command_line", command_line_json(r->study));
+    cJSON_AddItemToObject(d, "command_line", command_line_json(r->config.study));
     cJSON_AddItemToObject(d, "status", status_json(r));
     cJSON_AddItemToObject(d, "config", config_json(r));
     cJSON_AddItemToObject(d, "seeds", seeds_json(r));
     cJSON_AddItemToObject(d, "host", mfb_host_json(host));
-    cJSON_AddItemToObject(d, "layout", layout_json(&r->layout));
-    cJSON_AddItemToObject(d, "timer", mfb_timer_json(r->timer));
-    cJSON_AddItemToObject(d, "distribution", distribution_json(r->dist, &r->selfcheck));
-    cJSON_AddItemToObject(d, "workset", workset_json(r->ws));
+    cJSON_AddItemToObject(d, "layout", layout_json(&r->config.layout));
+    cJSON_AddItemToObject(d, "timer", mfb_timer_json(r->runtime.timer));
+    cJSON_AddItemToObject(d, "distribution", distribution_json(r->config.dist, &r->procedure.selfcheck));
+    cJSON_AddItemToObject(d, "workset", workset_json(r->runtime.ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(r));
-    cJSON_AddItemToObject(d, "by_class", by_class_json(&r->by_class));
-    cJSON_AddItemToObject(d, "sweep", sweep_json(r->sweep));
-    cJSON_AddItemToObject(d, "harness", harness_json(&r->harness));
+    cJSON_AddItemToObject(d, "by_class", by_class_json(&r->modes.by_class));
+    cJSON_AddItemToObject(d, "sweep", sweep_json(r->modes.sweep));
+    cJSON_AddItemToObject(d, "harness", harness_json(&r->runtime.harness));
     cJSON_AddItemToObject(d, "verification", verification_json(r));
     cJSON *vars = cJSON_AddArrayToObject(d, "variants");
-    for (int i = 0; i < r->nvars; i++)
-        cJSON_AddItemToArray(vars, variant_json(&r->vars[i], i, &r->layout, r->study->process_index <= 0));
-    cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->warmup));
+    for (int i = 0; i < r->config.nvars; i++)
+        cJSON_AddItemToArray(vars, variant_json(&r->config.vars[i], i, &r->config.layout,
+                                                r->config.study->process_index <= 0));
+    cJSON_AddItemToObject(d, "rounds", rounds_json(&r->res, &r->procedure.warmup));
     cJSON_AddItemToObject(d, "placement_check", placement_check_json(&r->res.placement_check));
-    cJSON_AddItemToObject(d, "setup", setup_json(&r->res, r->ws));
+    cJSON_AddItemToObject(d, "setup", setup_json(&r->res, r->runtime.ws));
     /* A new mode adds its own block here, named in the schema (docs/architecture.md). */
     return d;
 }

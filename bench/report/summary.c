@@ -85,7 +85,8 @@ void mfb_summary_print_sweep(FILE *out, const struct mfb_samples *all, const cha
         fprintf(out, "\n");
     }
     if (step > 1)
-        fprintf(out, "  (every %d%s point shown; the file holds all %d)\n", step, step == 2 ? "nd" : step == 3 ? "rd" : "th",
+        fprintf(out, "  (every %d%s point shown; the file holds all %d)\n", step,
+                step == 2 ? "nd" : step == 3 ? "rd" : "th",
                 npoints);
     /* thread 0's batches carry thread 0 only in a run of several threads */
     bool threaded = false;
@@ -161,7 +162,7 @@ static void print_slowdowns(FILE *out, const char *const *names, int nvars, cons
  * batches to pair), which the sweep table has already said is thread 0's. */
 static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
 {
-    const struct mfb_team *t = r->team;
+    const struct mfb_team *t = r->runtime.team;
     if (t && t->n > 1 && buf) {
         fprintf(out, "  %d timing threads on CPUs", t->n);
         for (int k = 0; k < t->n; k++)
@@ -169,13 +170,14 @@ static void print_neighbours(FILE *out, const struct mfb_run *r, double *buf)
         fprintf(out, "; the table is thread 0's batches beside the others. Its slowdown beside them (median over "
                      "rounds of each batch over its alone batch):\n");
         const char *names[MFB_MAX_VARIANTS];
-        for (int v = 0; v < r->nvars; v++)
-            names[v] = r->vars[v].v->name;
-        print_slowdowns(out, names, r->nvars, &r->res.samples, &t->alone_samples, buf);
+        for (int v = 0; v < r->config.nvars; v++)
+            names[v] = r->config.vars[v].v->name;
+        print_slowdowns(out, names, r->config.nvars, &r->res.samples, &t->alone_samples, buf);
     }
-    const struct mfb_background *b = r->background;
+    const struct mfb_background *b = r->runtime.background;
     if (b) {
-        fprintf(out, "  background %s on %d CPU%s for %.1f s", mfb_choice_name(MFB_SET_STRESSOR, b->kind), b->n, b->n == 1 ? "" : "s",
+        fprintf(out, "  background %s on %d CPU%s for %.1f s", mfb_choice_name(MFB_SET_STRESSOR, b->kind), b->n,
+                b->n == 1 ? "" : "s",
                 b->seconds);
         if (b->kind == MFB_STRESS_BANDWIDTH && b->seconds > 0)
             fprintf(out, ": copied %.2f bytes/ns", (double)b->bytes / (b->seconds * 1e9));
@@ -248,16 +250,17 @@ static void run_neighbours(FILE *out, const void *ctx, double *buf)
 static void print_run_sweep(FILE *out, const struct mfb_run *r, const char *output_path)
 {
     const char *names[MFB_MAX_VARIANTS];
-    uint64_t *lo = malloc((size_t)r->by_class.classes.n * sizeof *lo), *hi = malloc((size_t)r->by_class.classes.n * sizeof *hi);
-    for (int v = 0; v < r->nvars; v++)
-        names[v] = r->vars[v].v->name;
-    for (int k = 0; lo && hi && k < r->by_class.classes.n; k++) {
-        lo[k] = r->by_class.classes.c[k].lo;
-        hi[k] = r->by_class.classes.c[k].hi;
+    size_t nclasses = (size_t)r->modes.by_class.classes.n;
+    uint64_t *lo = malloc(nclasses * sizeof *lo), *hi = malloc(nclasses * sizeof *hi);
+    for (int v = 0; v < r->config.nvars; v++)
+        names[v] = r->config.vars[v].v->name;
+    for (int k = 0; lo && hi && k < r->modes.by_class.classes.n; k++) {
+        lo[k] = r->modes.by_class.classes.c[k].lo;
+        hi[k] = r->modes.by_class.classes.c[k].hi;
     }
     if (lo && hi)
-        mfb_summary_print_sweep(out, &r->res.samples, names, r->nvars, lo, hi, r->by_class.classes.n,
-                                r->layout.rotation == MFB_ROTATE_ROUND, output_path);
+        mfb_summary_print_sweep(out, &r->res.samples, names, r->config.nvars, lo, hi, r->modes.by_class.classes.n,
+                                r->config.layout.rotation == MFB_ROTATE_ROUND, output_path);
     free(lo);
     free(hi);
     print_neighbours(out, r, NULL);
@@ -265,24 +268,25 @@ static void print_run_sweep(FILE *out, const struct mfb_run *r, const char *outp
 
 void mfb_summary_print(FILE *out, const struct mfb_run *r, const char *output_path)
 {
-    if (r->sweep) {
+    if (r->modes.sweep) {
         print_run_sweep(out, r, output_path);
         return;
     }
     const char *names[MFB_MAX_VARIANTS], *sentinel = NULL;
-    for (int v = 0; v < r->nvars; v++) {
-        names[v] = r->vars[v].v->name;
-        sentinel = r->vars[v].layout_sentinel ? names[v] : sentinel;
+    for (int v = 0; v < r->config.nvars; v++) {
+        names[v] = r->config.vars[v].v->name;
+        sentinel = r->config.vars[v].layout_sentinel ? names[v] : sentinel;
     }
     char model[256], shape[256];
     mfb_cpu_model(model, sizeof model);
     snprintf(shape, sizeof shape, "%u rounds (%u warm-up) in %.1f s, stop: %s; batch = %u calls x %u passes; mean "
-             "%.1f B/call", r->res.rounds, r->warmup.rounds, r->res.rounds_s, mfb_stop_reason_name(r->stop.reason),
-             mfb_calls_per_pass(&r->cal), r->cal.passes, r->selfcheck.mean_realized);
+             "%.1f B/call", r->res.rounds, r->procedure.warmup.rounds, r->res.rounds_s,
+             mfb_stop_reason_name(r->procedure.stop.reason),
+             mfb_calls_per_pass(&r->procedure.cal), r->procedure.cal.passes, r->procedure.selfcheck.mean_realized);
     struct mfb_summary_view view = {
-        .function = mfb_func_name(r->study->func), .distribution = r->dist->name, .cpu_model = model,
-        .clock = r->timer->name, .shape = shape, .names = names, .nvars = r->nvars, .processes = 1,
-        .rotating = r->layout.rotation == MFB_ROTATE_ROUND, .one_process_note = r->study->processes == 1,
+        .function = mfb_func_name(r->config.study->func), .distribution = r->config.dist->name, .cpu_model = model,
+        .clock = r->runtime.timer->name, .shape = shape, .names = names, .nvars = r->config.nvars, .processes = 1,
+        .rotating = r->config.layout.rotation == MFB_ROTATE_ROUND, .one_process_note = r->config.study->processes == 1,
         .sentinel = sentinel};
     print_table(out, &r->res.samples, &view, run_neighbours, r, output_path);
 }
@@ -333,15 +337,15 @@ void mfb_summary_analysis_command(FILE *out, const char *result_path)
  * in the cache, so that a second run can be seen to compile nothing. */
 void mfb_summary_print_builds(FILE *out, const struct mfb_run *run)
 {
-    for (int i = 0; i < run->nvars; i++) {
-        const struct mfb_source *s = run->vars[i].owns_source ? run->vars[i].source : NULL;
+    for (int i = 0; i < run->config.nvars; i++) {
+        const struct mfb_source *s = run->config.vars[i].owns_source ? run->config.vars[i].source : NULL;
         if (!s)
             continue;
         if (s->cached)
             fprintf(out, "memfbench: %s: %s as built before (%s %s), found in the cache in %.3f s: %s\n",
-                    run->vars[i].v->name, s->path, s->compiler, s->flags, s->build_s, s->dir);
+                    run->config.vars[i].v->name, s->path, s->compiler, s->flags, s->build_s, s->dir);
         else
             fprintf(out, "memfbench: %s: built %s at %d code placements (%s %s) in %.2f s: %s\n",
-                    run->vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
+                    run->config.vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
     }
 }
