@@ -2,6 +2,11 @@
 
 #include "base/parse.h"
 
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
 int mfb_cpu_list_parse(const char *cmd, const char *opt, const char *s, int max, struct mfb_cpu_list *out,
                        struct mfb_err *err)
 {
@@ -23,5 +28,24 @@ int mfb_cpu_list_parse(const char *cmd, const char *opt, const char *s, int max,
         break;
     }
     out->n = (int)got;
+    return 0;
+}
+
+int mfb_cpu_arg_parse(const char *cmd, const char *s, bool allow_none, int *cpu, struct mfb_err *err)
+{
+    if (allow_none && !strcmp(s, "none")) {
+        *cpu = -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno)
+        return mfb_fail(err, "%s: --cpu: '%s' is not a whole number%s", cmd, s, allow_none ? " or none" : "");
+    if (v < 0)
+        return mfb_fail(err, "%s: --cpu: %ld is below the minimum 0", cmd, v);
+    if (v >= CPU_SETSIZE)
+        return mfb_fail(err, "%s: --cpu: at most %d", cmd, CPU_SETSIZE - 1);
+    *cpu = (int)v;
     return 0;
 }

@@ -4,6 +4,8 @@
 #ifndef MFB_CPULIST_H
 #define MFB_CPULIST_H
 
+#include <stdbool.h>
+
 #include "base/error.h"
 
 /* The longest list any option takes: the probe's bandwidth threads (256); a run's timing
@@ -19,5 +21,10 @@ struct mfb_cpu_list {
  * MFB_MAX_LISTED_CPUS). 0, or -1 with one line naming the command, the option and the fault. */
 int mfb_cpu_list_parse(const char *cmd, const char *opt, const char *s, int max, struct mfb_cpu_list *out,
                        struct mfb_err *err);
+
+/* --cpu N of command cmd (every command that pins spells it alike): a CPU number from 0 to
+ * CPU_SETSIZE - 1, or "none" (-1: not pinned) where allow_none. Whether the CPU is there is the
+ * machine's question, as for a list. 0, or -1 with one line naming the command and the fault. */
+int mfb_cpu_arg_parse(const char *cmd, const char *s, bool allow_none, int *cpu, struct mfb_err *err);
 
 #endif

@@ -68,6 +68,35 @@ static void *member(void *request, size_t offset)
     return (char *)request + offset;
 }
 
+void mfb_flags_initial(const struct mfb_flag_table *t, void *request)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct mfb_flag *r = &t->rows[i];
+        if (!r->has_initial)
+            continue;
+        void *m = member(request, r->member);
+        switch (r->kind) {
+        case MFB_FLAG_LONG:
+            *(long *)m = (long)r->initial;
+            break;
+        case MFB_FLAG_REAL:
+            *(double *)m = r->initial;
+            break;
+        case MFB_FLAG_BYTES:
+            *(size_t *)m = (size_t)r->initial;
+            break;
+        case MFB_FLAG_CHOICE:
+            *(int *)m = (int)r->initial;
+            break;
+        case MFB_FLAG_SET:
+            *(bool *)m = r->initial != 0;
+            break;
+        default: /* text, seeds and custom rows start empty: their defaults are resolved later */
+            break;
+        }
+    }
+}
+
 /* A whole number in [lo, hi]. */
 static int apply_long(const struct mfb_flag_table *t, const struct mfb_flag *r, const char *arg, long *out,
                       struct mfb_err *err)

@@ -56,6 +56,8 @@ struct mfb_flag {
     int choice;         /* CHOICE: the set (the request's closed sets, parsed by the command's choice()) */
     /* CUSTOM: parses arg into the request: 0, or -1 with the message in err */
     int (*parse)(const char *arg, void *request, struct mfb_err *err);
+    bool has_initial;   /* the request starts with initial (LONG, REAL, BYTES, CHOICE, SET rows) */
+    double initial;
     enum mfb_flag_child child;
     const char *echo;   /* the key that echoes it into the result file; NULL: a section of its own does */
     enum mfb_flag_null null_when;
@@ -93,6 +95,8 @@ struct mfb_flag_table {
     int (*choice)(int set, const char *word);
 };
 
+/* Every row's initial value into the request (its other members are left as they are). */
+void mfb_flags_initial(const struct mfb_flag_table *t, void *request);
 /* The row getopt_long's id names, or NULL. */
 const struct mfb_flag *mfb_flags_row(const struct mfb_flag_table *t, int id);
 /* Applies row r's value arg to the request: 0, or -1 with "COMMAND: --name: ..." in err. */

@@ -112,14 +112,14 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
                 return bad("memfbench ab: %s: '%s' is not a number of blocks from 0 to 100", "--warmup", optarg);
             ab->warmup = (int)v;
             break;
-        case 'c':
-            if (!strcmp(optarg, "none"))
-                ab->cpu = -1;
-            else if (mfb_parse_u64(optarg, &v) < 0 || !cpu_allowed(v))
+        case 'c': {
+            struct mfb_err err = {{0}};
+            if (mfb_cpu_arg_parse("memfbench ab", optarg, true, &ab->cpu, &err) < 0)
+                return bad("%s%s", err.msg, "");
+            if (ab->cpu >= 0 && !cpu_allowed((uint64_t)ab->cpu))
                 return bad("memfbench ab: %s: '%s' is not a CPU this process may run on (or none)", "--cpu", optarg);
-            else
-                ab->cpu = (int)v;
             break;
+        }
         case 's': {
             uint64_t s;
             if (mfb_parse_seed(optarg, &s) < 0)

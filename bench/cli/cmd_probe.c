@@ -105,9 +105,8 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct mfb
         c->huge = (enum mfb_huge_request)h;
         break;
     case 'c':
-        if (parse_count("--cpu", arg, 0, CPU_SETSIZE - 1, &u, err) < 0)
+        if (mfb_cpu_arg_parse("memfbench probe", arg, false, &c->cpu, err) < 0)
             return -1;
-        c->cpu = (int)u;
         a->cpu_given = true;
         break;
     case OPT_THREADS:

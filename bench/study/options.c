@@ -102,19 +102,7 @@ static int parse_large_window(const char *arg, void *req, struct mfb_err *err)
 
 static int parse_cpu(const char *arg, void *req, struct mfb_err *err)
 {
-    struct mfb_study *s = req;
-    if (!strcmp(arg, "none")) {
-        s->cpu = -1;
-        return 0;
-    }
-    /* otherwise a number, read as every whole-number row is */
-    static const struct mfb_flag number = {.name = "cpu", .kind = MFB_FLAG_LONG, .lo = 0, .hi = CPU_SETSIZE - 1};
-    static const struct mfb_flag_table table = {CMD, &number, 1, NULL};
-    long v;
-    if (mfb_flags_apply(&table, &number, arg, &v, err) < 0)
-        return -1;
-    s->cpu = (int)v;
-    return 0;
+    return mfb_cpu_arg_parse(CMD, arg, true, &((struct mfb_study *)req)->cpu, err);
 }
 
 /* Three sizes, L1D:L2:LLC, each at least a page. */
@@ -181,7 +169,7 @@ static const struct mfb_flag run_flags[] = {
      "(default 5; with --rounds alone: no limit)",
      .kind = MFB_FLAG_REAL, .member = AT(time_s), .given = GIVEN(time_given), .lo = 0, .lo_open = true,
      .hi = MFB_MAX_TIME_S, .good = "a positive number of seconds (at most 1e9)", .child = MFB_CHILD_PARENT,
-     .echo = "time_budget_s", .null_when = MFB_NULL_UNLESS_POSITIVE},
+     .echo = "time_budget_s", .null_when = MFB_NULL_UNLESS_POSITIVE, .has_initial = true, .initial = MFB_DEFAULT_TIME_S},
     {"rounds", required_argument, 'r', true, "N", "stop after N measured rounds (after the warm-up)",
      .kind = MFB_FLAG_LONG, .member = AT(rounds), .lo = 1, .hi = MFB_MAX_ROUNDS, .echo = "rounds_limit",
      .null_when = MFB_NULL_UNLESS_POSITIVE},
@@ -189,12 +177,12 @@ static const struct mfb_flag run_flags[] = {
      "keep at most N batches over all processes, then stop: the\n"
      "memory and file bound of a long run (default 4194304)",
      .kind = MFB_FLAG_LONG, .member = AT(max_batches), .lo = 1, .hi = MFB_MAX_MAX_BATCHES,
-     .child = MFB_CHILD_PARENT, .echo = "max_batches"},
+     .child = MFB_CHILD_PARENT, .echo = "max_batches", .has_initial = true, .initial = MFB_DEFAULT_MAX_BATCHES},
     {"warmup-rounds", required_argument, OPT_WARMUP, false, "N",
      "flag the first N rounds as warm-up (default: detected: rounds\n"
      "replay the first calls until their time settles)",
      .kind = MFB_FLAG_LONG, .member = AT(warmup_rounds), .lo = 0, .hi = MFB_MAX_ROUNDS, .echo = "warmup_rounds",
-     .null_when = MFB_NULL_IF_NEGATIVE},
+     .null_when = MFB_NULL_IF_NEGATIVE, .has_initial = true, .initial = -1},
     {"target-ci", required_argument, OPT_TARGET, false, "P",
      "stop once every variant's 95 % CI of its ratio to the baseline is\n"
      "within +-P % (time cap: --time, default 60 s with this option)",
@@ -206,7 +194,7 @@ static const struct mfb_flag run_flags[] = {
      "merge their samples with a process index; --time is split.\n"
      "Each process is one replicate of the verdict (default 32)",
      .kind = MFB_FLAG_LONG, .member = AT(processes), .given = GIVEN(processes_given), .lo = 1,
-     .hi = MFB_MAX_PROCESSES, .child = MFB_CHILD_PARENT, .echo = "processes"},
+     .hi = MFB_MAX_PROCESSES, .child = MFB_CHILD_PARENT, .echo = "processes", .has_initial = true, .initial = MFB_DEFAULT_PROCESSES},
     {"allow-single-process", no_argument, OPT_SINGLE, false, NULL,
      "with --processes 1: let the analysis give faster/slower\n"
      "verdicts from one process (its interval covers that process only)",
@@ -224,7 +212,7 @@ static const struct mfb_flag run_flags[] = {
      "auto (default: small calls in L1, large ones far beyond the LLC),\n"
      "or l1, l2, llc, dram for every call",
      .kind = MFB_FLAG_CHOICE, .member = AT(placement), .choice = MFB_SET_PLACEMENT,
-     .good = "auto, l1, l2, llc or dram", .echo = "placement"},
+     .good = "auto, l1, l2, llc or dram", .echo = "placement", .has_initial = true, .initial = MFB_PL_AUTO},
     {"small-max", required_argument, OPT_SMALLMAX, false, "B",
      "auto placement: calls up to B bytes are small (default 2K, the\n"
      "same on every machine; must fit the L1 window)",
@@ -238,24 +226,24 @@ static const struct mfb_flag run_flags[] = {
      "process (default): one code placement per process, balanced over\n"
      "the study; round (experimental): the loop and each built-in move\n"
      "through all of theirs every 8 rounds (its intervals were too\n"
-     "narrow on the Zen 5 VM: docs/methodology.md)",
+     "narrow on the Zen 5 VM: docs/methodology.md)", /* hence process, the default */
      .kind = MFB_FLAG_CHOICE, .member = AT(code_rotation), .choice = MFB_SET_ROTATION,
-     .good = "round or process", .echo = "code_rotation"},
+     .good = "round or process", .echo = "code_rotation", .has_initial = true, .initial = MFB_ROTATE_PROCESS},
     {"flip-lead", required_argument, OPT_FLIP, false, "N",
      "memcmp/bcmp: store each call's injected difference N calls\n"
      "ahead, so its store has reached L1 (default 4; 0: right\n"
      "before the call, which penalises wide first loads)",
-     .kind = MFB_FLAG_LONG, .member = AT(flip_lead), .lo = 0, .hi = MFB_MAX_FLIP_LEAD, .echo = "flip_lead"},
+     .kind = MFB_FLAG_LONG, .member = AT(flip_lead), .lo = 0, .hi = MFB_MAX_FLIP_LEAD, .echo = "flip_lead", .has_initial = true, .initial = MFB_DEFAULT_FLIP_LEAD},
     {"alignment-mode", required_argument, OPT_ALIGN, false, "M",
      "exact (default: alignment A means the address's largest\n"
      "power-of-two divisor is A) or at-least (a multiple of A)",
      .kind = MFB_FLAG_CHOICE, .member = AT(align_mode), .choice = MFB_SET_ALIGN_MODE,
-     .good = "exact or at-least", .echo = "alignment_mode"},
+     .good = "exact or at-least", .echo = "alignment_mode", .has_initial = true, .initial = MFB_ALIGN_EXACT},
     {"watchdog", required_argument, OPT_WATCHDOG, false, "S",
      "a variant that has not returned from a call for S seconds\n"
      "(verifying or timing) ends the run with its name (default 60)",
      .kind = MFB_FLAG_REAL, .member = AT(watchdog_s), .lo = 0.1, .hi = MFB_MAX_WATCHDOG_S,
-     .good = "a number of seconds from 0.1 to 86400", .echo = "watchdog_s"},
+     .good = "a number of seconds from 0.1 to 86400", .echo = "watchdog_s", .has_initial = true, .initial = MFB_DEFAULT_WATCHDOG_S},
     {"cpu", required_argument, 'c', true, "N", "pin to CPU N (default: the last allowed CPU); 'none' to not pin",
      .kind = MFB_FLAG_CUSTOM, .parse = parse_cpu, .given = GIVEN(cpu_given), .echo = "cpu"},
     {"threads", required_argument, OPT_THREADS, false, "N",
@@ -281,7 +269,7 @@ static const struct mfb_flag run_flags[] = {
      .good = "an unsigned 64-bit number (decimal, or hex with 0x)", .child = MFB_CHILD_PARENT},
     {"clock", required_argument, OPT_CLOCK, false, "C", "auto (default), tsc, cntvct or monotonic",
      .kind = MFB_FLAG_CHOICE, .member = AT(clock), .choice = MFB_SET_CLOCK,
-     .good = "auto, tsc, cntvct or monotonic", .echo = "clock_requested"},
+     .good = "auto, tsc, cntvct or monotonic", .echo = "clock_requested", .has_initial = true, .initial = MFB_CLOCK_AUTO},
     {"cache", required_argument, OPT_CACHE, false, "L1D:L2:LLC", "override detected cache sizes, e.g. 48K:2M:32M",
      .kind = MFB_FLAG_CUSTOM, .parse = parse_cache},
     {"cache-from", required_argument, OPT_CACHEFROM, false, "FILE",
@@ -345,7 +333,7 @@ static const struct mfb_flag run_flags[] = {
     /* internal: a --processes parent's, for each child */
     {"process-index", required_argument, OPT_PINDEX, false, "N", NULL,
      .kind = MFB_FLAG_LONG, .member = AT(process_index), .lo = 0, .hi = MFB_MAX_PROCESSES - 1,
-     .child = MFB_CHILD_PARENT},
+     .child = MFB_CHILD_PARENT, .has_initial = true, .initial = -1},
     {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL,
      .kind = MFB_FLAG_SEED, .member = AT(code_placement_seed), .given = GIVEN(code_placement_seed_given),
      .good = "an unsigned 64-bit number", .child = MFB_CHILD_PARENT},
@@ -363,6 +351,35 @@ const struct mfb_flag_table *mfb_study_flags(void)
     return &run_table;
 }
 
+void mfb_study_defaults(struct mfb_study *s, const char *dist_dir)
+{
+    memset(s, 0, sizeof *s);
+    s->func = MFB_MEMCPY;
+    mfb_flags_initial(&run_table, s);
+    s->cpu = -1; /* not decided: the CPU plan's default (the last allowed CPU) */
+    s->dist_dir = dist_dir;
+}
+
+/* A short --time with the default processes: fewer processes, so that each keeps its least share
+ * of rounds (MFB_MIN_PROCESS_TIME_S): whole blocks of MFB_CODE_PLACEMENTS where two or more fit,
+ * which keeps every code placement equally often (machine/layout.h). Nothing for a given
+ * --processes, a child, --target-ci or rounds without a time limit. */
+static void fit_processes(struct mfb_study *s)
+{
+    if (s->processes_given || s->time_s <= 0 || s->target_ci > 0 || s->process_index >= 0 ||
+        s->time_s / (double)s->processes >= MFB_MIN_PROCESS_TIME_S)
+        return;
+    long fit = (long)(s->time_s / MFB_MIN_PROCESS_TIME_S);
+    s->processes = fit >= 2 * MFB_CODE_PLACEMENTS ? fit / MFB_CODE_PLACEMENTS * MFB_CODE_PLACEMENTS : fit > 1 ? fit : 1;
+    s->processes_fitted = true;
+}
+
+/* Where --processes came from, for the result file. */
+static const char *processes_source(const struct mfb_study *s)
+{
+    return s->processes_given ? "given" : s->processes_fitted ? "default, fewer to fit --time" : "default";
+}
+
 void mfb_study_resolve(struct mfb_study *s)
 {
     if (!s->seed_given)
@@ -375,7 +392,7 @@ void mfb_study_resolve(struct mfb_study *s)
      * order would let the predictors learn a sequence the program never repeated. */
     if (s->trace && s->batch_passes == 0)
         s->batch_passes = 1;
-    mfb_study_fit_processes(s);
+    fit_processes(s);
 }
 
 /* The options that need another, or exclude one: 0, or -1 with err. */
@@ -524,7 +541,7 @@ void mfb_study_echo(cJSON *cfg, const struct mfb_study *s)
         cJSON_AddItemToObject(cfg, r->echo, echo_row(r, s));
         /* where the value came from, beside it */
         if (r->id == OPT_PROCS)
-            cJSON_AddStringToObject(cfg, "processes_source", mfb_study_processes_source(s));
+            cJSON_AddStringToObject(cfg, "processes_source", processes_source(s));
         else if (r->id == 'c')
             cJSON_AddStringToObject(cfg, "cpu_source", s->cpus.n ? "--cpus (thread 0's)" : s->cpu_given ? "given" :
                                     "default: last allowed CPU");

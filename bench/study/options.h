@@ -13,6 +13,10 @@
 /* memfbench run's table: its rows in the order --help lists them. */
 const struct mfb_flag_table *mfb_study_flags(void);
 
+/* Every member at its row's initial value (memcpy, MFB_DEFAULT_TIME_S over MFB_DEFAULT_PROCESSES
+ * processes, detected warm-up, auto placement, exact alignment, ...), no CPU decided yet, the
+ * shipped distributions in dist_dir. */
+void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
 /* The defaults that follow from what was given (a fresh seed, a --target-ci study's time cap, --rounds alone
  * without one, a trace's single pass, processes fitted to a short --time). */
 void mfb_study_resolve(struct mfb_study *s);

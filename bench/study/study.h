@@ -1,5 +1,6 @@
-/* The study description: what to measure and how, as the user asked for it. The command line
- * (cli/options.c) fills it; the run resolves what is left open (0, NULL, -1) and records both. */
+/* The study description: what to measure and how, as the user asked for it; a model, with no
+ * mechanism behind it. Its options are rows (study/options.c: their defaults, parsing, checks and
+ * echo); the run resolves what is left open (0, NULL, -1) and records both. */
 #ifndef MFB_STUDY_H
 #define MFB_STUDY_H
 
@@ -137,20 +138,5 @@ struct mfb_study {
     int argc;                          /* the command line, recorded as given */
     char **argv;
 };
-
-/* Every field at its default: memcpy, MFB_DEFAULT_TIME_S over MFB_DEFAULT_PROCESSES processes,
- * detected warm-up, auto placement, exact alignment, no pinning decided yet, shipped
- * distributions in dist_dir. */
-void mfb_study_defaults(struct mfb_study *s, const char *dist_dir);
-
-/* A short --time with the default processes: fewer processes, so that each keeps its least share
- * of rounds (MFB_MIN_PROCESS_TIME_S): whole blocks of MFB_CODE_PLACEMENTS where two or more fit,
- * which keeps every code placement equally often (machine/layout.h). Nothing for a given
- * --processes, a child, --target-ci or rounds without a time limit. */
-void mfb_study_fit_processes(struct mfb_study *s);
-
-/* Where --processes came from, for the result file: "given", "default", or the default lowered
- * to give each process MFB_MIN_PROCESS_TIME_S of a short --time. */
-const char *mfb_study_processes_source(const struct mfb_study *s);
 
 #endif

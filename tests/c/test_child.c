@@ -10,6 +10,7 @@
 #include "json_file.h"
 #include "processes/child.h"
 #include "processes/merge.h"
+#include "study/options.h"
 #include "tap.h"
 
 static bool same_result(const struct mfb_child_result *a, const struct mfb_child_result *b)

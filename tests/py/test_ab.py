@@ -1,5 +1,5 @@
 """memfbench ab: a program end to end under libc and each variant (bench/ab/ab.c,
-analysis/ab.py). Structure, routing and refusals; never a timing verdict."""
+analysis/verdicts/ab.py). Structure, routing and refusals; never a timing verdict."""
 from __future__ import annotations
 
 import json
@@ -15,15 +15,17 @@ import pytest
 
 from conftest import ROOT
 
-from analysis import stats
-from analysis.ab import compare_ab, read_ab
-from analysis.schema import ResultFileError
+from analysis.io.ab_file import read_ab
+from analysis.io.reading import ResultFileError
+from analysis.stats.intervals import t_interval
+from analysis.stats.placement_model import design_estimate
+from analysis.verdicts.ab import compare_ab
 
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
 PROGRAM = BUILD / "tests" / "c" / "ab_calls"
 STATIC = BUILD / "tests" / "c" / "ab_static"
 
-pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "ab" / "libmemfbench-ab.so").exists()),
+pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "bench" / "ab" / "shim" / "libmemfbench-ab.so").exists()),
                                 reason="the ab shim or tests/c/ab_calls not built")
 
 
@@ -184,8 +186,9 @@ def test_predict_from_replays_the_recording_and_prints_both(predicted) -> None:
 
 
 def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> None:
-    from analysis.ab import per_call_differences, predict_ab, recorded_calls
-    from analysis.load import load_run
+    from analysis.io.ab_file import recorded_calls
+    from analysis.io.load import load_run
+    from analysis.verdicts.ab import per_call_differences, predict_ab
     d, _, rec = predicted
     doc = read_ab(d / "ab.json")
     table, trace = predict_ab(doc)
@@ -197,7 +200,7 @@ def test_the_prediction_is_calls_times_the_per_call_difference(predicted) -> Non
         assert pr.predicted_s == pytest.approx(calls * per.mean() * 1e-9)
         assert pr.predicted_low <= pr.predicted_s <= pr.predicted_high and pr.gap_low <= pr.gap_high
     # a trace's rounds are its successive windows, each its share of the calls: the mean over them
-    from analysis.load import measured
+    from analysis.io.load import measured
     run = load_run(d / "ab.json.trace-replay.json")
     t = measured(run.batches).pivot_table(index=["process", "round"], columns="variant", values="ns_per_call",
                                           observed=True)
@@ -238,17 +241,17 @@ def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem)
 def test_the_gap_of_one_process_counts_the_replays_spread_of_one_process() -> None:
     """measured - predicted for a program that is one process: the replay's values enter with the
     spread of one new process, the measured blocks with the error of their mean."""
-    from analysis.ab import one_process_gap
-    from analysis.diff import welch
+    from analysis.stats.placement_model import welch
+    from analysis.verdicts.ab import one_process_gap
     rng = np.random.default_rng(7)
     predicted, measured = rng.normal(-5.0, 0.3, 10), rng.normal(-5.5, 0.5, 10)
     d, low, high = one_process_gap(predicted, measured, 0.95)
-    wd, wlow, whigh, _ = welch(stats.design_estimate(predicted), stats.design_estimate(measured), 0.95)
+    wd, wlow, whigh, _ = welch(design_estimate(predicted), design_estimate(measured), 0.95)
     assert d == pytest.approx(wd) and low < d < high
     assert high - low > whigh - wlow  # one process spreads more than a mean of ten
     # a replay without spread leaves the measured side's t interval alone
     d0, low0, high0 = one_process_gap(np.full(10, -5.0), measured, 0.95)
-    ci = stats.t_interval(measured, 0.95)
+    ci = t_interval(measured, 0.95)
     assert (low0, high0) == pytest.approx((ci.low + 5.0, ci.high + 5.0))
     # one value on a side has no spread to take: no interval (and predict_ab gives no verdict)
     assert np.isnan(one_process_gap(predicted[:1], measured, 0.95)[1])

@@ -1,4 +1,4 @@
-"""The program-level A/B shim (ab/shim.c): every entry point it interposes goes where it should,
+"""The program-level A/B shim (bench/ab/shim/shim.c): every entry point it interposes goes where it should,
 counted through a program that calls each a known number of times (tests/c/ab_calls.c)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from conftest import ROOT
 
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
-SHIM = BUILD / "ab" / "libmemfbench-ab.so"
-BUILTINS = BUILD / "ab" / "libmemfbench-builtins.so"
+SHIM = BUILD / "bench" / "ab" / "shim" / "libmemfbench-ab.so"
+BUILTINS = BUILD / "bench" / "ab" / "shim" / "libmemfbench-builtins.so"
 PROGRAM = BUILD / "tests" / "c" / "ab_calls"
 
 # ab_calls.c: each entry point 7 times, memcmp and bcmp twice per turn
