@@ -159,11 +159,17 @@ int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_pla
     return 0;
 }
 
-int mfb_cpus_plan_study(const struct mfb_study *c, struct mfb_cpu_plan *p, struct mfb_err *err)
+int mfb_cpus_plan_study(struct mfb_study *c, struct mfb_cpu_plan *p, struct mfb_err *err)
 {
     if (mfb_study_check(c, 1, err) < 0 || mfb_cpus_plan(c, mfb_cpus_last_allowed(), p, err) < 0)
         return -1;
-    return p->threads > 1 ? mfb_study_check(c, p->threads, err) : 0;
+    if (p->threads > 1 && mfb_study_check(c, p->threads, err) < 0)
+        return -1;
+    if (c->cpus.n)
+        c->cpu = p->cpus[0];
+    else if (!c->cpu_given)
+        c->cpu = mfb_cpus_last_allowed();
+    return 0;
 }
 
 void mfb_cpus_place(int cpu, struct mfb_thread_place *out)

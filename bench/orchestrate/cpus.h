@@ -36,10 +36,11 @@ struct mfb_cpu_request {
 int mfb_cpus_threads(const struct mfb_cpu_request *q, int default_cpu, int *cpus, int *n, struct mfb_err *err);
 /* The plan for the study; thread 0's CPU is --cpus's first, else --cpu, else default_cpu. */
 int mfb_cpus_plan(const struct mfb_study *c, int default_cpu, struct mfb_cpu_plan *p, struct mfb_err *err);
-/* The study's plan, made once (default CPU: the last allowed), and the study checked with its
- * threads: the checks that need no CPU come first, so a missing -o is named before a CPU that is
- * not there. 0, or -1 with err. */
-int mfb_cpus_plan_study(const struct mfb_study *c, struct mfb_cpu_plan *p, struct mfb_err *err);
+/* The study's plan, made once (default CPU: the last allowed), the study checked with its threads
+ * (the checks that need no CPU come first, so a missing -o is named before a CPU that is not
+ * there), and its CPU resolved: thread 0's from --cpus, else --cpu, else the last allowed. 0, or
+ * -1 with err. */
+int mfb_cpus_plan_study(struct mfb_study *c, struct mfb_cpu_plan *p, struct mfb_err *err);
 /* The last CPU this process may run on (CPU 0 usually takes more interrupts); -1 when unknown. */
 int mfb_cpus_last_allowed(void);
 /* Where CPU cpu sits, from sysfs topology. */

@@ -9,15 +9,11 @@
 
 /* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts);
  * --cpus: its first. */
-int mfb_plan_pin(struct mfb_study *c, const struct mfb_cpu_plan *plan, struct mfb_err *err)
+int mfb_plan_pin(const struct mfb_study *c, struct mfb_err *err)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return mfb_fail(err, "cannot read the CPU affinity");
-    if (c->cpus.n)
-        c->cpu = plan->cpus[0];
-    else if (!c->cpu_given)
-        c->cpu = mfb_cpus_last_allowed();
     if (c->cpu < 0)
         return 0;
     if (c->cpu >= CPU_SETSIZE || !CPU_ISSET(c->cpu, &set))

@@ -11,9 +11,9 @@
 #include "measure/workset.h"
 #include "orchestrate/cpus.h"
 
-/* Default CPU: the last one this process may run on (CPU 0 usually takes more interrupts);
- * --cpus: its first. */
-int mfb_plan_pin(struct mfb_study *c, const struct mfb_cpu_plan *plan, struct mfb_err *err);
+/* Pins the process to the study's CPU (resolved with the plan: --cpus's first, --cpu, else the last
+ * allowed, as CPU 0 usually takes more interrupts); -1: not pinned. 0, or -1 with err. */
+int mfb_plan_pin(const struct mfb_study *c, struct mfb_err *err);
 
 /* --threads: the team's CPUs and where they sit (recorded for one thread too); a note when two
  * timing threads share a core. */

@@ -111,6 +111,23 @@ static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, 
     return mfb_workset_alloc(run->runtime.ws, mfb_stream_seed(run->config.seed, MFB_STREAM_ARENA), err);
 }
 
+/* A process that measures: pinned, its timing threads placed, its caches, timer, counters and
+ * buffers set up, and the host described (its checks before the rounds, so the run's own load
+ * does not read as another program's). 0, or -1 with err. */
+static int set_up_process(struct mfb_run *run, const struct mfb_cpu_plan *plan, const struct mfb_caches *probed,
+                          struct mfb_caches *caches, struct mfb_timer *timer, struct mfb_host *host, struct mfb_err *err)
+{
+    const struct mfb_study *cfg = run->config.study;
+    if (mfb_plan_pin(cfg, err) < 0 || mfb_plan_team(run, cfg, plan, err) < 0)
+        return -1;
+    mfb_assemble_caches(caches, cfg, probed, run->runtime.warn);
+    if (mfb_assemble_instruments(run, timer, cfg, err) < 0 || set_up_workset(run, plan, caches, err) < 0)
+        return -1;
+    mfb_assemble_workset_warnings(run->runtime.ws, caches, run->runtime.warn);
+    mfb_host_read(host, caches, cfg->cpu, run->runtime.warn);
+    return 0;
+}
+
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_cpu_plan *plan,
                                                const struct mfb_layout *layout)
 {
@@ -130,15 +147,16 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     struct mfb_trace trace = {0};
     struct mfb_background background = {0};
     struct mfb_samples merged = {0}; /* --threads: every thread's batches */
-    struct mfb_run run = {.config.study = &cfg, .config.dist = &dist, .runtime.ws = &ws, .runtime.timer = &timer,
-                          .runtime.warn = &warn,
-                          .runtime.activity = &activity, .config.layout = *layout};
+    struct mfb_run run = {.config = {.study = &cfg, .dist = &dist, .layout = *layout},
+                          .runtime = {.ws = &ws, .timer = &timer, .warn = &warn, .activity = &activity}};
     int status = MFB_EXIT_FAIL;
     run.res.started_ns = mfb_mono_ns();
     /* A child writes into the temporary its parent made; everyone else into a new temporary. */
     install_signals(&warn); /* before the temporary exists, so a stop never leaves it behind */
-    rc = cfg.process_index >= 0 ? mfb_output_open_direct(&out, cfg.output, &err) : mfb_output_open(&out, cfg.output,
-        &err);
+    if (cfg.process_index >= 0)
+        rc = mfb_output_open_direct(&out, cfg.output, &err);
+    else
+        rc = mfb_output_open(&out, cfg.output, &err);
     if (rc < 0) {
         fprintf(stderr, "memfbench: %s\n", err.msg);
         mfb_warnings_free(&warn);
@@ -170,21 +188,13 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
             goto fail;
         goto done;
     }
-    if (mfb_plan_pin(&cfg, plan, &err) < 0 || mfb_plan_team(&run, &cfg, plan, &err) < 0)
-        goto fail;
-    mfb_assemble_caches(&caches, &cfg, &probed, &warn);
-    if (mfb_assemble_instruments(&run, &timer, &cfg, &err) < 0)
-        goto fail;
-    if (set_up_workset(&run, plan, &caches, &err) < 0)
-        goto fail;
-    mfb_assemble_workset_warnings(&ws, &caches, &warn);
     struct mfb_host host;
-    mfb_host_read(&host, &caches, cfg.cpu, &warn);
+    if (set_up_process(&run, plan, &probed, &caches, &timer, &host, &err) < 0)
+        goto fail;
     activity.phase = MFB_PHASE_IDLE;
     bool team = run.runtime.team && run.runtime.team->n > 1;
-    if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0) {
+    if (measure(&run, &background, plan, &caches, team ? &merged : NULL, &err) < 0)
         goto fail;
-    }
     mfb_residency_warn(&run.res.placement_check, &warn, caches.l1d, mfb_cache_source_name(caches.source));
     if ((status = write_result(&run, &host, &out, team ? &merged : &run.res.samples, &err)) < 0) {
         status = MFB_EXIT_FAIL;
