@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.ab import predict_ab, read_ab
+from analysis.io.ab_file import read_ab
+from analysis.verdicts.ab import predict_ab
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPES = ("replay", "shuffled", "batched", "interleaved")

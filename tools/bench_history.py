@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import history
-from analysis.load import load_runs
+from analysis.io.load import load_runs
+from analysis.verdicts import history
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -470,7 +470,8 @@ def gen_record_cost(a: argparse.Namespace) -> str:
 def _study(a: argparse.Namespace, out: Path, *args: str) -> tuple[float, dict[str, tuple[float, float, float, str]]]:
     """A default study of libc against the built-ins with these calls (args): glibc's median ns per
     call over every measured batch, and each built-in's ratio to it (estimate, interval, verdict)."""
-    from analysis import compare, diff, load  # pandas only for the generators that need it
+    from analysis.io import load  # pandas only for the generators that need it
+    from analysis.verdicts import compare, diff
     _run([a.memfbench, "run", "-q", "-v", "libc", "-v", "rep_movsb", "-v", "avx2", "-v", "sse2", "-v", "sizeclass",
           "-v", "bytes", *args, "-o", str(out)])
     run = load.load_run(out)
@@ -603,7 +604,8 @@ def gen_summary_example(a: argparse.Namespace) -> str:
 
 def gen_by_class_example(a: argparse.Namespace) -> str:
     """--by-class of rep_movsb against libc, the classes table, and what it says, computed."""
-    from analysis import classes, load
+    from analysis.io import load
+    from analysis.verdicts import classes
     with tempfile.TemporaryDirectory() as tmp:
         f = str(Path(tmp) / "byclass.json.gz")
         _run([a.memfbench, "run", "-q", "--by-class", "-v", "libc", "-v", "rep_movsb", "--cpu", "1", "-o", f])
@@ -758,7 +760,7 @@ def gen_setup_cost(a: argparse.Namespace) -> str:
 def gen_study_cost(a: argparse.Namespace) -> str:
     """Two default studies of this build: wall time, rounds, the rounds' flushing, and what a
     process costs before its rounds (the first, and the later ones)."""
-    from analysis import schema
+    from analysis.io import reading
     rows = ["| build | wall | rounds (all processes) | of which flushing | first process before its rounds | "
             "later ones |", "| --- | --- | --- | --- | --- | --- |"]
     builds = [(f"before ({BEFORE_COMMIT})", str(_old_binary(BEFORE_COMMIT))), ("this", a.memfbench)] * 2
@@ -768,7 +770,7 @@ def gen_study_cost(a: argparse.Namespace) -> str:
             t0 = time.monotonic()
             _run([binary, "run", "-q", "--cpu", "1", "-o", str(f)])
             wall = time.monotonic() - t0
-            doc = schema.read_json(f)
+            doc = reading.read_json(f)
             procs = doc["processes"]
             rounds = sum(p["rounds"]["duration_s"] for p in procs)
             setup = [p["setup"] for p in procs]
@@ -784,7 +786,8 @@ def gen_study_cost(a: argparse.Namespace) -> str:
 def gen_harness_cost(a: argparse.Namespace) -> str:
     """The noop through the timed loop (three one-process runs), and where the loop's cost goes
     (tools/harness_cost.c)."""
-    from analysis import diff, load
+    from analysis.io import load
+    from analysis.verdicts import diff
     noop = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(3):
@@ -812,7 +815,7 @@ def gen_harness_cost(a: argparse.Namespace) -> str:
 def gen_compare_pages(a: argparse.Namespace) -> str:
     """memcmp and bcmp (arena of one constant byte) against memcpy (unique pages): the evicted
     placement check's walks over the large calls' lines, and libc's bytes per ns."""
-    from analysis import load
+    from analysis.io import load
     rows = ["| function | after the eviction step (ns per load) | after the check's flush | cached | "
             "libc bytes/ns |", "| --- | --- | --- | --- | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -899,8 +902,8 @@ def gen_placement_check(a: argparse.Namespace) -> str:
     """The placement check given true and false cache sizes: short runs per case and large-window
     scheme (--repeat each), the small windows' walk against the L1 reference, the large window's
     against flushed lines."""
-    from analysis import schema
-    from analysis.probe import human_bytes
+    from analysis.io import reading
+    from analysis.views.probe import human_bytes
     rows = ["| sizes the plan used | small windows against the L1 reference (pass: at most 1.25x) | "
             "large window, evicted, the default (pass: at least 0.75x) | large window, `--large-window sized` "
             "(pass: at least 0.75x) |", "| --- | --- | --- | --- |"]
@@ -913,7 +916,7 @@ def gen_placement_check(a: argparse.Namespace) -> str:
             for _ in range(a.repeat):
                 _run([a.memfbench, "run", "-q", "--cpu", "1", "--rounds", "20", "--processes", "1",
                       "--allow-single-process", *extra, "-o", str(f)])
-                out.append(schema.read_json(f))
+                out.append(reading.read_json(f))
             return out
         for label, extra in _PLACEMENT_CASES:
             if "-p" in extra:  # one window for every call, meant to stay in the LLC: at most 0.6x
@@ -944,7 +947,7 @@ def _runs(a: argparse.Namespace, tmp: str, cases: list[tuple[str, list[str]]], r
           command: str = "run") -> list[tuple[str, object]]:
     """Each case's memfbench command, `repeat` times interleaved (case by case within a repeat),
     each result loaded: [(case label, Run)] in the order they ran."""
-    from analysis import load
+    from analysis.io import load
     out = []
     for i in range(repeat):
         for label, args in cases:
@@ -956,7 +959,7 @@ def _runs(a: argparse.Namespace, tmp: str, cases: list[tuple[str, list[str]]], r
 
 def _ratio(run: object, variant: str, baseline: str = "libc") -> str:
     """The variant's ratio to the baseline in one file: estimate [95 % interval], verdict."""
-    from analysis import compare
+    from analysis.verdicts import compare
     c = next(c for c in compare.compare_runs([run], baseline=baseline, secondary=False) if c.variant == variant)
     return f"{c.ratio:.3f} [{c.ci_low:.3f}, {c.ci_high:.3f}], {c.verdict}"
 
@@ -964,7 +967,7 @@ def _ratio(run: object, variant: str, baseline: str = "libc") -> str:
 def gen_window_schemes(a: argparse.Namespace) -> str:
     """Fleet memcpy with the large window evicted (64 MiB) and sized (4 x LLC, at most 1 GiB): the
     same lines from memory, page tables that do or do not stay cached."""
-    from analysis import diff
+    from analysis.verdicts import diff
     rows = ["| large window | arena per process | libc ns/call | rep_movsb ns/call | rep_movsb / libc | placement check |",
             "| --- | --- | --- | --- | --- | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -983,7 +986,7 @@ def gen_window_schemes(a: argparse.Namespace) -> str:
 
 def gen_latency_mode(a: argparse.Namespace) -> str:
     """64-byte copies as a throughput (independent calls) and as a latency (a dependent chain)."""
-    from analysis import diff
+    from analysis.verdicts import diff
     rows = ["| mode | libc ns/call | noop ns/call | rep_movsb ns/call | rep_movsb / libc (95 % CI over processes) |",
             "| --- | --- | --- | --- | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -1003,7 +1006,7 @@ _SWEEP_SHOWN = (8, 16, 64, 128, 256, 1024, 2048, 4096, 16384)
 def gen_sweep_regimes(a: argparse.Namespace) -> str:
     """A sweep with every call of a point at its size (predictable) and drawn within its power-of-two
     class (unpredictable): what branch prediction is worth per size."""
-    from analysis import sweep
+    from analysis.verdicts import sweep
     with tempfile.TemporaryDirectory() as tmp:
         base = ["0-128:8,pow2:256-16K", "-v", "libc", "-v", "rep_movsb"]
         runs = _runs(a, tmp, [("predictable", base), ("class", [*base, "--unpredictable", "class"])],
@@ -1038,8 +1041,8 @@ _PRESSURES = ("", "4K", "16K", "64K", "256K", "1M")
 def gen_icache_pressure(a: argparse.Namespace) -> str:
     """Default studies of libc, rep_movsb and avx2 at each --icache-pressure size; the ratio and the
     paired difference per size, and the plot `analysis pressure` draws (docs/img/, named by CPU)."""
-    from analysis import pressure
-    from analysis.probe import human_bytes
+    from analysis.verdicts import pressure
+    from analysis.views.probe import human_bytes
     img = ROOT / "docs" / "img" / f"icache_pressure-{machine_slug()}"
     with tempfile.TemporaryDirectory() as tmp:
         cases = [(size or "none", ["-v", "libc", "-v", "rep_movsb", "-v", "avx2"] +
@@ -1075,7 +1078,8 @@ def gen_threads(a: argparse.Namespace) -> str:
     the other, with a one-thread study first and last (the comparison with one thread pools both,
     so a drift over the sequence is in its interval rather than its estimate); the plot `analysis
     threads` draws (docs/img/, named by CPU)."""
-    from analysis import diff, threads
+    from analysis.stats import threads
+    from analysis.verdicts import diff
     v2 = ["-v", "libc", "-v", "rep_movsb"]
     img = ROOT / "docs" / "img" / f"threads-{machine_slug()}.png"
     with tempfile.TemporaryDirectory() as tmp:
@@ -1145,11 +1149,11 @@ import time
 t0 = time.perf_counter()
 import numpy, pandas, scipy.special, jsonschema
 t1 = time.perf_counter()
-from analysis import load, schema
+from analysis.io import load, reading, schema, upgrade
 t2 = time.perf_counter()
-doc = schema.read_json("results/default.json.gz")
+doc = reading.read_json("results/default.json.gz")
 t3 = time.perf_counter()
-schema.validate(schema.upgrade(doc), "x")
+schema.validate(upgrade.upgrade(doc), "x")
 t4 = time.perf_counter()
 load.batches_frame(doc, "x")
 t5 = time.perf_counter()
@@ -1169,8 +1173,8 @@ def gen_analysis_floor(a: argparse.Namespace) -> str:
         out = _run(["taskset", "-c", "1", sys.executable, "-c", _FLOOR], cwd=ROOT).stdout.split()
         runs.append([bare, *map(float, out)])
     best = [min(r[i] for r in runs) for i in range(6)]
-    names = ["the interpreter alone", "numpy, pandas, scipy.special, jsonschema", "our modules (analysis.load, "
-             "analysis.schema)", "reading the file (gunzip, JSON)", "validating it", "its DataFrame"]
+    names = ["the interpreter alone", "numpy, pandas, scipy.special, jsonschema", "our modules (analysis.io: load, "
+             "reading, schema, upgrade)", "reading the file (gunzip, JSON)", "validating it", "its DataFrame"]
     rows = ["| stage | s |", "| --- | --- |"] + [f"| {n} | {t:.3f} |" for n, t in zip(names, best)]
     rows.append(f"| in all | {sum(best):.3f} |")
     return "\n".join(rows) + "\n\n" + provenance(

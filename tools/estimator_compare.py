@@ -1,8 +1,8 @@
 """Before and after for the interval a verdict rests on: the same stored result files (re-runs of one
 study) analysed with the t interval over processes, the analysis before the placement model, and
-with the placement model (analysis/stats.py design_estimate): the median half-width of each, how
-far the estimates move between the files, how often each interval holds the re-runs' median, and
-how often it clears 1 (an effect detected, at 95 % two-sided).
+with the placement model (analysis/stats/placement_model.py design_estimate): the median
+half-width of each, how far the estimates move between the files, how often each interval holds
+the re-runs' median, and how often it clears 1 (an effect detected, at 95 % two-sided).
 
     /usr/bin/python3 -m tools.estimator_compare --variant V --baseline B FILE...
 
@@ -16,10 +16,10 @@ import sys
 
 import numpy as np
 
-from analysis import stats
-from analysis.compare import paired_rounds, placement_levels
-from analysis.load import load_run
-from analysis.schema import ResultFileError
+from analysis.io.load import load_run
+from analysis.io.reading import ResultFileError
+from analysis.stats.placement_model import design_estimate
+from analysis.verdicts.compare import paired_rounds, placement_levels
 
 PROG = "python3 -m tools.estimator_compare"
 
@@ -40,8 +40,8 @@ def rows(files: list[str], variant: str, baseline: str) -> list[str]:
     est = {"t over processes (before)": [], "placement model (after)": []}
     for f in files:
         x, levels = units(f, variant, baseline)
-        est["t over processes (before)"].append(stats.design_estimate(x).interval(0.95))
-        est["placement model (after)"].append(stats.design_estimate(x, levels).interval(0.95))
+        est["t over processes (before)"].append(design_estimate(x).interval(0.95))
+        est["placement model (after)"].append(design_estimate(x, levels).interval(0.95))
     out = []
     for name, ivs in est.items():
         mid = np.array([i.estimate for i in ivs])

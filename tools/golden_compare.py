@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import golden  # noqa: E402
+from tools.lib import golden  # noqa: E402
 
 GEOMETRY = ["--cache", "32K:512K:32M"]
 FIXED = ["-q", "--batch-passes", "4", "--warmup-rounds", "2"]

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import external  # noqa: E402
+from tools.lib import external  # noqa: E402
 
 LIKWID = {"read": ("load_avx512", False), "write": ("store_avx512", False), "copy": ("copy_avx512", True),
           "write_nt": ("store_mem_avx512", False), "copy_nt": ("copy_mem_avx512", True)}

@@ -26,14 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import placement
-from analysis.compare import Comparison, compare_runs
-from analysis.files import write_text_atomic
-from analysis.load import load_run
-from analysis.machine import describe_machine
-from analysis.schema import ResultFileError
-from analysis.summary import summarize_run
+from analysis.io import placement_check
+from analysis.io.files import write_text_atomic
+from analysis.io.load import load_run
+from analysis.io.reading import ResultFileError
+from analysis.verdicts.compare import Comparison, compare_runs
+from analysis.views.summary import summarize_run
 from tools import validation_runs as runs
+from tools.lib.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "python3 -m tools.validation"
@@ -181,7 +181,7 @@ def coverage_study(ctx: Ctx, plan: list[runs.Run]) -> list[Invocation]:
         rounds_s = sum(p["rounds"]["duration_s"] for p in procs)
         out.append(Invocation(comps, wall, rounds_s, len(procs),
                               float(s[s.variant == "libc"].median_ns_per_call.iloc[0]),
-                              placement.process_checks(run.doc), float(run.doc["config"].get("time_budget_s") or 0)))
+                              placement_check.process_checks(run.doc), float(run.doc["config"].get("time_budget_s") or 0)))
     return out
 
 

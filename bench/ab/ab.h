@@ -1,7 +1,7 @@
 /* memfbench ab (docs/program-ab.md): a program run many times end to end, alternating between the
  * C library's functions and variants routed to by the ab shim (ab/shim.c), each run's wall and CPU
  * time measured. Here: the checks before anything runs, the arms, and the runs. The document is
- * ab/abfile.c's, the verdict the analysis package's (analysis/ab.py). */
+ * ab/abfile.c's, the verdict the analysis package's (analysis/verdicts/ab.py). */
 #ifndef MFB_AB_H
 #define MFB_AB_H
 
@@ -59,7 +59,7 @@ struct mfb_ab {
     struct mfb_ab_run *done;    /* (warmup + runs) * narms entries, in the order they ran */
     int ndone;
     /* --predict-from DIR: the recording of the program, and the replay of its table timed for the
-     * prediction (analysis/ab.py) */
+     * prediction (analysis/verdicts/ab.py) */
     char recording[PATH_MAX];   /* "" without the option */
     char replay[PATH_MAX];
     /* the recording's trace (memfbench record --trace), replayed in order beside the table; ""

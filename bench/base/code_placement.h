@@ -20,7 +20,7 @@
 #define MFB_PLACEMENT_STEP 528
 /* The offsets into a 64-byte line the placements give a function: placement k is at 16 k modulo
  * 64, so k and k + 4 share one. The placement model of the verdicts (base/placement_model.h,
- * analysis/stats.py) has one effect per line offset of each code: on the Zen 5 VM the offset into
+ * analysis/stats/placement_model.py) has one effect per line offset of each code: on the Zen 5 VM the offset into
  * the line explained a placement's effect as well as the placement itself did, and a model with 3
  * parameters a code in place of 7 leaves the interval more degrees of freedom; what a page offset
  * adds stays in its error (wider, never narrower). */

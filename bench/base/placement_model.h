@@ -1,5 +1,5 @@
 /* The mean of per-process estimates as a study's design allows, for the --target-ci rule over
- * processes (measure/stoprule.c); the analysis's analysis/stats.py design_estimate is the same
+ * processes (measure/stoprule.c); the analysis's analysis/stats/placement_model.py design_estimate is the same
  * model, and tests/py/test_signtest_agreement.py checks the two agree. With code placements
  * balanced over the study, each process's estimate is its code placements' effects (additive:
  * one per placement of the timed loop, of the variant and of the baseline) plus what they leave;

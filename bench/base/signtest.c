@@ -10,7 +10,7 @@ size_t mfb_sign_test_rank(size_t n, double level)
     if (n == 0)
         return 0;
     /* Largest k with P(B <= k-1) <= alpha/2, summing the binomial pmf in log space: exact for every
-     * n (the same rule as analysis.stats.sign_test_ci), O(k) terms. */
+     * n (the same rule as analysis.stats.intervals.sign_test_ci), O(k) terms. */
     double log_half_n = (double)n * log(0.5), cdf = 0;
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {

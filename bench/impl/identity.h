@@ -1,5 +1,5 @@
 /* What identifies a variant's machine code, so that results of different code under one name are
- * never pooled (analysis/identity.py): a plugin by its shared object's bytes and symbol, the C
+ * never pooled (analysis/io/identity.py): a plugin by its shared object's bytes and symbol, the C
  * library by its file's bytes and the entry point the loader chose in it (an IFUNC's pick), and
  * memfbench's own variants by the build that compiled them. */
 #ifndef MFB_IDENTITY_H

@@ -31,7 +31,7 @@ void mfb_layout_draw(struct mfb_layout *l, uint64_t seed, const uint64_t *code_p
      * study's seed, so a study of 4 blocks meets 4 independent sets of the pairings of the loop's
      * and the variants' placements. One set, repeated, leaves its pairings' share in every process
      * and so outside any interval made from the study; drawn per block, it is part of what the
-     * placement model leaves (analysis/stats.py design_estimate), and the model can tell each
+     * placement model leaves (analysis/stats/placement_model.py design_estimate), and the model can tell each
      * code's placements apart (docs/methodology.md, record estimator). */
     l->block = l->balanced ? (uint32_t)(process_index / MFB_CODE_PLACEMENTS) : 0;
     mfb_rng_seed(&r, l->balanced ? mfb_seed_derive(*code_placement_seed, l->block)

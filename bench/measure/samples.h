@@ -41,7 +41,7 @@ struct mfb_samples {
 int mfb_samples_push(struct mfb_samples *v, const struct mfb_sample *s);
 
 /* The paired estimate of variant v against the baseline (variant 0) that every summary, stop rule
- * and the analysis (analysis/stats.py, process_estimate) share: over the measured rounds of size
+ * and the analysis (analysis/stats/placement_model.py, process_estimate) share: over the measured rounds of size
  * class cls (0: the whole distribution) of process `process` (< 0: every process), each round's
  * ln(batch time of v / batch time of the baseline); their median, or, with code placements
  * rotating per round, the median over full blocks of MFB_CODE_PLACEMENTS rounds (machine/layout.h)

@@ -27,7 +27,7 @@ _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements 
  * fixed within one, so a process is the unit a verdict about the implementation must sample.
  * Process i runs turn i mod MFB_CODE_PLACEMENTS of its block's code placements (machine/layout.h),
  * so 32 is 4 blocks: the placements' effects cancel in the mean, and the verdict's interval is what
- * the placement model leaves, with 22 to 25 degrees of freedom (analysis/stats.py design_estimate).
+ * the placement model leaves, with 22 to 25 degrees of freedom (analysis/stats/placement_model.py design_estimate).
  * A process's own noise does not shrink with its length (on the Zen 5 VM: 0.74 % at 0.5 s of
  * rounds, 1.22 % at 1.25 s), so more, shorter processes narrow the interval: studies of 10, 16
  * and 32 processes moved 0.29 %, 0.34 % and 0.15 % between re-runs there (docs/methodology.md,

@@ -180,8 +180,8 @@ def test_notebooks_execute_headless(runs, name):
 
 
 def test_a_notebook_parameter_that_matches_nothing_names_what_it_looked_for(tmp_path, monkeypatch):
-    from analysis import load
-    from analysis.schema import ResultFileError
+    from analysis.io import load
+    from analysis.io.reading import ResultFileError
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.json").write_text("{}")
     assert load.files_matching(f"nothing*.json{os.pathsep}a.json", "MEMFBENCH_RESULTS") == ["a.json"]

@@ -105,7 +105,7 @@ def diff_json_is_the_after_file(d, doc):
 
 
 @case
-def probe_csv_is_the_input(d, doc):  # the input rule covers every subcommand's outputs (cli.inputs_of)
+def probe_csv_is_the_input(d, doc):  # the input rule covers every subcommand's outputs (commands/common.py inputs_of)
     probe = write(d, "p_latency.csv", "{}")
     return ["probe", probe, "--csv", str(d / "p")], "is an input file"
 

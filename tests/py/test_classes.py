@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from analysis.classes import decompose
-from analysis.load import load_run
+from analysis.io.load import load_run
+from analysis.verdicts.classes import decompose
 from conftest import GEOMETRY, ROOT
 
 FAST = ["--rounds", "30", "--warmup-rounds", "2", "--processes", "1", "-q", "-v", "libc", "-v", "sizeclass"]

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import schema
-from analysis.load import load_run
+from analysis.io import reading, schema
+from analysis.io.load import load_run, read_result
 from conftest import QUICK
 
 
@@ -64,7 +64,7 @@ def test_named_by_content_not_by_name(pair: tuple[Path, dict], tmp_path: Path) -
     renamed = tmp_path / "renamed.json"
     shutil.copy(out, renamed)
     assert load_run(renamed).batches.shape == load_run(out).batches.shape
-    assert schema.result_stem(out) == "r" and schema.result_stem(renamed) == "renamed"
+    assert reading.result_stem(out) == "r" and reading.result_stem(renamed) == "renamed"
 
 
 def test_every_command_reads_it(pair: tuple[Path, dict], tmp_path: Path) -> None:
@@ -101,14 +101,14 @@ def test_damaged_compressed_files_refused(pair: tuple[Path, dict], tmp_path: Pat
 def test_a_compression_bomb_is_refused_while_expanding_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bound is checked a chunk at a time: a 64 MiB expansion against a 1 MiB bound allocates
     about the bound, not the expansion (the test lowers the bound so no memory is needed)."""
-    monkeypatch.setattr(schema, "_MAX_TEXT", 1 << 20)
+    monkeypatch.setattr(reading, "_MAX_TEXT", 1 << 20)
     bomb = tmp_path / "bomb.json.gz"
     c = zlib.compressobj(9, zlib.DEFLATED, 15 + 16)
     bomb.write_bytes(c.compress(b"{" + b" " * (64 << 20)) + c.flush())
     tracemalloc.start()
     try:
-        with pytest.raises(schema.ResultFileError, match="more than 1 MiB of text"):
-            schema.read(bomb)
+        with pytest.raises(reading.ResultFileError, match="more than 1 MiB of text"):
+            read_result(bomb)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -117,29 +117,29 @@ def test_a_compression_bomb_is_refused_while_expanding_it(tmp_path: Path, monkey
 
 def test_a_plain_file_past_the_bound_is_refused_before_it_is_read(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(schema, "_MAX_TEXT", 1 << 20)
+    monkeypatch.setattr(reading, "_MAX_TEXT", 1 << 20)
     big = tmp_path / "big.json"
     big.write_bytes(b"{" + b" " * (4 << 20) + b"}")
-    with pytest.raises(schema.ResultFileError, match="more than 1 MiB of text"):
-        schema.read(big)
+    with pytest.raises(reading.ResultFileError, match="more than 1 MiB of text"):
+        read_result(big)
 
 
 def test_the_bound_follows_the_memory_available() -> None:
     """1/8 of what is free (a parse takes several bytes per byte of text), never above the fixed
     bound, never below 1 MiB."""
-    assert schema.text_limit(available=64 << 30) == schema._MAX_TEXT
-    assert schema.text_limit(available=800 << 20) == 100 << 20
-    assert schema.text_limit(available=1 << 20) == 1 << 20
+    assert reading.text_limit(available=64 << 30) == reading._MAX_TEXT
+    assert reading.text_limit(available=800 << 20) == 100 << 20
+    assert reading.text_limit(available=1 << 20) == 1 << 20
 
 
 def test_running_out_of_memory_while_parsing_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_memory(*_a: object, **_k: object) -> None:
         raise MemoryError
-    monkeypatch.setattr(schema.json, "loads", no_memory)
+    monkeypatch.setattr(reading.json, "loads", no_memory)
     f = tmp_path / "x.json"
     f.write_text("{}")
-    with pytest.raises(schema.ResultFileError, match="out of memory parsing"):
-        schema.read_json(f)
+    with pytest.raises(reading.ResultFileError, match="out of memory parsing"):
+        reading.read_json(f)
 
 
 def test_plain_output_is_unchanged(run) -> None:

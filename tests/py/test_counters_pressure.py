@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from analysis import schema
-from analysis.counters import counter_summary, has_counters
-from analysis.load import load_run
+from analysis.io import schema
+from analysis.io.load import load_run
+from analysis.views.counters import counter_summary, has_counters
 from conftest import QUICK, ROOT
 
 COUNTERS = ("cycles", "instructions", "branch_misses", "l1d_misses")
@@ -106,14 +106,14 @@ def test_pressure_analysis_and_no_pooling_across_sizes(run, tmp_path):
     rows = [x.split() for x in p.stdout.splitlines() if x.split()[:1] in (["0"], ["65536"])]
     assert {(x[0], x[1]) for x in rows} == {("0", "rep_movsb"), ("65536", "rep_movsb")}
     assert (tmp_path / "pr.png").read_bytes()[:4] == b"\x89PNG"
-    from analysis.compare import compare_runs
+    from analysis.verdicts.compare import compare_runs
     ra, rb = load_run(a.out), load_run(b.out)
     comps = compare_runs([ra, rb], allow_single_process=True)
     pooled = [c for c in comps if c.variant == "rep_movsb"]
     assert sorted(c.icache_pressure for c in pooled) == [0, 65536]  # one per pressure size, not pooled
-    from analysis.report import verdict_line
+    from analysis.views.text import verdict_line
     assert any("[icache pressure 65536 B]" in verdict_line(c) for c in pooled)
-    from analysis.diff import context_differences, diff_runs
+    from analysis.verdicts.diff import context_differences, diff_runs
     with pytest.raises(ValueError, match="mix --icache-pressure sizes"):
         diff_runs([ra, rb], [ra])
     assert any(x.startswith("icache pressure") for x in context_differences([ra], [rb]))

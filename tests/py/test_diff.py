@@ -132,13 +132,12 @@ def test_welch_matches_scipy():
     import numpy as np
     from scipy import stats as sst
 
-    from analysis import stats
-    from analysis.diff import welch
+    from analysis.stats.placement_model import design_estimate, welch
 
     rng = np.random.default_rng(3)
     b, a = rng.normal(0, 0.01, 7), rng.normal(0.02, 0.03, 12)
     # without placements, each side's design estimate is its plain mean: Welch's test exactly
-    db, da = stats.design_estimate(b), stats.design_estimate(a)
+    db, da = design_estimate(b), design_estimate(a)
     d, lo, hi, p = welch(db, da, 0.95)
     ref = sst.ttest_ind(a, b, equal_var=False)
     assert abs(p - ref.pvalue) < 1e-12 and abs(d - (a.mean() - b.mean())) < 1e-15
@@ -171,9 +170,9 @@ def test_files_that_cannot_support_a_verdict_are_refused(template, tmp_path, cmd
 def test_medians_are_the_ones_summarize_prints(template, tmp_path):
     """diff's per-side median is summarize's: over every measured batch of the file, not a median
     of process medians (the two differ where processes differ in size or spread)."""
-    from analysis.diff import median_ns
-    from analysis.load import load_run
-    from analysis.summary import summarize_run
+    from analysis.io.load import load_run
+    from analysis.verdicts.diff import median_ns
+    from analysis.views.summary import summarize_run
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.05, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, 1.1, 0.05, 400, seed=2))
     p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))

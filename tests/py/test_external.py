@@ -1,10 +1,10 @@
-"""analysis.external reads likwid-bench, mbw and lat_mem_rd output into the probe's units
+"""tools/lib/external.py reads likwid-bench, mbw and lat_mem_rd output into the probe's units
 (outputs as those tools printed them on the development VM, trimmed)."""
 from __future__ import annotations
 
 import pytest
 
-from analysis import external
+from tools.lib import external
 
 LIKWID_COPY_1MB = """\
 Cycle Clock:		2299921874

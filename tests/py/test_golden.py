@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis import load, schema
+from analysis.io import load, schema, upgrade
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden-run.json"
 # The same run as schema version 1 wrote it (before --by-class): old files keep loading.
@@ -14,7 +14,7 @@ GOLDEN_V1 = GOLDEN.with_name("golden-run-v1.json")
 
 
 def test_golden_file_validates_against_the_schema() -> None:
-    doc = schema.read(GOLDEN)
+    doc = load.read_result(GOLDEN)
     assert doc["schema"] == "memfbench-run"
 
 
@@ -56,7 +56,7 @@ def test_version_2_code_placement_keys_take_their_version_3_names() -> None:
     v2["variants"][1]["placement"], v2["variants"][1]["placements"] = 5, [5, 6]
     entry = v2["processes"][0]
     v2["processes"] = [{**entry, "layout": {"kernel_placement": 3}, "variant_placements": [None, 5]}]
-    up = schema.upgrade(v2)
+    up = upgrade.upgrade(v2)
     assert up["schema_version"] == 3 and up["config"]["placement"] == v2["config"]["placement"]
     assert up["layout"] == {"kernel_code_placement": 3, "code_placement_step": 528, "code_placement_design": "balanced",
                             "kernel_code_placements": [3, 4]}

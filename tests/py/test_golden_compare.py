@@ -1,4 +1,4 @@
-"""analysis.golden, the judge of tools/golden_compare.py: a change is what differs between before
+"""tools/lib/golden.py, the judge of tools/golden_compare.py: a change is what differs between before
 and after and never between runs before; warnings are known by code, processes and variants by the
 shape of their fields."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from analysis import golden
+from tools.lib import golden
 
 RUN = {
     "created_utc": "2026-11-24T10:00:00Z",

@@ -1,4 +1,4 @@
-"""Results across commits (analysis/history.py, memfbench analyze history): the detector's
+"""Results across commits (analysis/verdicts/history.py, memfbench analyze history): the detector's
 statistics on series of known content, and the command on a real short series."""
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 
 from conftest import GEOMETRY, ROOT
 
-from analysis import history
-from analysis.load import load_runs
+from analysis.io.load import load_runs
+from analysis.verdicts import history
 
 SHORT = ["--rounds", "30", "--warmup-rounds", "3", "--processes", "3", "-q", *GEOMETRY]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.compare import compare_runs
-from analysis.load import load_runs
+from analysis.io.load import load_runs
+from analysis.verdicts.compare import compare_runs
 from test_analysis_cli import analysis
 from test_interop import synthetic, template  # noqa: F401 (template is a fixture used by name)
 

@@ -1,4 +1,4 @@
-"""A variant is its code (analysis/identity.py, bench/impl/identity.c), and --label (base/label.h)."""
+"""A variant is its code (analysis/io/identity.py, bench/impl/identity.c), and --label (base/label.h)."""
 from __future__ import annotations
 
 import gzip
@@ -14,8 +14,8 @@ import pytest
 
 from conftest import GEOMETRY, ROOT
 
-from analysis.identity import SHORT_ID, code_id, separate
-from analysis.load import load_runs
+from analysis.io.identity import SHORT_ID, code_id, separate
+from analysis.io.load import load_runs
 
 SHORT = ["--rounds", "30", "--warmup-rounds", "3", "--processes", "2", "-q", *GEOMETRY]
 
@@ -132,7 +132,7 @@ def test_a_different_baseline_code_is_never_pooled(erms_runs) -> None:
     forged["variants"] = [{**v, "code_identity": {**v["code_identity"], "id": "0" * 12}} if v["name"] == "libc" else v
                           for v in forged["variants"]]
     from dataclasses import replace
-    from analysis.compare import compare_runs
+    from analysis.verdicts.compare import compare_runs
     split, notes = separate([runs[0], replace(runs[1], doc=forged)])
     assert len(notes) == 1 and "libc@000000" in notes[0]
     comps = compare_runs(split)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import load, schema
+from analysis.io import load, schema
 from conftest import QUICK, ROOT
 
 

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from analysis.compare import compare_runs
-from analysis.load import load_runs
+from analysis.io.load import load_runs
+from analysis.verdicts.compare import compare_runs
 from conftest import ROOT
 
 QUICK = ["--rounds", "20", "--warmup-rounds", "2", "-q"]

@@ -1,4 +1,4 @@
-"""analysis.machine: the report's description of the machine is read from a host block, never
+"""tools/lib/machine.py: the report's description of the machine is read from a host block, never
 assumed. Synthetic host blocks: a virtual machine and bare metal, isolated and not."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from analysis import machine
+from tools.lib import machine
 
 
 def host(**changes: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from analysis import placement
+from analysis.io import placement_check
 from conftest import GEOMETRY, QUICK, ROOT, needs_plain_build
 
 # No L1d of any machine is 512 KiB: the small windows (about 190 KiB each) spill to L2 or beyond.
@@ -120,11 +120,11 @@ def test_failures_are_counted_per_window_and_process():
     bad = {"small_window": {"expect": "l1", "verdict": "fail"},
            "large_window": {"expect": "beyond_llc", "verdict": "fail"}}
     doc = {"processes": [{"placement_check": ok}, {"placement_check": bad}, {"placement_check": bad}]}
-    assert placement.failures([doc]) == ("small-call windows not in L1d in 2 of 3 processes; "
+    assert placement_check.failures([doc]) == ("small-call windows not in L1d in 2 of 3 processes; "
                                          "large-window lines still cached in 2 of 3 processes")
-    assert placement.failures([{"placement_check": ok}]) == ""
-    assert placement.failures([{}]) == ""  # a file from before the check
-    assert placement.summary_lines({}) == ["- placement check: not recorded (a file from before the check)"]
+    assert placement_check.failures([{"placement_check": ok}]) == ""
+    assert placement_check.failures([{}]) == ""  # a file from before the check
+    assert placement_check.summary_lines({}) == ["- placement check: not recorded (a file from before the check)"]
 
 
 @needs_plain_build

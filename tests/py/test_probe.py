@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import probe as pr
+from analysis.io import probe_file
+from analysis.views import probe as pr
 from conftest import QUICK, ROOT
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -45,8 +46,8 @@ def quick(memfbench, tmp_path_factory) -> tuple[Path, dict]:
 
 def test_quick_probe_validates_and_echoes_what_it_used(quick):
     path, d = quick
-    assert pr.probe_errors(d) == []
-    assert pr.read_probe(path)["schema"] == "memfbench-probe"
+    assert probe_file.probe_errors(d) == []
+    assert probe_file.read_probe(path)["schema"] == "memfbench-probe"
     cfg = d["config"]
     assert cfg["quick"] and cfg["seed"] == "7" and cfg["repeats"] == 5 and cfg["steps_per_octave"] == 2
     assert cfg["max_size_source"].startswith("--quick") and cfg["cpus"] == [cfg["cpu"]]
@@ -122,14 +123,14 @@ def test_version_1_probe_files_stay_valid(quick):
     del old["cross_check"]
     old["caches_found"] = {"l1d": 46336, "l2": 1482880, "llc": 96573440, "line": 64, "l1d_l2_from": "latency",
                            "llc_from": "read bandwidth"}
-    assert pr.probe_errors(old) == []
+    assert probe_file.probe_errors(old) == []
     new = copy.deepcopy(d)
     del new["cross_check"]
-    assert any("cross_check" in e for e in pr.probe_errors(new))
+    assert any("cross_check" in e for e in probe_file.probe_errors(new))
     new = with_caches(d, 46336, 1 << 20, 32 << 20)
     new["caches_found"].update({"l1d_from": "latency", "l2_from": "sysconf", "llc_from": "read bandwidth"})
     del new["caches_found"]["l1d_l2_from"]
-    assert pr.probe_errors(new) == []
+    assert probe_file.probe_errors(new) == []
 
 
 def test_huge_pages_are_reported_as_had(memfbench, tmp_path):
@@ -173,7 +174,7 @@ def test_bandwidth_threads_run_on_the_cpus_listed(memfbench, tmp_path):
     assert p.returncode == 0, p.stderr
     d = json.loads(out.read_text())
     assert d["latency"] is None and d["config"]["threads"] == 2 and d["config"]["cpus"] == cpus[:2]
-    assert d["bandwidth"]["threads"] == 2 and pr.probe_errors(d) == []
+    assert d["bandwidth"]["threads"] == 2 and probe_file.probe_errors(d) == []
     for c in d["bandwidth"]["curves"]:
         assert all(p["size"] % (2 * 512) == 0 for p in c["points"])  # two threads, each whole copy steps
 
@@ -188,7 +189,7 @@ def test_interrupt_keeps_a_valid_partial_file(memfbench, tmp_path):
     assert proc.returncode == 130, err
     d = json.loads(out.read_text())
     assert not d["status"]["complete"] and d["status"]["stop_reason"] == "interrupted"
-    assert pr.probe_errors(d) == [] and "interrupted" in err
+    assert probe_file.probe_errors(d) == [] and "interrupted" in err
 
 
 @pytest.mark.parametrize("args,fragment,code", [
@@ -349,8 +350,8 @@ def test_sweep_against_the_probe(memfbench, quick, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "against the memory system" in p.stdout and "of the measured" in p.stdout
     # the fraction printed is the point's bytes/ns over the reference printed beside it
-    from analysis.load import load_run
-    from analysis.sweep import sweep_points
+    from analysis.io.load import load_run
+    from analysis.verdicts.sweep import sweep_points
     run = load_run(sw)
     roof = pr.roofline(sweep_points(run), run.doc, "memcpy", d)
     assert (abs(roof["fraction"] - roof["bytes_per_ns"] / roof["reference_gbps"]) < 1e-12).all()

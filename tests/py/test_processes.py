@@ -151,7 +151,7 @@ def test_code_placements_rotate_every_round_when_asked(run) -> None:
         pairings.add((tuple(lay["kernel_code_placements"]), shift))
     assert len(pairings) > 1  # drawn per process
     # the analysis groups rounds into blocks of 8 (every placement once in each)
-    from analysis.load import load_run
+    from analysis.io.load import load_run
     run0 = load_run(r.out)
     assert (run0.batches["code_block"] == run0.batches["round"] // 8).all()
 
@@ -201,7 +201,7 @@ def test_a_processes_run_prints_a_summary_that_matches_its_file(memfbench, tmp_p
     s = {k: np.array(v) for k, v in d["samples"].items() if k != "count"}
     keep = ~s["warmup"].astype(bool)
     per_process = []
-    from analysis.stats import process_estimate
+    from analysis.stats.placement_model import process_estimate
     assert d["config"]["code_rotation"] == "round"
     for proc in range(3):
         sel = keep & (s["process"] == proc)

@@ -28,7 +28,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
-from analysis import cli, load, schema  # noqa: E402
+from analysis import cli  # noqa: E402
+from analysis.io import load, reading, upgrade  # noqa: E402
 
 # Hypothesis keeps caches (Unicode tables) in .hypothesis/ of the current folder, the checkout
 # under meson: the temporary folder instead.
@@ -44,7 +45,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, derando
 
 
 def golden() -> dict[str, Any]:
-    return schema.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
+    return upgrade.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
 
 
 GOLDEN_DOC = golden()
@@ -129,7 +130,7 @@ def read_or_refuse(p: Path) -> None:
         warnings.simplefilter("error")  # a RuntimeWarning from numpy is a defect, not an output
         try:
             run = load.load_run(p)
-        except schema.ResultFileError as e:
+        except reading.ResultFileError as e:
             msg = str(e)
             assert str(p) in msg or msg.startswith("no "), msg
             return

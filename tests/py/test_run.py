@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import schema
+from analysis.io import schema
 from conftest import AA_OF_LIBC, GEOMETRY, QUICK, SANITIZED
 
 
@@ -189,7 +189,8 @@ def test_target_ci_stops_when_reached(run):
     if st["stop_reason"] == "target_ci":
         assert tc["reached"] and tc["half_widths"]["sizeclass"] <= 0.2
         # the analysis computes the same interval from the samples
-        from analysis import compare, load
+        from analysis.io import load
+        from analysis.verdicts import compare
         import tempfile, json as _json
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             _json.dump(r.doc, f)

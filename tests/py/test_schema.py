@@ -1,10 +1,10 @@
-"""analysis.schema reads the sample columns and the closed sets of names from the JSON Schema
+"""analysis.io.schema reads the sample columns and the closed sets of names from the JSON Schema
 file; what a real run writes matches them."""
 from __future__ import annotations
 
 import pytest
 
-from analysis import schema
+from analysis.io import schema
 from conftest import QUICK
 
 TOY = {

@@ -1,7 +1,7 @@
 """The sign-test interval exists twice: in C (the --target-ci stop rule, bench/base/signtest.c)
-and in Python (the verdicts, analysis.stats.sign_test_ci). Fed the same data, they must give the
+and in Python (the verdicts, analysis.stats.intervals.sign_test_ci). Fed the same data, they must give the
 same interval, endpoint for endpoint. So must the design mean over processes (bench/base/strata.c
-and analysis.stats.design_estimate) that the process-level stop rule and the verdicts use."""
+and analysis.stats.placement_model.design_estimate) that the process-level stop rule and the verdicts use."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from analysis import stats
+from analysis.stats.intervals import sign_test_ci
+from analysis.stats.placement_model import design_estimate
 
 
 def helper() -> str:
@@ -34,7 +35,7 @@ def c_interval(x: np.ndarray, level: float) -> tuple[float, float, float] | None
 def test_c_and_python_sign_test_intervals_agree(n: int, level: float) -> None:
     rng = np.random.default_rng(n * 1000 + int(level * 100))
     x = rng.normal(0.0, 0.01, n) + rng.standard_t(3, n) * 1e-3
-    py = stats.sign_test_ci(x, level)
+    py = sign_test_ci(x, level)
     c = c_interval(x, level)
     if c is None:
         assert math.isinf(py.low) and math.isinf(py.high), f"C finds n = {n} too small, Python does not"
@@ -89,7 +90,7 @@ def test_c_and_python_design_means_agree(n: int, placed: tuple[bool, bool, bool]
     text = "d\n" + "\n".join(f"{float(v)!r} {a} {b} {c}" for v, (a, b, c) in zip(x, levels)) + "\n"
     mean, se, df, rank = subprocess.run([helper()], input=text, capture_output=True, text=True,
                                         check=True).stdout.split()
-    py = stats.design_estimate(x, levels)
+    py = design_estimate(x, levels)
     assert float(mean) == pytest.approx(py.estimate, rel=1e-9, abs=1e-12)
     assert int(df) == py.df and int(rank) == py.parameters
     if math.isinf(py.se):

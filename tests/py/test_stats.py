@@ -6,28 +6,34 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import stats
-from analysis.compare import adjust_family, compare_one, verdict_of
-from analysis.diagnostics import diagnose
+from analysis.stats.bootstrap import block_length, bootstrap_median_ci, lag1_autocorrelation, ratio_of_medians_ci
+from analysis.stats.intervals import prediction_interval, sign_test_ci, sign_test_p
+from analysis.stats.laws import mann_whitney_p
+from analysis.stats.multiplicity import benjamini_hochberg, holm
+from analysis.stats.placement_model import process_estimate
+from analysis.stats.power import minimum_detectable_effect, rounds_needed
+from analysis.stats.robust import hodges_lehmann, iqr, mad, robust_sd, tukey_outliers
+from analysis.stats.diagnostics import diagnose
+from analysis.verdicts.compare import adjust_family, compare_one, verdict_of
 
 
 def test_spread_measures_known_answers():
     x = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 100])
-    assert stats.iqr(x) == 4.0  # numpy's linear quantiles: Q1 = 3, Q3 = 7
-    assert stats.mad(x) == 2.0
-    assert stats.robust_sd(x) == pytest.approx(4 / 1.349)
-    t = stats.tukey_outliers(x)
+    assert iqr(x) == 4.0  # numpy's linear quantiles: Q1 = 3, Q3 = 7
+    assert mad(x) == 2.0
+    assert robust_sd(x) == pytest.approx(4 / 1.349)
+    t = tukey_outliers(x)
     assert (t.low_severe, t.low_mild, t.high_mild, t.high_severe) == (0, 0, 0, 1)
-    t2 = stats.tukey_outliers(np.array([0, 10, 11, 12, 13, 14, 15, 16, 21.5]))
+    t2 = tukey_outliers(np.array([0, 10, 11, 12, 13, 14, 15, 16, 21.5]))
     assert t2.low_mild == 1 and t2.high_mild == 1 and t2.total == 2
 
 
 def test_sign_test_ci_known_answer():
     d = np.arange(1.0, 12.0)  # n = 11: k = 2 (P(B <= 1) = 0.0059, P(B <= 2) = 0.0327 > 0.025)
-    ci = stats.sign_test_ci(d, 0.95)
+    ci = sign_test_ci(d, 0.95)
     assert (ci.low, ci.estimate, ci.high) == (2.0, 6.0, 10.0)
     assert "0.9883" in ci.method
-    assert np.isinf(stats.sign_test_ci(np.arange(5.0)).low)  # 5 pairs cannot give 95 %
+    assert np.isinf(sign_test_ci(np.arange(5.0)).low)  # 5 pairs cannot give 95 %
 
 
 def test_sign_test_ci_coverage_near_nominal():
@@ -40,7 +46,7 @@ def test_sign_test_ci_coverage_near_nominal():
     sims = 2000
     for _ in range(sims):
         d = true + rng.gamma(2.0, 0.01, 51) - shift  # skewed paired log ratios, median exactly `true`
-        ci = stats.sign_test_ci(d)
+        ci = sign_test_ci(d)
         hits += ci.low <= true <= ci.high
     cov = hits / sims
     assert 0.935 <= cov <= 0.985, cov  # exact coverage of the order statistics used: 0.9672
@@ -49,7 +55,7 @@ def test_sign_test_ci_coverage_near_nominal():
 def test_bootstrap_median_law_matches_resampling():
     rng = np.random.default_rng(2)
     x = rng.lognormal(0, 1, 51)
-    law = stats.bootstrap_median_ci(x, resamples=20000, seed=3)
+    law = bootstrap_median_ci(x, resamples=20000, seed=3)
     idx = rng.integers(0, len(x), (20000, len(x)))
     brute = np.quantile(np.median(x[idx], axis=1), [0.025, 0.975])
     assert law.low == pytest.approx(brute[0], rel=0.05) and law.high == pytest.approx(brute[1], rel=0.05)
@@ -60,7 +66,7 @@ def test_bootstrap_median_ci_coverage_near_nominal():
     hits, sims = 0, 1000
     for i in range(sims):
         x = rng.lognormal(0, 0.5, 101)  # population median 1
-        ci = stats.bootstrap_median_ci(x, seed=i)
+        ci = bootstrap_median_ci(x, seed=i)
         hits += ci.low <= 1.0 <= ci.high
     assert 0.92 <= hits / sims <= 0.98, hits / sims
 
@@ -71,7 +77,7 @@ def test_ratio_of_medians_ci_coverage_near_nominal():
     for i in range(sims):
         b = rng.lognormal(0, 0.3, 101)
         a = 1.05 * rng.lognormal(0, 0.3, 101)  # median ratio exactly 1.05
-        ci, _ = stats.ratio_of_medians_ci(a, b, resamples=2000, seed=i)
+        ci, _ = ratio_of_medians_ci(a, b, resamples=2000, seed=i)
         hits += ci.low <= 1.05 <= ci.high
     assert 0.91 <= hits / sims <= 0.985, hits / sims
 
@@ -81,11 +87,11 @@ def test_block_bootstrap_chosen_for_autocorrelated_rounds():
     e = np.zeros(1000)
     for i in range(1, 1000):
         e[i] = 0.6 * e[i - 1] + rng.normal(0, 0.01)
-    assert stats.lag1_autocorrelation(e) > 0.4
-    assert stats.block_length(e) == 10
-    assert stats.block_length(rng.normal(size=1000)) == 1
+    assert lag1_autocorrelation(e) > 0.4
+    assert block_length(e) == 10
+    assert block_length(rng.normal(size=1000)) == 1
     a = np.exp(e) * 2
-    ci, block = stats.ratio_of_medians_ci(a, np.ones(1000) * 2 * np.exp(rng.normal(0, 1e-9, 1000)), resamples=2000)
+    ci, block = ratio_of_medians_ci(a, np.ones(1000) * 2 * np.exp(rng.normal(0, 1e-9, 1000)), resamples=2000)
     assert block == 10 and "block" in ci.method
 
 
@@ -96,8 +102,8 @@ def test_hierarchical_bootstrap_with_processes():
     off = rng.normal(0, 0.05, 5)[groups]
     b = rng.lognormal(0, 0.02, 200)
     a = b * np.exp(off + 0.01)
-    flat, _ = stats.ratio_of_medians_ci(a, b, resamples=2000)
-    hier, _ = stats.ratio_of_medians_ci(a, b, groups=groups, resamples=2000)
+    flat, _ = ratio_of_medians_ci(a, b, resamples=2000)
+    hier, _ = ratio_of_medians_ci(a, b, groups=groups, resamples=2000)
     assert "hierarchical" in hier.method
     assert (hier.high - hier.low) > 2 * (flat.high - flat.low)
 
@@ -106,16 +112,16 @@ def test_hodges_lehmann_and_mann_whitney():
     rng = np.random.default_rng(8)
     b = rng.normal(0, 1, 300)
     a = b + 2
-    shift, sub = stats.hodges_lehmann(a, b)
+    shift, sub = hodges_lehmann(a, b)
     assert shift == pytest.approx(2.0, abs=0.15) and not sub
-    assert stats.mann_whitney_p(b, b.copy()) == pytest.approx(1.0)
-    assert stats.mann_whitney_p(a, b) < 1e-10
+    assert mann_whitney_p(b, b.copy()) == pytest.approx(1.0)
+    assert mann_whitney_p(a, b) < 1e-10
 
 
 def test_holm_and_bh_known_answers():
     p = np.array([0.01, 0.04, 0.03, 0.005])
-    assert np.allclose(stats.holm(p), [0.03, 0.06, 0.06, 0.02])
-    assert np.allclose(stats.benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
+    assert np.allclose(holm(p), [0.03, 0.06, 0.06, 0.02])
+    assert np.allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
 
 
 def synthetic_rounds(rng, n: int, ratio: float, sigma: float, variant="B", baseline="A") -> pd.DataFrame:
@@ -179,9 +185,9 @@ def test_multiplicity_controls_familywise_error():
     rng = np.random.default_rng(12)
     fams, raw_any, holm_any = 300, 0, 0
     for _ in range(fams):
-        p = np.array([stats.sign_test_p(rng.normal(0, 1, 40)) for _ in range(10)])
+        p = np.array([sign_test_p(rng.normal(0, 1, 40)) for _ in range(10)])
         raw_any += np.any(p < 0.05)
-        holm_any += np.any(stats.holm(p) < 0.05)
+        holm_any += np.any(holm(p) < 0.05)
     assert raw_any / fams > 0.15
     assert holm_any / fams <= 0.07
 
@@ -189,10 +195,10 @@ def test_multiplicity_controls_familywise_error():
 def test_mde_and_rounds_needed_are_consistent_with_power():
     rng = np.random.default_rng(13)
     pilot = rng.normal(0, 0.02, 200)
-    n = stats.rounds_needed(pilot, 0.01)
-    mde = stats.minimum_detectable_effect(pilot[: min(n, 200)] if n <= 200 else np.resize(pilot, n))
+    n = rounds_needed(pilot, 0.01)
+    mde = minimum_detectable_effect(pilot[: min(n, 200)] if n <= 200 else np.resize(pilot, n))
     assert mde == pytest.approx(0.01, rel=0.15)
-    hits = sum(stats.sign_test_p(rng.normal(np.log(1.01), 0.02, n)) < 0.05 for _ in range(300))
+    hits = sum(sign_test_p(rng.normal(np.log(1.01), 0.02, n)) < 0.05 for _ in range(300))
     assert 0.65 <= hits / 300 <= 0.95, (n, hits)
 
 
@@ -307,7 +313,7 @@ def test_prediction_interval_covers_re_runs():
     for _ in range(sims):
         first = rng.normal(0.03, 0.01, 10)
         second = rng.normal(0.03, 0.01, 10)
-        pi = stats.prediction_interval(first, 0.95)
+        pi = prediction_interval(first, 0.95)
         hits += pi.low <= second.mean() <= pi.high
     assert 0.92 <= hits / sims <= 0.98
 
@@ -340,10 +346,10 @@ def test_process_estimate_averages_placement_blocks():
     d = (0.01 + effect + rng.normal(0, 0.0005, effect.shape)).ravel()
     blocks = np.repeat(np.arange(400), 8)
     d[:3] = 5.0  # a disturbed stretch, inside block 0
-    est = stats.process_estimate(d[3:], blocks[3:])  # block 0 is cut short: left out
+    est = process_estimate(d[3:], blocks[3:])  # block 0 is cut short: left out
     assert est == pytest.approx(0.01 + effect[1:].mean(), abs=2e-3)
     assert abs(np.median(d[3:]) - (0.01 + effect[1:].mean())) > 0.004
     # without rotation (no blocks) or without a full block it is the median, as before
     none = np.full(len(d), -1)
-    assert stats.process_estimate(d, none) == pytest.approx(float(np.median(d)))
-    assert stats.process_estimate(d[:5], blocks[:5]) == pytest.approx(float(np.median(d[:5])))
+    assert process_estimate(d, none) == pytest.approx(float(np.median(d)))
+    assert process_estimate(d[:5], blocks[:5]) == pytest.approx(float(np.median(d[:5])))

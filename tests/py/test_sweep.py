@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from analysis import schema
+from analysis.io import schema
 from conftest import ROOT
 
 QUICK = ["--rounds", "6", "--warmup-rounds", "1", "-q", "-v", "libc", "-v", "sizeclass"]

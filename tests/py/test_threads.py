@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from conftest import QUICK, ROOT, binary
-from analysis import schema
+from analysis.io.load import read_result
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs two CPUs this process may run on")
@@ -26,7 +26,7 @@ def test_two_threads_on_two_cpus_have_a_thread_column_and_alone_pairs(run):
     cpus = [ALLOWED[-1], ALLOWED[0]]  # thread 0 on the default CPU
     r = run("--threads", "2", "--cpus", cpus_arg(cpus), *VARIANTS, *QUICK)
     assert r.code == 0, r.stderr
-    doc = schema.read(r.out)  # validates against the schema
+    doc = read_result(r.out)  # validates against the schema
     s = doc["samples"]
     th = doc["config"]["threads"]
     assert th["count"] == 2 and th["cpus"] == cpus and th["alone_batches"] is True
@@ -60,8 +60,8 @@ def test_per_thread_summaries_from_the_analysis(run, tmp_path):
     cpus = [ALLOWED[-1], ALLOWED[0]]
     r = run("--threads", "2", "--cpus", cpus_arg(cpus), *VARIANTS, *QUICK)
     assert r.code == 0, r.stderr
-    from analysis import threads
-    from analysis.load import load_run
+    from analysis.io.load import load_run
+    from analysis.stats import threads
     run_ = load_run(r.out)
     # every statistic of the file is thread 0's beside the others
     assert set(run_.batches["thread"]) == {0} and not run_.batches["alone"].any()
@@ -81,7 +81,7 @@ def test_per_thread_summaries_from_the_analysis(run, tmp_path):
 def test_one_thread_run_records_its_cpu_and_has_no_thread_columns(run):
     r = run("-v", "libc", "-v", "noop", *QUICK)
     assert r.code == 0, r.stderr
-    doc = schema.read(r.out)
+    doc = read_result(r.out)
     assert "thread" not in doc["samples"] and "alone" not in doc["samples"]
     th = doc["config"]["threads"]
     assert th["count"] == 1 and th["cpus"] == [doc["config"]["cpu"]] and th["alone_batches"] is False
@@ -93,7 +93,7 @@ def test_one_thread_run_records_its_cpu_and_has_no_thread_columns(run):
 def test_background_runs_on_the_other_cpu_and_records_its_work(run, stressor):
     r = run("--cpu", str(ALLOWED[-1]), "--background", stressor, "-v", "libc", "-v", "noop", *QUICK)
     assert r.code == 0, r.stderr
-    bg = schema.read(r.out)["config"]["background"]
+    bg = read_result(r.out)["config"]["background"]
     assert bg["stressor"] == stressor and bg["cpus"] == ALLOWED[:-1]
     assert bg["loops"] > 0 and bg["seconds"] > 0
     if stressor == "bandwidth":
@@ -107,7 +107,7 @@ def test_threads_in_several_processes_merge(run):
     r = run("--threads", "2", "-v", "libc", "-v", "noop", "--rounds", "4", "--warmup-rounds", "1",
             "--processes", "2", "-q")
     assert r.code == 0, r.stderr
-    s = schema.read(r.out)["samples"]
+    s = read_result(r.out)["samples"]
     assert set(zip(s["process"], s["thread"])) == {(0, 0), (0, 1), (1, 0), (1, 1)}
 
 
@@ -166,8 +166,8 @@ def test_each_process_records_its_own_stressor(run):
     r = run("--cpu", str(ALLOWED[-1]), "--background", "spin", "-v", "libc", "-v", "noop", "--rounds", "4",
             "--warmup-rounds", "1", "--processes", "2", "-q")
     assert r.code == 0, r.stderr
-    from analysis.load import load_run
-    from analysis.threads import background, background_line
+    from analysis.io.load import load_run
+    from analysis.stats.threads import background, background_line
     run_ = load_run(r.out)
     each = [p["background"] for p in run_.doc["processes"]]
     assert len(each) == 2 and all(e["stressor"] == "spin" and e["loops"] > 0 for e in each)

@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import load, schema, stats
-from analysis.compare import compare_runs, paired_rounds
-from analysis.diff import diff_runs
-from analysis.threads import (background, background_line, interference, interval_method, is_threaded, thread0_rounds,
-                              thread_summary, threads_config, threads_line, topology_frame)
+from analysis.io import load, schema, upgrade
+from analysis.stats.intervals import sign_test_ci, t_interval
+from analysis.stats.threads import (background, background_line, interference, interval_method, is_threaded,
+                                    thread0_rounds, thread_summary, threads_config, threads_line, topology_frame)
+from analysis.verdicts.compare import compare_runs, paired_rounds
+from analysis.verdicts.diff import diff_runs
 from conftest import ROOT
 from test_analysis_cli import analysis
 
@@ -50,7 +51,7 @@ def threaded_doc(rounds: int = 10, processes: int = 2, noise: float = 0.0, seed:
     (100x slower, so any statistic that kept it would show) and `rounds` measured ones; in each
     round, per variant, thread 0's alone batch, then every thread's batch timed together. Each
     batch takes its median x the round's factor x exp(noise x a normal draw)."""
-    d = schema.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
+    d = upgrade.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
     libc, byt = d["variants"]
     noop = {**libc, "index": 2, "name": "noop", "origin": "harness", "noop": True, "symbol": "mfb_noop",
             "description": "returns at once: the harness's own cost per call"}
@@ -219,7 +220,7 @@ def test_no_alone_batches_is_a_clear_error(tmp_path):
 def test_csv_export_keeps_every_thread(threaded):
     from io import StringIO
 
-    from analysis.export import csv_text
+    from analysis.io.export import csv_text
     df = pd.read_csv(StringIO(csv_text(threaded)))
     assert len(df) == threaded.doc["samples"]["count"] and sorted(df["thread"].unique()) == [0, 1, 2]
     assert df["alone"].sum() == 2 * 11 * 3
@@ -271,14 +272,14 @@ def test_interference_intervals_are_over_processes_when_there_are_several(tmp_pa
     # one process: the exact sign-test interval of its rounds' log ratios
     w = thread0_rounds(one)
     d = np.log(w[("libc", False)] / w[("libc", True)]).to_numpy()
-    ci = stats.sign_test_ci(d, 0.95)
+    ci = sign_test_ci(d, 0.95)
     row = interference(one).set_index("variant").loc["libc"]
     assert row["slowdown_low"] == pytest.approx(100 * (np.exp(ci.low) - 1))
     assert row["slowdown_high"] == pytest.approx(100 * (np.exp(ci.high) - 1))
     # several: a t interval over the processes' medians
     w = thread0_rounds(four)
     per = np.log(w[("libc", False)] / w[("libc", True)]).groupby(level="process").median().to_numpy()
-    ci = stats.t_interval(per, 0.95)
+    ci = t_interval(per, 0.95)
     row = interference(four).set_index("variant").loc["libc"]
     assert row["slowdown_pct"] == pytest.approx(100 * (np.exp(ci.estimate) - 1))
     assert row["slowdown_low"] == pytest.approx(100 * (np.exp(ci.low) - 1))
@@ -311,7 +312,7 @@ def test_threads_command_against_a_one_thread_run(tmp_path):
 
 
 def test_gbench_export_names_the_threads_and_the_stressor(threaded):
-    from analysis.export import to_gbench
+    from analysis.io.export import to_gbench
     doc = to_gbench(threaded)
     names = {b["name"] for b in doc["benchmarks"] if b["run_type"] == "iteration"}
     assert all("/threads:3/background:bandwidth" in n for n in names)
@@ -319,7 +320,7 @@ def test_gbench_export_names_the_threads_and_the_stressor(threaded):
 
 
 def test_diff_sees_no_difference_between_an_old_file_and_one_thread(tmp_path):
-    from analysis.diff import context_differences
+    from analysis.verdicts.diff import context_differences
     old = load.load_run(GOLDEN)
     new_doc = json.loads(GOLDEN.read_text(encoding="utf-8"))
     new_doc["config"]["threads"] = {"count": 1, "cpus": [1], "start": "batch", "alone_batches": False,

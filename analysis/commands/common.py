@@ -1,0 +1,154 @@
+"""What the subcommands share: the error a bad option raises, the options several of them take and
+their checks, the rule that no output replaces an input or another output (checked before any
+statistic runs), and result files loaded with each variant's code kept apart."""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from typing import Iterable
+
+from ..io.files import check_output_file, check_output_folder
+from ..io.identity import separate
+from ..io.load import Run, load_runs
+from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
+from ..verdicts.compare import Comparison, compare_runs
+
+
+# What every error and warning line on stderr starts with: "analysis: ...".
+PROG = "analysis"
+
+
+class UsageError(Exception):
+    """An option value the analysis cannot use; the message names the option."""
+
+
+def command_name() -> str:
+    """How this command is invoked, for its usage line and the commands it suggests: `memfbench
+    analyze` sets MEMFBENCH_ANALYZE_PROG when it runs the package; run directly, the interpreter."""
+    return os.environ.get("MEMFBENCH_ANALYZE_PROG") or f"{sys.executable or 'python3'} -m analysis"
+
+
+def study_options(p: argparse.ArgumentParser) -> None:
+    """The options of the subcommands that compare the variants of a study (summarize, compare,
+    report, gate): its files, the verdicts' rule, the bootstrap and the warnings shown."""
+    p.add_argument("files", nargs="+", help="memfbench result files (JSON)")
+    p.add_argument("--baseline", help="variant to compare against (default: each run's first variant)")
+    p.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--adjust", choices=["holm", "bh", "none"], default="holm",
+                   help="multiplicity adjustment across all comparisons (default holm)")
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                   help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, 1000 to {MAX_RESAMPLES})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (non-negative)")
+    p.add_argument("--quiet-warnings", default=os.environ.get("MEMFBENCH_QUIET_WARNINGS", ""), metavar="CODES",
+                   help="hide warnings and notes of these codes (comma-separated, or 'all'; default "
+                        "$MEMFBENCH_QUIET_WARNINGS); codes the run silenced are hidden too, and one line names them")
+    p.add_argument("--allow-single-process", action="store_true",
+                   help="give faster/slower verdicts from one process (its interval covers that process only)")
+
+
+def verdict_options(p: argparse.ArgumentParser, each_run: bool = False, baseline: bool = True) -> None:
+    """--baseline, --margin and --level, as every comparing subcommand takes them (ab's baseline is
+    its libc arm, always: no --baseline there)."""
+    if baseline:
+        p.add_argument("--baseline", help="variant to compare against (default: "
+                                          f"{'each' if each_run else 'the'} run's first variant)")
+    p.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+
+
+def check_level(level: float) -> None:
+    if not 0.5 <= level < 1:  # also refuses nan
+        raise UsageError(f"--level {level:g}: must be in [0.5, 1)")
+
+
+def check_margin_level(args: argparse.Namespace) -> None:
+    if not (math.isfinite(args.margin) and args.margin >= 0):
+        raise UsageError(f"--margin {args.margin:g}: must be a finite, non-negative percentage")
+    check_level(args.level)
+
+
+def check_threshold(value: float) -> None:
+    """--fail-if-slower P: a finite, non-negative percentage."""
+    if not (math.isfinite(value) and value >= 0):
+        raise UsageError(f"--fail-if-slower {value:g}: must be a finite, non-negative percentage")
+
+
+def check_study_options(args: argparse.Namespace) -> None:
+    """Raises UsageError for study_options values the statistics cannot use (argparse reads "nan",
+    "inf" and "1e999" as floats, and numpy refuses negative seeds deep inside a bootstrap); sets
+    args.quiet, the warning codes to hide."""
+    check_margin_level(args)
+    if not 1000 <= args.resamples <= MAX_RESAMPLES:
+        raise UsageError(f"--resamples {args.resamples}: must be from 1000 to {MAX_RESAMPLES}")
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed}: must be non-negative")
+    if args.baseline == "":
+        raise UsageError("--baseline: empty variant name")
+    codes = [c.strip() for c in args.quiet_warnings.split(",")] if args.quiet_warnings else []
+    if any(not c for c in codes):
+        raise UsageError(f"--quiet-warnings '{args.quiet_warnings}': an empty code (give CODE[,CODE...] or all)")
+    args.quiet = frozenset(codes)
+
+
+# The arguments that name what a subcommand reads. inputs_of gathers them: the one list every
+# output of every subcommand is checked against, so none replaces a file it reads.
+INPUT_ARGUMENTS = ("files", "before", "after", "one_thread", "file", "folder", "probe")
+
+
+def inputs_of(args: argparse.Namespace) -> list[str]:
+    """Every file or folder the subcommand of `args` reads."""
+    found: list[str] = []
+    for name in INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        if value is not None:
+            found.extend(value if isinstance(value, list) else [value])
+    return found
+
+
+def check_outputs(args: argparse.Namespace, files: Iterable[tuple[str, str]] = (),
+                  folder: tuple[str, str] | None = None) -> None:
+    """Every output checked before the statistics run, so a mistyped path fails in a moment: the
+    files (path, the option that names it) and the folder a subcommand writes; none may be an
+    input, and no two files may be one (the second would replace the first)."""
+    inputs, seen = inputs_of(args), {}
+    for path, label in files:
+        check_output_file(path, label, inputs)
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{label} {path}: the same file as {seen[key]}; give each output its own name")
+        seen[key] = f"{label} {path}"
+    if folder is not None:
+        check_output_folder(*folder)
+
+
+def load(files: list[str]) -> tuple[list[Run], list[str]]:
+    """The files, with any variant name that ran different code in different files split into
+    NAME@ID (io/identity.py), and a printed note per such name."""
+    runs, notes = separate(load_runs(files))
+    for n in notes:
+        print(f"note: {n}")
+    return runs, notes
+
+
+def compare_study(args: argparse.Namespace, secondary: bool) -> tuple[list[Run], list[str], list[Comparison]]:
+    """The runs of study_options' files, their notes and every comparison of their variants, the
+    secondary statistics only where a table shows them."""
+    runs, code_notes = load(args.files)
+    try:
+        comps = compare_runs(runs, args.baseline, level=args.level, margin=args.margin / 100, adjust=args.adjust,
+                             resamples=args.resamples, seed=args.seed,
+                             allow_single_process=args.allow_single_process, secondary=secondary)
+    except ValueError as e:  # a baseline or variant the files do not have
+        raise UsageError(str(e)) from e
+    return runs, code_notes, comps
+
+
+def png(fig) -> bytes:
+    """A figure as PNG bytes, for the outputs written atomically."""
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return buf.getvalue()

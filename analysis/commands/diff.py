@@ -1,0 +1,116 @@
+"""diff: before/after. Each variant against itself in two sets of result files (two builds, libc
+versions, kernels, hosts), with a gate against a saved baseline (--fail-if-slower) and a report."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..io.files import json_text, write_text_atomic
+from ..io.identity import code_changes, separate
+from ..io.load import load_runs
+from ..verdicts.diff import (context_differences, diff_runs, incomparable, shift_line, unmatched_models,
+                             unresolved_hint)
+from ..verdicts.gate import status_of
+from ..views.report import write_diff_report
+from .common import PROG, UsageError, check_margin_level, check_outputs, check_threshold, inputs_of
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("diff", help="before/after: each variant against itself in two sets of result files "
+                                    "(two builds, libc versions, kernels, hosts)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="BEFORE AFTER (one file each), or use --before/--after")
+    p.add_argument("--before", nargs="+", default=[], metavar="FILE", help="the 'before' result files")
+    p.add_argument("--after", nargs="+", default=[], metavar="FILE", help="the 'after' result files")
+    p.add_argument("--normalize", default="", metavar="V",
+                   help="compare each variant's per-round ratio to V (timed in the same rounds) instead of its "
+                        "absolute time: machine drift between the runs cancels; V's code must be the same on both "
+                        "sides")
+    p.add_argument("--variant", action="append", default=[], metavar="V", help="only these variants (repeatable)")
+    p.add_argument("--margin", type=float, default=1.0, help="equivalence margin in percent (default 1)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--fail-if-slower", type=float, metavar="P",
+                   help="a gate against a saved baseline: exit 1 when a variant's after/before simultaneous "
+                        "interval lies entirely above 1 + P %% (adjusted p below 1 - level)")
+    p.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
+    p.add_argument("--report", metavar="DIR", help="also write a before/after report (report.md and report.html "
+                                                  "with the shifts drawn) into DIR")
+    p.add_argument("--force", action="store_true",
+                   help="compare sides that differ in function, measure, distribution or placement")
+    return p
+
+
+def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The before and the after files, as BEFORE AFTER or as --before/--after."""
+    if args.files and (args.before or args.after):
+        raise UsageError("diff: give BEFORE AFTER, or --before and --after, not both")
+    if args.files:
+        if len(args.files) != 2:
+            raise UsageError(f"diff: {len(args.files)} files given: BEFORE AFTER (or --before F... --after F...)")
+        return [args.files[0]], [args.files[1]]
+    if args.before and args.after:
+        return args.before, args.after
+    raise UsageError("diff: needs BEFORE AFTER, or both --before and --after")
+
+
+def run(args: argparse.Namespace) -> int:
+    before, after = _sides(args)
+    check_margin_level(args)
+    gate = args.fail_if_slower
+    if gate is not None:
+        check_threshold(gate)
+    check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [],
+                  (args.report, "--report") if args.report is not None else None)
+    runs = load_runs(before + after)
+    rb, ra = runs[:len(before)], runs[len(before):]
+    # a code change between the sides is what a diff measures; within a side, it is kept apart
+    code = code_changes(rb, ra)
+    (rb, notes_b), (ra, notes_a) = separate(rb), separate(ra)
+    changed = context_differences(rb, ra)
+    different = incomparable(changed)
+    if different and not args.force:
+        raise UsageError(f"diff: the two sides measure different things ({'; '.join(different)}): a verdict would "
+                         f"be about what was asked, not about the code; --force compares them anyway")
+    try:
+        shifts = diff_runs(rb, ra, args.normalize, args.variant or None, args.level, args.margin / 100)
+    except ValueError as e:  # a variant or baseline not on both sides
+        raise UsageError(str(e)) from e
+    print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
+    for line in changed:
+        print(f"{PROG}: warning: the contexts differ: {line}", file=sys.stderr)
+    notes = [f"warning: the contexts differ: {line}" for line in changed]
+    for side, lines in (("before", notes_b), ("after", notes_a)):
+        for line in lines:
+            print(f"note: {side}: {line}")
+            notes.append(f"note: {side}: {line}")
+    for line in code:
+        print(f"note: code changed: {line}")
+        notes.append(f"note: code changed: {line}")
+    for model in unmatched_models(rb, ra):
+        print(f"note: not compared, a CPU model on one side only: {model}")
+        notes.append(f"note: not compared, a CPU model on one side only: {model}")
+    print("\n".join(shift_line(s) for s in shifts))
+    fewest = min((min(s.before_processes, s.after_processes) for s in shifts), default=0)
+    for line in unresolved_hint(shifts, args.normalize, fewest):
+        print(f"note: {line}")
+        notes.append(f"note: {line}")
+    print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
+          f"(simultaneous: Bonferroni), Welch t on each side's error over its processes (the code placement model "
+          f"where the files placed code)")
+    rows = [s.as_dict() for s in shifts]
+    if gate is not None:
+        for row in rows:
+            row["gate"] = status_of(row["verdict"], row["p_adjusted"], row["ci_adj_low"], gate / 100, 1 - args.level)
+        failed = [r["variant"] for r in rows if r["gate"] == "regression"]
+        print(f"gate {'FAILED' if failed else 'passed'} (fail if after is slower than before by more than {gate:g} %)"
+              + (f": {', '.join(failed)}" if failed else ""))
+    if args.json_out is not None:
+        doc = {"schema": "memfbench-diff", "schema_version": 1, "before": before, "after": after,
+               "normalized_by": args.normalize, "fail_if_slower_percent": gate, "level": args.level,
+               "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
+               "context_differences": changed, "code_changes": code, "shifts": rows}
+        write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))
+    if args.report is not None:
+        md, html = write_diff_report(rb, ra, shifts, notes, Path(args.report), "--report", args.margin / 100)
+        print(f"wrote {md} and {html}")
+    return 1 if gate is not None and any(r["gate"] == "regression" for r in rows) else 0

@@ -1,0 +1,306 @@
+"""Result files into tidy pandas DataFrames: one row per batch, with its run's context attached."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+from . import schema
+from .reading import ResultFileError, read_json, result_stem
+from .upgrade import upgrade
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result file: its document (context) and its batches. `batches` holds the whole
+    distribution's batches, which every statistic of the file is about; with --by-class the size
+    classes' batches are apart in `class_batches` (verdicts/classes.py reads them), so no
+    comparison can pair a round's class batch with its whole-distribution batch.
+
+    With --threads N (N > 1) both hold thread 0's batches timed while every thread ran, one per
+    (process, round, variant) as in a one-thread file, so every statistic is about thread 0 under
+    the others' load and none pairs a batch with another thread's or with thread 0's alone batch;
+    `thread_batches` holds every whole-distribution batch of every thread, alone or not
+    (stats/threads.py reads it). It is empty in a file without the thread columns."""
+
+    path: str
+    doc: dict[str, Any]
+    batches: pd.DataFrame
+    class_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
+    thread_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def variants(self) -> list[str]:
+        return [v["name"] for v in self.doc["variants"]]
+
+    @property
+    def harness_variants(self) -> set[str]:
+        """The harness-overhead probes (noop): what a call costs with no work. Probe variants
+        (load1, load32) are also exempt from the result check but are not the harness's cost."""
+        return {v["name"] for v in self.doc["variants"] if v["origin"] == "harness"}
+
+    @property
+    def layout_sentinels(self) -> set[str]:
+        """Built-ins memfbench added to a study of prebuilt plugins to measure how far identical code
+        moves with its code placement (variants[].layout_sentinel): no verdict is about them."""
+        return {v["name"] for v in self.doc["variants"] if v.get("layout_sentinel")}
+
+    @property
+    def fixed_layout(self) -> set[str]:
+        """Prebuilt plugins: code with the one layout its linker gave it (variants[].code_layout
+        fixed, origin plugin), whose verdicts hold for that layout, not for its code."""
+        return {v["name"] for v in self.doc["variants"] if v["origin"] == "plugin"}
+
+    @property
+    def placed(self) -> set[str]:
+        """Variants whose code ran from several code placements (built-ins, source variants)."""
+        return {v["name"] for v in self.doc["variants"] if v.get("code_placement") is not None}
+
+    @property
+    def baseline(self) -> str:
+        return str(self.doc["config"]["baseline"])
+
+    @property
+    def function(self) -> str:
+        return str(self.doc["config"]["function"])
+
+    @property
+    def cpu_model(self) -> str:
+        """The host group of the file: comparisons pool files of one CPU model (their hosts are
+        replicates of one machine type) and keep different models apart."""
+        cpu = self.doc["host"].get("cpu") or {}
+        return str(cpu.get("model") or "unknown CPU")
+
+    @property
+    def measure(self) -> str:
+        """throughput (independent calls, the default) or latency (memfbench run --latency: each
+        call waits for the previous one's result); files before the option are throughput."""
+        return str(self.doc["config"].get("measure", "throughput"))
+
+    @property
+    def neighbours(self) -> str:
+        """What thread 0's batches ran beside: "" alone on a quiet machine, else e.g. "2 threads,
+        background bandwidth" (--threads, --background). Runs that differ in it measure different
+        things, so no comparison pools them."""
+        cfg = self.doc["config"]
+        parts = []
+        th = cfg.get("threads") or {}
+        n = int(th.get("count", 1))
+        if n > 1:
+            smt = any(t.get("shares_core_with") for t in th.get("topology", []))
+            parts.append(f"{n} threads" + (" (SMT siblings among them)" if smt else ""))
+        if cfg.get("background"):
+            k = len(cfg["background"]["cpus"])
+            parts.append(f"background {cfg['background']['stressor']} on {k} CPU{'s' if k != 1 else ''}")
+        return ", ".join(parts)
+
+    @property
+    def hostname(self) -> str:
+        return str(self.doc["host"].get("hostname") or "")
+
+    @property
+    def distribution(self) -> str:
+        return str(self.doc["config"]["distribution"])
+
+
+# numpy type of each kind of sample column (schema.COLUMN_KINDS)
+KIND_DTYPES: dict[str, type] = {"uint": np.int64, "int": np.int64, "number": np.float64, "bool": bool}
+# sample columns the frame holds under another name (and unit)
+FRAME_NAMES: dict[str, str] = {"t_start_ns": "t_start_s"}
+
+
+def sample_arrays(samples: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Every sample column of the schema as a numpy array of its kind's type."""
+    cols = {c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.COLUMN_KINDS[c]]) for c in schema.SAMPLE_COLUMNS}
+    # --counters: columns a file has only when it counted
+    cols.update({c: np.asarray(samples[c], dtype=KIND_DTYPES[schema.OPTIONAL_KINDS[c]])
+                 for c in schema.OPTIONAL_COLUMNS if c in samples})
+    return cols
+
+
+def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
+    """The samples of one validated document as a DataFrame (one row per batch): the run's context,
+    then the schema's sample columns, with `variant` as the variant's name and `t_start_ns` as
+    `t_start_s` (seconds)."""
+    n = doc["samples"]["count"]
+    names = [v["name"] for v in doc["variants"]]
+    cols = sample_arrays(doc["samples"])
+    cols_variant = cols["variant"]
+    df = pd.DataFrame({
+        "run": pd.Series([run_id] * n, dtype="string"),
+        "host": pd.Series([doc["host"].get("hostname", "")] * n, dtype="string"),
+        "process": cols.pop("process"),
+        "function": pd.Series([doc["config"]["function"]] * n, dtype="string"),
+        "distribution": pd.Series([doc["config"]["distribution"]] * n, dtype="string"),
+        "variant": _variant_column(cols.pop("variant"), names),
+        **cols,
+    })
+    df["t_start_ns"] = df["t_start_ns"].astype(np.float64) / 1e9
+    df = df.rename(columns=FRAME_NAMES)
+    df["ns_per_call"] = df["ns"] / df["calls"]
+    df["bytes_per_ns"] = np.where(df["ns"] > 0, df["bytes"] / df["ns"], np.nan)
+    df["harness_ns_per_call"] = harness_per_process(doc, df["process"].to_numpy())
+    df["code_block"] = code_blocks(doc, df["round"].to_numpy())
+    variant, kernel = code_placements(doc, df["process"].to_numpy(), cols_variant)
+    df["code_placement"], df["kernel_placement"] = variant, kernel
+    return df
+
+
+def _variant_column(codes: np.ndarray, names: list[str]) -> pd.Categorical:
+    """Each batch's variant name from its index into the variants block, as a categorical: from the
+    codes directly (no string per batch), unless the names repeat (a categorical's cannot)."""
+    if len(set(names)) == len(names):
+        return pd.Categorical.from_codes(np.asarray(codes, dtype=np.int64), categories=names)
+    return pd.Categorical([names[i] for i in codes], categories=list(dict.fromkeys(names)))
+
+
+def code_blocks(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
+    """Each batch's block of code placements: with --code-rotation round, rounds k*P to k*P + P - 1
+    (P = code_placements) run the loop and every built-in from each of their P placements once,
+    so block k = round // P; one placement per process (and files before the option): -1."""
+    if doc["config"].get("code_rotation") != "round":
+        return np.full(len(rounds), -1, dtype=np.int64)
+    return rounds.astype(np.int64) // int(doc["layout"]["code_placements"])
+
+
+def code_placements(doc: dict[str, Any], process: np.ndarray, variant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each batch's code placements in its process: its variant's and the timed loop's
+    (base/code_placement.h), -1 where the code has none (libc, a plugin) and for every batch of a
+    file whose placements were not one per process balanced over the study (--code-rotation round,
+    a one-process file, files before the design): only where they are balanced do their effects
+    cancel in the mean the placement model's error is for (stats/placement_model.py design_estimate)."""
+    none = np.full(len(process), -1, dtype=np.int64)
+    layout = doc.get("layout")
+    procs = doc.get("processes")
+    if (doc["config"].get("code_rotation", "process") != "process" or not isinstance(layout, dict)
+            or layout.get("code_placement_design") != "balanced" or not isinstance(procs, list) or not procs
+            or not all(isinstance(p, dict) and isinstance(p.get("index"), int) and p["index"] >= 0 for p in procs)):
+        return none, none.copy()
+
+    def level(x: Any) -> int:
+        return int(x) if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 256 else -1
+
+    nvars = len(doc["variants"])
+    table = np.full((max(int(p["index"]) for p in procs) + 1, nvars + 1), -1, dtype=np.int64)
+    for p in procs:
+        placed = p.get("variant_code_placements")
+        placed = placed if isinstance(placed, list) else []
+        row = table[int(p["index"])]
+        row[:min(len(placed), nvars)] = [level(x) for x in placed[:nvars]]
+        own = p.get("layout")
+        row[nvars] = level(own.get("kernel_code_placement")) if isinstance(own, dict) else -1
+    rows = np.clip(process.astype(np.int64), 0, len(table) - 1)
+    return table[rows, variant.astype(np.int64)], table[rows, nvars]
+
+
+def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
+    """The harness overhead per call each batch's process measured (its noop through the same loop),
+    from the `processes` block where there is one, else the file's `harness` block."""
+    default = float(doc["harness"]["overhead_ns_per_call"])
+    by_proc = {int(p["index"]): float(p["harness"]["overhead_ns_per_call"]) for p in doc.get("processes", [])
+               if isinstance(p.get("harness"), dict)}
+    out = np.full(len(process), default, dtype=np.float64)
+    for index, overhead in by_proc.items():  # one pass per process, not one lookup per batch
+        out[process == index] = overhead
+    return out
+
+
+def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A file's frame as (batches, class_batches, thread_batches), see Run. A frame without the
+    thread columns gives its whole-distribution and class batches and an empty thread frame, as
+    before the option."""
+    whole = df["size_class"].to_numpy() == 0
+    if "thread" not in df.columns and "alone" not in df.columns:
+        return df[whole].reset_index(drop=True), df[~whole].reset_index(drop=True), pd.DataFrame()
+    timed = np.ones(len(df), dtype=bool)
+    if "thread" in df.columns:
+        timed &= df["thread"].to_numpy() == 0
+    if "alone" in df.columns:
+        timed &= ~df["alone"].to_numpy()
+    return (df[whole & timed].reset_index(drop=True), df[~whole & timed].reset_index(drop=True),
+            df[whole].reset_index(drop=True))
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """One result file's document: read (plain or gzip, bounded), brought to the current schema
+    version, and validated; ResultFileError names the file and the first problem."""
+    doc = upgrade(read_json(path))
+    schema.validate(doc, str(path))
+    return doc
+
+
+def load_run(path: str | Path) -> Run:
+    doc = read_result(path)
+    if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
+        raise ResultFileError(f"{path}: no samples: the run recorded no batches")
+    df = batches_frame(doc, result_stem(path))
+    measured = ~df["warmup"].to_numpy(dtype=bool)
+    if not measured.any():
+        raise ResultFileError(f"{path}: no measured rounds: every one of its {len(df)} batches is warm-up, so "
+                              f"there is nothing to compare (a run stopped during its warm-up)")
+    # a warm-up batch too: the warm-up's plots and drift take logs of it, and no clock that
+    # advances gives 0 (the property test of the reader found one that passed)
+    zero = df["ns"].to_numpy() <= 0
+    if zero.any():
+        raise ResultFileError(f"{path}: {int(zero.sum())} of its {len(df)} batches took no time (ns 0; "
+                              f"{int((zero & measured).sum())} of them measured): a clock that did not "
+                              f"advance; not a measurement")
+    return Run(str(path), doc, *split_batches(df))
+
+
+def files_matching(spec: str, parameter: str) -> list[str]:
+    """The files a notebook's parameter names (paths or globs separated by os.pathsep), sorted;
+    none matching is a ResultFileError that names the parameter, each pattern and the folder the
+    relative ones were looked for in, instead of a bare "no result files given"."""
+    import glob
+    parts = [p for p in spec.split(os.pathsep) if p]
+    found = sorted({f for p in parts for f in glob.glob(p)})
+    if not found:
+        raise ResultFileError(f"{parameter}: no result file matches {', '.join(repr(p) for p in parts) or '(empty)'}"
+                              f" (relative to {os.getcwd()}); set {parameter} to your result files")
+    return found
+
+
+def _file_id(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # load_run names the problem
+    return st.st_dev, st.st_ino
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """Several result files; one given twice is refused, since pooling it would count its
+    processes twice and narrow every interval."""
+    paths = list(paths)
+    seen: dict[tuple[int, int], str | Path] = {}
+    for p in paths:
+        key = _file_id(p)
+        if key is not None and key in seen:
+            raise ResultFileError(f"{p}: given more than once (as {seen[key]})")
+        if key is not None:
+            seen[key] = p
+    runs = [load_run(p) for p in paths]
+    if not runs:
+        raise ResultFileError("no result files given")
+    return runs
+
+
+def combine(runs: Iterable[Run]) -> pd.DataFrame:
+    """All batches of several runs (hosts, processes, distributions) in one frame. Each file is
+    its own set of processes (process ids offset by 1000 per file), so rounds pair within a file's
+    process and never across files. A threaded file gives its `batches`: thread 0's, timed
+    together, one per round and variant."""
+    frames = [r.batches.assign(variant=r.batches["variant"].astype("string"),
+                               process=r.batches["process"] + 1000 * i)
+              for i, r in enumerate(runs)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def measured(df: pd.DataFrame) -> pd.DataFrame:
+    """Batches that count: warm-up batches are kept in the data but excluded from statistics."""
+    return df[~df["warmup"]]

@@ -1,0 +1,135 @@
+"""Reading a memfbench file's JSON text, bounded: plain or gzip (told apart by content, not by
+name), refused early when it cannot be one JSON object, and never expanded or parsed past what
+this machine's memory holds (a gzip bomb, /dev/zero). Every problem is a ResultFileError naming
+the file. What the text must say is the schema's to check (io/schema.py)."""
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any, BinaryIO
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot be used; the message names the file and what is wrong."""
+
+
+# How much of a file is read before deciding whether it can be a result at all, so that
+# /dev/zero or a large binary file is refused at once instead of read to the end.
+_HEAD = 1 << 16
+_JSON_SPACE = b" \t\r\n"
+
+
+# gzip's magic number: a result written as NAME.json.gz (docs/json-schema.md). Files are told
+# apart by content, not by name, so a renamed file still loads.
+_GZIP_MAGIC = b"\x1f\x8b"
+# A bound on the text a file may hold, so a small hostile file (a gzip bomb) cannot fill memory:
+# twice the text of a run that keeps the default --max-batches (4,194,304 batches of about 110
+# bytes each: 460 MB), 100x a default study's. Lower where this machine's free memory would not hold the parse: Python
+# keeps a result's numbers as objects of about 32 bytes each plus a list slot, some 6 times the
+# text of a comma-separated column, and pandas copies them once more.
+_MAX_TEXT = 1 << 30
+_PARSE_BYTES_PER_TEXT_BYTE = 8
+# Compressed input is read and expanded this much at a time, so the bound is checked while
+# decompressing, never after.
+_CHUNK = 1 << 22
+
+
+def _available_memory() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes, or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def text_limit(available: int | None = None) -> int:
+    """The most bytes of text a result file may hold on this machine (see _MAX_TEXT)."""
+    available = _available_memory() if available is None else available
+    return _MAX_TEXT if available is None else max(1 << 20, min(_MAX_TEXT, available // _PARSE_BYTES_PER_TEXT_BYTE))
+
+
+def _too_large(p: Path, limit: int) -> ResultFileError:
+    return ResultFileError(f"{p}: holds more than {limit >> 20} MiB of text, more than this machine can parse "
+                           f"(at most 1 GiB, and 1/{_PARSE_BYTES_PER_TEXT_BYTE} of the memory available); "
+                           f"not read")
+
+
+def result_stem(path: str | Path) -> str:
+    """The file's name without .json / .json.gz: "x" for both x.json and x.json.gz."""
+    name = Path(path).name
+    for ext in (".gz", ".json"):
+        if name.endswith(ext) and len(name) > len(ext):
+            name = name[: -len(ext)]
+    return name
+
+
+def _gunzip(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
+    """The decompressed text of a gzip file whose first bytes are head, expanded a chunk at a time
+    and refused as soon as it passes limit."""
+    d = zlib.decompressobj(wbits=15 + 16)
+    out = bytearray()
+    data = head
+    try:
+        while True:
+            while data:
+                out += d.decompress(data, limit + 1 - len(out))
+                if len(out) > limit:
+                    raise _too_large(p, limit)
+                data = d.unconsumed_tail
+            if d.eof:
+                break
+            data = f.read(_CHUNK)
+            if not data:
+                raise ResultFileError(f"{p}: a gzip file cut short (the compressed stream does not end)")
+    except zlib.error as e:
+        raise ResultFileError(f"{p}: a gzip file that cannot be decompressed: {e}") from e
+    if d.unused_data or f.read(1):
+        raise ResultFileError(f"{p}: bytes after the end of the compressed stream; not one memfbench result")
+    return out  # a bytearray: a copy of up to the bound is not made
+
+
+def _read_bytes(p: Path) -> bytes | bytearray:
+    limit = text_limit()
+    try:
+        with open(p, "rb") as f:
+            head = f.read(_HEAD)
+            if head.startswith(_GZIP_MAGIC):
+                head = _gunzip(p, f, head, limit)
+            if head.startswith(b"\xef\xbb\xbf"):
+                raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
+            first = head.lstrip(_JSON_SPACE)[:1]
+            if first not in (b"{", b""):  # empty: json reports it
+                raise ResultFileError(f"{p}: not a memfbench result: a result is one JSON object, and this "
+                                      f"starts with {first!r}")
+            rest = f.read(limit + 1 - len(head)) if len(head) <= limit else b""
+            if len(head) + len(rest) > limit:
+                raise _too_large(p, limit)
+            return head + rest
+    except OSError as e:
+        raise ResultFileError(f"{p}: cannot read: {e.strerror or e}") from e
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON text of a memfbench file (plain or gzip), decoded but not validated."""
+    p = Path(path)
+    data = _read_bytes(p)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultFileError(f"{p}: not UTF-8 text (byte {e.start})") from e
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ResultFileError(f"{p}:{e.lineno}: not JSON: {e.msg}") from e
+    except RecursionError as e:
+        raise ResultFileError(f"{p}: not a memfbench result: nested too deeply to read") from e
+    except MemoryError as e:
+        raise ResultFileError(f"{p}: out of memory parsing its {len(data) >> 20} MiB of text") from e
+    except ValueError as e:  # Python's limit on the digits of an integer (4300)
+        raise ResultFileError(f"{p}: not a memfbench result: an integer with too many digits") from e
+    return doc

@@ -1,0 +1,286 @@
+"""The JSON Schema of memfbench result files, validation against it, and the names it defines.
+
+The schema file (docs/schema/memfbench-run.schema.json) is the one source of truth: the sample
+columns and their kinds, and the closed sets of names (stop reasons, warm-up modes, table
+origins), are read from it here rather than listed again in Python. Reading a file is
+io/reading.py's (bounded, plain or gzip), bringing an older one to this version io/upgrade.py's;
+io/load.py's read_result does the three in turn."""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+
+from .reading import ResultFileError
+
+# docs/schema/ of the repository (the root is two folders above analysis/io/)
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schema"
+SCHEMA_PATH = SCHEMA_DIR / "memfbench-run.schema.json"
+
+
+@lru_cache(maxsize=4)
+def load_schema_file(path: Path) -> dict[str, Any]:
+    """A JSON Schema of docs/schema/, read once and checked to be a valid Draft 2020-12 schema."""
+    with open(path, encoding="utf-8") as f:
+        schema: dict[str, Any] = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def load_schema() -> dict[str, Any]:
+    """The result file's schema."""
+    return load_schema_file(SCHEMA_PATH)
+
+
+def resolve(node: dict[str, Any], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The subschema a local `$ref` ("#/$defs/NAME") points to; any other node as it is."""
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    if not ref.startswith("#/"):
+        raise ValueError(f"schema: only local references are supported, not {ref!r}")
+    target: Any = schema if schema is not None else load_schema()
+    for key in ref[2:].split("/"):
+        target = target[key]
+    return resolve(target, schema)
+
+
+def subschema(*path: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The schema of the property at `path` (names of nested properties from the document's top),
+    with references resolved: subschema("status", "stop_reason")."""
+    node = schema if schema is not None else load_schema()
+    for key in path:
+        node = resolve(node, schema)["properties"][key]
+    return resolve(node, schema)
+
+
+def schema_enum(*path: str, schema: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The allowed values of the enumerated property at `path`, in the schema's order."""
+    node = subschema(*path, schema=schema)
+    if "enum" not in node:
+        raise ValueError(f"schema: {'/'.join(path)} is not an enum")
+    return tuple(node["enum"])
+
+
+def column_kind(spec: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
+    """The kind of one sample column from its schema: "uint" (integers >= 0), "int" (integers >= -1),
+    "number" (numbers) or "bool" (booleans)."""
+    node = resolve(spec, schema)
+    items = resolve(node.get("items", {}), schema)
+    if node.get("type") != "array":
+        raise ValueError(f"schema: a sample column is not an array: {spec}")
+    kind = items.get("type")
+    if kind == "boolean":
+        return "bool"
+    if kind == "number":
+        return "number"
+    if kind == "integer" and items.get("minimum") == 0:
+        return "uint"
+    if kind == "integer" and items.get("minimum") == -1:
+        return "int"
+    raise ValueError(f"schema: a sample column of unknown kind: {spec}")
+
+
+def sample_column_kinds(schema: dict[str, Any] | None = None) -> dict[str, str]:
+    """Every sample column (the required names of `samples` but "count"), in the schema's order,
+    with its kind."""
+    samples = subschema("samples", schema=schema)
+    return {name: column_kind(samples["properties"][name], schema)
+            for name in samples["required"] if name != "count"}
+
+
+def optional_column_kinds(schema: dict[str, Any] | None = None) -> dict[str, str]:
+    """The sample columns a file has only sometimes (the properties of `samples` that are not
+    required: the --counters columns), with their kinds."""
+    samples = subschema("samples", schema=schema)
+    return {name: column_kind(spec, schema) for name, spec in samples["properties"].items()
+            if name not in samples["required"]}
+
+
+COLUMN_KINDS: dict[str, str] = sample_column_kinds()
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(COLUMN_KINDS)
+OPTIONAL_KINDS: dict[str, str] = optional_column_kinds()
+OPTIONAL_COLUMNS: tuple[str, ...] = tuple(OPTIONAL_KINDS)
+STOP_REASONS: tuple[str, ...] = schema_enum("status", "stop_reason")
+WARMUP_MODES: tuple[str, ...] = schema_enum("rounds", "warmup_detail", "mode")
+TABLE_ORIGINS: tuple[str, ...] = schema_enum("distribution", "tables", "size", "origin")
+
+# Sample columns are checked with numpy: per-item schema validation of hundreds of thousands of
+# numbers in Python takes seconds. The schema still sees a short prefix of each column.
+_PREFIX = 16
+# Bounds no memfbench document comes near. Deeper nesting would exhaust Python's recursion in the
+# schema validator; every memfbench integer (a count, ticks, nanoseconds, bytes) fits in 64 bits,
+# and a larger one overflows the float and int64 conversions of the analysis.
+MAX_DEPTH = 64
+INT_LIMIT = 2 ** 64
+# A schema message quotes the offending value, which can be a whole block of the document.
+_MESSAGE_MAX = 300
+
+
+def _is_text(s: str) -> bool:
+    """False for strings with lone surrogates: JSON's \\ud800 escapes decode to them, and no
+    output (terminal, UTF-8 report, CSV) can encode them."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _node_error(node: Any) -> str | None:
+    if isinstance(node, str) and not _is_text(node):
+        return "a string that is not Unicode text (a lone surrogate escape)"
+    if isinstance(node, int) and not isinstance(node, bool) and abs(node) >= INT_LIMIT:
+        return "integer out of range (more than 64 bits)"
+    if isinstance(node, float) and not math.isfinite(node):
+        return f"{node} is not a finite number"  # NaN, Infinity and 1e999 read as floats
+    return None
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    return "/".join(map(str, path)) or "(top)"
+
+
+def shape_errors(doc: Any) -> list[str]:
+    """The first problem the JSON Schema cannot see or would crash on, as ['path: message']: nesting
+    deeper than MAX_DEPTH, integers of more than 64 bits, NaN and infinities (Python's JSON reader
+    accepts them), keys or strings that are not Unicode text. Iterative, so depth cannot exhaust
+    the stack. Sample columns are looked at through their first _PREFIX entries, as the schema
+    sees them; _column_errors checks every entry's type without descending into it."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return [f"{_where(path)[:80]}...: nested more than {MAX_DEPTH} levels deep"]
+        problem = _node_error(node)
+        if problem:
+            return [f"{_where(path)}: {problem}"]
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not _is_text(key):
+                    return [f"{_where(path)}: a key that is not Unicode text (a lone surrogate escape)"]
+                stack.append((value, path + (key,)))
+        elif isinstance(node, list):
+            column = len(path) == 2 and path[0] == "samples"
+            stack.extend((value, path + (i,)) for i, value in enumerate(node[:_PREFIX] if column else node))
+    return []
+
+
+def _column_errors(name: str, values: Any) -> list[str]:
+    if not isinstance(values, list):
+        return []  # the schema reports the type
+    if not values:
+        return []
+    kind = COLUMN_KINDS.get(name) or OPTIONAL_KINDS.get(name)
+    # The set of the entries' exact types, built in C: a per-entry isinstance in Python took a
+    # second on a default study's columns. (bool is its own type here, not a kind of int.)
+    types = set(map(type, values))
+    if kind == "bool":
+        return [] if types <= {bool} else [f"samples/{name}: entries must be true or false"]
+    if not types <= {int, float}:
+        return [f"samples/{name}: entries must be numbers"]
+    if kind == "number":
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except OverflowError:  # an integer beyond the largest double
+            return [f"samples/{name}: entries must be finite and non-negative"]
+    else:
+        arr = np.asarray(values)
+    if kind in ("uint", "int") and arr.dtype.kind == "f":
+        return [f"samples/{name}: entries must be integers"]
+    if kind in ("uint", "int") and arr.dtype != np.int64:
+        # numpy makes Python integers int64 when they all fit, else uint64 or object; the frame
+        # holds them as int64
+        return [f"samples/{name}: entries must be integers below 2^63"]
+    if kind == "uint" and arr.min() < 0:
+        return [f"samples/{name}: entries must be non-negative"]
+    if kind == "int" and arr.min() < -1:
+        return [f"samples/{name}: entries must be -1 or more"]
+    if kind == "number" and (not np.all(np.isfinite(arr)) or arr.min() < 0):
+        return [f"samples/{name}: entries must be finite and non-negative"]
+    return []
+
+
+# What the analysis computes with (arithmetic, number formats) that the schema file leaves open,
+# since it describes what memfbench promises and lets these blocks grow: checked like the schema,
+# so a file that lacks them is refused with its path instead of failing inside a report.
+_NUMBER = {"type": "number"}
+_ROUNDS = {"type": "object", "required": ["count", "warmup", "duration_s"],
+           "properties": {"count": _NUMBER, "warmup": _NUMBER, "duration_s": _NUMBER}}
+ANALYSIS_NEEDS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "rounds": _ROUNDS,
+        "distribution": {"properties": {"selfcheck": {"properties": {"mean_size_realized": _NUMBER}}}},
+        "host": {"properties": {"frequency": {"properties": {"cpuinfo_mhz": {"type": ["number", "null"]}}}}},
+        "processes": {"type": "array", "items": {
+            "type": "object", "required": ["index", "rounds"],
+            "properties": {
+                "index": {"type": "integer", "minimum": 0},
+                "rounds": _ROUNDS,
+                "harness": {"type": ["object", "null"], "required": ["overhead_ns_per_call"],
+                            "properties": {"overhead_ns_per_call": {"type": "number", "minimum": 0}}},
+            }}},
+    },
+}
+
+
+def _schema_errors(schema: dict[str, Any], doc: Any) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
+
+
+def validation_errors(doc: Any) -> list[str]:
+    """Every schema violation plus the cross-field rules a schema cannot state, as 'path: message'."""
+    errors = shape_errors(doc)
+    if errors:
+        return errors  # the validator may not survive them
+    probe = doc
+    samples = doc.get("samples") if isinstance(doc, dict) else None
+    if isinstance(samples, dict):
+        probe = dict(doc)
+        probe["samples"] = {k: (v[:_PREFIX] if isinstance(v, list) else v) for k, v in samples.items()}
+    errors = _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe)
+    if errors:
+        return errors
+    present = SAMPLE_COLUMNS + tuple(c for c in OPTIONAL_COLUMNS if c in samples)
+    for col in present:
+        errors += _column_errors(col, samples[col])
+    if errors:
+        return errors
+    n = samples["count"]
+    for col in present:
+        if len(samples[col]) != n:
+            errors.append(f"samples/{col}: {len(samples[col])} entries, count says {n}")
+    nvar = len(doc["variants"])
+    if any(v >= nvar for v in samples["variant"]):
+        errors.append(f"samples/variant: an index is not below the {nvar} variants")
+    nthreads = (doc["config"].get("threads") or {}).get("count", 1)
+    if samples.get("thread") and max(samples["thread"]) >= nthreads:
+        errors.append(f"samples/thread: an index is not below the {nthreads} threads of config/threads")
+    if samples["calls"] and min(samples["calls"]) < 1:
+        errors.append("samples/calls: a batch of 0 calls (its time per call does not exist)")
+    names = [v["name"] for v in doc["variants"]]
+    if names != doc["config"]["variants"]:
+        errors.append("variants: names differ from config/variants")
+    if len(set(names)) != len(names):
+        errors.append("variants: a name appears twice")
+    return errors
+
+
+def _clip(message: str) -> str:
+    return message if len(message) <= _MESSAGE_MAX else message[:_MESSAGE_MAX - 3] + "..."
+
+
+def validate(doc: Any, source: str = "<document>") -> None:
+    """Raises ResultFileError naming the first problem."""
+    errors = validation_errors(doc)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ResultFileError(f"{source}: not a valid memfbench result: {_clip(errors[0])}{more}")

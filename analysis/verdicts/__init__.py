@@ -1,0 +1,13 @@
+"""Verdicts: faster, slower, equivalent or inconclusive, and the numbers they rest on; each module
+compares something, on the statistics of stats/ and the runs of io/.
+
+- compare: variants of one study against a baseline, paired by round, the process as the unit
+  (Comparison, the verdict rule, the multiplicity family)
+- classes: where the time goes: a --by-class run's difference decomposed into size classes
+- sweep: a size sweep, point by point
+- pressure: the comparison against instruction-cache pressure size
+- diff: before/after: each variant against itself in two sets of files
+- gate: the regression gate and its verdict document
+- history: a series of files across commits and its change points
+- ab: program-level A/B (memfbench ab) and the prediction from a recording's replay
+"""

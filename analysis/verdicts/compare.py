@@ -1,0 +1,415 @@
+"""A/B comparisons of variants within a run, paired by round, with verdicts.
+
+The unit of a verdict is the process: code and data layout change from one exec to the next and
+stay fixed within one, so rounds of one process are not independent evidence about the
+implementation. With several processes the estimand is the mean over processes of each
+process's median log ratio ln(t_variant / t_baseline), with a t interval; beside it stand the
+between-process spread ("layout noise"), a prediction interval for a re-run with as many
+processes, and the within-process interval (exact sign test over all rounds), labelled as such.
+One process gives only the within-process interval and no faster/slower verdict unless the run
+or the caller allows it. The ratio of medians with a bootstrap interval, a Mann-Whitney p-value
+and the Hodges-Lehmann shift are reported beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..io import placement_check
+from ..io.load import Run, combine, measured
+from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, ROM_RESAMPLES, ratio_of_medians_ci
+from ..stats.intervals import Interval, sign_test_ci, sign_test_p
+from ..stats.laws import mann_whitney_p
+from ..stats.multiplicity import ADJUSTERS
+from ..stats.placement_model import CODE_PLACEMENTS, DesignEstimate, design_estimate, process_estimate, shift_over_order
+from ..stats.power import minimum_detectable_effect, rounds_needed
+from ..stats.robust import hodges_lehmann
+
+@dataclass
+class Comparison:
+    run: str
+    function: str
+    distribution: str
+    variant: str
+    baseline: str
+    rounds: int
+    ratio: float                 # median paired ratio t_variant / t_baseline (below 1: faster)
+    ci_low: float                # per-comparison interval at `level`
+    ci_high: float
+    ci_adj_low: float            # simultaneous interval (Bonferroni over the family)
+    ci_adj_high: float
+    level: float
+    p_sign: float
+    p_adjusted: float
+    ratio_of_medians: float
+    rom_low: float
+    rom_high: float
+    rom_method: str
+    mann_whitney_p: float
+    hodges_lehmann_ratio: float  # exp(HL shift of log per-call times)
+    hl_subsampled: bool
+    tied_rounds: int             # rounds where both batches measured exactly the same ticks
+    mde: float                   # minimum detectable relative change (80 % power)
+    rounds_for_margin: int       # rounds the sign test needs to detect a change equal to the margin (1 % if 0)
+    margin: float
+    verdict: str = ""
+    estimand: str = "median over rounds of ln(t_variant / t_baseline); exact sign-test interval"
+    notes: list[str] = field(default_factory=list)
+    # what the interval is computed from: per-round log ratios, or per-process medians of them
+    units: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    design: DesignEstimate | None = field(default=None, repr=False)
+    across_processes: bool = False
+    processes: int = 1
+    between_process_sd: float = float("nan")  # sd of per-process log ratios (relative, ~ fraction)
+    pi_low: float = float("nan")              # prediction interval of a re-run's ratio (same processes)
+    pi_high: float = float("nan")
+    within_low: float = float("nan")          # within-process interval (sign test over all rounds)
+    within_high: float = float("nan")
+    processes_for_margin: int = 0             # processes this design needs to resolve the margin
+    # the design: a model of the code placements' effects (balanced over the study), or processes as they came
+    placement_model: bool = False            # the interval's error from the placement model (design_estimate)
+    model_parameters: int = 0
+    dof: int = 0                              # degrees of freedom of the interval
+    within_placement_sd: float = float("nan")  # per process, what the placement model leaves (the interval's noise)
+    placement_sd: float = float("nan")        # sd of the placements' effects (cancelled by the balanced mean)
+    variant_placement_sd: float = float("nan")  # sd of the variant's own placements' effects
+    single_process_allowed: bool = False
+    net_ratio: float = float("nan")           # the same estimand with each process's harness cost per
+    net_low: float = float("nan")             # call subtracted from both sides (the verdict uses the
+    net_high: float = float("nan")            # gross ratio: the harness is part of every call's cost)
+    cpu_model: str = ""                       # the host group: files of one CPU model are pooled
+    icache_pressure: int = 0                  # --icache-pressure bytes: runs of different sizes never pooled
+    neighbours: str = ""                      # --threads/--background (Run.neighbours): never pooled across
+    measure: str = "throughput"               # throughput or latency: never pooled together
+    hosts: int = 1                            # distinct host names among the pooled files
+    placement_failed: str = ""                # failed placement checks of the pooled processes (io/placement_check.py)
+    # code with one layout (prebuilt plugins) among the two, and how far identical code moved with its
+    # placement in the same files: a difference under it may be that layout's, not the code's
+    one_layout: str = ""
+    layout_sensitivity: float = float("nan")  # relative: 1.96 x the sd of one code's placement effects
+    layout_sensitivity_from: str = ""         # the placed comparison it was measured on
+    # a shift over process order (the machine changed state during the study): no verdict then
+    state_change_at: int = 0                  # processes before the shift (0: none found)
+    state_change_p: float = float("nan")
+    state_before: float = float("nan")        # the ratio before and after it
+    state_after: float = float("nan")
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("units")
+        d.pop("design")
+        d["notes"] = "; ".join(self.notes)
+        return d
+
+
+def _round_keys(f: pd.DataFrame) -> np.ndarray:
+    """One integer per (process, round): rounds are below 2^32 (the file's round counter is 32-bit)."""
+    return (f["process"].to_numpy(np.int64) << 32) | f["round"].to_numpy(np.int64)
+
+
+def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
+    """Per (process, round), in that order: the two batches' per-call times, measured rounds only
+    (a round's first batch of each where one repeats). Matched on one integer key by numpy, not by
+    a pandas join on the two columns, which cost ten times as much."""
+    m = measured(df)
+    extra = [c for c in ("code_block", "harness_ns_per_call", "kernel_placement") if c in m]
+    names = m["variant"].to_numpy()
+    a, b = m[names == variant], m[names == baseline]
+    _, ia, ib = np.intersect1d(_round_keys(a), _round_keys(b), return_indices=True)
+    cols = {"process": a["process"].to_numpy()[ia], "round": a["round"].to_numpy()[ia]}
+    for side, f, idx in (("_v", a, ia), ("_b", b, ib)):
+        for c in ("ns_per_call", "ticks") + (("code_placement",) if "code_placement" in f else ()):
+            cols[c + side] = f[c].to_numpy()[idx]
+    cols.update({c: a[c].to_numpy()[ia] for c in extra})
+    j = pd.DataFrame(cols)
+    return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)].reset_index(drop=True)
+
+
+def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: float, alpha: float) -> str:
+    """equivalent: the simultaneous interval lies inside [1/(1+m), 1+m]; faster/slower: significant
+    after adjustment and not equivalent; otherwise inconclusive ("not resolved", never "no change")."""
+    if low >= 1 / (1 + margin) and high <= 1 + margin:
+        return "equivalent"
+    if p_adj < alpha and high < 1 and estimate < 1:
+        return "faster"
+    if p_adj < alpha and low > 1 and estimate > 1:
+        return "slower"
+    return "inconclusive"
+
+
+# A shift over process order is called a change of the machine's state below this p-value
+# (stats/placement_model.py shift_over_order): on 104 comparisons of 52 studies of the Zen 5 VM without one,
+# none was under 0.01; a shift of 3.3 % at process 12 of 32, with 1 % of noise per process, is found
+# 97 times in 100 in simulation (tests/py/test_design.py).
+STATE_CHANGE_ALPHA = 0.01
+
+
+# The offsets into a 64-byte line the code placements give a function (bench/base/code_placement.h,
+# MFB_LINE_OFFSETS): placement k sits 16 k bytes into a line, modulo 64.
+LINE_OFFSETS = 4
+
+
+def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
+    """Each process's levels of the placement model, in the order of `processes`: the offsets into a
+    64-byte line of the timed loop, the variant and the baseline (placement mod LINE_OFFSETS; -1:
+    code that has none), where the study balanced the placements (analysis/load.py marks the batches
+    of any other design -1); None where nothing was placed. A placement's effect is mostly its line
+    offset's (bench/base/code_placement.h says how much); what the page offset adds stays in the
+    model's residual, so in the interval's error."""
+    cols = [c for c in ("kernel_placement", "code_placement_v", "code_placement_b") if c in pr]
+    if len(cols) < 3:
+        return None
+    first = pr.groupby("process", sort=True)[cols].first()
+    levels = first.loc[processes].to_numpy(np.int64)
+    if not (levels >= 0).any():
+        return None
+    return np.where(levels >= 0, levels % LINE_OFFSETS, -1)
+
+
+def interval(units: np.ndarray, across_processes: bool, level: float,
+             design: DesignEstimate | None = None) -> Interval:
+    if across_processes:
+        return (design or design_estimate(units)).interval(level)
+    return sign_test_ci(units, level)
+
+
+def p_value(units: np.ndarray, across_processes: bool, design: DesignEstimate | None = None) -> float:
+    if across_processes:
+        return (design or design_estimate(units)).p_value()
+    return sign_test_p(units)
+
+
+def net_interval(pr: pd.DataFrame, level: float) -> Interval | None:
+    """The ratio's interval with the harness's cost per call (each process's own noop measurement)
+    taken off both sides: per round ln((t_v - h) / (t_b - h)), then as for the gross ratio. The
+    harness estimate's own variation between processes is inside the interval over processes.
+    None when the frame has no harness column or no round leaves both sides above it."""
+    if "harness_ns_per_call" not in pr:
+        return None
+    h = pr["harness_ns_per_call"].to_numpy()
+    v, b = pr["ns_per_call_v"].to_numpy() - h, pr["ns_per_call_b"].to_numpy() - h
+    ok = (v > 0) & (b > 0)
+    if ok.sum() < 2:
+        return None
+    d, procs = np.log(v[ok] / b[ok]), pr["process"].to_numpy()[ok]
+    groups = np.unique(procs)
+    across = len(groups) > 1
+    units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
+    design = design_estimate(units, placement_levels(pr[ok], groups)) if across else None
+    return interval(units, across, level, design)
+
+
+def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
+                level: float = 0.95, margin: float = 0.01, resamples: int = DEFAULT_RESAMPLES,
+                seed: int = DEFAULT_SEED, allow_single_process: bool = False,
+                secondary: bool = True) -> Comparison:
+    """One variant against the baseline. secondary=False leaves out the statistics no verdict rests
+    on (ratio of medians and its bootstrap, Mann-Whitney, Hodges-Lehmann: NaN), which are most of
+    the cost; summarize and gate print none of them."""
+    pr = paired_rounds(df, variant, baseline)
+    n = len(pr)
+    nan = float("nan")
+    if n < 2:
+        c = Comparison(run, function, distribution, variant, baseline, n, nan, nan, nan, nan, nan, level, 1.0, 1.0,
+                       nan, nan, nan, "", nan, nan, False, 0, float("inf"), 0, margin, "inconclusive",
+                       notes=["fewer than 2 measured rounds"])
+        return c
+    d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
+    procs = pr["process"].to_numpy()
+    # Several processes: code placement and address layout differ between them and stay fixed
+    # within one, so rounds of one process are not independent evidence. The interval is then
+    # over per-process medians (t interval), which carries the between-process variance.
+    across = len(np.unique(procs)) > 1
+    blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
+    rotating = bool((blocks >= 0).any())
+    ids = np.unique(procs)
+    units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
+    levels = placement_levels(pr, ids) if across else None
+    design = design_estimate(units, levels) if across else None
+    ci = interval(units, across, level, design)
+    p = p_value(units, across, design)
+    tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
+    if secondary:
+        rom, _ = ratio_of_medians_ci(tv, tb, pr["process"].to_numpy(), level,
+                                           min(resamples, ROM_RESAMPLES), seed)
+        hl, sub = hodges_lehmann(np.log(tv), np.log(tb), seed=seed)
+        mw = mann_whitney_p(tv, tb)
+    else:
+        rom = Interval(nan, nan, nan, level, "not computed")
+        hl, sub, mw = nan, False, nan
+    within = sign_test_ci(d, level)
+    shift = shift_over_order(units, levels, seed=seed) if across else None
+    c = Comparison(
+        run=run, function=function, distribution=distribution, variant=variant, baseline=baseline, rounds=n,
+        ratio=float(np.exp(ci.estimate)), ci_low=float(np.exp(ci.low)), ci_high=float(np.exp(ci.high)),
+        ci_adj_low=float(np.exp(ci.low)), ci_adj_high=float(np.exp(ci.high)), level=level,
+        p_sign=p, p_adjusted=p,
+        ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
+        mann_whitney_p=mw,
+        hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
+        tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
+        mde=minimum_detectable_effect(d, 1 - level), rounds_for_margin=rounds_needed(d, margin or 0.01),
+        margin=margin, units=units, design=design, across_processes=across, processes=len(ids),
+        within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
+        single_process_allowed=allow_single_process)
+    net = net_interval(pr, level)
+    if net is not None:
+        c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
+    if design is not None:
+        c.estimand = (f"mean over {len(units)} processes"
+                      + " of each process's median ln(t_variant / t_baseline)"
+                      + (" (rotating code placements: the median over its full blocks of rounds of each block's "
+                         "mean)" if rotating else "") + f"; {design.method}")
+        pi = design.prediction(level)
+        c.pi_low, c.pi_high = float(np.exp(pi.low)), float(np.exp(pi.high))
+        c.between_process_sd = design.between_sd
+        c.placement_model, c.model_parameters, c.dof = design.modelled, design.parameters, design.df
+        c.within_placement_sd, c.placement_sd = design.within_sd, design.placement_sd
+        # the variant's own placements (factor 1 of placement_levels), where the design tells them apart
+        c.variant_placement_sd = design.factor_sd[1] if len(design.factor_sd) > 1 else float("nan")
+        c.processes_for_margin = design.processes_needed(margin or 0.01, 1 - level, unit=CODE_PLACEMENTS)
+    if shift is not None:
+        c.state_change_p = shift.p
+        if shift.p < STATE_CHANGE_ALPHA:
+            c.state_change_at = shift.at
+            c.state_before, c.state_after = float(np.exp(shift.before)), float(np.exp(shift.after))
+    else:
+        c.notes.append("one process: the interval covers this process's code and data layout only, not a re-run")
+    if c.tied_rounds > n / 10 and not across:
+        c.notes.append(f"{c.tied_rounds} of {n} rounds tied at the clock's resolution")
+    return c
+
+
+def _baseline_of(run: Run, baseline: str | None) -> str:
+    """The run's baseline: the one asked for (its NAME@ID where the files split that name by code,
+    io/identity.py), else the run's own first variant."""
+    if baseline is None:
+        return run.baseline
+    if baseline not in run.variants:
+        split = [v for v in run.variants if v.startswith(baseline + "@")]
+        if len(split) == 1:
+            return split[0]
+    return baseline
+
+
+def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[str] | None = None,
+                 level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
+                 resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                 include_noop: bool = False, allow_single_process: bool = False,
+                 secondary: bool = True) -> list[Comparison]:
+    """Every variant against the baseline in every run, then multiplicity adjustment over the whole
+    family (all runs, all variants) and verdicts. Files of the same CPU model, function and
+    distribution (several hosts of one machine type, or several runs) are pooled into one
+    comparison, each file's processes kept apart; different CPU models are compared separately
+    (a ratio on one model says nothing about another).
+    One-process comparisons get faster/slower verdicts only when allowed, here or by the run
+    (memfbench run --allow-single-process)."""
+    groups: dict[tuple[str, str, str, str, int, str, str], list[Run]] = {}
+    for r in runs:
+        if r.doc.get("sweep"):
+            continue  # a sweep has no whole-distribution batches: analysis/sweep.py compares its points
+        # runs under different --icache-pressure measure different things: never pooled
+        ip = (r.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
+        # nor are runs beside other threads or a stressor and runs without
+        # nor are runs whose baseline ran different code (io/identity.py names it NAME@ID):
+        # a ratio to one code is not a ratio to another
+        groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip, r.neighbours,
+                           _baseline_of(r, baseline)), []).append(r)
+    out: list[Comparison] = []
+    for (cpu_model, measure, function, distribution, pressure, neighbours, base), rs in groups.items():
+        df = combine(rs)
+        noop = set().union(*(r.harness_variants for r in rs))
+        sentinels = set().union(*(r.layout_sentinels for r in rs))
+        fixed = set().union(*(r.fixed_layout for r in rs))
+        placed = set().union(*(r.placed for r in rs))
+        run_name = ",".join(sorted({r.path for r in rs}))
+        allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
+        listed = set().union(*(r.variants for r in rs))
+        # every file's variants: a name split by code (NAME@ID) is in some files of the group only
+        names = ([x for v in variants for x in ([v] if v in listed else
+                                                 [w for w in sorted(listed) if w.startswith(v + "@")] or [v])]
+                 if variants else list(dict.fromkeys(v for r in rs for v in r.variants if v != base)))
+        present = set(df["variant"].unique())
+        if base not in listed:
+            raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
+        if base not in present:
+            raise ValueError(f"baseline '{base}' has no samples in {run_name}")
+        group: list[Comparison] = []
+        # the sentinels' comparisons measure placement effects; asked for by name, they are verdicts too
+        for v in names + [x for x in sorted(sentinels) if x not in names and x != base and x in present]:
+            if v == base or (v in noop and not include_noop):
+                continue
+            if v not in listed:
+                raise ValueError(f"variant '{v}' is not in {run_name}")
+            if v not in present:
+                raise ValueError(f"variant '{v}' has no samples in {run_name}")
+            c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed,
+                            secondary)
+            c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
+            c.icache_pressure = int(pressure)
+            c.neighbours = neighbours
+            c.placement_failed = placement_check.failures([r.doc for r in rs])
+            group.append(c)
+        label_layouts(group, fixed, placed)
+        out.extend(c for c in group if c.variant not in sentinels or (variants and c.variant in variants))
+    return adjust_family(out, level, adjust)
+
+
+def placement_spread(c: Comparison, fixed_baseline: bool) -> float:
+    """The sd of one code's placement effects on this comparison's ratio: the variant's own, where
+    the design tells them apart (independent blocks); else the spread of all placements' effects,
+    the variant's alone where the baseline's code does not move, else both sides', whose effects add
+    as independent draws (sd times sqrt 2)."""
+    if np.isfinite(c.variant_placement_sd):
+        return c.variant_placement_sd
+    if not c.placement_model or not np.isfinite(c.placement_sd):
+        return float("nan")
+    return c.placement_sd if fixed_baseline else c.placement_sd / np.sqrt(2)
+
+
+def label_layouts(comps: list[Comparison], fixed: set[str], placed: set[str]) -> None:
+    """Names the one-layout code (prebuilt plugins) of each comparison and the layout sensitivity the
+    same files measured: 1.96 times the largest sd of one placed code's placement effects among
+    their comparisons (the built-ins', a source variant's or the layout sentinel's), the range one
+    layout's draw falls in 19 times in 20 on this machine."""
+    spreads = [(placement_spread(c, c.baseline not in placed), c.variant) for c in comps if c.variant in placed]
+    spreads = [(x, v) for x, v in spreads if np.isfinite(x)]
+    widest = max(spreads, default=(float("nan"), ""))
+    for c in comps:
+        c.one_layout = ", ".join(x for x in (c.variant, c.baseline) if x in fixed)
+        c.layout_sensitivity = 1.96 * widest[0] if np.isfinite(widest[0]) else float("nan")
+        c.layout_sensitivity_from = widest[1]
+
+
+def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "holm") -> list[Comparison]:
+    """Adjusted p-values (Holm or Benjamini-Hochberg), simultaneous (Bonferroni) intervals and verdicts."""
+    alpha = 1 - level
+    valid = [c for c in comps if c.rounds >= 2]
+    if not valid:
+        return comps
+    adj = ADJUSTERS[adjust](np.array([c.p_sign for c in valid]))
+    m = len(valid)
+    for c, p in zip(valid, adj):
+        c.p_adjusted = float(p)
+        if m > 1:
+            sim = interval(c.units, c.across_processes, 1 - alpha / m, c.design)
+            c.ci_adj_low, c.ci_adj_high = float(np.exp(sim.low)), float(np.exp(sim.high))
+            c.notes.append(f"simultaneous interval at {1 - alpha / m:.4f} (Bonferroni over {m} comparisons)")
+        c.verdict = verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin, alpha)
+        if c.state_change_at and c.verdict != "inconclusive":
+            c.notes.append(f"no verdict (it would be '{c.verdict}'): the ratio shifted after process "
+                           f"{c.state_change_at}, from {c.state_before:.4f} to {c.state_after:.4f} (p "
+                           f"{c.state_change_p:.3g}); the machine changed state during the study: re-run it")
+            c.verdict = "inconclusive"
+        if not c.across_processes and not c.single_process_allowed and c.verdict != "inconclusive":
+            c.notes.append(f"no verdict from one process (it would be '{c.verdict}'): sample processes "
+                           "(memfbench run --processes K), or allow it with --allow-single-process")
+            c.verdict = "inconclusive"
+    return comps
+
+
+def comparisons_frame(comps: list[Comparison]) -> pd.DataFrame:
+    return pd.DataFrame([c.as_dict() for c in comps])

@@ -1,0 +1,10 @@
+"""What the analysis shows: text for the terminal, tables, figures and the reports, above the
+verdicts.
+
+- text: a run's context, verdict lines, terminal tables, thread interference lines
+- summary: per-variant statistics of one run (the summarize table)
+- counters: per-variant hardware counters per call (--counters)
+- probe: a probe file's levels, tables and the roofline a sweep is read against
+- report: the Markdown and HTML reports (report, summarize --report, diff --report)
+- plots/: matplotlib figures, one module per domain (imported only where a figure is drawn)
+"""

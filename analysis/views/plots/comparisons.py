@@ -1,0 +1,240 @@
+"""Figures of comparisons: each verdict's ratio with its interval and simultaneous interval (the
+forest; a before/after's shifts the same way), the per-round ratios of a run and how they moved
+over it, and the ratios per distribution."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ...io.load import Run, measured
+from ...verdicts.compare import Comparison, paired_rounds
+from .base import VERDICT_MARKERS, colors_for, log_ratio_axis, new_figure, short_label, title_of
+
+if TYPE_CHECKING:
+    from ...verdicts.diff import Shift
+
+
+def _measures(comps: list[Comparison]) -> str:
+    return ", ".join(dict.fromkeys(c.measure for c in comps)) or "throughput"
+
+
+@dataclass(frozen=True)
+class ForestRow:
+    """One row of an interval plot: its label, colour key, estimate, per-row and simultaneous
+    intervals, and verdict (which picks the marker)."""
+    label: str
+    key: str
+    ratio: float
+    low: float
+    high: float
+    adj_low: float
+    adj_high: float
+    verdict: str
+
+
+def _forest(rows: list[ForestRow], margin: float, col: dict[str, str], title: str, xlabel: str) -> Figure:
+    """Ratios with per-row (thick) and simultaneous (thin) intervals on a log axis, the equivalence
+    margin as a band, the marker showing the verdict (legend), each row labelled with its numbers."""
+    rows = [r for r in rows if np.isfinite(r.ratio)]
+    fig, ax = new_figure(8, 0.45 * len(rows) + 1.5)
+    for i, r in enumerate(rows):
+        y = len(rows) - 1 - i
+        ax.plot([r.adj_low, r.adj_high], [y, y], color=col[r.key], lw=1)
+        ax.plot([r.low, r.high], [y, y], color=col[r.key], lw=4, alpha=0.6)
+        ax.plot([r.ratio], [y], VERDICT_MARKERS.get(r.verdict, "o"), color=col[r.key], markeredgecolor="k", ms=7)
+    ax.axvspan(1 / (1 + margin), 1 + margin, color="0.85", alpha=0.5, label=f"equivalence margin ±{margin:.1%}")
+    ax.axvline(1, color="k", lw=0.8)
+    # every interval, the margin and 1 inside the axis, with room on both sides (log space), so no
+    # marker sits on the frame
+    ends = [v for r in rows for v in (r.adj_low, r.adj_high, r.ratio) if np.isfinite(v) and v > 0]
+    lo, hi = np.log(min(ends + [1 / (1 + margin)])), np.log(max(ends + [1 + margin]))
+    pad = 0.08 * (hi - lo)
+    ax.set_xlim(np.exp(lo - pad), np.exp(hi + pad))
+    for verdict in dict.fromkeys(r.verdict for r in rows):
+        ax.plot([], [], VERDICT_MARKERS.get(verdict, "o"), color="w", markeredgecolor="k", label=verdict)
+    ax.set_yticks(range(len(rows)), [r.label for r in reversed(rows)], fontsize=8)
+    log_ratio_axis(ax.xaxis)
+    ax.set_xlabel(xlabel)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    ax.set_title(title)
+    return fig
+
+
+def forest(comps: list[Comparison], margin: float | None = None, colors: dict[str, str] | None = None) -> Figure:
+    """Ratio to the baseline with per-comparison (thick) and simultaneous (thin) intervals, in the
+    variant's colour; the marker shows the verdict (legend), the row label its numbers."""
+    comps = [c for c in comps if np.isfinite(c.ratio)]
+    col = colors_for([c.baseline for c in comps] + [c.variant for c in comps], colors)
+    m = margin if margin is not None else (comps[0].margin if comps else 0.01)
+    rows = [ForestRow(f"{short_label(c.variant)} vs {short_label(c.baseline)} ({short_label(c.distribution)}) — {c.verdict}\n"
+                      f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
+                      c.ci_adj_low, c.ci_adj_high, c.verdict) for c in comps]
+    across = any(c.across_processes for c in comps)
+    over = "the code placement model over processes" if any(c.placement_model for c in comps) else "t over processes"
+    return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) "
+                   "intervals, " + (over if across else "sign test within one process"),
+                   "time ratio variant / baseline (below 1: faster)")
+
+
+def shifts(items: list[Shift], margin: float, colors: dict[str, str] | None = None) -> Figure:
+    """diff: each variant's after / before ratio (verdicts.diff.Shift) with its interval and
+    simultaneous interval, as the forest of a comparison."""
+    col = colors_for([s.variant for s in items], colors)
+    what = f"ratio to {items[0].normalized_by}" if items and items[0].normalized_by else "time per call"
+    rows = [ForestRow(f"{short_label(s.variant)} — {s.verdict}\n{s.ratio:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]",
+                      s.variant, s.ratio, s.ci_low, s.ci_high, s.ci_adj_low, s.ci_adj_high, s.verdict) for s in items]
+    return _forest(rows, margin, col, f"after / before of each variant's {what}: 95 % (thick) and simultaneous "
+                   "(thin) intervals, Welch t on each side's error", "after / before (below 1: after is faster)")
+
+
+def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
+    """Per measured round of each process: ln(t_variant / t_baseline) and the round's start time."""
+    pr = paired_rounds(run.batches, variant, baseline)
+    m = measured(run.batches)
+    t = m[m["variant"] == baseline][["process", "round", "t_start_s"]]
+    pr = pr.merge(t, on=["process", "round"], how="left")
+    return pd.DataFrame({"process": pr["process"].to_numpy(), "t": pr["t_start_s"].to_numpy(),
+                         "d": np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())})
+
+
+def _comparisons_of(run: Run, comps: list[Comparison]) -> list[Comparison]:
+    pressure = (run.doc["config"].get("icache_pressure") or {}).get("bytes", 0)
+    return [c for c in comps if c.function == run.function and c.distribution == run.distribution
+            and c.cpu_model in ("", run.cpu_model) and c.icache_pressure == pressure and c.neighbours == run.neighbours
+            and c.variant in run.variants and c.baseline in run.variants and np.isfinite(c.ratio)]
+
+
+Ratios = dict[tuple[str, str], pd.DataFrame]
+
+
+def round_ratios(run: Run, comps: list[Comparison]) -> Ratios:
+    """The per-round ratios of every comparison of this run, for log_ratios and ratio_over_time to
+    share (pairing the rounds is most of their cost)."""
+    return {(c.variant, c.baseline): _round_ratios(run, c.variant, c.baseline) for c in _comparisons_of(run, comps)}
+
+
+def _ratios_for(run: Run, c: Comparison, ratios: Ratios | None) -> pd.DataFrame:
+    key = (c.variant, c.baseline)
+    return ratios[key] if ratios is not None and key in ratios else _round_ratios(run, c.variant, c.baseline)
+
+
+# The share of rounds cut from each tail of a histogram's axis: the axis follows where the rounds
+# are, not the rare round whose calls were all large (which would squash the rest into a spike).
+ROBUST_TAIL = 0.005
+
+
+# ...and no further than this many interquartile ranges beyond the quartiles (in log ratio): a
+# comparison whose rounds sit within a few percent keeps its peak readable beside a sparse tail.
+ROBUST_IQRS = 3.0
+
+
+def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None = None,
+               ratios: Ratios | None = None) -> Figure:
+    """Per comparison, how the per-round ratios variant / baseline are spread: a histogram on a log
+    axis in the variant's colour, the median round (dashed) and the comparison's estimate with its
+    interval (the shaded band: over processes when there are several) marked."""
+    comps = _comparisons_of(run, comps)
+    col = colors_for(run.variants, colors)
+    fig = Figure(figsize=(9, 1.7 * max(1, len(comps)) + 0.8))
+    # each panel on its own axis: a comparison's rounds span a few percent where another's span a
+    # factor of ten, and on one shared axis the narrow ones would be a line
+    axes = fig.subplots(max(1, len(comps)), 1, squeeze=False)[:, 0]
+    for ax, c in zip(axes, comps):
+        d = _ratios_for(run, c, ratios)["d"].to_numpy()
+        d = d[np.isfinite(d)]
+        if not len(d):
+            continue
+        q_lo, q1, q3, q_hi = np.quantile(d, [ROBUST_TAIL, 0.25, 0.75, 1 - ROBUST_TAIL])
+        lo, hi = max(q_lo, q1 - ROBUST_IQRS * (q3 - q1)), min(q_hi, q3 + ROBUST_IQRS * (q3 - q1))
+        lo, hi = min(lo, np.log(c.ci_low)), max(hi, np.log(c.ci_high))
+        edges = np.linspace(lo, hi, 81) if hi > lo else np.array([lo - 1e-6, lo + 1e-6])
+        inside = (d >= edges[0]) & (d <= edges[-1])
+        # counted by numpy and drawn as one filled outline: Axes.hist draws a patch per bar, and
+        # 80 bars per comparison made this figure most of a report's drawing time
+        counts, _ = np.histogram(d[inside], bins=edges)
+        ax.stairs(counts, np.exp(edges), fill=True, color=col[c.variant], alpha=0.7)
+        ax.axvspan(c.ci_low, c.ci_high, color="k", alpha=0.15, lw=0)
+        ax.axvline(c.ratio, color="k", lw=1.2)
+        ax.axvline(float(np.exp(np.median(d))), color="k", lw=0.8, ls="--")
+        if np.exp(edges[0]) <= 1 <= np.exp(edges[-1]):
+            ax.axvline(1, color="0.5", lw=0.6, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlim(np.exp(edges[0]), np.exp(edges[-1]))
+        log_ratio_axis(ax.xaxis)
+        ax.set_ylabel("rounds", fontsize=8)
+        outside = 1 - inside.mean()
+        ax.text(1.01, 0.5, f"{short_label(c.variant)} / {short_label(c.baseline)}\n{c.ratio:.4f} [{c.ci_low:.4f}, "
+                f"{c.ci_high:.4f}]\n{c.verdict}\n{100 * outside:.1f} % of rounds off the axis", transform=ax.transAxes,
+                fontsize=8, va="center")
+    if not comps:
+        axes[0].text(0.5, 0.5, "no comparisons", transform=axes[0].transAxes, ha="center")
+    axes[-1].set_xlabel(f"per-round time ratio variant / baseline (each panel: its rounds' quartiles ± "
+                        f"{ROBUST_IQRS:g} IQR within the {100 * ROBUST_TAIL:g}-{100 * (1 - ROBUST_TAIL):g} % range)")
+    axes[0].set_title(f"{title_of(run)}: per-round ratios\n"
+                      "solid: the estimate, band: its 95 % interval, dashed: the median round", fontsize=10)
+    fig.subplots_adjust(hspace=0.45)
+    return fig
+
+
+def ratio_over_time(run: Run, comps: list[Comparison], bins: int = 60, colors: dict[str, str] | None = None,
+                    ratios: Ratios | None = None) -> Figure:
+    """Drift: per comparison, the median per-round ratio in each of `bins` time bins (time since
+    the first batch of its process, pooled over processes), against the comparison's estimate
+    (dotted). A flat line means the ratio did not move while the run went on."""
+    comps = _comparisons_of(run, comps)
+    col = colors_for(run.variants, colors)
+    fig, ax = new_figure(10, 4.5)
+    for c in comps:
+        r = _ratios_for(run, c, ratios).dropna()
+        if len(r) < 2:
+            continue
+        edges = np.linspace(r["t"].min(), r["t"].max(), bins + 1)
+        which = np.clip(np.searchsorted(edges, r["t"].to_numpy(), side="right") - 1, 0, bins - 1)
+        med = pd.Series(r["d"].to_numpy()).groupby(which).median()
+        x = (edges[med.index] + edges[med.index + 1]) / 2
+        ax.plot(x, np.exp(med.to_numpy()), color=col[c.variant], lw=1.2, label=short_label(c.variant))
+        ax.axhline(c.ratio, color=col[c.variant], lw=0.8, ls=":")
+    if comps:
+        log_ratio_axis(ax.yaxis)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    else:
+        ax.text(0.5, 0.5, "no comparisons", transform=ax.transAxes, ha="center")
+    ax.set_xlabel("time since the first batch of its process (s)")
+    ax.set_ylabel(f"time ratio to {short_label(comps[0].baseline) if comps else 'baseline'}")
+    ax.set_title(f"{title_of(run)}: ratio over the run (median round in {bins} time "
+                 "bins; dotted: the estimate)")
+    return fig
+
+
+def ratio_by_distribution(comps: list[Comparison], colors: dict[str, str] | None = None) -> Figure:
+    """Each variant's ratio to the baseline on each distribution, with its per-comparison
+    interval: the forest's numbers arranged by distribution (log axis, below 1: faster), colour
+    by variant, marker by verdict."""
+    comps = [c for c in comps if np.isfinite(c.ratio)]
+    col = colors_for([c.baseline for c in comps] + [c.variant for c in comps], colors)
+    fig, ax = new_figure(9, 4.5)
+    if not comps:
+        return fig
+    dists = list(dict.fromkeys(c.distribution for c in comps))
+    variants = list(dict.fromkeys(c.variant for c in comps))
+    width = 0.8 / max(1, len(variants))
+    for i, v in enumerate(variants):
+        for c in (c for c in comps if c.variant == v):
+            x = dists.index(c.distribution) + (i - (len(variants) - 1) / 2) * width
+            ax.plot([x, x], [c.ci_low, c.ci_high], color=col[v], lw=2)
+            ax.plot([x], [c.ratio], VERDICT_MARKERS[c.verdict], color=col[v], markeredgecolor="k")
+        ax.plot([], [], color=col[v], lw=2, label=short_label(v))
+    for verdict in dict.fromkeys(c.verdict for c in comps):
+        ax.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
+    ax.axhline(1, color="k", lw=0.8)
+    log_ratio_axis(ax.yaxis)
+    ax.set_xticks(range(len(dists)), [short_label(d) for d in dists], rotation=20, fontsize=8)
+    ax.set_ylabel(f"time ratio to {short_label(comps[0].baseline)} (below 1: faster)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    ax.set_title(f"{_measures(comps)}: ratio per distribution with 95 % intervals (marker: verdict, as in the "
+                 "forest plot)")
+    return fig

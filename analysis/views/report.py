@@ -1,0 +1,304 @@
+"""Markdown and HTML reports of one or many runs, with the plots embedded."""
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..io.files import write_folder_atomic
+from ..io.load import Run
+from ..stats.diagnostics import EXPLANATION as DIAGNOSTICS_EXPLANATION
+from ..stats.diagnostics import diagnose, diagnostics_frame
+from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, interference, interval_method, is_threaded,
+                             threads_line, topology_frame)
+from ..verdicts.compare import Comparison, comparisons_frame
+from ..verdicts.diff import Shift, shift_line
+from .counters import counter_summary, counters_source, has_counters
+from .summary import summarize_run
+from .text import CODE, COMPARISON_COLUMNS, STRONG, context_lines, host_groups, verdict_lines
+
+
+def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            v = row[c]
+            # NaN and NA: not computable from this file (e.g. no harness noop for the net figures)
+            cells.append(("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else
+                         "—" if v is pd.NA else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
+                 quiet: frozenset[str] = frozenset(), svg: bool = False,
+                 probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None,
+                 notes: list[str] | None = None) -> tuple[Path, Path]:
+    """Writes report.md (figures as files beside it) and report.html (figures embedded) into
+    out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
+    so a failure leaves no partial report. Never writes over an input file. Raises
+    files.OutputError naming out_dir (with `label`, the option that gave it)."""
+    inputs = [r.path for r in runs] + ([probe_path] if probe_path is not None else [])
+    names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc,
+                                                                         notes or []), label, inputs)
+    return out_dir / names[0], out_dir / names[1]
+
+
+def write_diff_report(before: list[Run], after: list[Run], items: list[Shift], notes: list[str], out_dir: Path,
+                      label: str = "", margin: float = 0.01, quiet: frozenset[str] = frozenset(),
+                      svg: bool = False) -> tuple[Path, Path]:
+    """diff --report: report.md and report.html of a before/after comparison, written as
+    write_report writes a report: each variant's shift (the lines diff prints, a table, and the
+    after/before intervals drawn), the notes (contexts that differ, why nothing resolved), and each
+    side's context."""
+    inputs = [r.path for r in before + after]
+    names = write_folder_atomic(out_dir, lambda tmp: _write_diff_files(before, after, items, notes, tmp, margin,
+                                                                       quiet, svg), label, inputs)
+    return out_dir / names[0], out_dir / names[1]
+
+
+def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], notes: list[str], out_dir: Path,
+                      margin: float, quiet: frozenset[str], svg: bool) -> tuple[str, str]:
+    from .plots.base import save
+    from .plots.comparisons import shifts
+    md = ["# memfbench before/after", "",
+          f"{before[0].function} on {before[0].distribution}: {len(before)} file(s) before, {len(after)} after.", "",
+          "## Verdicts", "", *[shift_line(s) for s in items], ""]
+    if notes:
+        md += [f"- {n}" for n in notes] + [""]
+    figures: list[tuple[str, Path]] = []
+    if items:
+        rows = pd.DataFrame([{"variant": s.variant, "verdict": s.verdict, "after/before": s.ratio,
+                              "ci_low": s.ci_low, "ci_high": s.ci_high, "simultaneous low": s.ci_adj_low,
+                              "simultaneous high": s.ci_adj_high, "processes": f"{s.before_processes} -> "
+                              f"{s.after_processes}", "median ns/call before": s.before_ns_per_call,
+                              "after": s.after_ns_per_call, "adjusted p": s.p_adjusted} for s in items])
+        md += ["## Shifts", "", _md_table(rows), ""]
+        paths = save(shifts(items, margin), out_dir / "shifts", svg)
+        figures += [("after / before", path) for path in paths]
+        md += [f"![after / before]({paths[0].name})", ""]
+    for side, runs in (("Before", before), ("After", after)):
+        for run in runs:
+            md += [f"## {side}: `{Path(run.path).name}`", "", *context_lines(run, quiet), ""]
+    return _write_pages(md, figures, out_dir)
+
+
+def _class_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
+                   figures: list[tuple[str, Path]]) -> list[str]:
+    """--by-class: per variant the decomposition table and its contribution plot."""
+    from ..verdicts.classes import decompose_run
+    from .plots.base import save
+    from .plots.classes import contributions
+    md = ["### Where the time goes (size classes)", ""]
+    try:
+        decs = decompose_run(run)
+    except ValueError as e:
+        return md + [f"No decomposition: {e}", ""]
+    for dec in decs:
+        md += [f"**{dec.variant}** vs {dec.baseline}: whole difference {dec.whole.ns:+.3f} ns/call "
+               f"({dec.whole.pct_of_baseline:+.2f} %), of which the residual (mixing effects) "
+               f"{dec.residual.ns:+.3f} ns/call; intervals over {dec.n_units} {dec.units}.", "",
+               _md_table(pd.DataFrame(dec.rows()).drop(columns=["variant"])), ""]
+        fig = save(contributions(dec, colors), out_dir / f"{tag}_classes_{len(figures)}", svg)[0]
+        figures.append((f"{run.distribution}: where {dec.variant}'s difference comes from", fig))
+        md += [f"![contributions]({fig.name})", ""]
+    return md
+
+
+def _threads_section(run: Run, tag: str, out_dir: Path, svg: bool, figures: list[tuple[str, Path]]) -> list[str]:
+    """--threads N: where the threads ran, thread 0's slowdown by the others and whether the
+    ratios to the baseline change under their load (stats/threads.py)."""
+    from .plots.base import save
+    from .plots.threads import threads as threads_figure
+    md = ["### Threads", "", threads_line(run), "", _md_table(topology_frame(run)), ""]
+    try:
+        df = interference(run)
+    except ValueError as e:
+        return md + [f"No interference: {e}", ""]
+    fig = save(threads_figure(run), out_dir / f"{tag}_threads", svg)[0]
+    figures.append((f"{run.distribution}: thread 0 alone and with the other threads", fig))
+    md += ["Interference: thread 0 timed with every thread running over its batch timed alone in the same round "
+           f"(slowdown in %, 95 % {interval_method(run)}).", "",
+           _md_table(df[SLOWDOWN_COLUMNS]), ""]
+    compared = df[df["ratio_alone"].notna() | df["ratio_together"].notna()]
+    if len(compared):
+        md += [f"Ratio to {run.baseline} within a round, alone and together; `change_pct`: the paired change from "
+               "alone to together (an interval excluding 0: the comparison is not the same under load).", "",
+               _md_table(compared[RATIO_COLUMNS]), ""]
+    return md + [f"![threads]({fig.name})", ""]
+
+
+def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
+                   figures: list[tuple[str, Path]], quiet: frozenset[str],
+                   probe_doc: dict[str, Any] | None = None) -> list[str]:
+    """A sweep: context, the plot, and every point's numbers; with a probe file, each point's
+    bytes/ns as a fraction of the bandwidth where its data lives."""
+    from ..verdicts.sweep import describe, sweep_frame, sweep_points
+    from .plots.base import save
+    from .plots.sweep import sweep as sweep_figure
+    points = sweep_points(run)
+    fig = save(sweep_figure(run, points, colors, probe_doc), out_dir / f"{tag}_sweep", svg)[0]
+    figures.append((f"{run.function}: size sweep", fig))
+    cols = ["variant", "size", "lo", "hi", "ns_per_call", "ns_low", "ns_high", "bytes_per_ns", "ratio", "ratio_low",
+            "ratio_high", "verdict"]
+    md = [f"## {run.function}: size sweep (`{Path(run.path).name}`)", "", f"- {describe(run)}",
+          *context_lines(run, quiet), "", f"![size sweep]({fig.name})", ""]
+    if probe_doc is not None:
+        from .probe import REFERENCE_KERNELS, roofline, roofline_sentences
+        roof = roofline(points, run.doc, run.function, probe_doc)
+        md += ["### Against the memory system (probe)", "", *[f"- {x}" for x in roofline_sentences(roof, run.function)],
+               "", f"Reference: the best of {', '.join(REFERENCE_KERNELS[run.function][0])} in the probe at the "
+               "footprint of the window the calls' data lives in.", "",
+               _md_table(roof[["variant", "size", "window", "bytes_per_ns", "reference_kernel", "reference_gbps",
+                               "fraction"]]), ""]
+    return md + ["### Every point", "", _md_table(sweep_frame(points)[cols]), ""]
+
+
+def _probe_section(doc: dict[str, Any], out_dir: Path, svg: bool, figures: list[tuple[str, Path]]) -> list[str]:
+    """The memory system the runs ran on: levels found against those reported, and both curves."""
+    from .plots.base import save
+    from .plots.probe import probe_bandwidth, probe_latency
+    from .probe import bandwidth_levels_line, bandwidth_points, caches_found_line, levels_frame
+    from .probe import context_lines as probe_context
+    md = ["## Memory system (memfbench probe)", "", *probe_context(doc), ""]
+    if doc.get("latency"):
+        fig = save(probe_latency(doc), out_dir / "probe_latency", svg)[0]
+        figures.append(("Load latency against buffer size", fig))
+        md += ["Levels found in the latency curve:", "", _md_table(levels_frame(doc, human=True)), "",
+               f"- {bandwidth_levels_line(doc)}", f"- {caches_found_line(doc)}", "", f"![latency]({fig.name})", ""]
+    if doc.get("bandwidth"):
+        fig = save(probe_bandwidth(doc), out_dir / "probe_bandwidth", svg)[0]
+        figures.append(("Bandwidth against footprint", fig))
+        md += ["Bandwidth, GB/s (each byte moved once), at half of each level and the largest size:", "",
+               _md_table(bandwidth_points(doc)), "", f"![bandwidth]({fig.name})", ""]
+    return md
+
+
+def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
+                        quiet: frozenset[str] = frozenset(), svg: bool = False,
+                        probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None) -> tuple[str, str]:
+    # matplotlib only when a report is drawn: summarize/compare/gate start faster
+    from .plots.base import palette, save
+    from .plots.comparisons import forest, log_ratios, ratio_by_distribution, ratio_over_time, round_ratios
+    from .plots.runs import distributions, timeseries
+    md: list[str] = ["# memfbench report", ""]
+    md += [f"- note: {n}" for n in notes or []] + ([""] if notes else [])
+    figures: list[tuple[str, Path]] = []
+    # one colour per variant in every figure: baselines first, then every variant in file order
+    colors = palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])
+    groups = host_groups(comps)
+    if comps:
+        md += ["## Verdicts", "", *verdict_lines(comps), ""]
+    # one table and one set of figures per host group (CPU model): ratios of different machine
+    # types are not pooled, so they are not drawn on one axis either
+    for gi, group in enumerate(groups):
+        gc = [c for c in comps if c.cpu_model == group]
+        suffix = f"_host{gi}" if len(groups) > 1 else ""
+        if len(groups) > 1:
+            hosts = max(c.hosts for c in gc)
+            md += [f"### {group} ({hosts} host{'s' if hosts != 1 else ''})", ""]
+        md += [_md_table(comparisons_frame(gc)[COMPARISON_COLUMNS]), ""]
+        fig = save(forest(gc, colors=colors), out_dir / f"forest{suffix}", svg)[0]
+        figures.append((f"Paired ratios{f' on {group}' if suffix else ''}", fig))
+        md += [f"![forest plot]({fig.name})", ""]
+        if len({c.distribution for c in gc}) > 1:
+            fig = save(ratio_by_distribution(gc, colors), out_dir / f"by_distribution{suffix}", svg)[0]
+            figures.append((f"Ratio per distribution{f' on {group}' if suffix else ''}", fig))
+            md += [f"![ratio per distribution]({fig.name})", ""]
+    if probe_doc is not None:
+        md += _probe_section(probe_doc, out_dir, svg, figures)
+    for i, run in enumerate(runs):
+        tag = f"run{i}"
+        if run.doc.get("sweep"):
+            md += _sweep_section(run, tag, out_dir, colors, svg, figures, quiet, probe_doc)
+            continue
+        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
+               "### Per variant", "", _md_table(summarize_run(run)), "",
+               "### Diagnostics", "", DIAGNOSTICS_EXPLANATION, "", _md_table(diagnostics_frame(diagnose(run.batches))),
+               ""]
+        if has_counters(run):
+            md += [f"### Hardware counters ({counters_source(run)})", "",
+                   "Per call, the median over measured batches; with `-v noop` in the run, its row is the loop's own share.", "",
+                   _md_table(counter_summary(run)), ""]
+        if is_threaded(run):
+            md += _threads_section(run, tag, out_dir, svg, figures)
+        if run.doc.get("by_class"):
+            md += _class_section(run, tag, out_dir, colors, svg, figures)
+        ratios = round_ratios(run, comps)
+        drawings = (("per-round ratios", "log_ratios", lambda r: log_ratios(r, comps, colors, ratios)),
+                    ("ratio over the run", "ratio_over_time",
+                     lambda r: ratio_over_time(r, comps, colors=colors, ratios=ratios)),
+                    ("batch times over the run", "timeseries", lambda r: timeseries(r, colors=colors)),
+                    ("batch time distributions", "distributions", lambda r: distributions(r, colors)))
+        for title, name, fn in drawings:
+            fig = save(fn(run), out_dir / f"{tag}_{name}", svg)[0]
+            figures.append((f"{run.distribution}: {title}", fig))
+            md += [f"![{title}]({fig.name})", ""]
+    return _write_pages(md, figures, out_dir)
+
+
+def _write_pages(md: list[str], figures: list[tuple[str, Path]], out_dir: Path) -> tuple[str, str]:
+    """report.md (figures beside it) and report.html (figures embedded) of one report's Markdown;
+    their names. backslashreplace: a file name with bytes that are not UTF-8 is shown escaped."""
+    md_path = out_dir / "report.md"
+    md_path.write_text("\n".join(md), encoding="utf-8", errors="backslashreplace")
+    html_path = out_dir / "report.html"
+    html_path.write_text(_html(md, figures), encoding="utf-8", errors="backslashreplace")
+    return md_path.name, html_path.name
+
+
+
+
+def _inline(text: str) -> str:
+    """Markdown's inline marks used by the report (**bold**, `code`) as HTML, the rest escaped."""
+    return CODE.sub(r"<code>\1</code>", STRONG.sub(r"<strong>\1</strong>", html.escape(text, quote=False)))
+
+
+def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
+    """A self-contained page: the report's Markdown (headings, paragraphs, lists, tables, images,
+    bold and code) in plain HTML, images inlined as base64 PNG."""
+    inline = {p.name: base64.b64encode(p.read_bytes()).decode() for _, p in figures}
+    body: list[str] = []
+    block = ""  # the open block: "", "table" or "list"
+    closers = {"table": "</table></div>", "list": "</ul>"}
+
+    def open_block(kind: str) -> None:
+        nonlocal block
+        if block != kind:
+            if block:
+                body.append(closers[block])
+            body.append({"table": "<div class='wide'><table>", "list": "<ul>"}.get(kind, ""))
+            block = kind
+
+    # An entry may hold several lines (a whole table): split them.
+    for line in "\n".join(md).splitlines():
+        if line.startswith("|"):
+            if set(line) <= set("|-: "):
+                continue  # the header rule
+            cells = [_inline(c.strip()) for c in line.strip().strip("|").split("|")]
+            tag = "th" if block != "table" else "td"
+            open_block("table")
+            body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+        elif line.startswith("- "):
+            open_block("list")
+            body.append(f"<li>{_inline(line[2:])}</li>")
+        else:
+            open_block("")
+            if line.startswith("!["):
+                name = line[line.index("(") + 1:-1]
+                body.append(f'<p><img alt="{html.escape(name)}" src="data:image/png;base64,{inline[name]}"></p>')
+            elif line.startswith("#"):
+                level = len(line) - len(line.lstrip("#"))
+                body.append(f"<h{level}>{_inline(line[level:].strip())}</h{level}>")
+            elif line:
+                body.append(f"<p>{_inline(line)}</p>")
+    open_block("")
+    style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:85%}"
+             "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}.wide{overflow-x:auto}"
+             "code{background:#f3f3f3;padding:0 2px}")
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>memfbench report</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"
