@@ -5,27 +5,31 @@
 #include "study/options.h"
 #include "config.h"
 
-void mfb_options_usage(FILE *out)
+/* A usage text: its head, then the run options' rows. */
+static void usage_with(FILE *out, const char *head)
 {
-    fputs("usage: memfbench run [options] -o FILE\n"
-          "\n"
-          "Replays a recorded call distribution against several implementations of one memory\n"
-          "function in interleaved rounds, and writes every per-batch sample to FILE (JSON).\n"
-          "\n", out);
+    fputs(head, out);
     const struct mfb_flag_table *t = mfb_study_flags();
     mfb_flags_usage(out, t->rows, t->n);
 }
 
+void mfb_options_usage(FILE *out)
+{
+    usage_with(out, "usage: memfbench run [options] -o FILE\n"
+                    "\n"
+                    "Replays a recorded call distribution against several implementations of one memory\n"
+                    "function in interleaved rounds, and writes every per-batch sample to FILE (JSON).\n"
+                    "\n");
+}
+
 void mfb_sweep_usage(FILE *out)
 {
-    fputs("usage: memfbench sweep SIZES [run options] -o FILE\n"
-          "\n"
-          "Times every variant at each size of SIZES (N, LO-HI:STEP, pow2:LO-HI, comma-separated),\n"
-          "each size its own batches, every variant interleaved per size in every round: the same\n"
-          "study as memfbench run --sweep SIZES. The run options:\n"
-          "\n", out);
-    const struct mfb_flag_table *t = mfb_study_flags();
-    mfb_flags_usage(out, t->rows, t->n);
+    usage_with(out, "usage: memfbench sweep SIZES [run options] -o FILE\n"
+                    "\n"
+                    "Times every variant at each size of SIZES (N, LO-HI:STEP, pow2:LO-HI, comma-separated),\n"
+                    "each size its own batches, every variant interleaved per size in every round: the same\n"
+                    "study as memfbench run --sweep SIZES. The run options:\n"
+                    "\n");
 }
 
 int mfb_options_parse(int argc, char **argv, struct mfb_study *s, struct mfb_cpu_plan *plan, struct mfb_err *err)
