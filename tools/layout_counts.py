@@ -35,7 +35,7 @@ OPTIONS = {
                    r'\bprocesses_given\b|\bprocesses_fitted\b|#define MFB_DEFAULT_PROCESSES|= MFB_DEFAULT_PROCESSES|'
                    r'\bmfb_study_processes_source\b|\bprocesses_source\(|\bprocesses > 1 &&',
     "--cache": r'"--cache"|\{"cache", |\bOPT_CACHE\b|\bparse_cache\b',
-    "--cpu": r'"--cpu"|\{"cpu", required|MFB_ROW\("cpu"|\bMFB_ROW_CPU\b|\bcpu_given\b|\bparse_cpu\b|case \'c\':|'
+    "--cpu": r'"--cpu"|\{"cpu", required|MFB_ROW\("cpu"|\bMFB_ROW_CPU\b|\bcpu_given\b|\bparse_cpu\b|\bmfb_cpu_arg_parse\b|'
              r'"cpu_source"',
 }
 
