@@ -250,3 +250,65 @@ bool mfb_elf_same_but_fields(const unsigned char *a, const unsigned char *b, siz
     }
     return true;
 }
+
+/* Appends name to the list in out (len used of cap), or "..." once it no longer fits. */
+static void list_add(char *out, size_t cap, size_t *len, bool *cut, const char *name)
+{
+    size_t n = strlen(name);
+    if (*cut)
+        return;
+    if (*len + (*len > 0) + n + 4 >= cap) {
+        if (*len + 4 < cap) {
+            memcpy(out + *len, *len ? " ..." : "...", *len ? 5 : 4);
+            *len += *len ? 4 : 3;
+        }
+        *cut = true;
+        return;
+    }
+    if (*len)
+        out[(*len)++] = ' ';
+    memcpy(out + *len, name, n + 1);
+    *len += n;
+}
+
+int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t cap)
+{
+    Elf64_Ehdr eh;
+    uint64_t shnum;
+    uint32_t shstrndx;
+    if (cap)
+        out[0] = '\0';
+    if (len < sizeof eh || memcmp(data, ELFMAG, SELFMAG) != 0)
+        return -1;
+    memcpy(&eh, data, sizeof eh);
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+        section_count(data, len, &eh, &shnum, &shstrndx) < 0)
+        return -1;
+    /* a shared object's callers see its dynamic symbols; an object's, its symbol table */
+    uint32_t want = eh.e_type == ET_DYN ? SHT_DYNSYM : SHT_SYMTAB;
+    size_t used = 0;
+    bool cut = false;
+    int count = 0;
+    for (uint64_t i = 0; i < shnum; i++) {
+        Elf64_Shdr sh = section(data, &eh, i);
+        if (sh.sh_type != want)
+            continue;
+        if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_link >= shnum ||
+            !inside(len, sh.sh_offset, sh.sh_size / sizeof(Elf64_Sym), sizeof(Elf64_Sym)))
+            return -1;
+        Elf64_Shdr strtab = section(data, &eh, sh.sh_link);
+        for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+            Elf64_Sym s;
+            memcpy(&s, data + sh.sh_offset + k * sizeof s, sizeof s);
+            int bind = ELF64_ST_BIND(s.st_info);
+            const char *name = string_at(data, len, &strtab, s.st_name);
+            if (!name || !*name || kind_of(&s) != MFB_ELF_FUNCTION || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+                ELF64_ST_VISIBILITY(s.st_other) != STV_DEFAULT)
+                continue;
+            count++;
+            if (cap)
+                list_add(out, cap, &used, &cut, name);
+        }
+    }
+    return count;
+}

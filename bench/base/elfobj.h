@@ -52,6 +52,13 @@ int mfb_elf_symbol_read(const unsigned char *data, size_t len, const char *path,
                         struct mfb_elf_symbol *out, struct mfb_err *err);
 void mfb_elf_symbol_free(struct mfb_elf_symbol *s);
 
+/* The functions an ELF file offers a caller (a shared object's exported dynamic symbols, or a
+ * relocatable object's global ones: defined, of default visibility), their names space-separated
+ * into out (cap bytes; "..." ends a list cut short): how many, or -1 when data is no 64-bit
+ * little-endian ELF file whose tables lie inside it. For the message that shows a user which
+ * PATH:SYMBOL to write. */
+int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t cap);
+
 /* Whether a and b (n bytes each) are equal outside the symbol's fields. */
 bool mfb_elf_same_but_fields(const unsigned char *a, const unsigned char *b, size_t n, const struct mfb_elf_symbol *s);
 

@@ -179,6 +179,23 @@ int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, co
     return rc;
 }
 
+/* An option the table does not have, with the nearest one it has when a typo is likely. */
+static int unknown_option(const struct mfb_flag_table *t, const char *arg, struct mfb_err *err)
+{
+    char word[64];
+    const char *names[256];
+    size_t n = 0;
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + strspn(arg, "-"), "="), arg + strspn(arg, "-"));
+    for (size_t i = 0; i < t->n && n < sizeof names / sizeof names[0]; i++)
+        if (t->rows[i].help) /* an internal option is never a suggestion */
+            names[n++] = t->rows[i].name;
+    int k = strlen(arg) > 2 && arg[1] == '-' ? mfb_nearest_name(word, names, n, 2) : -1;
+    if (k >= 0)
+        return mfb_fail(err, "%s: unknown option '%s': did you mean --%s? (see %s --help)", t->command, arg, names[k],
+                        t->command);
+    return mfb_fail(err, "%s: unknown option '%s' (see %s --help)", t->command, arg, t->command);
+}
+
 int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int argc, char **argv, void *request,
                     int *action, int *operands, struct mfb_err *err)
 {
@@ -200,7 +217,7 @@ int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int ar
         if (ch == ':')
             rc = mfb_fail(err, "%s: %s needs a value", t->command, argv[optind - 1]);
         else if (!r)
-            rc = mfb_fail(err, "%s: unknown option '%s' (see %s --help)", t->command, argv[optind - 1], t->command);
+            rc = unknown_option(t, argv[optind - 1], err);
         else if (r->kind == MFB_FLAG_ACTION) {
             *action = ch;
             rc = 1;

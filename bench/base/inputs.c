@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -74,4 +75,23 @@ void mfb_inputs_free(struct mfb_inputs *in)
         free(in->v[k].path);
     free(in->v);
     *in = (struct mfb_inputs){0};
+}
+
+int mfb_output_folder_check(const char *cmd, const char *option, const char *path, struct mfb_err *err)
+{
+    if (!strcmp(path, "-"))
+        return 0;
+    /* the folder part: up to the last '/', "/" for a file at the root, "." without one */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int n = slash ? snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path)
+                  : snprintf(dir, sizeof dir, ".");
+    if (n < 0 || (size_t)n >= sizeof dir)
+        return mfb_fail(err, "%s: %s %.200s...: the path is longer than %zu bytes", cmd, option, path, sizeof dir - 1);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return mfb_fail(err, "%s: %s %s: the folder %s does not exist", cmd, option, path, dir);
+    if (!S_ISDIR(st.st_mode))
+        return mfb_fail(err, "%s: %s %s: %s is not a folder", cmd, option, path, dir);
+    return 0;
 }

@@ -45,5 +45,9 @@ int mfb_inputs_check_output(const struct mfb_inputs *in, const char *path, const
  * the inputs that add up (merge), where one given twice would be counted twice. */
 int mfb_inputs_check_distinct(const struct mfb_inputs *in, struct mfb_err *err);
 void mfb_inputs_free(struct mfb_inputs *in);
+/* 0 when the folder an output at path would be written into exists ("-": stdout, always), -1 with
+ * "CMD: OPTION PATH: the folder DIR does not exist" (or is not a folder) in err: a usage error,
+ * found before anything runs. */
+int mfb_output_folder_check(const char *cmd, const char *option, const char *path, struct mfb_err *err);
 
 #endif

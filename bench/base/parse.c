@@ -171,3 +171,43 @@ int mfb_parse_bytes_list(const char *s, char sep, size_t *out, int n)
         p += len + 1;
     }
 }
+
+/* The restricted Damerau-Levenshtein distance between a and b (lengths below 64), capped at cap + 1. */
+static int edits(const char *a, const char *b, int cap)
+{
+    enum { MAXLEN = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= MAXLEN || lb >= MAXLEN)
+        return cap + 1;
+    int d[MAXLEN][MAXLEN];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb] > cap ? cap + 1 : d[la][lb];
+}
+
+int mfb_nearest_name(const char *word, const char *const *names, size_t n, int max_edits)
+{
+    int best = -1, best_d = max_edits + 1;
+    int limit = (int)(strlen(word) / 2);
+    for (size_t i = 0; i < n; i++) {
+        int d = edits(word, names[i], max_edits);
+        if (d > 0 && d < best_d && d <= limit) {
+            best = (int)i;
+            best_d = d;
+        }
+    }
+    return best;
+}

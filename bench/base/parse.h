@@ -19,6 +19,11 @@ int mfb_parse_bytes_list(const char *s, char sep, size_t *out, int n);
 /* The index of s in names[0..n), for the parsers of closed sets (functions, placements,
  * alignment modes): -1 when it names none. */
 int mfb_parse_name(const char *s, const char *const *names, int n);
+/* The index of the name in names[0..n) nearest to word, for a "did you mean" after a typo: at
+ * most max_edits single-character insertions, deletions, substitutions or swaps of neighbours
+ * away (and fewer than half of word's length, so "x" suggests nothing), ties to the first;
+ * -1 when none is that near. Names longer than 63 characters are never suggested. */
+int mfb_nearest_name(const char *word, const char *const *names, size_t n, int max_edits);
 /* A Linux CPU list such as "0-3,8,10-11" (sysfs thread_siblings_list, isolated): sets
  * out[cpu] for each listed CPU below n. Rejects malformed lists and descending ranges. */
 int mfb_parse_cpu_list(const char *s, bool *out, size_t n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/flags.h"
+#include "base/inputs.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
@@ -168,6 +169,9 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
         return bad("memfbench ab: -o FILE is required%s%s", "", "");
     if (ab->by_class && !a->predict_from)
         return bad("memfbench ab: %s needs --predict-from DIR (it is how the replay is timed)%s", "--by-class", "");
+    struct mfb_err folder = {{0}};
+    if (mfb_output_folder_check("memfbench ab", "-o", a->output, &folder) < 0)
+        return bad("%s%s", folder.msg, "");
     if (a->predict_from && !strcmp(a->output, "-"))
         return bad("memfbench ab: %s needs -o FILE (its replay is written beside it)%s", "--predict-from", "");
     a->program = optind;

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "base/flags.h"
+#include "base/inputs.h"
 #include "orchestrate/recordings_merge.h"
 
 /* --bpftrace options at most: the command line would be unwieldy long before. */
@@ -61,6 +62,11 @@ int mfb_cmd_merge(int argc, char **argv)
     }
     if (!out || (optind >= argc && nbpf == 0)) {
         fprintf(stderr, "memfbench merge: %s\n", !out ? "-o DIR is required" : "nothing to merge: give folders or --bpftrace");
+        return MFB_EXIT_USAGE;
+    }
+    struct mfb_err err = {{0}};
+    if (mfb_output_folder_check("memfbench merge", "-o", out, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
         return MFB_EXIT_USAGE;
     }
     struct mfb_merge_request r = {.out = out, .folders = argv + optind, .nfolders = argc - optind, .bpf = bpf,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inputs.h"
 #include "base/parse.h"
 #include "cli/commands.h"
 #include "base/flags.h"
@@ -166,6 +167,8 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct mfb_p
         return mfb_fail(err, "memfbench probe: unexpected argument '%s'", argv[optind]);
     if (!c->output)
         return mfb_fail(err, "memfbench probe: -o FILE is required ('-' for stdout)");
+    if (mfb_output_folder_check("memfbench probe", "-o", c->output, err) < 0)
+        return -1;
     if (!c->latency && !c->bandwidth)
         c->latency = c->bandwidth = true;
     if (a->max_given && c->max_size < c->min_size)

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "base/flags.h"
+#include "base/inputs.h"
 #include "orchestrate/record_run.h"
 #include "workload/trace.h"
 
@@ -106,6 +107,11 @@ static int parse_args(int argc, char **argv, struct record_args *a)
     }
     if (!a->out) {
         fprintf(stderr, "memfbench record: -o DIR is required\n");
+        return MFB_EXIT_USAGE;
+    }
+    struct mfb_err err = {{0}};
+    if (mfb_output_folder_check("memfbench record", "-o", a->out, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
         return MFB_EXIT_USAGE;
     }
     if (optind >= argc) {

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "base/inputs.h"
 #include "study/options.h"
 #include "config.h"
 
@@ -48,6 +49,8 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *s, struct mfb_cpu
     }
     if (operands < argc)
         return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[operands]);
+    if (s->output && mfb_output_folder_check("memfbench run", "-o", s->output, err) < 0)
+        return -1;
     mfb_study_resolve(s);
     return mfb_cpus_plan_study(s, plan, err);
 }

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/elfobj.h"
+#include "base/filetext.h"
 #include "base/inputs.h"
+#include "base/parse.h"
 #include "base/strbuf.h"
 #include "base/warn.h"
 #include "impl/code_placements.h"
@@ -175,6 +178,44 @@ static int add_sentinel(struct mfb_run *r, const struct mfb_study *c, struct mfb
     return 0;
 }
 
+/* Files read to list their functions for a message: a shared object or object is far smaller. */
+#define LISTED_FILE_MAX ((size_t)256 << 20)
+
+/* A -v that names no variant: a file given without its function (the form, and the functions the
+ * file offers when it is an ELF file), else the function's variants, with the nearest to a typo. */
+static int unknown_variant(const char *spec, enum mfb_func f, const struct mfb_variant *all, size_t n,
+                           struct mfb_err *err)
+{
+    struct mfb_err why = {{0}};
+    size_t len;
+    unsigned char *data = NULL;
+    if (strchr(spec, '/') || strstr(spec, ".so") || mfb_source_spec(spec, &(enum mfb_source_kind){0}))
+        data = (unsigned char *)mfb_file_text(spec, LISTED_FILE_MAX, &len, &why);
+    if (data) {
+        char fns[400];
+        int k = mfb_elf_functions(data, len, fns, sizeof fns);
+        free(data);
+        return mfb_fail(err, "--variant: '%s' is a file: name the function to time, as %s:SYMBOL[=NAME]%s%s%s", spec,
+                        spec, k > 0 ? " (it offers: " : "", k > 0 ? fns : "", k > 0 ? ")" : "");
+    }
+    char names[512];
+    const char *list[MFB_MAX_VARIANTS * 4];
+    size_t m = 0;
+    struct mfb_strbuf sb;
+    mfb_strbuf_init(&sb, names, sizeof names);
+    for (size_t k = 0; k < n; k++)
+        if (all[k].func == f) {
+            mfb_strbuf_add(&sb, " %s", all[k].name);
+            if (m < sizeof list / sizeof list[0])
+                list[m++] = all[k].name;
+        }
+    int near = mfb_nearest_name(spec, list, m, 2);
+    char hint[96] = "";
+    if (near >= 0)
+        snprintf(hint, sizeof hint, ": did you mean '%s'?", list[near]);
+    return mfb_fail(err, "--variant: '%s' is not a variant of %s%s (have:%s)", spec, mfb_func_name(f), hint, names);
+}
+
 int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
 {
     const struct mfb_variant *all;
@@ -227,16 +268,8 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
                 continue;
             }
         }
-        if (!v) {
-            char names[512];
-            struct mfb_strbuf sb;
-            mfb_strbuf_init(&sb, names, sizeof names);
-            for (size_t k = 0; k < n; k++)
-                if (all[k].func == c->func)
-                    mfb_strbuf_add(&sb, " %s", all[k].name);
-            return mfb_fail(err, "--variant: '%s' is not a variant of %s (have:%s)", c->variants[i],
-                            mfb_func_name(c->func), names);
-        }
+        if (!v)
+            return unknown_variant(c->variants[i], c->func, all, n, err);
         if (unique_name(r, v->name, r->config.nvars, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }

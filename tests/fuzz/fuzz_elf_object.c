@@ -10,6 +10,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* the list of functions a file offers (for a -v without its symbol): bounded, terminated */
+    char fns[64];
+    int nf = mfb_elf_functions(data, size, fns, sizeof fns);
+    FUZZ_CHECK(nf >= -1 && memchr(fns, '\0', sizeof fns) != NULL);
     struct mfb_elf_symbol s;
     struct mfb_err err = {{0}};
     if (mfb_elf_symbol_read(data, size, "fuzz.o", "f", &s, &err) < 0) {

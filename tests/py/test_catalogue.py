@@ -139,8 +139,9 @@ PLUGIN_CASES = [
 
 
 def out(id_: str, target: str, *fragments: str, setup: Callable[[Path], None] | None = None,
-        files: dict[str, str | bytes] | None = None) -> Case:
-    return Case(f"output-{id_}", ["-o", target], list(fragments), output=None, setup=setup, files=files or {})
+        files: dict[str, str | bytes] | None = None, code: int = 1) -> Case:
+    return Case(f"output-{id_}", ["-o", target], list(fragments), output=None, setup=setup, files=files or {},
+                code=code)
 
 
 def _mkdir(name: str) -> Callable[[Path], None]:
@@ -164,8 +165,9 @@ OUTPUT_CASES = [
     out("directory", "{dir}/sub", "sub", "not a regular file", "directory", setup=_mkdir("sub")),
     out("trailing-slash", "{dir}/sub/", "names a folder", setup=_mkdir("sub")),
     out("dot", "{dir}/.", "names a folder"),
-    out("missing-folder", "{dir}/no/such/dir/out.json", "out.json", "cannot create"),
-    out("under-a-file", "{dir}/plain/out.json", "plain/out.json", "cannot create", files={"plain": "x"}),
+    # a folder that is not there is a usage error, found before anything runs, and named
+    out("missing-folder", "{dir}/no/such/dir/out.json", "out.json", "the folder", "/no/such/dir does not exist", code=2),
+    out("under-a-file", "{dir}/plain/out.json", "plain/out.json", "plain is not a folder", files={"plain": "x"}, code=2),
     out("too-long", "{dir}/" + "a" * 5000, "too long"),
     out("fifo", "{dir}/fifo", "fifo", "a FIFO", setup=_fifo),
     out("device", "{dir}/dev", "dev", "not a regular file", setup=_device),

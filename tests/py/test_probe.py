@@ -232,7 +232,7 @@ def test_probe_needs_an_output_that_can_be_written(memfbench, tmp_path):
     p = subprocess.run([memfbench, "probe", "--quick"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "-o FILE is required" in p.stderr
     p = probe_run(memfbench, tmp_path / "no" / "such" / "p.json")
-    assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "cannot create the output file" in p.stderr
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "/no/such does not exist" in p.stderr
 
 
 def test_analysis_reads_plots_and_exports_a_probe(quick, tmp_path):

@@ -1,0 +1,60 @@
+"""Errors that teach: a typo gets the nearest option or variant, a file given as a variant gets
+the PATH:SYMBOL form and the functions it offers, an output folder that is not there is named
+before anything runs (exit 2). One line each, no output left behind."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+QUICK = ["--rounds", "1", "--processes", "1", "--cache", "32K:512K:32M", "-q"]
+
+
+def one_line(p: subprocess.CompletedProcess) -> str:
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("typo, meant", [("--processs", "--processes"), ("--tmie", "--time"), ("--cahce=1", "--cache"),
+                                         ("--latnecy", "--latency")])
+def test_a_misspelled_option_gets_the_nearest(memfbench: str, tmp_path: Path, typo: str, meant: str) -> None:
+    p = subprocess.run([memfbench, "run", typo, "-o", str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert p.returncode == 2 and f"did you mean {meant}?" in one_line(p)
+
+
+def test_a_word_far_from_every_option_gets_no_guess(memfbench: str, tmp_path: Path) -> None:
+    p = subprocess.run([memfbench, "run", "--zz", "-o", str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert p.returncode == 2 and "did you mean" not in one_line(p)
+
+
+def test_a_misspelled_builtin_gets_the_nearest(memfbench: str, tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    p = subprocess.run([memfbench, "run", "-v", "libc", "-v", "rep_movs", *QUICK, "-o", str(out)], capture_output=True,
+                       text=True)
+    line = one_line(p)
+    assert p.returncode == 2 and "did you mean 'rep_movsb'?" in line and "(have:" in line and not out.exists()
+
+
+def test_a_library_without_its_symbol_gets_the_form_and_its_functions(memfbench: str, tmp_path: Path) -> None:
+    lib = Path(memfbench).resolve().parents[1] / "tests" / "c" / "libmemcpy_erms.so"
+    if not lib.exists():
+        pytest.skip("the example plugin is not built")
+    out = tmp_path / "x.json"
+    p = subprocess.run([memfbench, "run", "-v", "libc", "-v", str(lib), *QUICK, "-o", str(out)], capture_output=True,
+                       text=True)
+    line = one_line(p)
+    assert p.returncode == 2 and f"as {lib}:SYMBOL[=NAME]" in line and "it offers: erms_memcpy" in line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["run", "-v", "libc", *QUICK], ["probe", "--quick"], ["record"], ["merge"],
+                                     ["ab", "-v", "sse2"]])
+def test_an_output_folder_that_is_not_there_is_named(memfbench: str, tmp_path: Path, command: list[str]) -> None:
+    target = tmp_path / "no" / "such" / "out"
+    tail = {"record": ["--", "true"], "merge": [str(tmp_path)], "ab": ["--", "true"]}.get(command[0], [])
+    p = subprocess.run([memfbench, *command, "-o", str(target), *tail], capture_output=True, text=True, timeout=60)
+    line = one_line(p)
+    assert p.returncode == 2 and f"the folder {tmp_path / 'no' / 'such'} does not exist" in line, line
+    assert not (tmp_path / "no").exists()
