@@ -2,8 +2,11 @@
 # memfbench set-up and entry point. Installs what is missing (Debian/Ubuntu packages), builds
 # with meson, then either runs the default study or every test.
 #
-#   ./bootstrap.sh study [memfbench run options]   default: fleet memcpy, libc vs built-ins, then
-#                                                  the analysis summary and results/report/
+#   ./bootstrap.sh study [--force] [memfbench run options]
+#                                                  default: fleet memcpy, libc vs built-ins, then
+#                                                  the analysis summary and results/report/ (an
+#                                                  earlier study is kept: the next goes to
+#                                                  results/default-2.json.gz; --force replaces it)
 #   ./bootstrap.sh test                            meson test (C and Python, notebooks included),
 #                                                  then the C tests under ASan and UBSan
 #   ./bootstrap.sh validate                        regenerate docs/validation.md (several minutes)
@@ -81,12 +84,21 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
   study)
+    # an earlier study is kept: this one takes the next free name (--force: replace the first)
+    force=0
+    if [ "${1:-}" = "--force" ]; then force=1; shift; fi
     install_missing
     build
     mkdir -p results
-    "$BUILD/bench/memfbench" run -o results/default.json.gz "$@"
+    out=results/default.json.gz report=results/report k=2
+    while [ "$force" = 0 ] && [ -e "$out" ]; do
+      out=results/default-$k.json.gz report=results/report-$k k=$((k + 1))
+    done
+    [ "$out" != results/default.json.gz ] &&
+      say "results/default.json.gz holds an earlier study: this one goes to $out (--force replaces the first)"
+    "$BUILD/bench/memfbench" run -o "$out" "$@"
     say "analysis (intervals, verdicts, report)"
-    "$BUILD/bench/memfbench" analyze summarize results/default.json.gz --report results/report
+    "$BUILD/bench/memfbench" analyze summarize "$out" --report "$report"
     ;;
   test)
     # the one-node Slurm cluster tests/py/test_slurm.py runs docs/scaling.md's job array on

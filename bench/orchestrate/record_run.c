@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/inputs.h"
+#include "base/self.h"
 #include "config.h"
 #include "orchestrate/program.h"
 #include "report/folder.h"
@@ -61,15 +62,27 @@ static void report(const struct mfb_record_request *a, const struct mfb_recordin
                    int status, const struct mfb_err *err)
 {
     if (written > 0) {
+        char self[4096];
+        mfb_self_path(self, sizeof self);
         fprintf(stderr, "memfbench record: %s:", a->out);
         for (int f = 0; f < MFB_FUNC_COUNT; f++)
             if (rec->f[f].calls)
                 fprintf(stderr, " %s %llu calls", mfb_func_name((enum mfb_func)f), (unsigned long long)rec->f[f].calls);
-        fprintf(stderr, " (%d process%s); replay: memfbench run -f FUNCTION -d %s/FUNCTION_size.csv\n", rec->sources,
-                rec->sources == 1 ? "" : "es", a->out);
-        if (a->trace)
-            fprintf(stderr, "memfbench record: traced %ld calls in order: memfbench run -f FUNCTION --trace "
-                            "%s/FUNCTION_trace.csv; call sites by bytes: %s/callsites.csv\n", traced, a->out, a->out);
+        fprintf(stderr, " (%d process%s); replay each with:\n", rec->sources, rec->sources == 1 ? "" : "es");
+        /* a command per function, ready to run: no placeholder left for the reader to fill */
+        for (int f = 0; f < MFB_FUNC_COUNT; f++)
+            if (rec->f[f].calls)
+                fprintf(stderr, "  %s run -f %s -d %s/%s_size.csv -o %s.json.gz\n", self, mfb_func_name((enum mfb_func)f),
+                        a->out, mfb_func_name((enum mfb_func)f), mfb_func_name((enum mfb_func)f));
+        if (a->trace) {
+            fprintf(stderr, "memfbench record: traced %ld calls in order (call sites by bytes: %s/callsites.csv); "
+                            "replay them in order with:\n", traced, a->out);
+            for (int f = 0; f < MFB_FUNC_COUNT; f++)
+                if (rec->f[f].calls)
+                    fprintf(stderr, "  %s run -f %s --trace %s/%s_trace.csv -o %s-trace.json.gz\n", self,
+                            mfb_func_name((enum mfb_func)f), a->out, mfb_func_name((enum mfb_func)f),
+                            mfb_func_name((enum mfb_func)f));
+        }
     } else if (written == 0 && status != 127) {
         fprintf(stderr, "memfbench record: no calls recorded: %s made none through the dynamic C library, "
                         "or ended without running its exit handlers (killed, _exit); %s not written\n",

@@ -1,5 +1,7 @@
 #include "report/summary.h"
 
+#include "base/self.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -328,9 +330,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
 void mfb_summary_analysis_command(FILE *out, const char *result_path)
 {
     char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = '\0';
-    fprintf(out, "%s analyze summarize %s\n", n > 0 ? self : "memfbench", result_path);
+    fprintf(out, "%s analyze summarize %s\n", mfb_self_path(self, sizeof self), result_path);
 }
 
 /* Each source variant's build, one line: whether it was built (and how long that took) or found

@@ -58,3 +58,27 @@ def test_an_output_folder_that_is_not_there_is_named(memfbench: str, tmp_path: P
     line = one_line(p)
     assert p.returncode == 2 and f"the folder {tmp_path / 'no' / 'such'} does not exist" in line, line
     assert not (tmp_path / "no").exists()
+
+
+def test_an_interpreter_without_the_libraries_gets_one_line() -> None:
+    """python3 -m analysis under an interpreter that lacks pandas and the rest (here Debian's
+    own, without its site packages: -S): one line naming what is missing and what works."""
+    import sys
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "-S", "-m", "analysis", "summarize", "x.json"], capture_output=True, text=True,
+                       cwd=root)
+    line = one_line(p)
+    assert p.returncode == 2 and "cannot import" in line and "pandas" in line and "./memfbench analyze" in line
+    assert "Traceback" not in p.stderr
+
+
+def test_the_checkout_wrapper_runs_the_built_binary(memfbench: str) -> None:
+    """./memfbench, the name the docs use, runs the build's binary (MEMFBENCH_BUILD, else build/)."""
+    import os
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, MEMFBENCH_BUILD=str(Path(memfbench).resolve().parents[1]))
+    p = subprocess.run([str(root / "memfbench"), "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0 and "memcpy" in p.stdout
+    env["MEMFBENCH_BUILD"] = "/nonexistent-build"
+    p = subprocess.run([str(root / "memfbench"), "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and "bootstrap.sh study" in one_line(p)
