@@ -13,6 +13,8 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run       time variants of one function on a recorded distribution (memfbench run --help)\n"
                  "  sweep     time against size: memfbench sweep SIZES [run options] (as run --sweep SIZES)\n"
+                 "  suite     one number across functions: a study of each on its fleet table, then each\n"
+                 "            variant's geometric mean with its interval (memfbench suite --help)\n"
                  "  record    record a program's calls as a distribution: memfbench record -o DIR -- PROGRAM ARGS\n"
                  "  merge     add recorded folders (and bpftrace histograms) into one: memfbench merge -o DIR A B\n"
                  "  ab        a program end to end under libc and each variant: memfbench ab -v V -o FILE\n"
@@ -77,6 +79,8 @@ int main(int argc, char **argv)
         return mfb_cmd_analyze(argc - 1, argv + 1);
     if (!strcmp(cmd, "ab"))
         return mfb_cmd_ab(argc - 1, argv + 1);
+    if (!strcmp(cmd, "suite"))
+        return mfb_cmd_suite(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

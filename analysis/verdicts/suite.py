@@ -1,0 +1,83 @@
+"""One number across a suite: each variant's geometric mean of its ratios to the baseline over
+several studies (the five functions on their fleet tables, or any set of distributions), with an
+interval that carries each study's own.
+
+Each study i gives a ratio r_i with an interval at `level` from a t (or, for one process's sign
+test, normal) law; its standard error in log space is se_i = (ln hi_i - ln lo_i) / (2 q_i), q_i
+the law's quantile. The suite's estimate is the mean of ln r_i over the k studies, every study
+weighing the same (the suite is the population, not a sample of one); its variance is
+sum(se_i^2) / k^2 (studies are independent processes), its degrees of freedom Welch and
+Satterthwaite's, (sum se_i^2)^2 / sum(se_i^4 / dof_i). The interval is exp(mean +- t(dof) * se)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..stats.laws import norm_quantile, t_quantile
+from .compare import Comparison
+
+
+@dataclass
+class SuiteLine:
+    variant: str
+    baseline: str
+    studies: list[str]        # "function on distribution" of each study it was compared in
+    geomean: float            # exp(mean log ratio)
+    low: float
+    high: float
+    dof: float                # Welch-Satterthwaite; inf when every study's interval was a normal one
+    level: float
+    verdict: str              # faster, slower, equivalent (within the margin) or inconclusive
+    withheld: int             # studies whose own verdict was withheld (state change, one process)
+
+
+def log_se(c: Comparison) -> tuple[float, float]:
+    """A study's standard error of ln(ratio) from its interval, and that interval's dof (inf: normal)."""
+    q = t_quantile(0.5 + c.level / 2, c.dof) if c.dof > 0 else norm_quantile(0.5 + c.level / 2)
+    return (math.log(c.ci_high) - math.log(c.ci_low)) / (2 * q), (float(c.dof) if c.dof > 0 else math.inf)
+
+
+def combine(comps: list[Comparison], level: float, margin: float) -> SuiteLine:
+    """The suite line of one variant's comparisons (one per study, the same baseline)."""
+    k = len(comps)
+    logs = [math.log(c.ratio) for c in comps]
+    ses = [log_se(c) for c in comps]
+    var = sum(s * s for s, _ in ses) / (k * k)
+    denom = sum(s ** 4 / d for s, d in ses if math.isfinite(d))
+    dof = (sum(s * s for s, _ in ses) ** 2 / denom) if denom > 0 else math.inf
+    q = t_quantile(0.5 + level / 2, dof) if math.isfinite(dof) else norm_quantile(0.5 + level / 2)
+    mean = sum(logs) / k
+    low, high = math.exp(mean - q * math.sqrt(var)), math.exp(mean + q * math.sqrt(var))
+    if low >= 1 / (1 + margin) and high <= 1 + margin:
+        verdict = "equivalent"
+    elif high < 1:
+        verdict = "faster"
+    elif low > 1:
+        verdict = "slower"
+    else:
+        verdict = "inconclusive"
+    withheld = sum(1 for c in comps if c.verdict == "inconclusive" and (c.state_change_at or not c.across_processes))
+    return SuiteLine(comps[0].variant, comps[0].baseline, [f"{c.function} on {c.distribution}" for c in comps],
+                     math.exp(mean), low, high, dof, level, verdict, withheld)
+
+
+def suite_lines(comps: list[Comparison], level: float, margin: float, min_studies: int = 2) -> list[SuiteLine]:
+    """A line per variant compared in at least min_studies studies, against the same baseline
+    (a variant's comparisons under another baseline are a suite of their own); a study's noop is
+    the harness, never in a suite."""
+    groups: dict[tuple[str, str], list[Comparison]] = {}
+    for c in comps:
+        if c.variant != "noop" and c.ratio > 0 and c.ci_low > 0 and math.isfinite(c.ci_high):
+            groups.setdefault((c.variant, c.baseline), []).append(c)
+    return [combine(g, level, margin) for g in groups.values() if len({(c.function, c.distribution) for c in g}) >= min_studies]
+
+
+def suite_headline(line: SuiteLine) -> str:
+    """One line of at most about 80 characters: the variant, the geometric mean and its interval,
+    the verdict with its size, the studies."""
+    pct = (line.geomean - 1) * 100
+    size = f"{abs(pct):.1f} % {'faster' if pct < 0 else 'slower'}" if line.verdict in ("faster", "slower") \
+        else line.verdict
+    name = line.variant if len(line.variant) <= 16 else line.variant[:15] + "…"
+    return (f"{name:<16} {line.geomean:.3f} [{line.low:.3f}, {line.high:.3f}]  {size:<14} "
+            f"{len(line.studies)} studies")
