@@ -40,18 +40,39 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _series_files(paths: list[str]) -> list[str]:
     """The files a history names: each file as given, each folder's *.json and *.json.gz (not the
-    verdicts a gate writes beside them), sorted by name."""
+    verdicts a gate writes beside them, nor a history's own --json), sorted by name."""
     out: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             found = sorted(str(f) for f in Path(p).iterdir() if f.is_file() and f.name.endswith((".json", ".json.gz"))
-                           and not f.name.endswith((".verdict.json", ".verdict.json.gz")))
+                           and not f.name.endswith((".verdict.json", ".verdict.json.gz"))
+                           and not (f.name.endswith(".json") and _is_own_output(f)))
             if not found:
                 raise UsageError(f"{p}: a folder with no result file (*.json, *.json.gz)")
             out += found
         else:
             out.append(p)
     return out
+
+
+def _none_found(n: int, args: argparse.Namespace) -> str:
+    """No change: whether the series could have shown one at all."""
+    strongest = hist.strongest_step_p(n, args.min_size, args.permutations, args.seed)
+    if strongest < args.alpha:
+        return "(none)"
+    need = hist.points_needed(args.alpha, args.min_size, args.permutations, args.seed, start=n + 1)
+    more = f"at least {need} files are needed" if need <= 64 else "no series of up to 64 files can show one"
+    return (f"(none found, and none could be: with {n} files the strongest step gets p = {strongest:.3g}, not below "
+            f"{args.alpha:g}; {more})")
+
+
+def _is_own_output(path: Path) -> bool:
+    """A JSON file a history wrote (--json into the folder it scans): not a point of the series."""
+    try:
+        with open(path, "rb") as f:
+            return b'"memfbench-history"' in f.read(256)
+    except OSError:
+        return False
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -104,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nchange points (e-divisive means; permutation test at {args.alpha:g} per split, "
               f"{args.permutations} permutations, at least {args.min_size} files a side; change: the mean of the "
               f"segment after / before, Welch t):")
-        print("\n".join(hist.change_line(c, args.level) for c in changes) or "(none)")
+        print("\n".join(hist.change_line(c, args.level) for c in changes) or _none_found(len(rs), args))
         for _, c in codes.iterrows():
             print(f"note: code changed at #{c['position']}: {c['whose']} {c['from']} -> {c['to']}")
         all_changes += [{**c.as_dict(), "cpu_model": cpu, "measure": measure, "function": function,

@@ -176,6 +176,29 @@ class Change:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "notes"}
 
 
+def strongest_step_p(n: int, min_size: int = MIN_SIZE, permutations: int = PERMUTATIONS,
+                     seed: int = DEFAULT_SEED) -> float:
+    """The p-value the test gives the strongest change n points can show: a step between two
+    halves far apart. A permutation test of n points cannot go below the share of orderings that
+    look as split as the data (for 6 points, 2 of the 20 ways to choose a half: 0.1), so a series
+    this short finds no change at an alpha below it, whatever the step."""
+    if n < 2 * max(min_size, 2):
+        return 1.0
+    k = n // 2
+    x = np.r_[np.arange(k) * 1e-9, 1.0 + np.arange(n - k) * 1e-9]  # a step, no ties
+    return best_split(x, min_size, permutations, np.random.default_rng(seed))[1]
+
+
+def points_needed(alpha: float, min_size: int = MIN_SIZE, permutations: int = PERMUTATIONS,
+                  seed: int = DEFAULT_SEED, start: int = 2, limit: int = 64) -> int:
+    """The fewest points from start on whose strongest step the test finds at alpha; limit + 1
+    when none up to limit does (an alpha below what the permutations can show)."""
+    for n in range(max(start, 2 * max(min_size, 2)), limit + 1):
+        if strongest_step_p(n, min_size, permutations, seed) < alpha:
+            return n
+    return limit + 1
+
+
 def change_points(x: np.ndarray, min_size: int = MIN_SIZE, alpha: float = ALPHA,
                   permutations: int = PERMUTATIONS, seed: int = DEFAULT_SEED) -> list[tuple[int, float]]:
     """E-divisive means with binary segmentation over x (log values in series order): the accepted
