@@ -7,6 +7,7 @@ import argparse
 from ..io.files import write_text_atomic
 from ..io.load import load_run
 from ..verdicts.classes import decompose, decompose_run, decomposition_lines
+from ..views.text import dashed
 from .common import UsageError, check_margin_level, check_outputs, inputs_of, verdict_options
 
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from e
     for dec in decs:
-        print("\n".join(decomposition_lines(dec)) + "\n")
+        print(dashed("\n".join(decomposition_lines(dec)), head=2) + "\n")
     print("class: the whole distribution's share of calls (calls %) x the per-call difference within the class; "
           "residual: the whole difference less the classes' sum (what timing the classes apart misses: "
           "predictors and caches mixing sizes); ratios paired by round, Holm over the classes")

@@ -49,6 +49,17 @@ def study_options(p: argparse.ArgumentParser) -> None:
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
 
+def detail_option(p: argparse.ArgumentParser) -> None:
+    """--detail: every figure of each verdict (the long lines) after the headline."""
+    p.add_argument("--detail", action="store_true",
+                   help="also print every figure of each verdict (intervals, prediction, layout noise, net of "
+                        "the harness, adjusted p, rounds, processes needed), one long line per variant")
+
+
+# The headline's last line without --detail: how to see every figure.
+DETAIL_HINT = "all figures of each verdict (prediction, layout noise, net, p, rounds): --detail"
+
+
 def verdict_options(p: argparse.ArgumentParser, each_run: bool = False, baseline: bool = True) -> None:
     """--baseline, --margin and --level, as every comparing subcommand takes them (ab's baseline is
     its libc arm, always: no --baseline there)."""

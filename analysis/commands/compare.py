@@ -1,18 +1,20 @@
-"""compare: the A/B verdicts of every variant against the baseline, as a table and one line each
-(and, with --json FILE, as JSON)."""
+"""compare: the A/B verdicts of every variant against the baseline, at a glance (one short line
+each), with --detail as a table and one long line each (and, with --json FILE, as JSON)."""
 from __future__ import annotations
 
 import argparse
 
 from ..io.files import json_text, write_text_atomic
 from ..verdicts.compare import comparisons_frame
-from ..views.text import COMPARISON_COLUMNS, plain, table, verdict_lines
-from .common import check_outputs, check_study_options, compare_study, inputs_of, study_options
+from ..views.text import COMPARISON_COLUMNS, headline_lines, plain, table, verdict_lines
+from .common import (DETAIL_HINT, check_outputs, check_study_options, compare_study, detail_option, inputs_of,
+                     study_options)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="A/B verdicts against a baseline")
     study_options(p)
+    detail_option(p)
     p.add_argument("--json", dest="json_out", help="also write the comparisons as JSON to this file")
     return p
 
@@ -22,9 +24,12 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [])
     _, _, comps = compare_study(args, secondary=True)
     if comps:
-        print(table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
-        print()
-        print("\n".join(plain(x) for x in verdict_lines(comps)))
+        print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)))
+        if args.detail:
+            print()
+            print(table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
+            print()
+            print("\n".join(plain(x) for x in verdict_lines(comps)))
     else:
         print("(no comparisons: every variant besides the baseline is the harness's noop)")
     if args.json_out is not None:

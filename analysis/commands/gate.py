@@ -3,9 +3,11 @@ P % (multiplicity-adjusted); the verdict is written as JSON beside the first fil
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from ..verdicts.gate import default_verdict_path, verdict_document, write_atomic
+from ..views.text import DASH
 from .common import check_outputs, check_study_options, check_threshold, compare_study, inputs_of, study_options
 
 
@@ -24,6 +26,11 @@ def _verdict_target(args: argparse.Namespace) -> tuple[str | Path, str]:
     return default_verdict_path(args.files[0]), "verdict file"
 
 
+def _num(x: float | None) -> str:
+    """A ratio to four decimals; a dash where it does not exist (fewer than 2 rounds paired)."""
+    return f"{x:.4f}" if x is not None and math.isfinite(x) else DASH
+
+
 def run(args: argparse.Namespace) -> int:
     check_threshold(args.fail_if_slower)
     check_study_options(args)
@@ -32,9 +39,12 @@ def run(args: argparse.Namespace) -> int:
     _, _, comps = compare_study(args, secondary=False)
     doc = verdict_document(comps, args.files, args.baseline, args.fail_if_slower / 100, args.level, args.adjust)
     write_atomic(path, doc, label, inputs_of(args))
+    # the status first, padded after it (not before: right-aligned to the longest status,
+    # "slower-within-threshold", a regression's line began with 14 spaces)
+    width = max((len(row["gate"]) for row in doc["comparisons"]), default=0) + 1
     for row in doc["comparisons"]:
-        print(f"{row['gate']:>24}: {row['variant']} vs {row['baseline']} on {row['distribution']}: ratio "
-              f"{row['ratio']:.4f}, simultaneous CI [{row['ci_adj_low']:.4f}, {row['ci_adj_high']:.4f}]")
+        print(f"{row['gate'] + ':':<{width}} {row['variant']} vs {row['baseline']} on {row['distribution']}: ratio "
+              f"{_num(row['ratio'])}, simultaneous CI [{_num(row['ci_adj_low'])}, {_num(row['ci_adj_high'])}]")
     print(f"gate {'FAILED' if doc['failed'] else 'passed'} (fail if slower by more than {args.fail_if_slower:g} %); "
           f"verdict: {path}")
     return 1 if doc["failed"] else 0

@@ -1,5 +1,6 @@
-"""summarize: each run's context, per-variant statistics and the verdicts against the baseline
-(and, with --report DIR, the report as `report -o DIR` writes it)."""
+"""summarize: the verdicts at a glance (one short line per variant), then each run's context and
+per-variant statistics, with --detail every figure of each verdict (one long line each), and, with
+--report DIR, the report as `report -o DIR` writes it."""
 from __future__ import annotations
 
 import argparse
@@ -11,13 +12,15 @@ from ..verdicts.sweep import describe, is_sweep, sweep_points, sweep_table
 from ..views.counters import counter_summary, counters_source, has_counters
 from ..views.report import write_report
 from ..views.summary import summarize_run
-from ..views.text import context_lines, interference_lines, plain, table, verdict_lines
-from .common import check_outputs, check_study_options, command_name, compare_study, study_options
+from ..views.text import context_lines, dashed, headline_lines, interference_lines, plain, table, verdict_lines
+from .common import (DETAIL_HINT, check_outputs, check_study_options, command_name, compare_study, detail_option,
+                     study_options)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("summarize", help="context, per-variant statistics and verdicts")
     study_options(p)
+    detail_option(p)
     p.add_argument("--report", metavar="DIR", help="also write the report (as `report -o DIR`)")
     return p
 
@@ -26,10 +29,12 @@ def run(args: argparse.Namespace) -> int:
     check_study_options(args)
     check_outputs(args, folder=(args.report, "--report") if args.report is not None else None)
     runs, code_notes, comps = compare_study(args, secondary=args.report is not None)
+    if comps or not runs or not all(is_sweep(r) for r in runs):  # a sweep's verdicts are its table's
+        print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)))
     for r in (r for r in runs if is_sweep(r)):
         print(f"\n== size sweep: {r.function}, {describe(r)}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))
-        print(sweep_table(sweep_points(r, args.baseline, args.level, args.margin / 100)))
+        print(dashed(sweep_table(sweep_points(r, args.baseline, args.level, args.margin / 100))))
     for r in (r for r in runs if not is_sweep(r)):
         print(f"\n== {r.function} on {r.distribution}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))
@@ -42,6 +47,25 @@ def run(args: argparse.Namespace) -> int:
         if is_threaded(r):
             print(f"\nthreads (details: {command_name()} threads {r.path}); "
                   + "\n".join(interference_lines(r, args.level, ratios=False)))
+    if args.detail:
+        _detail(runs, comps, args)
+    for r in (r for r in runs if r.doc.get("by_class")):
+        print(f"\n== where the time goes: {r.function} on {r.distribution} by size class "
+              f"(details: {command_name()} classes {r.path})")
+        try:
+            for dec in decompose_run(r, args.baseline, args.level, args.margin / 100):
+                print(dashed("\n".join(decomposition_lines(dec)), head=2))
+        except ValueError as e:
+            print(f"(no decomposition: {e})")
+    if args.report is not None:
+        md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes)
+        print(f"report: {html} (and {md.name})")
+    return 0
+
+
+def _detail(runs: list, comps: list, args: argparse.Namespace) -> None:
+    """Every figure of each verdict: one long line per comparison, as summarize printed them
+    before the headline."""
     rotating = any(r.doc["config"].get("code_rotation") == "round" for r in runs)
     print("\n== verdicts (ratio: per process, the median over rounds of variant time / baseline time"
           + (", the median over blocks of 8 rounds (every code placement once) of each block's mean" if rotating else "")
@@ -49,15 +73,3 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(plain(x) for x in verdict_lines(comps)) or "(no comparisons)")
     print(f"\nmargin ±{args.margin:g} %, {args.adjust} adjustment over {len(comps)} comparisons, "
           f"intervals at {args.level:.0%} (simultaneous: Bonferroni)")
-    for r in (r for r in runs if r.doc.get("by_class")):
-        print(f"\n== where the time goes: {r.function} on {r.distribution} by size class "
-              f"(details: {command_name()} classes {r.path})")
-        try:
-            for dec in decompose_run(r, args.baseline, args.level, args.margin / 100):
-                print("\n".join(decomposition_lines(dec)))
-        except ValueError as e:
-            print(f"(no decomposition: {e})")
-    if args.report is not None:
-        md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes)
-        print(f"report: {html} (and {md.name})")
-    return 0

@@ -9,6 +9,7 @@ from ..io.load import load_run
 from ..io.probe_file import read_probe
 from ..verdicts.sweep import describe, sweep_points, sweep_rows, sweep_table
 from ..views.probe import check_reference, roofline, roofline_sentences, roofline_table
+from ..views.text import dashed
 from .common import UsageError, check_margin_level, check_outputs, inputs_of, png, verdict_options
 
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from e
     print(f"== size sweep: {r.function}, {describe(r)}")
-    print(sweep_table(points))
+    print(dashed(sweep_table(points)))
     print("ns: per process the median over its rounds, then the mean over processes (log scale); x ratio to "
           f"{points[0].variant} in the same rounds with its {args.level:.0%} interval, Holm over the sizes")
     if args.csv_out is not None:
@@ -50,6 +51,6 @@ def run(args: argparse.Namespace) -> int:
     if probe_doc is not None:
         roof = roofline(points, r.doc, r.function, probe_doc)
         print(f"\n== against the memory system (probe {args.probe})")
-        print(roofline_table(roof, r.function))
+        print(dashed(roofline_table(roof, r.function)))
         print("\n".join(roofline_sentences(roof, r.function)))
     return 0

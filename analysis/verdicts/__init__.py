@@ -10,4 +10,5 @@ compares something, on the statistics of stats/ and the runs of io/.
 - gate: the regression gate and its verdict document
 - history: a series of files across commits and its change points
 - ab: program-level A/B (memfbench ab) and the prediction from a recording's replay
+- suite: one number across studies: each variant's geometric mean with an interval carrying the studies' own
 """

@@ -18,7 +18,7 @@ from ..verdicts.compare import Comparison, comparisons_frame
 from ..verdicts.diff import Shift, shift_line
 from .counters import counter_summary, counters_source, has_counters
 from .summary import summarize_run
-from .text import CODE, COMPARISON_COLUMNS, STRONG, context_lines, host_groups, verdict_lines
+from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, verdict_lines
 
 
 def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
@@ -33,6 +33,17 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
                          "—" if v is pd.NA else str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _host_title(group: str, comps: list[Comparison]) -> str:
+    hosts = max(c.hosts for c in comps)
+    return f"{group} ({hosts} host{'s' if hosts != 1 else ''})"
+
+
+def _fold(summary: str, lines: list[str]) -> list[str]:
+    """Lines folded under a one-line summary: an HTML <details> element, which both the report's
+    page and Markdown viewers (GitHub's) show closed, the Markdown inside rendered."""
+    return [f"<details><summary>{html.escape(summary, quote=False)}</summary>", "", *lines, "", "</details>", ""]
 
 
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
@@ -192,17 +203,17 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
     # one colour per variant in every figure: baselines first, then every variant in file order
     colors = palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])
     groups = host_groups(comps)
+    # The first screen decides: the verdicts at a glance (a short table), then the forest plot; every
+    # figure of each verdict and every column of the comparisons follow, folded.
     if comps:
-        md += ["## Verdicts", "", *verdict_lines(comps), ""]
-    # one table and one set of figures per host group (CPU model): ratios of different machine
-    # types are not pooled, so they are not drawn on one axis either
+        md += ["## Verdicts", "", *headline_markdown(comps), ""]
+    # one set of figures per host group (CPU model): ratios of different machine types are not
+    # pooled, so they are not drawn on one axis either
     for gi, group in enumerate(groups):
         gc = [c for c in comps if c.cpu_model == group]
         suffix = f"_host{gi}" if len(groups) > 1 else ""
         if len(groups) > 1:
-            hosts = max(c.hosts for c in gc)
-            md += [f"### {group} ({hosts} host{'s' if hosts != 1 else ''})", ""]
-        md += [_md_table(comparisons_frame(gc)[COMPARISON_COLUMNS]), ""]
+            md += [f"### {_host_title(group, gc)}", ""]
         fig = save(forest(gc, colors=colors), out_dir / f"forest{suffix}", svg)[0]
         figures.append((f"Paired ratios{f' on {group}' if suffix else ''}", fig))
         md += [f"![forest plot]({fig.name})", ""]
@@ -210,6 +221,16 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             fig = save(ratio_by_distribution(gc, colors), out_dir / f"by_distribution{suffix}", svg)[0]
             figures.append((f"Ratio per distribution{f' on {group}' if suffix else ''}", fig))
             md += [f"![ratio per distribution]({fig.name})", ""]
+    if comps:
+        md += _fold("Every figure of each verdict (prediction, layout noise, within-process interval, net of "
+                    "the harness, adjusted p, rounds)", verdict_lines(comps))
+        tables: list[str] = []
+        for group in groups:
+            gc = [c for c in comps if c.cpu_model == group]
+            if len(groups) > 1:
+                tables += [f"**{_host_title(group, gc)}**", ""]
+            tables += [_md_table(comparisons_frame(gc)[READER_COLUMNS]), ""]
+        md += _fold("Every column of every comparison (verdict first)", tables)
     if probe_doc is not None:
         md += _probe_section(probe_doc, out_dir, svg, figures)
     for i, run in enumerate(runs):
@@ -284,6 +305,9 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
             tag = "th" if block != "table" else "td"
             open_block("table")
             body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+        elif line.startswith(("<details><summary>", "</details>")):
+            open_block("")
+            body.append(line)  # _fold's own tags, its summary already escaped
         elif line.startswith("- "):
             open_block("list")
             body.append(f"<li>{_inline(line[2:])}</li>")
@@ -300,5 +324,6 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
     open_block("")
     style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:85%}"
              "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}.wide{overflow-x:auto}"
-             "code{background:#f3f3f3;padding:0 2px}")
+             "code{background:#f3f3f3;padding:0 2px}"
+             "details{margin:1em 0}summary{cursor:pointer;font-weight:bold}")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>memfbench report</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"

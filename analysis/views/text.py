@@ -1,9 +1,12 @@
 """Lines and tables for the terminal and for the report's Markdown: a run's context and warnings,
-one line per verdict, thread 0's interference, a frame as a terminal table, and `plain`, which
-drops the Markdown marks for a terminal. The commands print them; views/report.py writes them."""
+the verdicts at a glance (one short line per variant, the headline) and in full (one long line
+each, the detail), thread 0's interference, a frame as a terminal table, and `plain`, which drops
+the Markdown marks for a terminal. The commands print them; views/report.py writes them."""
 from __future__ import annotations
 
+import math
 import re
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -12,16 +15,43 @@ from ..io import placement_check
 from ..io.load import Run
 from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                              is_threaded, threads_line)
-from ..verdicts.compare import Comparison
+from ..verdicts.compare import Comparison, verdict_of
 
 # Markdown's inline marks the lines use: **bold** and `code`.
 STRONG = re.compile(r"\*\*(.+?)\*\*")
 CODE = re.compile(r"`([^`]+)`")
 
+# What a table prints where a value does not exist (no noop ran: nothing to take the harness off;
+# one process: no spread between processes), as the report's Markdown tables do.
+DASH = "—"
+
+# A "nan" that an f-string table printed for a value that does not exist (the sweep's and the size
+# classes' tables): a word of its own, or after the "x" of a ratio or an interval's bracket.
+NAN_WORD = re.compile(r"(?<![^\s\[(x,])[+-]?nan(?![\w.@/:-])", re.IGNORECASE)
+
 
 def table(df: pd.DataFrame) -> str:
-    """A frame as a terminal table: no index, numbers to four significant digits."""
-    return df.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    """A frame as a terminal table: no index, numbers to four significant digits, a dash where a
+    value does not exist (NaN, None, NA)."""
+    shown = df.copy()
+    for col in shown.columns:
+        s = shown[col]
+        if not pd.api.types.is_float_dtype(s) and bool(s.isna().any()):
+            shown[col] = s.astype(object).where(s.notna(), DASH)
+    return shown.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep=DASH)
+
+
+def dash_nan(line: str) -> str:
+    """A table line formatted by f-strings with each "nan" replaced by a dash of the same width
+    (the columns stay aligned)."""
+    return NAN_WORD.sub(lambda m: DASH.rjust(len(m.group())), line)
+
+
+def dashed(text: str, head: int = 1) -> str:
+    """A table formatted by f-strings (verdicts/sweep.py's, verdicts/classes.py's) with a dash for
+    each value that does not exist; its first `head` lines, which name the variants, as they are."""
+    lines = text.split("\n")
+    return "\n".join(lines[:head] + [dash_nan(x) for x in lines[head:]])
 
 
 def silenced_codes(run: Run, quiet: frozenset[str] = frozenset()) -> frozenset[str] | None:
@@ -138,6 +168,252 @@ def verdict_lines(comps: list[Comparison]) -> list[str]:
     return [verdict_line(c, with_host) for c in comps]
 
 
+# ---- The headline: the verdicts at a glance, one short line per variant ------------------------
+#
+# Each line: the variant, its time ratio to the baseline with the interval the verdict rests on
+# (over processes, simultaneous over the family of comparisons: compare.adjust_family's), the
+# verdict in a word or two, the processes it rests on, and short tags for what the long line says
+# at length. The lines are the detail's values, rounded, never others.
+
+WIDTH = 80          # every headline line fits a terminal of 80 columns
+INDENT = "  "
+# The verdicts' order in the headline (compare.verdict_of's vocabulary), each group's lines
+# sorted by the size of the change, the largest first.
+VERDICT_ORDER = ("faster", "slower", "equivalent", "inconclusive")
+# The word of a verdict the figures would give but the study's design holds back
+# (compare.adjust_family): never printed as faster or slower.
+WITHHELD = "withheld"
+# The tags in the order they are printed and their legend is.
+TAGS = ("[<2 rounds]", "[1 process]", "[state]", "[placement]", "[1 layout]")
+
+
+def withheld(c: Comparison) -> bool:
+    """Whether the comparison is inconclusive by rule rather than for want of evidence: its figures
+    give another verdict (compare.verdict_of, as adjust_family applies it), held back because the
+    machine changed state during the study, or because one process gave it and one process was not
+    allowed to (the long line says "no verdict ...")."""
+    if c.verdict != "inconclusive" or c.rounds < 2:
+        return False
+    held = bool(c.state_change_at) or not (c.across_processes or c.single_process_allowed)
+    return held and verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin,
+                               1 - c.level) != "inconclusive"
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+
+
+def verdict_parts(c: Comparison) -> tuple[str, str]:
+    """The verdict in words as (number, words): ("32.3", "% faster"), ("", "equivalent"),
+    ("", "withheld"). The percentage is of the baseline's time: 1 - ratio faster, ratio - 1 slower."""
+    if withheld(c):
+        return "", WITHHELD
+    if c.verdict == "faster":
+        return _pct((1 - c.ratio) * 100), "% faster"
+    if c.verdict == "slower":
+        return _pct((c.ratio - 1) * 100), "% slower"
+    return "", c.verdict or "inconclusive"
+
+
+def verdict_word(c: Comparison) -> str:
+    """The headline's verdict: "32.3 % faster", "180.3 % slower", "equivalent", "inconclusive" or
+    "withheld"."""
+    number, words = verdict_parts(c)
+    return f"{number} {words}" if number else words
+
+
+def headline_tags(c: Comparison) -> list[str]:
+    """The long line's flags, a word each (their legend: legend_lines)."""
+    tags = []
+    if c.rounds < 2:
+        tags.append("[<2 rounds]")
+    elif not c.across_processes:
+        tags.append("[1 process]")
+    if c.state_change_at:
+        tags.append("[state]")
+    if c.placement_failed:
+        tags.append("[placement]")
+    if c.one_layout:
+        tags.append("[1 layout]")
+    return tags
+
+
+def _tag_legend(tag: str, tagged: list[Comparison]) -> str:
+    """One sentence for a tag, about the comparisons that carry it."""
+    if tag == "[<2 rounds]":
+        return "[<2 rounds] fewer than 2 measured rounds paired: no ratio"
+    if tag == "[1 process]":
+        if all(c.single_process_allowed for c in tagged):
+            return "[1 process] the interval covers one process's code and data layout only, not a re-run"
+        return ("[1 process] the interval covers one process's layout only: no verdict from it (--processes K, or "
+                "--allow-single-process)")
+    if tag == "[state]":
+        return "[state] the machine changed state during the study: no verdict; re-run it"
+    if tag == "[placement]":
+        where = {c.placement_failed for c in tagged}
+        return ("[placement] the placement check failed (data not where planned): "
+                + (where.pop() if len(where) == 1 else "--detail says where"))
+    spreads = {round(c.layout_sensitivity, 4) for c in tagged if np.isfinite(c.layout_sensitivity)}
+    if not spreads:
+        return ("[1 layout] prebuilt code, one layout, and what a layout adds not measured here: give the "
+                "source (-v FILE.c:SYMBOL) to average over placements")
+    under = f"±{spreads.pop():.1%}" if len(spreads) == 1 else "the layout sensitivity (--detail)"
+    return (f"[1 layout] prebuilt code, one layout: a difference under {under} may be its alignment; give the "
+            "source (-v FILE.c:SYMBOL) to average over placements")
+
+
+def legend_texts(comps: list[Comparison]) -> list[str]:
+    """A sentence per tag the comparisons carry, each once, none when no tag is used."""
+    tagged = {t: [c for c in comps if t in headline_tags(c)] for t in TAGS}
+    return [_tag_legend(t, cs) for t, cs in tagged.items() if cs]
+
+
+def _wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=INDENT, break_on_hyphens=False)
+
+
+def legend_lines(comps: list[Comparison]) -> list[str]:
+    """legend_texts, each wrapped to WIDTH."""
+    return [x for t in legend_texts(comps) for x in _wrap(t)]
+
+
+def headline_key(c: Comparison) -> tuple:
+    """What compare.compare_runs pools by: one headline group per key."""
+    return (c.cpu_model, c.measure, c.function, c.distribution, c.icache_pressure, c.neighbours, c.baseline)
+
+
+def group_title(c: Comparison, with_host: bool = False) -> str:
+    """What a headline group compares: function, distribution and baseline, and what else sets the
+    group apart (as the long line names it)."""
+    title = f"{c.function} on {c.distribution} vs {c.baseline}"
+    title += " (latency)" if c.measure == "latency" else ""
+    title += f" [icache pressure {c.icache_pressure} B]" if c.icache_pressure else ""
+    title += f" [{c.neighbours}]" if c.neighbours else ""
+    title += f" [{c.cpu_model}, {c.hosts} host{'s' if c.hosts != 1 else ''}]" if with_host else ""
+    return title
+
+
+def _order(c: Comparison) -> tuple:
+    """Faster, slower, equivalent, inconclusive; within each the largest change first (the greatest
+    speed-up, the greatest slow-down), a comparison without a ratio last."""
+    rank = VERDICT_ORDER.index(c.verdict) if c.verdict in VERDICT_ORDER else len(VERDICT_ORDER)
+    r = c.ratio if np.isfinite(c.ratio) else math.inf
+    return rank, (-r if c.verdict == "slower" and np.isfinite(r) else r)
+
+
+def headline_groups(comps: list[Comparison]) -> list[tuple[str, list[Comparison]]]:
+    """The comparisons as (title, comparisons sorted by verdict), one group per pooling key, in the
+    order of first appearance."""
+    with_host = len(host_groups(comps)) > 1 or any(c.hosts > 1 for c in comps)
+    groups: dict[tuple, list[Comparison]] = {}
+    for c in comps:
+        groups.setdefault(headline_key(c), []).append(c)
+    return [(group_title(cs[0], with_host), sorted(cs, key=_order)) for cs in groups.values()]
+
+
+def fmt_ratio(x: float) -> str:
+    """A ratio to three decimals (a tenth of a percent: a tenth of the default margin), a dash where
+    there is none (an interval's unbounded end stays "inf")."""
+    if math.isnan(x):
+        return DASH
+    return f"{x:.3f}" if abs(x) < 10 else f"{x:.4g}"
+
+
+def fmt_interval(low: float, high: float) -> str:
+    if math.isnan(low) or math.isnan(high):
+        return DASH
+    return f"[{fmt_ratio(low)}, {fmt_ratio(high)}]"
+
+
+def interval_label(comps: list[Comparison]) -> str:
+    """What the headline's interval is: the verdict's, simultaneous (Bonferroni over the family)
+    where the family has several comparisons."""
+    level = comps[0].level if comps else 0.95
+    m = sum(c.rounds >= 2 for c in comps)
+    return f"{level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "")
+
+
+# The headline's title: what its ratio is.
+HEADLINE_TITLE = "== verdicts at a glance: time / the baseline's (below 1: faster)"
+
+
+def footer_text(comps: list[Comparison]) -> str:
+    """The headline's key: what the interval is and what equivalent means."""
+    margin = (comps[0].margin if comps else 0.01) * 100
+    return f"[{interval_label(comps)}]; equivalent: within the ±{margin:g} % margin"
+
+
+def _clip(text: str, width: int) -> str:
+    """text cut in the middle to width characters (both ends kept: a NAME@ID's id is at its end)."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[:(keep + 1) // 2] + "…" + text[len(text) - keep // 2:]
+
+
+def headline_lines(comps: list[Comparison], hint: str = "") -> list[str]:
+    """The verdicts at a glance for a terminal: a title, per group its title and one line per
+    variant of at most WIDTH characters, e.g.
+
+      rep_movsb  0.677 [0.668, 0.686]  32.3 % faster  32 proc
+
+    then the tags' legend (only for tags used), the key, and `hint` (how to see every figure).
+    A variant name too long for its column is printed whole on a line of its own, its figures on
+    the next (cut in the middle with "…" only beyond WIDTH); tags that would pass WIDTH go to a
+    line of their own below their variant's."""
+    out = [HEADLINE_TITLE]
+    if not comps:
+        return out + ["(no comparisons)"]
+    groups = headline_groups(comps)
+    cells = {id(c): (fmt_ratio(c.ratio), fmt_interval(c.ci_adj_low, c.ci_adj_high), verdict_parts(c),
+                     f"{c.processes} proc", headline_tags(c)) for _, cs in groups for c in cs}
+    w_ratio = max(len(x[0]) for x in cells.values())
+    w_interval = max(len(x[1]) for x in cells.values())
+    w_number = max(len(x[2][0]) for x in cells.values())
+    verdicts = {k: (f"{n:>{w_number}} {w}" if n else w) for k, (_, _, (n, w), _, _) in cells.items()}
+    w_verdict = max(len(v) for v in verdicts.values())
+    w_procs = max(len(x[3]) for x in cells.values())
+    rest = 2 + w_ratio + 1 + w_interval + 2 + w_verdict + 2 + w_procs
+    # the names that fit beside their figures set the column; a longer one gets a line of its own
+    w_name = max((len(c.variant) for c in comps if len(c.variant) <= WIDTH - len(INDENT) - rest), default=0)
+    for title, cs in groups:
+        out += _wrap(title)
+        for c in cs:
+            ratio, interval, _, procs, tags = cells[id(c)]
+            name = c.variant
+            if len(name) > w_name:
+                out.append(INDENT + _clip(name, WIDTH - len(INDENT)))
+                name = ""
+            line = (f"{INDENT}{name:<{w_name}}  {ratio:>{w_ratio}} {interval:<{w_interval}}  "
+                    f"{verdicts[id(c)]:<{w_verdict}}  {procs:>{w_procs}}")
+            flags = " ".join(tags)
+            if flags and len(line) + 2 + len(flags) <= WIDTH:
+                out.append(f"{line}  {flags}")
+            else:
+                out.append(line.rstrip())
+                if flags:
+                    out += textwrap.wrap(flags, WIDTH, initial_indent=INDENT * 2, subsequent_indent=INDENT * 2)
+    out += legend_lines(comps) + _wrap(footer_text(comps))
+    return out + ([hint] if hint else [])
+
+
+def headline_markdown(comps: list[Comparison]) -> list[str]:
+    """The verdicts at a glance for the report and the notebooks: per group its title and a table
+    of one row per variant (the terminal headline's cells), then the tags' legend and the key."""
+    if not comps:
+        return ["No comparisons."]
+    out: list[str] = []
+    label = interval_label(comps)
+    for title, cs in headline_groups(comps):
+        out += [f"**{title}**", "", f"| variant | ratio | {label} | verdict | processes | flags |",
+                "|---|---|---|---|---|---|"]
+        out += [f"| {c.variant} | {fmt_ratio(c.ratio)} | {fmt_interval(c.ci_adj_low, c.ci_adj_high)} | "
+                f"**{verdict_word(c)}** | {c.processes} | {' '.join(headline_tags(c)) or DASH} |" for c in cs]
+        out.append("")
+    return (out + [f"- {x}" for x in legend_texts(comps)]
+            + [f"- ratio: time / the baseline's (below 1: faster); {footer_text(comps)}"])
+
+
 def plain(line: str) -> str:
     """A report line for a terminal: Markdown's emphasis and code marks removed."""
     return CODE.sub(r"\1", STRONG.sub(r"\1", line))
@@ -149,6 +425,17 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
                       "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
                       "processes_for_margin", "placement_failed", "one_layout", "layout_sensitivity",
                       "state_change_at"]
+
+# The same columns for a reader (the report's fold): what a verdict says first (the variant, the
+# verdict, the ratio and the interval it rests on, the processes), then what qualifies it, then the
+# secondary statistics, then what the comparison is of.
+READER_COLUMNS = ["variant", "verdict", "ratio", "ci_adj_low", "ci_adj_high", "processes", "ci_low", "ci_high",
+                  "p_adjusted", "pi_low", "pi_high", "between_process_sd", "within_low", "within_high", "net_ratio",
+                  "net_low", "net_high", "rounds", "processes_for_margin", "placement_failed", "one_layout",
+                  "layout_sensitivity", "state_change_at", "ratio_of_medians", "rom_low", "rom_high",
+                  "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin", "baseline", "distribution",
+                  "cpu_model", "hosts"]
+assert sorted(READER_COLUMNS) == sorted(COMPARISON_COLUMNS)
 
 
 def interference_lines(run: Run, level: float, ratios: bool = True) -> list[str]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from itertools import groupby
 import os
@@ -39,8 +40,10 @@ def runs(tmp_path_factory, memfbench) -> list[Path]:
 def test_summarize(runs):
     p = analysis("summarize", str(runs[0]))
     assert p.returncode == 0, p.stderr
-    assert "median_ns_per_call" in p.stdout and "verdicts" in p.stdout
-    assert "- bytes vs libc" in p.stdout and "slower" in p.stdout  # a byte loop is measurably slower
+    assert "median_ns_per_call" in p.stdout and "verdicts at a glance" in p.stdout
+    # the headline: a byte loop is measurably slower
+    assert re.search(r"^  bytes +\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] +\d+\.\d % slower +3 proc", p.stdout, re.M), p.stdout
+    assert "- bytes vs libc" not in p.stdout and "--detail" in p.stdout  # the long lines on request only
     assert "**" not in p.stdout and "`" not in p.stdout  # a terminal, not Markdown
 
 
@@ -212,6 +215,6 @@ def test_memfbench_analyze_works_from_any_folder_whatever_python3_comes_first(ru
     assert subprocess.run(["python3", "-c", "import numpy"], env=env, capture_output=True).returncode != 0
     p = subprocess.run(printed[-1].split(), cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert "rep_movsb vs libc" in p.stdout
+    assert "memcpy on fixed:64 vs libc" in p.stdout and re.search(r"^  rep_movsb .* 2 proc", p.stdout, re.M)
     usage = subprocess.run([binary(), "analyze", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert usage.returncode == 0 and usage.stdout.startswith("usage: memfbench analyze"), usage.stdout[:200]

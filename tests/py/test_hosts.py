@@ -36,7 +36,7 @@ def test_files_group_by_cpu_model(template, tmp_path):
 def test_terminal_and_report_show_each_group(template, tmp_path):
     files = [host_file(tmp_path, template, "a1", "Model A", 1.10, 1),
              host_file(tmp_path, template, "b1", "Model B", 0.90, 3)]
-    p = analysis("summarize", *files)
+    p = analysis("summarize", *files, "--detail")
     assert p.returncode == 0, p.stderr
     assert "[Model A, 1 host]: slower" in p.stdout and "[Model B, 1 host]: faster" in p.stdout
     rep = tmp_path / "rep"

@@ -89,7 +89,7 @@ def test_builtins_are_their_build(run) -> None:
 
 
 def test_one_build_in_two_files_is_pooled(erms_runs) -> None:
-    p = analysis("compare", str(erms_runs["a"]), str(erms_runs["a2"]))
+    p = analysis("compare", str(erms_runs["a"]), str(erms_runs["a2"]), "--detail")
     assert p.returncode == 0, p.stderr
     assert "note:" not in p.stdout and "@" not in p.stdout
     assert "erms vs libc" in p.stdout and "over 4 processes" in p.stdout
@@ -101,7 +101,7 @@ def test_two_builds_under_one_name_are_two_variants(erms_runs, tmp_path) -> None
     ib = code_id({x["name"]: x for x in doc_of(b)["variants"]}["erms"])
     assert ia and ib and ia != ib
     la, lb = f"erms@{ia[:SHORT_ID]}", f"erms@{ib[:SHORT_ID]}"
-    p = analysis("compare", str(a), str(b))
+    p = analysis("compare", str(a), str(b), "--detail")
     assert p.returncode == 0, p.stderr
     notes = [line for line in p.stdout.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and la in notes[0] and lb in notes[0] and a.name in notes[0] and b.name in notes[0]

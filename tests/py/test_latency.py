@@ -41,8 +41,8 @@ def test_mode_is_recorded_labelled_and_never_pooled(memfbench, tmp_path):
     comps = compare_runs(load_runs([thr, lat]))
     assert sorted(c.measure for c in comps) == ["latency", "throughput"]  # two comparisons, not one pooled
     assert all(c.processes == 2 for c in comps)
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(lat)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(lat), "--detail"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "- measure: latency" in p.stdout
     # the verdict's label names the mode; a failed placement check (a busy neighbour sharing L1d can

@@ -42,7 +42,7 @@ def test_windows_larger_than_l1_fail_the_check_with_a_warning(run):
     assert any(w["code"] == "placement_check" and w["severity"] == "warning" for w in r.doc["status"]["warnings"])
     assert "placement check: the small-call windows" in r.stderr and "--cache" in r.stderr
     # the analysis says so beside every verdict of the file, and in its context
-    s = analysis("summarize", str(r.out))
+    s = analysis("summarize", str(r.out), "--detail")
     assert s.returncode == 0, s.stderr
     verdicts = [x for x in s.stdout.splitlines() if x.startswith("- rep_movsb vs libc")]
     # (the large window's own verdict is a timing, which a neighbouring test's memory traffic can

@@ -46,11 +46,14 @@ def test_single_process_run_is_labelled_and_gives_no_verdict(run) -> None:
     assert r.code == 0, r.stderr
     assert "One process: these figures cover this process's code and data layout only" in r.stderr
     assert r.doc["config"]["processes"] == 1 and r.doc["config"]["allow_single_process"] is False
-    p = analysis("summarize", str(r.out))
+    p = analysis("summarize", str(r.out), "--detail")
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if x.startswith("- bytes vs"))
     assert ": inconclusive," in line and "no faster/slower verdict from one process" in line
-    allowed = analysis("summarize", str(r.out), "--allow-single-process")
+    # the headline: withheld, never slower, and tagged
+    head = next(x for x in p.stdout.splitlines() if x.startswith("  bytes "))
+    assert "withheld" in head and "slower" not in head and head.endswith("[1 process]"), head
+    allowed = analysis("summarize", str(r.out), "--allow-single-process", "--detail")
     line = next(x for x in allowed.stdout.splitlines() if x.startswith("- bytes vs"))
     assert ": slower," in line  # a byte loop is several times slower than libc
 
@@ -59,14 +62,14 @@ def test_allow_single_process_is_recorded_and_honoured(run) -> None:
     r = run("-d", "fixed:64", "-v", "libc", "-v", "bytes", "--rounds", "30", "--processes", "1",
             "--allow-single-process", "-q")
     assert r.doc["config"]["allow_single_process"] is True
-    p = analysis("summarize", str(r.out))
+    p = analysis("summarize", str(r.out), "--detail")
     line = next(x for x in p.stdout.splitlines() if x.startswith("- bytes vs"))
     assert ": slower," in line
 
 
 def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
     r = run(*FAST)
-    p = analysis("summarize", str(r.out))
+    p = analysis("summarize", str(r.out), "--detail")
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if x.startswith(f"- {AA_OF_LIBC} vs"))
     assert "over 16 processes" in line and "a re-run would give" in line and "layout noise" in line

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -198,14 +199,16 @@ def test_a_plugin_is_one_layout_and_gets_a_layout_sentinel(run, memfbench: str) 
     names = [v["name"] for v in d["variants"]]
     assert names == ["libc", "erms", "libc-wrapped"]
     assert d["variants"][1]["code_layout"] == "fixed" and d["variants"][2]["layout_sentinel"] is True
-    out = subprocess.run([memfbench, "analyze", "compare", r.out, "--json", str(Path(r.out).with_suffix(".cmp.json"))],
-                         capture_output=True, text=True)
+    out = subprocess.run([memfbench, "analyze", "compare", r.out, "--detail", "--json",
+                          str(Path(r.out).with_suffix(".cmp.json"))], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     rows = json.loads(Path(r.out).with_suffix(".cmp.json").read_text())
     assert [row["variant"] for row in rows] == ["erms"]  # the sentinel is no verdict
     assert rows[0]["one_layout"] == "erms" and rows[0]["layout_sensitivity"] >= 0
     assert rows[0]["layout_sensitivity_from"] == "libc-wrapped"
     assert "one code layout: erms" in out.stdout and "give the source (-v FILE.c:SYMBOL)" in out.stdout
+    # the headline tags it, and its legend says what the tag means
+    assert re.search(r"^  erms .*\[1 layout\]", out.stdout, re.M) and "\n[1 layout] prebuilt code" in out.stdout
 
 
 def test_a_study_with_placed_code_adds_no_sentinel(run, memfbench: str) -> None:

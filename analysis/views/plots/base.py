@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+from matplotlib.ticker import Formatter, FuncFormatter, Locator, NullFormatter
 
 if TYPE_CHECKING:
     from ...io.load import Run
@@ -65,25 +66,211 @@ def save(fig: Figure, stem: Path, svg: bool = False) -> list[Path]:
     return out
 
 
-# Ratios worth a label on a log axis: dense near 1, where verdicts are decided, sparse far away.
-RATIO_TICKS = (0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0)
+# Plain-number ticks on log axes. matplotlib labels a log axis only at powers of ten (as 10^k), so
+# an axis spanning less than a decade (a ratio of 0.98 to 1.02, ns per call from 13 to 20) shows no
+# number at all. These ticks are plain numbers, at least LEAST_TICKS of them in view whatever the
+# span: on a wide axis a 1-2-5 series (finer where it must be), on one narrower than a factor of 2
+# evenly spaced round numbers (0.98, 1.00, 1.02), which a log axis that narrow draws almost evenly.
+LEAST_TICKS = 3
+MOST_TICKS = 8
+# per decade, coarse to fine: the coarsest series with LEAST_TICKS in view is used
+LOG_SUBS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0),
+            (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))
 
 
-def log_ratio_axis(axis) -> None:
-    """A log axis of ratios labelled with plain numbers (0.9, 1, 1.1): the RATIO_TICKS within the
-    data's range (call it after drawing), 1 first, then outwards each one at least a seventh of the
-    range (in log) from those kept, so labels never crowd."""
+def _inside(t: float, lo: float, hi: float) -> bool:
+    return lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)
+
+
+def linear_ticks(lo: float, hi: float, least: int = LEAST_TICKS) -> list[float]:
+    """Multiples of the largest round step (1, 2 or 5 x 10^k) that puts at least `least` of them in
+    [lo, hi]."""
+    lo, hi = sorted((float(lo), float(hi)))
+    span = hi - lo
+    if not (np.isfinite(span) and span > 0):
+        return [lo] if np.isfinite(lo) else []
+    for e in range(int(np.floor(np.log10(span))), int(np.floor(np.log10(span))) - 4, -1):
+        for m in (5, 2, 1):
+            step = m * 10.0 ** e
+            ks = np.arange(np.ceil(lo / step - 1e-9), np.floor(hi / step + 1e-9) + 1)
+            if len(ks) >= least:
+                return [float(f"{k * step:.12g}") + 0.0 for k in ks]  # + 0.0: no "-0"
+    return [lo, hi]
+
+
+def log_ticks(lo: float, hi: float, least: int = LEAST_TICKS, most: int = MOST_TICKS) -> list[float]:
+    """Plain-number ticks for a log axis over [lo, hi] (both > 0): at least `least` whatever the span
+    (see LOG_SUBS), at most about `most`, 1 among them whenever it is in range."""
+    lo, hi = sorted((float(lo), float(hi)))
+    if not (lo > 0 and np.isfinite(hi)):
+        return []
+    if hi / lo >= 2:
+        e0, e1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+        for subs in LOG_SUBS:
+            t = [float(f"{m * 10.0 ** e:.12g}") for e in range(e0, e1 + 1) for m in subs]
+            t = [x for x in t if _inside(x, lo, hi)]
+            if len(t) >= least:
+                if len(t) > most:  # many decades: every k-th power of ten, 1 kept
+                    k = int(np.ceil(len(t) / most))
+                    t = [x for x in t if round(np.log10(x)) % k == 0] or t[::k]
+                return t
+    return linear_ticks(lo, hi, least)
+
+
+class PlainLogLocator(Locator):
+    """log_ticks of the axis's view, recomputed whenever the view changes (a shared or secondary
+    axis included)."""
+
+    def __init__(self, least: int = LEAST_TICKS) -> None:
+        self.least = least
+
+    def __call__(self):
+        return self.tick_values(*self.axis.get_view_interval())
+
+    def tick_values(self, vmin, vmax):
+        return log_ticks(vmin, vmax, self.least)
+
+
+def plain_labels(values) -> list[str]:
+    """Tick labels as plain numbers: evenly spaced ticks with the same number of decimals (0.98,
+    1.00, 1.02), others as short as they are (0.5, 1, 2, 5)."""
+    v = np.asarray(values, dtype=float)
+    if len(v) >= 3 and np.all(np.isfinite(v)):
+        d = np.diff(v)
+        if d[0] > 0 and np.allclose(d, d[0], rtol=1e-6):
+            decimals = max(0, -int(np.floor(np.log10(d[0]) + 1e-9)))
+            return [f"{x:.{decimals}f}" for x in v]
+    return [f"{x:.6g}" for x in v]
+
+
+class PlainFormatter(Formatter):
+    """plain_labels for a tick set; one value (a cursor's position) in 4 significant digits."""
+
+    def format_ticks(self, values):
+        return plain_labels(values)
+
+    def __call__(self, x, pos=None):
+        return f"{x:.4g}"
+
+
+def plain_log_axis(axis, least: int | None = None) -> None:
+    """Makes `axis` (ax.xaxis or ax.yaxis) logarithmic, labelled with plain numbers at every span,
+    at least `least` of them (PlainLogLocator; by default LEAST_TICKS, one more on an x axis, which
+    is wider than a panel is high); minor ticks unlabelled."""
     getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
-    lo, hi = sorted(getattr(axis.axes, f"get_{axis.axis_name}lim")())
-    gap = np.log(hi / lo) / 7 if hi > lo > 0 else 0.0
-    kept = [1.0] if lo <= 1 <= hi else []
-    outwards = sorted((t for t in RATIO_TICKS if lo <= t <= hi and t != 1.0), key=lambda t: abs(np.log(t)))
-    for t in outwards:
-        if all(abs(np.log(t / k)) >= gap for k in kept):
-            kept.append(t)
-    axis.set_major_locator(FixedLocator(sorted(kept) or [1.0]))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+    axis.set_major_locator(PlainLogLocator(least or LEAST_TICKS + (axis.axis_name == "x")))
+    axis.set_major_formatter(PlainFormatter())
     axis.set_minor_formatter(NullFormatter())
+
+
+def log_ratio_axis(axis, least: int | None = None) -> None:
+    """A log axis of ratios labelled with plain numbers (0.98, 1.00, 1.02; 0.5, 1, 2), at least
+    `least` in view however narrow or wide the ratios are; 1 is a tick whenever it is in view."""
+    plain_log_axis(axis, least)
+
+
+class SymlogPlainLocator(Locator):
+    """Ticks of a symmetric log axis (linear within ±linthresh): round steps inside it, a 1-2-5
+    series beyond, so that the linear stretch is labelled too."""
+
+    def __init__(self, linthresh: float) -> None:
+        self.linthresh = linthresh
+
+    def __call__(self):
+        return self.tick_values(*self.axis.get_view_interval())
+
+    def tick_values(self, vmin, vmax):
+        lo, hi = sorted((float(vmin), float(vmax)))
+        lt = self.linthresh
+        inner = linear_ticks(max(lo, -lt), min(hi, lt), 3) if max(lo, -lt) < min(hi, lt) else []
+        # beyond it a 1-2-5 series, each tick at least a factor of 2 from the last (0.3 decade: no
+        # label crowds the one at linthresh)
+        top = max(abs(lo), abs(hi))
+        decades = range(int(np.floor(np.log10(lt))), int(np.ceil(np.log10(top))) + 1) if top > lt else range(0)
+        series = [float(f"{m * 10.0 ** e:.12g}") for e in decades for m in (1.0, 2.0, 5.0)]
+        series = [t for t in series if 2 * lt * (1 - 1e-9) <= t <= top * (1 + 1e-9)]
+        if len(series) > MOST_TICKS:
+            series = [t for t in series if t == 10.0 ** round(np.log10(t))]
+        outer = [t for t in series if t <= hi * (1 + 1e-9)] + [-t for t in series if -t >= lo * (1 + 1e-9)]
+        return sorted(set(inner) | set(outer))
+
+
+def symlog_plain_axis(axis, linthresh: float) -> None:
+    """A symmetric log axis (linear within ±linthresh) labelled with plain numbers on both stretches."""
+    getattr(axis.axes, f"set_{axis.axis_name}scale")("symlog", linthresh=linthresh)
+    axis.set_major_locator(SymlogPlainLocator(linthresh))
+    axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+# Splitting an interval plot into panels: rows whose intervals reach at least FAR_SPLIT times
+# farther from 1 (in log) than the next nearer row, and beyond NEAR_SPAN, get a panel of their own.
+# On one axis the byte loop at 3.6x would squash rows within a few % of 1 into a few pixels; rows
+# all within NEAR_SPAN (ratios 1/1.3 to 1.3) stay together, since an axis that wide still shows a
+# 1 % margin some tens of pixels wide.
+FAR_SPLIT = 3.0
+NEAR_SPAN = float(np.log(1.3))
+
+
+def tiers(extents: list[float], floor: float) -> list[list[int]]:
+    """Rows grouped into panels, nearest to 1 first, each group's indices in the given order. A
+    row's extent is how far (|log ratio|) its interval reaches from 1, taken as at least `floor`
+    (the equivalence margin, drawn anyway). A new group starts at a row whose extent is at least
+    FAR_SPLIT times the previous row's and beyond NEAR_SPAN."""
+    ext = [max(float(e), floor, 1e-12) if np.isfinite(e) else max(floor, 1e-12) for e in extents]
+    order = sorted(range(len(ext)), key=lambda i: ext[i])
+    groups: list[list[int]] = []
+    for k, i in enumerate(order):
+        if not groups or (ext[i] >= FAR_SPLIT * ext[order[k - 1]] and ext[i] > NEAR_SPAN):
+            groups.append([])
+        groups[-1].append(i)
+    return [sorted(g) for g in groups] or [[]]
+
+
+def log_limits(values, pad: float = 0.08) -> tuple[float, float]:
+    """Limits of a log axis holding every positive finite value, with `pad` of the span (in log)
+    on each side (a single value: ±2 %), so no marker sits on the frame."""
+    v = np.log([x for x in values if np.isfinite(x) and x > 0])
+    lo, hi = float(v.min()), float(v.max())
+    p = pad * (hi - lo) if hi > lo else 0.02
+    return float(np.exp(lo - p)), float(np.exp(hi + p))
+
+
+# Time bins of a series (batches, rounds): at least this many points of each process per bin, so
+# that the spread of the processes' medians in a bin is the processes' (their code layouts), not
+# the noise of a median of a few batches that each drew different calls.
+BIN_LEAST = 20
+
+
+def time_edges(t: np.ndarray, per_process: float, bins: int) -> np.ndarray:
+    """Edges of equal time bins over t: `bins` of them, fewer where a process would have under
+    BIN_LEAST of its `per_process` points in a bin (never under 10 unless bins is)."""
+    n = int(np.clip(per_process // BIN_LEAST, min(10, bins), bins))
+    return np.linspace(float(np.min(t)), float(np.max(t)), n + 1)
+
+
+def bin_of(edges: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return np.clip(np.searchsorted(edges, t, side="right") - 1, 0, len(edges) - 2)
+
+
+# ...and a process's median in a bin counts towards the band only over at least this many of its
+# points (a process that started late has one or two rounds in the first bin).
+BAND_LEAST = 5
+
+
+def binned(y: np.ndarray, which: np.ndarray, process: np.ndarray) -> pd.DataFrame:
+    """Per time bin: the median of its points (every process pooled) and the smallest and largest
+    of the processes' own medians there, each over at least BAND_LEAST of its points (NaN with one
+    process: no spread to show)."""
+    df = pd.DataFrame({"bin": which, "process": process, "y": y})
+    out = df.groupby("bin")["y"].median().to_frame("median")
+    if df["process"].nunique() >= 2:
+        per = df.groupby(["bin", "process"])["y"].agg(["median", "size"])
+        per = per[per["size"] >= BAND_LEAST]["median"].groupby(level="bin")
+        out["low"], out["high"] = per.min(), per.max()
+    else:
+        out["low"] = out["high"] = np.nan
+    return out
 
 
 def band(ax, x, y, low, high, color: str) -> None:

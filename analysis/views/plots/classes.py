@@ -42,7 +42,7 @@ def contributions(dec: Decomposition, colors: dict[str, str] | None = None) -> F
         bottom.plot([], [], VERDICT_MARKERS[verdict], color="w", markeredgecolor="k", label=verdict)
     bottom.axhline(1, color="k", lw=0.8)
     log_ratio_axis(bottom.yaxis)
-    bottom.set_ylabel("ratio within the class")
+    bottom.set_ylabel("ratio within the class (log)")
     bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     bottom.set_xticks(x, labels, rotation=35, fontsize=8)
     bottom.set_xlabel("size class (bytes)")

@@ -45,11 +45,12 @@ def history(points: pd.DataFrame, variant: str, changes: list, codes: pd.DataFra
     ax.set_xticklabels([f"{p}" + (f" {short_label(t)}" if t else "") for p, t in zip(x, labels)], rotation=60, ha="right",
                        fontsize=7)
     ax.set_xlim(x[0] - 0.7, x[-1] + 0.7)
+    ax.set_xlabel("result: its place in the series (and its label)", fontsize=8)
     base = str(g["baseline"].iloc[0])
     ax.set_ylabel(f"time ratio {short_label(variant)} / {short_label(base)}")
     ax.set_title(f"{short_label(variant)} over {len(g)} results: ratio to {short_label(base)}, change points by e-divisive "
                  "means", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
+    # outside: "best" still sat on points of a long series
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig

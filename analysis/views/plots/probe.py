@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from .. import probe as pr
-from .base import bytes_label
+from .base import PlainFormatter, PlainLogLocator, bytes_label, plain_log_axis
 
 
 def _size_axis(ax) -> None:
@@ -41,8 +41,7 @@ def _curve_axes(ax, doc: dict) -> None:
     """A probe curve's axes: log size with the cache sizes marked, log values in plain numbers."""
     _level_marks(ax, doc, text=True)
     _size_axis(ax)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    plain_log_axis(ax.yaxis)
 
 
 def probe_latency(doc: dict) -> Figure:
@@ -62,13 +61,16 @@ def probe_latency(doc: dict) -> Figure:
         ax.fill_between(g["size"], g["ns_min"], g["ns_max"], color=color, alpha=0.2, lw=0)
     _curve_axes(ax, doc)
     ax.set_xlabel("buffer size (bytes)")
-    ax.set_ylabel("ns per dependent load")
+    ax.set_ylabel("ns per dependent load (log)")
     clk = doc["core_clock"]
     if clk["known"]:
         sec = ax.secondary_yaxis("right", functions=(lambda ns: ns * clk["ghz"], lambda c: c / clk["ghz"]))
-        sec.set_ylabel(f"core cycles at {clk['ghz']:.2f} GHz")
-        sec.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-    ax.legend(fontsize=8, loc="upper left")
+        sec.set_ylabel(f"core cycles at {clk['ghz']:.2f} GHz (log)")
+        sec.yaxis.set_major_locator(PlainLogLocator())
+        sec.yaxis.set_major_formatter(PlainFormatter())
+        sec.yaxis.set_minor_formatter(NullFormatter())
+    # below the axes: inside it covered the small sizes' bands, and the right holds the cycles axis
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, frameon=False)
     reps = int(df["repeats"].max()) if len(df) else 0
     ax.set_title(f"load latency; bands: smallest to largest of {reps} repeats; dashed: sizes sysfs reports, "
                  f"solid: {'caches found (--cache-from)' if doc.get('caches_found') else 'capacities found'}",
@@ -88,8 +90,9 @@ def probe_bandwidth(doc: dict) -> Figure:
         ax.fill_between(g["size"], g["gbps_min"], g["gbps_max"], color=f"C{i}", alpha=0.2, lw=0)
     _curve_axes(ax, doc)
     ax.set_xlabel("footprint: all buffers of all threads (bytes; a copy's source and destination are half each)")
-    ax.set_ylabel("GB/s (1e9 bytes/s, each byte moved counted once)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.set_ylabel("GB/s (1e9 bytes/s, each byte moved counted once; log)")
+    # outside: inside it covered a curve or a cache size's label whichever corner it took
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     bw = doc["bandwidth"]
     ax.set_title(f"bandwidth: {bw['vector']} kernels, {bw['threads']} thread(s), {bw['pages']} pages; "
                  "bands: smallest to largest repeat", fontsize=9)

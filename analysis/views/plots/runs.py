@@ -2,46 +2,53 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from matplotlib.figure import Figure
 
 from ...io.load import Run, measured
-from .base import colors_for, new_figure, short_label, title_of
+from .base import bin_of, binned, colors_for, new_figure, plain_log_axis, short_label, time_edges, title_of
 
 
 def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) -> Figure:
-    """Per-call batch time against time, per variant: the median of each time bin as a line and its
-    10-90 % range as a band, in the variant's colour (the same in every figure). Bins, not points:
-    a default study has 100,000 batches, which as dots merge into one band. The warm-up is the grey
-    span at the start."""
+    """Per-call batch time against time, per variant: the median of each time bin's batches (every
+    process pooled) as a line and, with several processes, the range of the processes' own medians
+    in the bin as a band, in the variant's colour (the same in every figure). Bins, not points: a
+    default study has 100,000 batches, which as dots merge into one band; and one summary per
+    variant, not a line per process, which with tens of processes is spaghetti. Up to `bins` bins,
+    fewer when a process would have under base.BIN_LEAST batches of a variant per bin. The warm-up
+    is the grey span at the start."""
     df = run.batches
     col = colors_for(run.variants, colors)
     fig, ax = new_figure(10, 4.5)
     m = df[~df["warmup"] & (df["ns_per_call"] > 0)]
+    procs, used = int(m["process"].nunique()) if len(m) else 0, bins
     if len(m):
-        edges = np.linspace(m["t_start_s"].min(), m["t_start_s"].max(), bins + 1)
+        # one set of bins for every variant: as many as the variant with the most batches allows
+        edges = time_edges(m["t_start_s"].to_numpy(), m["variant"].value_counts().max() / procs, bins)
+        used = len(edges) - 1
         for v in run.variants:
             g = m[m["variant"] == v]
             if g.empty:
                 continue
-            which = np.clip(np.searchsorted(edges, g["t_start_s"].to_numpy(), side="right") - 1, 0, bins - 1)
-            q = pd.DataFrame({"bin": which, "y": g["ns_per_call"].to_numpy()}).groupby("bin")["y"].quantile(
-                [0.1, 0.5, 0.9]).unstack()
+            q = binned(g["ns_per_call"].to_numpy(), bin_of(edges, g["t_start_s"].to_numpy()), g["process"].to_numpy())
             x = (edges[q.index] + edges[q.index + 1]) / 2
-            color = col[v]
-            ax.fill_between(x, q[0.1], q[0.9], color=color, alpha=0.18, linewidth=0)
-            ax.plot(x, q[0.5], color=color, lw=1.2, label=short_label(v))
+            if procs >= 2:
+                ax.fill_between(x, q["low"], q["high"], color=col[v], alpha=0.2, linewidth=0)
+            ax.plot(x, q["median"], color=col[v], lw=1.2, label=short_label(v))
     warm = df[df["warmup"]]["t_start_s"]
     if len(warm):
         ax.axvspan(0, warm.max(), color="0.9", zorder=0, label="warm-up")
     if not len(m):
         ax.text(0.5, 0.5, "no measured batches", transform=ax.transAxes, ha="center")
+        ax.set_yticks([])
     else:
-        ax.set_yscale("log")
+        plain_log_axis(ax.yaxis)
+        ax.grid(axis="y", color="0.92", lw=0.6)
     ax.set_xlabel("time since the first batch of its process (s)")
-    ax.set_ylabel("ns per call (batch)")
-    ax.set_title(f"{title_of(run)}: batch times over the run "
-                 f"(median and 10-90 % range in {bins} time bins)")
+    ax.set_ylabel("ns per call (batch; log)")
+    spread = (f"band: the range of the {procs} processes' own medians" if procs >= 2 else
+              "one process: no spread between processes")
+    ax.set_title(f"{title_of(run)}: batch times over the run\nmedian of the batches in each of {used} time bins, every "
+                 f"process pooled; {spread}", fontsize=10)
     # A fixed place outside the axes: matplotlib's "best" search is slow on big plots, and a legend
     # inside covers data.
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
@@ -68,10 +75,10 @@ def distributions(run: Run, colors: dict[str, str] | None = None) -> Figure:
     if not drawn:
         ax.text(0.5, 0.5, "no measured batches", transform=ax.transAxes, ha="center")
     else:
-        ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.axhline(0.5, color="0.7", lw=0.6, ls=":")
-    ax.set_xlabel("ns per call (batch)")
+    ax.set_xlabel("ns per call (batch; log)")
     ax.set_ylabel("fraction of batches at or below")
     ax.set_title(f"{title_of(run)}: per-batch times (ECDF)")
     return fig

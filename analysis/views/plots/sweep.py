@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ...io.load import Run
-from .base import band, bytes_label, colors_for, log_ratio_axis, short_label
+from .base import band, bytes_label, colors_for, log_ratio_axis, plain_log_axis, short_label
 
 if TYPE_CHECKING:
     from ...verdicts.sweep import SweepPoint
@@ -50,11 +50,12 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
         roof = pr.roofline([p for p in points if p.variant == variants[0]], run.doc, run.function, probe_doc)
         if not roof.empty:
             ax_bw.step(roof["size"], roof["reference_gbps"], where="mid", color="k", lw=1, ls=":",
-                       label=f"probe: best of {', '.join(pr.REFERENCE_KERNELS[run.function][0])} where the data lives")
-            ax_bw.legend(fontsize=7, loc="upper left")
+                       label=f"probe: best of {', '.join(pr.REFERENCE_KERNELS[run.function][0])}\nwhere the data lives")
+            # outside, as every legend: inside it covered the roofline, drawn along the top
+            ax_bw.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
             # L1 and memory rates differ by tens: a log axis keeps both readable against the roofline
-            ax_bw.set_yscale("log")
-            ax_bw.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+            plain_log_axis(ax_bw.yaxis)
+            ax_bw.set_ylabel("bytes per ns (log)")
     marks.append((threshold.get("max_call_size") if isinstance(threshold, dict) else None, "L1 window | beyond LLC"))
     top = df["size"].max()
     for value, name in marks:
@@ -63,11 +64,12 @@ def sweep(run: Run, points: list[SweepPoint], colors: dict[str, str] | None = No
                 ax.axvline(value, color="0.6", lw=0.7, ls="--")
             ax_ns.text(value, 1.0, f" {name}", transform=ax_ns.get_xaxis_transform(), fontsize=7, color="0.4",
                        va="top")
-    ax_ns.set_yscale("log")
-    ax_ns.set_ylabel("ns per call")
-    ax_bw.set_ylabel("bytes per ns")
+    plain_log_axis(ax_ns.yaxis)
+    ax_ns.set_ylabel("ns per call (log)")
+    if not ax_bw.get_ylabel():
+        ax_bw.set_ylabel("bytes per ns")
     log_ratio_axis(ax_r.yaxis)
-    ax_r.set_ylabel(f"ratio to {short_label(run.baseline)}")
+    ax_r.set_ylabel(f"ratio to {short_label(run.baseline)} (log)")
     _sweep_size_axis(ax_r, df["size"].to_numpy())
     ax_r.set_xlabel("size (bytes; the point's nominal size)")
     ax_ns.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)

@@ -3,12 +3,11 @@ thread, and thread 0's slowdown."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ...io.load import Run, measured
 from ...stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_median_ci
 from ...stats.threads import core_mates, interference, thread_summary, threads_config
-from .base import colors_for, short_label, title_of
+from .base import colors_for, plain_log_axis, short_label, title_of
 
 
 def threads(run: Run, level: float = 0.95, colors: dict[str, str] | None = None) -> Figure:
@@ -60,11 +59,8 @@ def threads(run: Run, level: float = 0.95, colors: dict[str, str] | None = None)
     top.plot([], [], "s", color="k", ms=4, label="other threads, each (numbered; with every thread running)")
     if mates:
         top.plot([], [], "^", color="k", ms=4, label="thread 0's SMT sibling (same core)")
-    top.set_yscale("log")
-    top.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    top.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-    top.yaxis.set_minor_formatter(NullFormatter())
-    top.set_ylabel("ns per call (median of batches)")
+    plain_log_axis(top.yaxis)
+    top.set_ylabel("ns per call (median of batches; log)")
     # below the panels: inside, it would hide a point whatever corner it took
     handles, labels = top.get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
