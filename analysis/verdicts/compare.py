@@ -140,6 +140,18 @@ def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: f
     return "inconclusive"
 
 
+def withheld(c: Comparison) -> bool:
+    """Whether the comparison is inconclusive by rule rather than for want of evidence: its figures
+    give another verdict (compare.verdict_of, as adjust_family applies it), held back because the
+    machine changed state during the study, or because one process gave it and one process was not
+    allowed to (the long line says "no verdict ...")."""
+    if c.verdict != "inconclusive" or c.rounds < 2:
+        return False
+    held = bool(c.state_change_at) or not (c.across_processes or c.single_process_allowed)
+    return held and verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin,
+                               1 - c.level) != "inconclusive"
+
+
 # A shift over process order is called a change of the machine's state below this p-value
 # (stats/placement_model.py shift_over_order): on 104 comparisons of 52 studies of the Zen 5 VM without one,
 # none was under 0.01; a shift of 3.3 % at process 12 of 32, with 1 % of noise per process, is found

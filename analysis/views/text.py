@@ -15,7 +15,7 @@ from ..io import placement_check
 from ..io.load import Run
 from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                              is_threaded, threads_line)
-from ..verdicts.compare import Comparison, verdict_of
+from ..verdicts.compare import Comparison, verdict_of, withheld
 
 # Markdown's inline marks the lines use: **bold** and `code`.
 STRONG = re.compile(r"\*\*(.+?)\*\*")
@@ -185,18 +185,6 @@ VERDICT_ORDER = ("faster", "slower", "equivalent", "inconclusive")
 WITHHELD = "withheld"
 # The tags in the order they are printed and their legend is.
 TAGS = ("[<2 rounds]", "[1 process]", "[state]", "[placement]", "[1 layout]")
-
-
-def withheld(c: Comparison) -> bool:
-    """Whether the comparison is inconclusive by rule rather than for want of evidence: its figures
-    give another verdict (compare.verdict_of, as adjust_family applies it), held back because the
-    machine changed state during the study, or because one process gave it and one process was not
-    allowed to (the long line says "no verdict ...")."""
-    if c.verdict != "inconclusive" or c.rounds < 2:
-        return False
-    held = bool(c.state_change_at) or not (c.across_processes or c.single_process_allowed)
-    return held and verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin,
-                               1 - c.level) != "inconclusive"
 
 
 def _pct(x: float) -> str:

@@ -24,7 +24,7 @@ LABEL_MAX = 60
 # One colour per variant in every figure of a report: the variant's place in the list of every
 # variant name met (baseline first), through matplotlib's ten-colour cycle. Verdicts are shown by
 # marker and text, never by colour, so a colour always means a variant.
-VERDICT_MARKERS = {"faster": "v", "slower": "^", "equivalent": "D", "inconclusive": "o"}
+VERDICT_MARKERS = {"faster": "v", "slower": "^", "equivalent": "D", "inconclusive": "o", "withheld": "X"}
 
 
 def palette(names: list[str]) -> dict[str, str]:

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ...io.load import Run, measured
-from ...verdicts.compare import Comparison, paired_rounds
+from ...verdicts.compare import Comparison, paired_rounds, withheld
 from .base import (VERDICT_MARKERS, bin_of, binned, colors_for, log_limits, log_ratio_axis, new_figure,
                    short_label, tiers, time_edges, title_of)
 
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 
 def _measures(comps: list[Comparison]) -> str:
     return ", ".join(dict.fromkeys(c.measure for c in comps)) or "throughput"
+
+
+def shown_verdict(c: Comparison) -> str:
+    """The verdict as the headline says it: "withheld" where a rule held it back."""
+    return "withheld" if withheld(c) else c.verdict
 
 
 @dataclass(frozen=True)
@@ -105,9 +110,9 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
     comps = [c for c in comps if np.isfinite(c.ratio)]
     col = colors_for([c.baseline for c in comps] + [c.variant for c in comps], colors)
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
-    rows = [ForestRow(f"{short_label(c.variant)} vs {short_label(c.baseline)} ({short_label(c.distribution)}) — {c.verdict}\n"
+    rows = [ForestRow(f"{short_label(c.variant)} vs {short_label(c.baseline)} ({short_label(c.distribution)}) — {shown_verdict(c)}\n"
                       f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
-                      c.ci_adj_low, c.ci_adj_high, c.verdict) for c in comps]
+                      c.ci_adj_low, c.ci_adj_high, shown_verdict(c)) for c in comps]
     across = any(c.across_processes for c in comps)
     over = "the code placement model over processes" if any(c.placement_model for c in comps) else "t over processes"
     return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) "
@@ -203,7 +208,7 @@ def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None 
         ax.set_ylabel("rounds", fontsize=8)
         outside = 1 - inside.mean()
         ax.text(1.01, 0.5, f"{short_label(c.variant)} / {short_label(c.baseline)}\n{c.ratio:.4f} [{c.ci_low:.4f}, "
-                f"{c.ci_high:.4f}]\n{c.verdict}\n{100 * outside:.1f} % of rounds off the axis", transform=ax.transAxes,
+                f"{c.ci_high:.4f}]\n{shown_verdict(c)}\n{100 * outside:.1f} % of rounds off the axis", transform=ax.transAxes,
                 fontsize=8, va="center")
     if not comps:
         axes[0].text(0.5, 0.5, "no comparisons", transform=axes[0].transAxes, ha="center")
@@ -245,7 +250,7 @@ def ratio_over_time(run: Run, comps: list[Comparison], bins: int = 60, colors: d
         ax.axhline(c.ratio, color="k", lw=0.9, ls=":")
         log_ratio_axis(ax.yaxis)
         ax.grid(axis="y", color="0.9", lw=0.6)
-        ax.text(1.01, 0.5, f"{short_label(c.variant)} / {short_label(c.baseline)}\nestimate {c.ratio:.4f}\n{c.verdict}",
+        ax.text(1.01, 0.5, f"{short_label(c.variant)} / {short_label(c.baseline)}\nestimate {c.ratio:.4f}\n{shown_verdict(c)}",
                 transform=ax.transAxes, fontsize=8, va="center")
     if not comps:
         axes[0].text(0.5, 0.5, "no comparisons", transform=axes[0].transAxes, ha="center")
