@@ -7,7 +7,7 @@ import argparse
 from ..io.files import json_text, write_text_atomic
 from ..verdicts.compare import comparisons_frame
 from ..views.text import COMPARISON_COLUMNS, headline_lines, plain, table, verdict_lines
-from .common import (DETAIL_HINT, check_outputs, check_study_options, compare_study, detail_option, inputs_of,
+from .common import (DETAIL_HINT, check_outputs, check_study_options, compare_study, detail_option, inputs_of, suite_block,
                      study_options)
 
 
@@ -24,7 +24,8 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [])
     _, _, comps = compare_study(args, secondary=True)
     if comps:
-        print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)))
+        print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)
+                        + suite_block(comps, args.level, args.margin / 100)))
         if args.detail:
             print()
             print(table(comparisons_frame(comps)[COMPARISON_COLUMNS]))

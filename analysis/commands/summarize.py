@@ -13,7 +13,7 @@ from ..views.counters import counter_summary, counters_source, has_counters
 from ..views.report import write_report
 from ..views.summary import summarize_run
 from ..views.text import context_lines, dashed, headline_lines, interference_lines, plain, table, verdict_lines
-from .common import (DETAIL_HINT, check_outputs, check_study_options, command_name, compare_study, detail_option,
+from .common import (DETAIL_HINT, check_outputs, check_study_options, command_name, compare_study, detail_option, suite_block,
                      study_options)
 
 
@@ -30,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, folder=(args.report, "--report") if args.report is not None else None)
     runs, code_notes, comps = compare_study(args, secondary=args.report is not None)
     if comps or not runs or not all(is_sweep(r) for r in runs):  # a sweep's verdicts are its table's
-        print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)))
+        print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)
+                        + suite_block(comps, args.level, args.margin / 100)))
     for r in (r for r in runs if is_sweep(r)):
         print(f"\n== size sweep: {r.function}, {describe(r)}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))

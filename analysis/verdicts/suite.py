@@ -65,11 +65,33 @@ def suite_lines(comps: list[Comparison], level: float, margin: float, min_studie
     """A line per variant compared in at least min_studies studies, against the same baseline
     (a variant's comparisons under another baseline are a suite of their own); a study's noop is
     the harness, never in a suite."""
+    usable = [c for c in comps if base_name(c.variant) != "noop" and c.ratio > 0 and c.ci_low > 0
+              and math.isfinite(c.ci_high)]
     groups: dict[tuple[str, str], list[Comparison]] = {}
-    for c in comps:
-        if c.variant != "noop" and c.ratio > 0 and c.ci_low > 0 and math.isfinite(c.ci_high):
-            groups.setdefault((c.variant, c.baseline), []).append(c)
-    return [combine(g, level, margin) for g in groups.values() if len({(c.function, c.distribution) for c in g}) >= min_studies]
+    for c in usable:
+        groups.setdefault((base_name(c.variant), base_name(c.baseline)), []).append(c)
+    lines = []
+    for (variant, baseline), g in groups.items():
+        studies = [(c.function, c.distribution) for c in g]
+        if len(set(studies)) < min_studies:
+            continue
+        if len(set(studies)) < len(studies):
+            # two codes of one name in one study (files of two builds pooled): each its own suite
+            for sub in {c.variant: [x for x in g if x.variant == c.variant] for c in g}.values():
+                if len({(c.function, c.distribution) for c in sub}) >= min_studies:
+                    lines.append(combine(sub, level, margin))
+            continue
+        line = combine(g, level, margin)
+        line.variant, line.baseline = variant, baseline
+        lines.append(line)
+    return lines
+
+
+def base_name(name: str) -> str:
+    """A variant's name as the studies gave it: the analysis names different codes of one name
+    NAME@ID when files are read together (io/identity.py), and a suite's studies are of different
+    functions, whose codes differ by nature."""
+    return name.split("@", 1)[0]
 
 
 def suite_headline(line: SuiteLine) -> str:

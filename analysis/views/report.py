@@ -190,6 +190,22 @@ def _probe_section(doc: dict[str, Any], out_dir: Path, svg: bool, figures: list[
     return md
 
 
+def _suite_section(comps: list[Comparison]) -> list[str]:
+    """Comparisons of several studies: the suite's table, each variant's geometric mean over the
+    studies it ran in (verdicts/suite.py)."""
+    from ..verdicts.suite import suite_lines
+    studies = {(c.function, c.distribution) for c in comps}
+    lines = suite_lines(comps, comps[0].level, comps[0].margin) if len(studies) > 1 else []
+    if not lines:
+        return []
+    rows = [{"variant": x.variant, "geometric mean": f"{x.geomean:.3f}", "interval": f"[{x.low:.3f}, {x.high:.3f}]",
+             "verdict": x.verdict, "studies": len(x.studies)} for x in lines]
+    return [f"## Suite: {len(studies)} studies", "",
+            f"Each variant's geometric mean of its ratio to the baseline over the studies it ran in; "
+            f"{comps[0].level * 100:g} % interval carrying the studies' own (below 1: faster).", "",
+            _md_table(pd.DataFrame(rows)), ""]
+
+
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         quiet: frozenset[str] = frozenset(), svg: bool = False,
                         probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None) -> tuple[str, str]:
@@ -207,6 +223,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
     # figure of each verdict and every column of the comparisons follow, folded.
     if comps:
         md += ["## Verdicts", "", *headline_markdown(comps), ""]
+        md += _suite_section(comps)
     # one set of figures per host group (CPU model): ratios of different machine types are not
     # pooled, so they are not drawn on one axis either
     for gi, group in enumerate(groups):

@@ -88,3 +88,27 @@ def test_a_single_study_is_no_suite(memfbench: str, tmp_path: Path) -> None:
                     "32K:512K:32M", "-o", str(f)], check=True)
     p = subprocess.run([sys.executable, "-m", "analysis", "suite", str(f)], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 2 and "a suite needs at least two" in p.stderr
+
+
+def test_compare_summarize_and_report_give_the_same_suite_line(memfbench: str, tmp_path: Path) -> None:
+    """Files of several studies given to compare, summarize or report: the suite's lines, the same
+    as analyze suite's (the variants' code-identity names, libc@ID, are one name in a suite)."""
+    out = tmp_path / "s"
+    subprocess.run([memfbench, "suite", "-q", "-o", str(out), "--", "-v", "libc", "-v", "bytes", "-v", "libc-copy",
+                    "--rounds", "3", "--processes", "2", "--allow-single-process", "--cache", "32K:512K:32M"],
+                   capture_output=True, text=True, timeout=600, check=True)
+    files = sorted(map(str, out.iterdir()))
+    suite = subprocess.run([sys.executable, "-m", "analysis", "suite", *files], capture_output=True, text=True,
+                           cwd=ROOT).stdout
+    wanted = [x for x in suite.splitlines() if x.startswith(("bytes ", "libc-copy "))]
+    assert len(wanted) == 2
+    for command in ("compare", "summarize"):
+        p = subprocess.run([sys.executable, "-m", "analysis", command, *files], capture_output=True, text=True,
+                           cwd=ROOT)
+        assert p.returncode == 0, p.stderr
+        block = p.stdout.split("== suite: geometric mean over 5 studies", 1)[1].splitlines()
+        assert all(w in block for w in wanted), (command, block)
+    p = subprocess.run([sys.executable, "-m", "analysis", "report", *files, "-o", str(tmp_path / "r")],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "## Suite: 5 studies" in (tmp_path / "r" / "report.md").read_text()
