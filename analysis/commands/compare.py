@@ -22,7 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_study_options(args)
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [])
-    _, _, comps = compare_study(args, secondary=True)
+    # the secondary statistics (ratio of medians, Mann-Whitney, Hodges-Lehmann) are shown by the
+    # wide table of --detail and written by --json only
+    _, _, comps = compare_study(args, secondary=args.detail or args.json_out is not None)
     if comps:
         print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
