@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
              else ", ".join(tables) if len(tables) <= 3 else f"{len(tables)} tables")
     print(f"suite of {len(studies)} studies: {', '.join(sorted({f for f, _ in studies}))} on {where}")
     print(f"each variant's geometric mean of its ratio to {', '.join(baselines) or 'the baseline'} over the studies "
-          f"it ran in, {args.level * 100:g} % interval from the studies' own (below 1: faster)")
+          f"it ran in, {args.level * 100:g} % interval from the studies' own (below 1: faster; the studies' "
+          "precision in this session: a suite re-run on a busy host can move further, docs/analysis.md)")
     if not lines:
         print("(no variant but the baseline ran in two studies or more)")
         return 0
