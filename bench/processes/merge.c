@@ -144,14 +144,6 @@ static cJSON *merged_config(const struct mfb_study *cfg, const cJSON *child_conf
     return own;
 }
 
-static cJSON *command_line(const struct mfb_study *cfg)
-{
-    cJSON *argv = cJSON_CreateArray();
-    for (int i = 0; i < cfg->argc; i++)
-        cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->argv[i]));
-    return argv;
-}
-
 cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_result *results,
                           const struct mfb_merge_end *end, uint64_t master_seed)
 {
@@ -166,7 +158,7 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         if (!strcmp(x->string, "processes")) {
             continue; /* a child's file has none; a merged file read back has its own, rebuilt below */
         } else if (!strcmp(x->string, "command_line")) {
-            own = command_line(cfg);
+            own = mfb_command_line_json(cfg);
         } else if (!strcmp(x->string, "variants")) {
             own = variants_as_built(x, end->assembled);
         } else if (!strcmp(x->string, "status")) {

@@ -116,7 +116,7 @@ cJSON *mfb_tool_json(void)
     return tool;
 }
 
-static cJSON *command_line_json(const struct mfb_study *s)
+cJSON *mfb_command_line_json(const struct mfb_study *s)
 {
     cJSON *argv = cJSON_CreateArray();
     for (int i = 0; i < s->argc; i++)
@@ -703,7 +703,7 @@ cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host)
     time_t now = time(NULL);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     cJSON_AddStringToObject(d, "created_utc", ts);
-    cJSON_AddItemToObject(d, "command_line", command_line_json(r->config.study));
+    cJSON_AddItemToObject(d, "command_line", mfb_command_line_json(r->config.study));
     cJSON_AddItemToObject(d, "status", status_json(r));
     cJSON_AddItemToObject(d, "config", config_json(r));
     cJSON_AddItemToObject(d, "seeds", seeds_json(r));

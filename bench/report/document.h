@@ -11,6 +11,9 @@
 
 #define MFB_SCHEMA_VERSION 3
 
+/* The study's command line as given (argv), for the file's command_line: a single run's and a
+ * merged file's. */
+cJSON *mfb_command_line_json(const struct mfb_study *s);
 cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host);
 
 /* Parts every memfbench file shares (the run's, the probe's): the tool and its build, the
