@@ -41,6 +41,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     mfb_warnings_free(&warn);
     int rc = mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);
+    mfb_output_abort(&out); /* after a commit: nothing left to remove, only the path to free */
     if (rc < 0) {
         fprintf(stderr, "memfbench ab: %s\n", err.msg);
         mfb_ab_unlink_replays(ab); /* replays without their result are a partial output */
