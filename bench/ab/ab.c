@@ -1,7 +1,10 @@
 #include "ab/ab.h"
 
+#include "base/inputs.h"
+
 #include <dlfcn.h>
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -356,6 +359,56 @@ static int check_replayable(const struct mfb_ab *ab, const char *table, struct m
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg); /* mfb_fail writes into err->msg */
     return mfb_fail(err, "memfbench ab: --predict-from: %s", why);
+}
+
+/* Every file of the recording folder, as inputs: its tables, trace and provenance. */
+static int add_recording(struct mfb_inputs *in, const char *dir, struct mfb_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* its reader says why (mfb_ab_check_recording) */
+    int rc = 0;
+    struct dirent *e;
+    char path[PATH_MAX + 256];
+    while (rc == 0 && (e = readdir(d)))
+        if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            rc = mfb_inputs_add(in, MFB_INPUT_RECORDING_FILE, path, strlen(path), err);
+    closedir(d);
+    return rc;
+}
+
+int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err)
+{
+    struct mfb_inputs in = {0};
+    int rc = mfb_inputs_add(&in, MFB_INPUT_PROGRAM, ab->program, strlen(ab->program), err);
+    const char *ours[] = {ab->shim, ab->builtins};
+    for (int i = 0; rc == 0 && i < 2; i++)
+        if (ours[i][0])
+            rc = mfb_inputs_add(&in, MFB_INPUT_PLUGIN, ours[i], strlen(ours[i]), err);
+    for (int a = 0; rc == 0 && a < ab->narms; a++)
+        if (ab->arms[a].kind == MFB_AB_VARIANT) /* PATH:SYMBOL: the library is the part before the last ':' */
+            rc = mfb_inputs_add(&in, MFB_INPUT_PLUGIN, ab->arms[a].spec,
+                                (size_t)(strrchr(ab->arms[a].spec, ':') ? strrchr(ab->arms[a].spec, ':') - ab->arms[a].spec
+                                                                        : (long)strlen(ab->arms[a].spec)), err);
+    if (rc == 0 && ab->recording[0])
+        rc = add_recording(&in, ab->recording, err);
+    if (rc == 0 && strcmp(output, "-") != 0)
+        rc = mfb_inputs_check_output(&in, output, "-o", err);
+    if (rc == 0 && ab->program_output && strcmp(ab->program_output, "/dev/null") != 0)
+        rc = mfb_inputs_check_output(&in, ab->program_output, "--program-output", err);
+    mfb_inputs_free(&in);
+    /* the program's output appended into the result file would corrupt it */
+    struct stat a, b;
+    if (rc == 0 && ab->program_output && strcmp(output, "-") != 0 && stat(output, &a) == 0 &&
+        stat(ab->program_output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        rc = mfb_fail(err, "%s: --program-output names the result file (-o); give another", ab->program_output);
+    if (rc == 0 && ab->program_output && !strcmp(output, ab->program_output))
+        rc = mfb_fail(err, "%s: --program-output names the result file (-o); give another", ab->program_output);
+    if (rc == 0)
+        return 0;
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return mfb_fail(err, "memfbench ab: %s", why);
 }
 
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err)

@@ -84,6 +84,11 @@ int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mf
  * that fails ends it with the run, the arm and the status named. */
 int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err);
 /* --predict-from DIR: checks that DIR holds the function's recorded table and its provenance. */
+/* The one input/output rule of every subcommand (base/inputs.c), for ab: neither -o (output) nor
+ * --program-output names an input (the program, the shim and built-ins, a variant's shared object,
+ * a file of the recording) nor each other. Called once the program, the arms and the recording
+ * are known. 0, or -1 with err naming the output and the input. */
+int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err);
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err);
 /* A study (memfbench run, this binary; default but for --replay-time and --by-class) of libc and the
  * -v values on the recorded table, pinned as the runs were, into ab->replay; and, when the

@@ -17,7 +17,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     mfb_ab_libraries(ab);
     if (mfb_ab_check_program(ab, rq->program[0], &err) < 0 || mfb_ab_arms(ab, rq->variants, rq->nvariants, &err) < 0 ||
         (rq->predict_from && mfb_ab_check_recording(ab, rq->predict_from, rq->output, &err) < 0) ||
-        mfb_output_open(&out, rq->output, &err) < 0) {
+        mfb_ab_check_outputs(ab, rq->output, &err) < 0 || mfb_output_open(&out, rq->output, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return MFB_EXIT_USAGE;
     }

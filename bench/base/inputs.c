@@ -17,6 +17,7 @@ const char *mfb_input_kind_name(enum mfb_input_kind kind)
     case MFB_INPUT_PROGRAM: return "program";
     case MFB_INPUT_RECORDING: return "recorded folder";
     case MFB_INPUT_BPFTRACE: return "bpftrace histogram";
+    case MFB_INPUT_RECORDING_FILE: return "file of the recording";
     }
     return "input";
 }

@@ -20,6 +20,7 @@ enum mfb_input_kind {
     MFB_INPUT_PROGRAM,      /* the program record runs */
     MFB_INPUT_RECORDING,    /* a recorded folder merge adds */
     MFB_INPUT_BPFTRACE,     /* a bpftrace histogram merge adds */
+    MFB_INPUT_RECORDING_FILE, /* a file of the recording ab --predict-from replays */
 };
 
 struct mfb_input {
