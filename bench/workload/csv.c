@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int mfb_csv_open(struct mfb_csv *c, const char *path, struct mfb_err *err)
 {
@@ -11,7 +12,41 @@ int mfb_csv_open(struct mfb_csv *c, const char *path, struct mfb_err *err)
     c->f = fopen(path, "rb");
     if (!c->f)
         return mfb_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    /* a device or a pipe may never end (/dev/zero) and cannot be read twice: a table is a file */
+    struct stat st;
+    if (fstat(fileno(c->f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(c->f);
+        c->f = NULL;
+        return mfb_fail(err, "%s: not a regular file (a %s): give a table or trace as a file", path,
+                        S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "pipe" : "device or other");
+    }
     return 0;
+}
+
+/* One line into c->buf, at most MFB_CSV_MAX_LINE bytes: its length, 0 at the end of the file, or
+ * -1 with err for a line longer than that or a read error. */
+static long read_line(struct mfb_csv *c, struct mfb_err *err)
+{
+    if (!c->buf) {
+        if (!(c->buf = malloc(MFB_CSV_MAX_LINE + 2)))
+            return mfb_fail(err, "%s: out of memory", c->path);
+        c->cap = MFB_CSV_MAX_LINE + 2;
+    }
+    if (!fgets(c->buf, (int)c->cap, c->f)) {
+        if (ferror(c->f))
+            return mfb_fail(err, "%s:%d: read error: %s", c->path, c->line + 1, strerror(errno));
+        return 0;
+    }
+    /* fgets stops at a NUL too: the length read is where the newline is, or the buffer's end */
+    char *nl = memchr(c->buf, '\n', c->cap - 1);
+    size_t len = nl ? (size_t)(nl - c->buf) + 1 : strnlen(c->buf, c->cap - 1);
+    if (!nl && len >= MFB_CSV_MAX_LINE && !feof(c->f))
+        return mfb_fail(err, "%s:%d: a line longer than %d bytes: not a table", c->path, c->line + 1, MFB_CSV_MAX_LINE);
+    c->bytes += len;
+    if (c->bytes > MFB_CSV_MAX_BYTES)
+        return mfb_fail(err, "%s:%d: more than %llu bytes: not a table", c->path, c->line + 1,
+                        (unsigned long long)MFB_CSV_MAX_BYTES);
+    return (long)len;
 }
 
 void mfb_csv_close(struct mfb_csv *c)
@@ -64,14 +99,11 @@ static int push_field(struct mfb_csv *c, char *field)
 int mfb_csv_next(struct mfb_csv *c, struct mfb_err *err)
 {
     for (;;) {
-        ssize_t len = getline(&c->buf, &c->cap, c->f);
-        if (len < 0) {
-            if (ferror(c->f))
-                return mfb_fail(err, "%s:%d: read error: %s", c->path, c->line + 1, strerror(errno));
-            return 0;
-        }
+        long len = read_line(c, err);
+        if (len <= 0)
+            return (int)len;
         c->line++;
-        if (memchr(c->buf, '\0', (size_t)len))
+        if (strlen(c->buf) < (size_t)len || memchr(c->buf, '\0', (size_t)len))
             return mfb_fail(err, "%s:%d: NUL byte: not a text file", c->path, c->line);
         char *s = c->buf;
         if (c->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
@@ -92,6 +124,8 @@ int mfb_csv_next(struct mfb_csv *c, struct mfb_err *err)
             if (bad)
                 return mfb_fail(err, "%s:%d: field %d: stray double quote", c->path, c->line,
                                 c->nfields + 1);
+            if (c->nfields == MFB_CSV_MAX_FIELDS)
+                return mfb_fail(err, "%s:%d: more than %d fields: not a table", c->path, c->line, MFB_CSV_MAX_FIELDS);
             if (push_field(c, field) < 0)
                 return mfb_fail(err, "%s:%d: out of memory", c->path, c->line);
             if (!comma)

@@ -8,6 +8,14 @@
 
 #include "base/error.h"
 
+/* What a table or trace may hold, so that a file that never ends (/dev/zero, a generator) is
+ * refused instead of read until memory runs out: a line is a few numbers (a recorded trace's
+ * longest, with its caller, is under 200 bytes), a row a few fields, and a trace of
+ * MFB_MAX_TRACE_CALLS calls is far below the bytes. */
+#define MFB_CSV_MAX_LINE 65536
+#define MFB_CSV_MAX_FIELDS 256
+#define MFB_CSV_MAX_BYTES (4ull << 30)
+
 struct mfb_csv {
     FILE *f;
     const char *path;
@@ -17,6 +25,7 @@ struct mfb_csv {
     char **fields;   /* points into buf; valid until the next call */
     int nfields;
     int fields_cap;
+    unsigned long long bytes; /* read so far */
 };
 
 int mfb_csv_open(struct mfb_csv *c, const char *path, struct mfb_err *err);

@@ -305,6 +305,11 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
         if (found > 1)
             return mfb_fail(err, "distribution '%s': ambiguous, name it as group/%s (see memfbench list)",
                             spec, spec);
+        struct stat st;
+        if (found == 0 && stat(spec, &st) == 0) /* there, but no file: say what it is */
+            return mfb_fail(err, "distribution '%s': not a regular file (a %s): give a table's file, a shipped name "
+                                 "or a synthetic spec", spec, S_ISDIR(st.st_mode) ? "folder" :
+                            S_ISFIFO(st.st_mode) ? "pipe" : "device or other");
         if (found == 0)
             return mfb_fail(err, "distribution '%s': no such file, shipped name (in %s) or "
                                  "synthetic spec (fixed:N, uniform:LO-HI, pow2:LO-HI)",

@@ -1,0 +1,49 @@
+"""Readers bounded by construction (issue 42, case 8 and 15): a table or trace that never ends,
+a device, a folder, a line or a row past any real table's are refused in one line, fast, before
+memory grows."""
+from __future__ import annotations
+
+import resource
+import subprocess
+from pathlib import Path
+
+import pytest
+
+QUICK = ["-v", "libc", "--rounds", "1", "--processes", "1", "--cache", "32K:512K:32M", "-q"]
+
+
+def run(memfbench: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([memfbench, "run", *QUICK, *args, "-o", str(tmp_path / "x.json")], capture_output=True,
+                          text=True, timeout=30)
+
+
+def one_line(p: subprocess.CompletedProcess[str]) -> str:
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, (p.returncode, p.stderr[-500:])
+    return lines[0]
+
+
+@pytest.mark.parametrize("option", ["--trace", "-d"])
+def test_a_device_that_never_ends_is_refused(memfbench: str, tmp_path: Path, option: str) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    p = run(memfbench, tmp_path, option, "/dev/zero")
+    assert "/dev/zero" in one_line(p) and "not a regular file" in one_line(p)
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < max(before, 512 * 1024)  # KiB: no growth
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_folder_is_named_as_one(memfbench: str, tmp_path: Path) -> None:
+    assert "not a regular file (a folder)" in one_line(run(memfbench, tmp_path, "-d", str(tmp_path)))
+
+
+def test_a_line_longer_than_any_table_is_refused(memfbench: str, tmp_path: Path) -> None:
+    f = tmp_path / "long_size.csv"
+    f.write_text("size,weight\n8," + "1" * 70000 + "\n")
+    line = one_line(run(memfbench, tmp_path, "-d", str(f)))
+    assert f"{f}:2: a line longer than 65536 bytes" in line
+
+
+def test_a_row_of_too_many_fields_is_refused(memfbench: str, tmp_path: Path) -> None:
+    f = tmp_path / "wide_size.csv"
+    f.write_text("size,weight\n" + ",".join(["8"] * 300) + "\n")
+    assert f"{f}:2: more than 256 fields" in one_line(run(memfbench, tmp_path, "-d", str(f)))
