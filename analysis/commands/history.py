@@ -44,9 +44,13 @@ def _series_files(paths: list[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if os.path.isdir(p):
-            found = sorted(str(f) for f in Path(p).iterdir() if f.is_file() and f.name.endswith((".json", ".json.gz"))
-                           and not f.name.endswith((".verdict.json", ".verdict.json.gz"))
-                           and not (f.name.endswith(".json") and _is_own_output(f)))
+            try:
+                found = sorted(str(f) for f in Path(p).iterdir() if f.is_file()
+                               and f.name.endswith((".json", ".json.gz"))
+                               and not f.name.endswith((".verdict.json", ".verdict.json.gz"))
+                               and not (f.name.endswith(".json") and _is_own_output(f)))
+            except OSError as e:
+                raise UsageError(f"{p}: cannot read the folder: {e.strerror or e}") from e
             if not found:
                 raise UsageError(f"{p}: a folder with no result file (*.json, *.json.gz)")
             out += found
@@ -91,8 +95,11 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     files = _series_files(args.files)
     plots = None if args.plot is None else f"{args.plot}-VARIANT.png"  # one file per variant: their folder is checked
-    check_outputs(args, [(path, label) for path, label in ((args.json_out, "--json"), (args.csv_out, "--csv"),
-                                                           (plots, "--plot")) if path is not None])
+    # the outputs against every file the folders hold, not only the folders: --json DIR/r03.json
+    # would otherwise replace a point of the series
+    check_outputs(argparse.Namespace(**{**vars(args), "files": [*args.files, *files]}),
+                  [(path, label) for path, label in ((args.json_out, "--json"), (args.csv_out, "--csv"),
+                                                     (plots, "--plot")) if path is not None])
     runs = load_runs(files)  # by name: a code change along the series is what it is about
     groups: dict[tuple[str, str, str, str], list[Run]] = {}
     for r in runs:
@@ -135,8 +142,14 @@ def run(args: argparse.Namespace) -> int:
                      "changes": [c.as_dict() for c in changes]})
         if args.plot is not None:
             from ..views.plots.history import history as history_figure
+            taken: set[str] = set()
             for variant in dict.fromkeys(points["variant"]):
                 safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(variant))
+                # two names one file name (a/b, a_b): the second gets a number, never the first's file
+                base, k = safe, 2
+                while safe in taken:
+                    safe, k = f"{base}-{k}", k + 1
+                taken.add(safe)
                 suffix = f"-{safe}" + (f"-{len(docs) - 1}" if len(groups) > 1 else "")
                 fig = history_figure(points, str(variant), changes, codes, args.level)
                 write_bytes_atomic(f"{args.plot}{suffix}.png", png(fig), "--plot", inputs_of(args))

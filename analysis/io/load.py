@@ -225,11 +225,34 @@ def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
             df[whole].reset_index(drop=True))
 
 
+def shown_name(name: str) -> str:
+    """A name as every view may print it: control characters (a newline, an escape sequence that
+    would drive the terminal) and the bidirectional overrides that reorder a line written as
+    escapes (\\n, \\x1b, \\u202e), so a name is one line that shows what it holds."""
+    return "".join(c if c.isprintable() and not ("\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069")
+                   else repr(c)[1:-1] if c.isascii() else f"\\u{ord(c):04x}" for c in name)
+
+
+def _shown_names(doc: dict[str, Any]) -> None:
+    """The document's variant and distribution names as views print them (shown_name), in every
+    place that names them, so they still match each other."""
+    for v in doc.get("variants", []):
+        v["name"] = shown_name(v["name"])
+    cfg = doc.get("config", {})
+    if isinstance(cfg.get("variants"), list):
+        cfg["variants"] = [shown_name(n) for n in cfg["variants"]]
+    for key in ("baseline", "distribution"):
+        if isinstance(cfg.get(key), str):
+            cfg[key] = shown_name(cfg[key])
+
+
 def read_result(path: str | Path) -> dict[str, Any]:
     """One result file's document: read (plain or gzip, bounded), brought to the current schema
-    version, and validated; ResultFileError names the file and the first problem."""
+    version, and validated; ResultFileError names the file and the first problem. Names are made
+    printable (shown_name)."""
     doc = upgrade(read_json(path))
     schema.validate(doc, str(path))
+    _shown_names(doc)
     return doc
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..verdicts.compare import Comparison, comparisons_frame
 from ..verdicts.diff import Shift, shift_line
 from .counters import counter_summary, counters_source, has_counters
 from .summary import summarize_run
-from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, verdict_lines
+from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, md_escape, verdict_lines
 
 
 def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
@@ -30,7 +31,7 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
             v = row[c]
             # NaN and NA: not computable from this file (e.g. no harness noop for the net figures)
             cells.append(("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else
-                         "—" if v is pd.NA else str(v))
+                         "—" if v is pd.NA else md_escape(str(v)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -38,6 +39,12 @@ def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
 def _host_title(group: str, comps: list[Comparison]) -> str:
     hosts = max(c.hosts for c in comps)
     return f"{group} ({hosts} host{'s' if hosts != 1 else ''})"
+
+
+def _text(lines: list[str]) -> list[str]:
+    """Lines of names and figures as Markdown text: '<' and '>' as entities, so a name that holds
+    a tag is shown, never taken as HTML (the report's own tags are written by _fold)."""
+    return [x.replace("<", "&lt;").replace(">", "&gt;") for x in lines]
 
 
 def _fold(summary: str, lines: list[str]) -> list[str]:
@@ -95,7 +102,7 @@ def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], n
         md += [f"![after / before]({paths[0].name})", ""]
     for side, runs in (("Before", before), ("After", after)):
         for run in runs:
-            md += [f"## {side}: `{Path(run.path).name}`", "", *context_lines(run, quiet), ""]
+            md += [f"## {side}: `{Path(run.path).name}`", "", *_text(context_lines(run, quiet)), ""]
     return _write_pages(md, figures, out_dir)
 
 
@@ -158,7 +165,7 @@ def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], sv
     cols = ["variant", "size", "lo", "hi", "ns_per_call", "ns_low", "ns_high", "bytes_per_ns", "ratio", "ratio_low",
             "ratio_high", "verdict"]
     md = [f"## {run.function}: size sweep (`{Path(run.path).name}`)", "", f"- {describe(run)}",
-          *context_lines(run, quiet), "", f"![size sweep]({fig.name})", ""]
+          *_text(context_lines(run, quiet)), "", f"![size sweep]({fig.name})", ""]
     if probe_doc is not None:
         from .probe import REFERENCE_KERNELS, roofline, roofline_sentences
         roof = roofline(points, run.doc, run.function, probe_doc)
@@ -240,7 +247,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             md += [f"![ratio per distribution]({fig.name})", ""]
     if comps:
         md += _fold("Every figure of each verdict (prediction, layout noise, within-process interval, net of "
-                    "the harness, adjusted p, rounds)", verdict_lines(comps))
+                    "the harness, adjusted p, rounds)", _text(verdict_lines(comps)))
         tables: list[str] = []
         for group in groups:
             gc = [c for c in comps if c.cpu_model == group]
@@ -255,7 +262,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
         if run.doc.get("sweep"):
             md += _sweep_section(run, tag, out_dir, colors, svg, figures, quiet, probe_doc)
             continue
-        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *context_lines(run, quiet), "",
+        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *_text(context_lines(run, quiet)), "",
                "### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", DIAGNOSTICS_EXPLANATION, "", _md_table(diagnostics_frame(diagnose(run.batches))),
                ""]
@@ -294,7 +301,7 @@ def _write_pages(md: list[str], figures: list[tuple[str, Path]], out_dir: Path) 
 
 def _inline(text: str) -> str:
     """Markdown's inline marks used by the report (**bold**, `code`) as HTML, the rest escaped."""
-    return CODE.sub(r"<code>\1</code>", STRONG.sub(r"<strong>\1</strong>", html.escape(text, quote=False)))
+    return CODE.sub(r"<code>\1</code>", STRONG.sub(r"<strong>\1</strong>", html.escape(html.unescape(text), quote=False)))
 
 
 def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
@@ -318,7 +325,9 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
         if line.startswith("|"):
             if set(line) <= set("|-: "):
                 continue  # the header rule
-            cells = [_inline(c.strip()) for c in line.strip().strip("|").split("|")]
+            # a cell's own '|' is escaped (md_escape): split on the others only
+            cells = [_inline(c.strip().replace("\\|", "|"))
+                     for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             tag = "th" if block != "table" else "td"
             open_block("table")
             body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")

@@ -385,6 +385,11 @@ def headline_lines(comps: list[Comparison], hint: str = "") -> list[str]:
     return out + ([hint] if hint else [])
 
 
+def md_escape(text: str) -> str:
+    """Text inside a Markdown table or line: '|' escaped, '<' and '>' as entities (no tag)."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def headline_markdown(comps: list[Comparison]) -> list[str]:
     """The verdicts at a glance for the report and the notebooks: per group its title and a table
     of one row per variant (the terminal headline's cells), then the tags' legend and the key."""
@@ -393,9 +398,9 @@ def headline_markdown(comps: list[Comparison]) -> list[str]:
     out: list[str] = []
     label = interval_label(comps)
     for title, cs in headline_groups(comps):
-        out += [f"**{title}**", "", f"| variant | ratio | {label} | verdict | processes | flags |",
+        out += [f"**{md_escape(title)}**", "", f"| variant | ratio | {label} | verdict | processes | flags |",
                 "|---|---|---|---|---|---|"]
-        out += [f"| {c.variant} | {fmt_ratio(c.ratio)} | {fmt_interval(c.ci_adj_low, c.ci_adj_high)} | "
+        out += [f"| {md_escape(c.variant)} | {fmt_ratio(c.ratio)} | {fmt_interval(c.ci_adj_low, c.ci_adj_high)} | "
                 f"**{verdict_word(c)}** | {c.processes} | {' '.join(headline_tags(c)) or DASH} |" for c in cs]
         out.append("")
     return (out + [f"- {x}" for x in legend_texts(comps)]

@@ -38,12 +38,14 @@ def test_a_folder_is_named_as_one(memfbench: str, tmp_path: Path) -> None:
 
 def test_a_line_longer_than_any_table_is_refused(memfbench: str, tmp_path: Path) -> None:
     f = tmp_path / "long_size.csv"
-    f.write_text("size,weight\n8," + "1" * 70000 + "\n")
+    f.write_text("size,weight\n8," + "1" * (1 << 20) + "\n")
     line = one_line(run(memfbench, tmp_path, "-d", str(f)))
-    assert f"{f}:2: a line longer than 65536 bytes" in line
+    assert f"{f}:2: a line longer than 1048576 bytes" in line
 
 
-def test_a_row_of_too_many_fields_is_refused(memfbench: str, tmp_path: Path) -> None:
+def test_a_file_without_a_newline_is_bounded_too(memfbench: str, tmp_path: Path) -> None:
+    """Fields: at most half a line's bytes, so the line bound bounds them; a 3 MiB row of commas
+    is refused at its first MiB."""
     f = tmp_path / "wide_size.csv"
-    f.write_text("size,weight\n" + ",".join(["8"] * 300) + "\n")
-    assert f"{f}:2: more than 256 fields" in one_line(run(memfbench, tmp_path, "-d", str(f)))
+    f.write_text("size,weight\n" + "," * (3 << 20))
+    assert f"{f}:2: a line longer than 1048576 bytes" in one_line(run(memfbench, tmp_path, "-d", str(f)))

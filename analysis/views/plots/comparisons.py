@@ -190,7 +190,8 @@ def log_ratios(run: Run, comps: list[Comparison], colors: dict[str, str] | None 
             continue
         q_lo, q1, q3, q_hi = np.quantile(d, [ROBUST_TAIL, 0.25, 0.75, 1 - ROBUST_TAIL])
         lo, hi = max(q_lo, q1 - ROBUST_IQRS * (q3 - q1)), min(q_hi, q3 + ROBUST_IQRS * (q3 - q1))
-        lo, hi = min(lo, np.log(c.ci_low)), max(hi, np.log(c.ci_high))
+        if c.ci_low > 0 and np.isfinite(c.ci_low) and np.isfinite(c.ci_high):  # no interval (too few rounds): none drawn
+            lo, hi = min(lo, np.log(c.ci_low)), max(hi, np.log(c.ci_high))
         edges = np.linspace(lo, hi, 81) if hi > lo else np.array([lo - 1e-6, lo + 1e-6])
         inside = (d >= edges[0]) & (d <= edges[-1])
         # counted by numpy and drawn as one filled outline: Axes.hist draws a patch per bar, and
