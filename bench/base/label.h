@@ -9,8 +9,9 @@
 #include "base/error.h"
 
 /* Long enough for a commit id with a describe prefix and a branch name; a label is one line of a
- * table, not a message. */
+ * table, not a message. Characters (UTF-8), so the text holds up to 4 bytes each. */
 #define MFB_LABEL_MAX 200
+#define MFB_LABEL_BYTES (4 * MFB_LABEL_MAX)
 
 enum mfb_label_source {
     MFB_LABEL_NONE,  /* no --label and no plugin in a git repository */
@@ -20,14 +21,19 @@ enum mfb_label_source {
 
 struct mfb_label {
     enum mfb_label_source source;
-    char text[MFB_LABEL_MAX + 1];
+    char text[MFB_LABEL_BYTES + 1];
     char folder[PATH_MAX];  /* MFB_LABEL_GIT: the folder git described */
     char time[40];          /* MFB_LABEL_GIT: the commit's date (ISO 8601); "" when unknown */
 };
 
 /* The source's name in the result file. */
 const char *mfb_label_source_name(enum mfb_label_source s);
-/* Checks a --label value: at most MFB_LABEL_MAX bytes, no control characters (a label is printed
- * in tables and file names' company); -1 with the option named in err. */
+/* Checks a --label value: UTF-8 (the result file is JSON, which the analysis reads as UTF-8), at
+ * most MFB_LABEL_MAX characters, no control character (C0, DEL, C1) nor bidirectional override (a
+ * label is one line of a table, shown as written); -1 with the option and the position in err. */
 int mfb_label_given(struct mfb_label *l, const char *text, struct mfb_err *err);
+/* The longest valid label text from s (git's output, say): cut at MFB_LABEL_MAX characters, at a
+ * character's boundary, each byte that is no UTF-8 or a control character as '?'; into out
+ * (MFB_LABEL_BYTES + 1 bytes). */
+void mfb_label_clean(const char *s, char *out);
 #endif

@@ -61,12 +61,23 @@ void mfb_label_default(struct mfb_label *l, const char *const *variants, int nva
         const char *slash = memrchr(variants[i], '/', (size_t)(colon - variants[i]));
         int len = slash ? (int)(slash - variants[i]) : 1;
         snprintf(l->folder, sizeof l->folder, "%.*s", len == 0 ? 1 : len, slash ? variants[i] : ".");
-        const char *describe[] = {"git", "-C", l->folder, "describe", "--always", "--dirty", "--tags", NULL};
-        if (git_line(describe, l->text, sizeof l->text) != 0) {
+        /* read without side effects: no core.fsmonitor command of the repository run, and no index
+         * written: `describe --dirty` refreshes and writes the index whatever --no-optional-locks
+         * says (git 2.39), `status` honours it, so dirty is status's answer */
+        const char *describe[] = {"git", "--no-optional-locks", "-c", "core.fsmonitor=", "-C", l->folder, "describe",
+                                  "--always", "--tags", NULL};
+        const char *status[] = {"git", "--no-optional-locks", "-c", "core.fsmonitor=", "-C", l->folder, "status",
+                                "--porcelain", "--untracked-files=no", NULL};
+        char raw[MFB_LABEL_BYTES + 1], change[8];
+        if (git_line(describe, raw, sizeof raw - 6) != 0) {
             memset(l, 0, sizeof *l);
             return;
         }
-        const char *date[] = {"git", "-C", l->folder, "log", "-1", "--format=%cI", NULL};
+        if (git_line(status, change, sizeof change) == 0) /* a line: a tracked file changed */
+            strcat(raw, "-dirty");
+        mfb_label_clean(raw, l->text); /* a tag name is any bytes: the label stays UTF-8, whole characters */
+        const char *date[] = {"git", "--no-optional-locks", "-c", "core.fsmonitor=", "-C", l->folder, "log", "-1",
+                              "--format=%cI", NULL};
         if (git_line(date, l->time, sizeof l->time) != 0)
             l->time[0] = '\0';
         l->source = MFB_LABEL_GIT;

@@ -159,7 +159,7 @@ def test_a_given_label_is_recorded(run) -> None:
 
 
 @pytest.mark.parametrize("label,problem", [("", "0 characters"), ("x" * 201, "201 characters"),
-                                           ("a\tb", "control character at position 2")])
+                                           ("a\tb", "control or direction character (U+0009) at character 2")])
 def test_a_bad_label_is_one_line(run, label: str, problem: str) -> None:
     r = run("-v", "libc", "--label", label, *SHORT)
     assert r.code != 0 and len(r.stderr_lines) == 1
