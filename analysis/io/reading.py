@@ -114,6 +114,20 @@ def _read_bytes(p: Path) -> bytes | bytearray:
         raise ResultFileError(f"{p}: cannot read: {e.strerror or e}") from e
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object holding one key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object hook: an object as a dict, refused when a key comes twice (a second samples
+    block would silently replace the first)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKeyError(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def read_json(path: str | Path) -> Any:
     """The JSON text of a memfbench file (plain or gzip), decoded but not validated."""
     p = Path(path)
@@ -123,7 +137,10 @@ def read_json(path: str | Path) -> Any:
     except UnicodeDecodeError as e:
         raise ResultFileError(f"{p}: not UTF-8 text (byte {e.start})") from e
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKeyError as e:
+        raise ResultFileError(f"{p}: not a memfbench result: the key '{e}' is given twice in one object (which "
+                              f"one counts is the reader's choice, so neither does)") from e
     except json.JSONDecodeError as e:
         raise ResultFileError(f"{p}:{e.lineno}: not JSON: {e.msg}") from e
     except RecursionError as e:

@@ -72,3 +72,31 @@ def test_an_unreadable_folder_is_one_line(tmp_path: Path) -> None:
     d.mkdir(mode=0)
     p = analysis("history", str(d))
     assert p.returncode == 2 and "cannot read the folder" in p.stderr and "Traceback" not in p.stderr
+
+
+def _doc(path: Path) -> dict:
+    import gzip
+    import json
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+
+
+def test_a_key_given_twice_is_refused(hostile: Path, tmp_path: Path) -> None:
+    """The last of two `samples` blocks would silently win: the file is refused, in one line."""
+    import json
+    text = json.dumps(_doc(hostile))
+    doubled = text[:-1] + ', "samples": {"count": 0}}'
+    f = tmp_path / "twice.json"
+    f.write_text(doubled)
+    p = analysis("summarize", str(f))
+    assert p.returncode == 2 and "the key 'samples' is given twice" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_batch_of_a_process_the_file_does_not_have_is_refused(hostile: Path, tmp_path: Path) -> None:
+    import json
+    doc = _doc(hostile)
+    doc["samples"]["process"][0] = len(doc["processes"]) + 5
+    f = tmp_path / "beyond.json"
+    f.write_text(json.dumps(doc))
+    p = analysis("summarize", str(f))
+    assert p.returncode == 2 and "beyond the file's 2 processes" in p.stderr
