@@ -528,7 +528,7 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err 
         goto out;
     }
     /* removes what killed builds left (their process gone) before this one adds its own */
-    mfb_temp_remove_stale(b->root, TEMP_BASE);
+    mfb_temp_remove_stale(b->root, false);
     if (make_key(b, err) < 0)
         goto out;
     s->cached = entry_current(b);

@@ -193,7 +193,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     /* A study killed with -o - (kill -9, a power cut) left its files there: removed once, by the
      * first process, when the study that made them has ended (report/temporaries.h). */
     if (to_stdout && i == 0)
-        mfb_temp_remove_stale(tmpdir, "memfbench-stdout.json");
+        mfb_temp_remove_stale(tmpdir, false);
     char what[16];
     snprintf(what, sizeof what, "-proc%d", i);
     if (!(s->tmp[i] = mfb_output_temp(target, what))) {

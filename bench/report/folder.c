@@ -33,7 +33,7 @@ char *mfb_folder_begin(const char *target, struct mfb_err *err)
         mfb_fail(err, "%s: the folder %s does not exist", target, dir);
         return NULL;
     }
-    mfb_temp_remove_stale(dir, base); /* a folder left by a record or merge that was killed */
+    mfb_temp_remove_stale(dir, true); /* a folder left by a record or merge that was killed */
     char *tmp = mfb_temp_template(dir, base, "");
     if (!tmp) {
         mfb_fail(err, "out of memory");

@@ -88,7 +88,7 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
     char dir[PATH_MAX];
     const char *base;
     mfb_temp_split(target, dir, sizeof dir, &base);
-    mfb_temp_remove_stale(dir, base);
+    mfb_temp_remove_stale(dir, true);
     if (!(o->tmp = mfb_output_temp(target, ""))) {
         int e = errno;
         mfb_output_abort(o);

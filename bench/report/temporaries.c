@@ -67,31 +67,37 @@ char *mfb_temp_template(const char *dir, const char *base, const char *what)
     return p;
 }
 
-void mfb_temp_remove_stale(const char *dir, const char *base)
+int mfb_temp_remove_stale(const char *dir, bool say)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
-    char stem[STEM_MAX + 1];
-    temp_stem(base, stem);
-    size_t blen = strlen(stem);
+        return 0;
+    /* every memfbench temporary of a dead process, whatever its target: a killed run's for
+     * another file of this folder would otherwise stay until a run to that very file */
+    int removed = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        const char *n = e->d_name;
-        if (n[0] != '.' || strncmp(n + 1, stem, blen) != 0 || strncmp(n + 1 + blen, TMP_TAG, strlen(TMP_TAG)) != 0)
+        const char *n = e->d_name, *tag = n[0] == '.' ? strstr(n + 1, TMP_TAG) : NULL;
+        if (!tag)
             continue;
         char *end;
-        long pid = strtol(n + 1 + blen + strlen(TMP_TAG), &end, 10);
-        if (pid <= 0 || (*end != '.' && *end != '-') || pid == (long)getpid())
+        long pid = strtol(tag + strlen(TMP_TAG), &end, 10);
+        if (pid <= 0 || end == tag + strlen(TMP_TAG) || (*end != '.' && *end != '-') || pid == (long)getpid())
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue; /* its process is alive (or not ours to probe): in use */
         char full[PATH_MAX];
-        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) < sizeof full && unlink(full) != 0 &&
-            (errno == EISDIR || errno == EPERM))
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, n) >= sizeof full)
+            continue;
+        if (unlink(full) != 0 && (errno == EISDIR || errno == EPERM))
             mfb_temp_remove_tree(full);
+        removed++;
     }
     closedir(d);
+    if (say && removed > 0)
+        fprintf(stderr, "memfbench: %s: removed %d temporar%s left by runs that were killed\n", dir, removed,
+                removed == 1 ? "y" : "ies");
+    return removed;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -4,6 +4,7 @@
 #ifndef MFB_TEMPORARIES_H
 #define MFB_TEMPORARIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The folder part of path ("." when none, "/" for the root) and its last component (a pointer
@@ -13,8 +14,9 @@ void mfb_temp_split(const char *path, char *dir, size_t dir_cap, const char **ba
  * base over 185 bytes is cut and hashed, so the name fits NAME_MAX); what is under 16 bytes; NULL
  * when out of memory. */
 char *mfb_temp_template(const char *dir, const char *base, const char *what);
-/* Removes the temporaries of base in dir whose process is gone (kill -9): files and folders. */
-void mfb_temp_remove_stale(const char *dir, const char *base);
+/* Removes every memfbench temporary in dir whose process is gone (kill -9), files and folders,
+ * and with say one line on stderr when there were any: how many. */
+int mfb_temp_remove_stale(const char *dir, bool say);
 /* Removes a folder and everything under it, or a file. */
 void mfb_temp_remove_tree(const char *path);
 

@@ -49,3 +49,21 @@ def test_a_file_without_a_newline_is_bounded_too(memfbench: str, tmp_path: Path)
     f = tmp_path / "wide_size.csv"
     f.write_text("size,weight\n" + "," * (3 << 20))
     assert f"{f}:2: a line longer than 1048576 bytes" in one_line(run(memfbench, tmp_path, "-d", str(f)))
+
+
+def test_temporaries_of_killed_runs_are_swept_with_one_line(memfbench: str, tmp_path: Path) -> None:
+    """Every memfbench temporary of a process that is gone, whatever file it was for (issue 42,
+    case 15: a killed run's temporary stayed until a run to that very file); a live one stays."""
+    import os
+    dead = 2 ** 22 + 12345  # above pid_max's default: no such process
+    (tmp_path / f".a.json.memfbench-{dead}.x1").write_text("{")
+    (tmp_path / f".other.json.gz.memfbench-{dead}-proc3.abc").write_text("")
+    (tmp_path / f".rec.memfbench-{dead}.d").mkdir()
+    live = tmp_path / f".b.json.memfbench-{os.getpid()}.x2"
+    live.write_text("")
+    (tmp_path / "keep.memfbench-1.txt").write_text("not a temporary")
+    p = subprocess.run([memfbench, "run", *QUICK, "-o", str(tmp_path / "new.json")], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert f"{tmp_path}: removed 3 temporaries left by runs that were killed" in p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted([live.name, "keep.memfbench-1.txt", "new.json"])
