@@ -261,13 +261,6 @@ def load_run(path: str | Path) -> Run:
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise ResultFileError(f"{path}: no samples: the run recorded no batches")
     df = batches_frame(doc, result_stem(path))
-    # a batch of a process the file does not have would be pooled as a process of its own
-    processes = len(doc.get("processes") or []) or 1
-    beyond = df["process"].to_numpy() >= processes
-    if beyond.any():
-        raise ResultFileError(f"{path}: {int(beyond.sum())} batches name process "
-                              f"{int(df['process'].to_numpy()[beyond].max())}, beyond the file's {processes} "
-                              f"process{'es' if processes > 1 else ''}: not a whole result")
     measured = ~df["warmup"].to_numpy(dtype=bool)
     if not measured.any():
         raise ResultFileError(f"{path}: no measured rounds: every one of its {len(df)} batches is warm-up, so "

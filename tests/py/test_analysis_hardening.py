@@ -90,13 +90,3 @@ def test_a_key_given_twice_is_refused(hostile: Path, tmp_path: Path) -> None:
     f.write_text(doubled)
     p = analysis("summarize", str(f))
     assert p.returncode == 2 and "the key 'samples' is given twice" in p.stderr and "Traceback" not in p.stderr
-
-
-def test_a_batch_of_a_process_the_file_does_not_have_is_refused(hostile: Path, tmp_path: Path) -> None:
-    import json
-    doc = _doc(hostile)
-    doc["samples"]["process"][0] = len(doc["processes"]) + 5
-    f = tmp_path / "beyond.json"
-    f.write_text(json.dumps(doc))
-    p = analysis("summarize", str(f))
-    assert p.returncode == 2 and "beyond the file's 2 processes" in p.stderr
