@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from .commands.common import PROG, UsageError, command_name
 from .io.files import OutputError
+from .io.load import shown_name
 from .io.reading import ResultFileError
 
 # The subcommands, in the order --help lists them: analysis/commands/NAME.py each.
@@ -38,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
 def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
     """message as one printable line: control characters (a newline in a file name) and
     undecodable bytes escaped, the middle of an overlong message elided."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    text = shown_name(message)
     return text if len(text) <= limit else f"{text[:limit * 2 // 3]} ... {text[-(limit // 4):]}"
 
 

@@ -226,11 +226,11 @@ def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
 
 
 def shown_name(name: str) -> str:
-    """A name as every view may print it: control characters (a newline, an escape sequence that
-    would drive the terminal) and the bidirectional overrides that reorder a line written as
-    escapes (\\n, \\x1b, \\u202e), so a name is one line that shows what it holds."""
-    return "".join(c if c.isprintable() and not ("\u202a" <= c <= "\u202e" or "\u2066" <= c <= "\u2069")
-                   else repr(c)[1:-1] if c.isascii() else f"\\u{ord(c):04x}" for c in name)
+    """Text as every view may print it: each character that is not printable (a newline, an
+    escape sequence that would drive the terminal, the bidirectional overrides, which are format
+    characters) written as its Python escape (\\n, \\x1b, \\u202e), so it is one line that shows
+    what it holds."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def _shown_names(doc: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ..stats.laws import norm_quantile, t_quantile
-from .compare import Comparison
+from .compare import Comparison, withheld
 
 
 @dataclass
@@ -56,9 +56,9 @@ def combine(comps: list[Comparison], level: float, margin: float) -> SuiteLine:
         verdict = "slower"
     else:
         verdict = "inconclusive"
-    withheld = sum(1 for c in comps if c.verdict == "inconclusive" and (c.state_change_at or not c.across_processes))
+    held = sum(1 for c in comps if withheld(c))
     return SuiteLine(comps[0].variant, comps[0].baseline, [f"{c.function} on {c.distribution}" for c in comps],
-                     math.exp(mean), low, high, dof, level, verdict, withheld)
+                     math.exp(mean), low, high, dof, level, verdict, held)
 
 
 def suite_lines(comps: list[Comparison], level: float, margin: float, min_studies: int = 2) -> list[SuiteLine]:
