@@ -7,26 +7,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "base/rng.h"
 #include "base/sha256.h"
 #include "impl/plugin.h"
 #include "impl/variants.h"
 #include "orchestrate/program.h"
-#include "workload/distribution.h"
-#include "workload/trace.h"
+#include "report/temporaries.h"
 #include "config.h"
-
-extern char **environ;
 
 const char *mfb_ab_arm_kind_name(enum mfb_ab_arm_kind k)
 {
@@ -128,6 +120,38 @@ static int check_loads(const char *path, const char *symbol, const char *value, 
     return 0;
 }
 
+/* A built-in that a program can run on, by its name; NULL with err naming why not. */
+static const struct mfb_variant *find_builtin(const struct mfb_ab *ab, const char *value, struct mfb_err *err)
+{
+    const struct mfb_variant *v = mfb_variant_find(ab->func, value);
+    if (!v) {
+        mfb_fail(err, "memfbench ab: -v %s: no such variant of %s (memfbench list)", value, mfb_func_name(ab->func));
+        return NULL;
+    }
+    if (v->origin == MFB_ORIGIN_LIBC || v->noop || v->resolve || v->origin == MFB_ORIGIN_PROBE) {
+        mfb_fail(err, "memfbench ab: -v %s: not a variant a program can run on (%s)", value,
+                 v->origin == MFB_ORIGIN_LIBC ? "libc is the baseline of every ab comparison"
+                                              : "it does not do the function's work");
+        return NULL;
+    }
+    if (!mfb_variant_available(v)) {
+        mfb_fail(err, "memfbench ab: -v %s: not available on this CPU (needs %s)", value,
+                 v->needs ? v->needs : "what this CPU lacks");
+        return NULL;
+    }
+    return v;
+}
+
+int mfb_ab_check_builtins(const struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err)
+{
+    if (n < 1)
+        return mfb_fail(err, "memfbench ab: name at least one variant with -v");
+    for (int i = 0; i < n; i++)
+        if (!mfb_plugin_spec(variants[i]) && !find_builtin(ab, variants[i], err))
+            return -1;
+    return 0;
+}
+
 static int add_variant(struct mfb_ab *ab, const char *value, struct mfb_err *err)
 {
     struct mfb_ab_arm *a = &ab->arms[ab->narms];
@@ -161,17 +185,9 @@ static int add_variant(struct mfb_ab *ab, const char *value, struct mfb_err *err
         a->origin = "plugin";
     } else {
         /* a built-in: the registry's code, loaded from the built-ins library by its symbol */
-        const struct mfb_variant *v = mfb_variant_find(ab->func, value);
+        const struct mfb_variant *v = find_builtin(ab, value, err);
         if (!v)
-            return mfb_fail(err, "memfbench ab: -v %s: no such variant of %s (memfbench list)", value,
-                            mfb_func_name(ab->func));
-        if (v->origin == MFB_ORIGIN_LIBC || v->noop || v->resolve || v->origin == MFB_ORIGIN_PROBE)
-            return mfb_fail(err, "memfbench ab: -v %s: not a variant a program can run on (%s)", value,
-                            v->origin == MFB_ORIGIN_LIBC ? "libc is the baseline of every ab comparison"
-                                                          : "it does not do the function's work");
-        if (!mfb_variant_available(v))
-            return mfb_fail(err, "memfbench ab: -v %s: not available on this CPU (needs %s)", value,
-                            v->needs ? v->needs : "what this CPU lacks");
+            return -1;
         struct mfb_codeinfo ci;
         mfb_variant_codeinfo(v, &ci);
         if (!ci.symbol)
@@ -213,154 +229,6 @@ int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mf
     return 0;
 }
 
-/* The environment of one run: ours, with the shim first in LD_PRELOAD and the arm's settings, or
- * without the shim for the plain arm. */
-static char **run_environ(const struct mfb_ab *ab, const struct mfb_ab_arm *a, char *preload, size_t pn,
-                          char *variant, size_t vn, char *func, size_t fn)
-{
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 4, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    const char *old_preload = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], "LD_PRELOAD=", 11))
-            old_preload = environ[i] + 11;
-        else if (strncmp(environ[i], "MEMFBENCH_AB_VARIANT=", 21) != 0 &&
-                 strncmp(environ[i], "MEMFBENCH_AB_FUNCTION=", 22) != 0)
-            env[k++] = environ[i]; /* MEMFBENCH_AB_COUNT passes: the tests count the routing */
-    }
-    if (a->kind == MFB_AB_PLAIN) {
-        if (old_preload) {
-            snprintf(preload, pn, "LD_PRELOAD=%s", old_preload);
-            env[k++] = preload;
-        }
-        return env;
-    }
-    snprintf(preload, pn, "LD_PRELOAD=%s%s%s", ab->shim, old_preload && *old_preload ? ":" : "",
-             old_preload ? old_preload : "");
-    env[k++] = preload;
-    snprintf(variant, vn, "MEMFBENCH_AB_VARIANT=%s", a->kind == MFB_AB_LIBC ? "libc" : a->spec);
-    env[k++] = variant;
-    snprintf(func, fn, "MEMFBENCH_AB_FUNCTION=%s", mfb_func_name(ab->func));
-    env[k++] = func;
-    return env;
-}
-
-static double seconds(struct timeval t)
-{
-    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
-
-/* One run of the program under arm a: wall time from fork to its end, CPU time of it and of every
- * descendant it waited for (wait4's rusage); its exit status in *status (128 + signal). */
-static int run_once(const struct mfb_ab *ab, const struct mfb_ab_arm *a, char **argv, struct mfb_ab_run *r,
-                    int *status, struct mfb_err *err)
-{
-    char preload[PATH_MAX * 2 + 32], variant[PATH_MAX + 512], func[64];
-    char **env = run_environ(ab, a, preload, sizeof preload, variant, sizeof variant, func, sizeof func);
-    if (!env)
-        return mfb_fail(err, "memfbench ab: out of memory");
-    int out = open(ab->program_output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (out < 0) {
-        free(env);
-        return mfb_fail(err, "memfbench ab: --program-output %s: %s", ab->program_output, strerror(errno));
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        if (in >= 0)
-            dup2(in, STDIN_FILENO);
-        dup2(out, STDOUT_FILENO);
-        dup2(out, STDERR_FILENO);
-        if (ab->cpu >= 0) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(ab->cpu, &set);
-            sched_setaffinity(0, sizeof set, &set);
-        }
-        execve(ab->program, argv, env);
-        _exit(127);
-    }
-    close(out);
-    free(env);
-    if (pid < 0)
-        return mfb_fail(err, "memfbench ab: cannot start %s: %s", ab->program, strerror(errno));
-    int st;
-    struct rusage ru;
-    while (wait4(pid, &st, 0, &ru) < 0)
-        if (errno != EINTR)
-            return mfb_fail(err, "memfbench ab: waiting for %s: %s", ab->program, strerror(errno));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    r->user_s = seconds(ru.ru_utime);
-    r->sys_s = seconds(ru.ru_stime);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return 0;
-}
-
-int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err)
-{
-    int blocks = ab->warmup + ab->runs;
-    if (!(ab->done = calloc((size_t)blocks * (size_t)ab->narms, sizeof *ab->done)))
-        return mfb_fail(err, "memfbench ab: out of memory");
-    struct mfb_rng rng;
-    mfb_rng_seed(&rng, ab->seed);
-    int order[MFB_AB_MAX_ARMS];
-    for (int b = 0; b < blocks; b++) {
-        /* each block every arm once, in an order of its own: no arm always runs first, after the
-         * same neighbour, or at the same point of a drift */
-        for (int i = 0; i < ab->narms; i++)
-            order[i] = i;
-        for (int i = ab->narms - 1; i > 0; i--) {
-            int j = (int)mfb_rng_below(&rng, (uint64_t)i + 1), t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
-        for (int k = 0; k < ab->narms; k++) {
-            struct mfb_ab_run *r = &ab->done[ab->ndone];
-            *r = (struct mfb_ab_run){.block = b, .order = k, .arm = order[k], .warmup = b < ab->warmup};
-            int status;
-            if (run_once(ab, &ab->arms[order[k]], argv, r, &status, err) < 0)
-                return -1;
-            if (status != 0)
-                return mfb_fail(err, "memfbench ab: run %d (block %d, arm %s): %s exited with status %d%s; a run "
-                                "that fails is not a sample (its output: %s)", ab->ndone + 1, b + 1,
-                                ab->arms[order[k]].name, ab->program, status,
-                                status == 127 ? " (127: it could not start, or the shim refused the variant)" : "",
-                                ab->program_output);
-            ab->ndone++;
-        }
-        if (!quiet && isatty(STDERR_FILENO))
-            fprintf(stderr, "\rmemfbench ab: block %d of %d%s", b + 1, blocks, b + 1 == blocks ? "\n" : "");
-    }
-    return 0;
-}
-
-/* The table and the trace read as the replays will read them, before the first run: a recording
- * that cannot be replayed is refused in one line, not after minutes of runs. */
-static int check_replayable(const struct mfb_ab *ab, const char *table, struct mfb_err *err)
-{
-    struct mfb_dist d;
-    int rc = mfb_dist_resolve(&d, table, ab->func, "", err);
-    mfb_dist_free(&d);
-    if (rc == 0 && ab->trace[0]) {
-        struct mfb_trace t = {0};
-        rc = mfb_trace_load(&t, ab->trace, err);
-        mfb_trace_free(&t);
-    }
-    if (rc == 0)
-        return 0;
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg); /* mfb_fail writes into err->msg */
-    return mfb_fail(err, "memfbench ab: --predict-from: %s", why);
-}
-
 /* Every file of the recording folder, as inputs: its tables, trace and provenance. */
 static int add_recording(struct mfb_inputs *in, const char *dir, struct mfb_err *err)
 {
@@ -376,7 +244,6 @@ static int add_recording(struct mfb_inputs *in, const char *dir, struct mfb_err 
     closedir(d);
     return rc;
 }
-
 int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err)
 {
     struct mfb_inputs in = {0};
@@ -411,116 +278,11 @@ int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb
     return mfb_fail(err, "memfbench ab: %s", why);
 }
 
-int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err)
-{
-    char table[PATH_MAX + 64], prov[PATH_MAX + 64];
-    struct stat st;
-    if (!realpath(dir, ab->recording))
-        return mfb_fail(err, "memfbench ab: --predict-from %s: %s", dir, strerror(errno));
-    snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
-    snprintf(prov, sizeof prov, "%s/provenance.json", ab->recording);
-    if (stat(table, &st) != 0 || !S_ISREG(st.st_mode))
-        return mfb_fail(err, "memfbench ab: --predict-from %s: no %s_size.csv (the program made no %s call while "
-                        "recorded, or this is not a memfbench record folder)", dir, mfb_func_name(ab->func),
-                        mfb_func_name(ab->func));
-    if (stat(prov, &st) != 0 || !S_ISREG(st.st_mode))
-        return mfb_fail(err, "memfbench ab: --predict-from %s: no provenance.json, which holds the number of calls a "
-                        "run makes (memfbench record writes it)", dir);
-    /* beside the result: OUTPUT.replay.json, named absolutely in the file so the analysis finds it
-     * from any folder */
-    char cwd[PATH_MAX] = "";
-    if (output[0] != '/' && !getcwd(cwd, sizeof cwd))
-        return mfb_fail(err, "memfbench ab: cannot name the current folder: %s", strerror(errno));
-    if (snprintf(ab->replay, sizeof ab->replay, "%s%s%s.replay.json", cwd, cwd[0] ? "/" : "", output) >=
-        (int)sizeof ab->replay)
-        return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
-    snprintf(ab->trace, sizeof ab->trace, "%s/%s_trace.csv", ab->recording, mfb_func_name(ab->func));
-    if (stat(ab->trace, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ab->trace[0] = '\0';
-    } else if (snprintf(ab->trace_replay, sizeof ab->trace_replay, "%s%s%s.trace-replay.json", cwd, cwd[0] ? "/" : "",
-                        output) >= (int)sizeof ab->trace_replay) {
-        return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
-    }
-    return check_replayable(ab, table, err);
-}
-
-/* One replay: the recorded table (-d) or, with trace, the trace in order (--trace), into out. */
-static int replay_one(const struct mfb_ab *ab, const char *const *variants, int n, bool trace, const char *out,
-                      bool quiet, struct mfb_err *err)
-{
-    char table[PATH_MAX + 64], cpu[16], seconds[32];
-    snprintf(seconds, sizeof seconds, "%g", ab->replay_time_s);
-    snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
-    snprintf(cpu, sizeof cpu, "%d", ab->cpu);
-    const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 10];
-    int k = 0;
-    argv[k++] = "memfbench";
-    argv[k++] = "run";
-    argv[k++] = "-q";
-    argv[k++] = "-f";
-    argv[k++] = mfb_func_name(ab->func);
-    argv[k++] = trace ? "--trace" : "-d";
-    argv[k++] = trace ? ab->trace : table;
-    argv[k++] = "-v";
-    argv[k++] = "libc";
-    for (int i = 0; i < n; i++) {
-        argv[k++] = "-v";
-        argv[k++] = variants[i];
-    }
-    argv[k++] = "--cpu";
-    argv[k++] = ab->cpu >= 0 ? cpu : "none";
-    if (ab->replay_time_s > 0) {
-        argv[k++] = "-t";
-        argv[k++] = seconds;
-    }
-    if (ab->by_class && !trace) /* a trace keeps its own order: memfbench run has no classes for it */
-        argv[k++] = "--by-class";
-    argv[k++] = "-o";
-    argv[k++] = out;
-    argv[k] = NULL;
-    if (!quiet && isatty(STDERR_FILENO))
-        fprintf(stderr, "memfbench ab: replaying the recorded %s (a default study) for the prediction\n",
-                trace ? "trace in order" : "table");
-    pid_t pid = fork();
-    if (pid == 0) {
-        execv("/proc/self/exe", (char *const *)argv);
-        _exit(127);
-    }
-    if (pid < 0)
-        return mfb_fail(err, "memfbench ab: cannot start the replay: %s", strerror(errno));
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return mfb_fail(err, "memfbench ab: waiting for the replay: %s", strerror(errno));
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return mfb_fail(err, "memfbench ab: the replay of %s failed (memfbench run exit %d); no file is written",
-                        trace ? ab->trace : table, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    return 0;
-}
-
-int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err)
-{
-    /* memfbench run writes its file only when it succeeds: a failed trace replay leaves the table's,
-     * which this study wrote and which has no result beside it */
-    if (replay_one(ab, variants, n, false, ab->replay, quiet, err) < 0)
-        return -1;
-    if (ab->trace[0] && replay_one(ab, variants, n, true, ab->trace_replay, quiet, err) < 0) {
-        unlink(ab->replay);
-        return -1;
-    }
-    return 0;
-}
-
-void mfb_ab_unlink_replays(const struct mfb_ab *ab)
-{
-    if (ab->recording[0])
-        unlink(ab->replay);
-    if (ab->trace[0])
-        unlink(ab->trace_replay);
-}
-
 void mfb_ab_free(struct mfb_ab *ab)
 {
     free(ab->done);
     ab->done = NULL;
+    if (ab->work[0])
+        mfb_temp_remove_tree(ab->work);
+    ab->work[0] = '\0';
 }

@@ -41,6 +41,10 @@ struct mfb_ab_run {
     int arm;            /* index into the arms */
     bool warmup;
     double wall_s, user_s, sys_s;
+    int64_t calls;      /* the function's calls the shim counted in the run's processes; -1: plain */
+    int processes;      /* the processes that reported a count (each at its exit); 0 for plain */
+    int leftovers;      /* processes the program left running after it ended, stopped */
+    uint64_t output_bytes; /* what the program wrote to stdout and stderr */
 };
 
 struct mfb_ab {
@@ -68,7 +72,33 @@ struct mfb_ab {
     char trace_replay[PATH_MAX];
     double replay_time_s;       /* --replay-time: the replay's -t; 0: memfbench run's default */
     bool by_class;              /* --by-class: the replays time each size class too */
+    uint64_t recorded_calls;    /* --predict-from: the function's calls in the recorded run */
+    double watchdog_s;          /* --watchdog: a run's time limit; 0: the default rule (ab.h) */
+    /* Where the runs' own files live (the shim's call counts, the program's output before it is
+     * copied to program_output, the check's messages): a private folder beside the result,
+     * named as a memfbench temporary so that one left by a killed ab is swept by the next. */
+    char work[PATH_MAX];
+    uint64_t output_kept;       /* bytes copied to program_output so far */
+    int leftovers;              /* processes left by all runs, stopped */
 };
+
+/* The default time limit of a run (no --watchdog): generous for the first run, whose length is
+ * unknown; then ten times the longest run so far, at least a minute: a program that hangs (or a
+ * variant that stops returning inside it) ends the study in minutes, not never, while one whose
+ * runs vary with the machine's load is not cut. */
+#define MFB_AB_FIRST_LIMIT_S 600.0
+#define MFB_AB_LIMIT_FACTOR 10.0
+#define MFB_AB_LIMIT_FLOOR_S 60.0
+/* A variant's run must count within this factor of the calls of libc's run in the same block (and
+ * libc's runs within it of a recording's count): a run cut short (a variant that calls exit) or
+ * run without the shim does a small part of the work, where a program's calls vary from one run to
+ * the next by far less. */
+#define MFB_AB_CALLS_FACTOR 2.0
+/* --program-output: of each run's output the first and the last half of this many bytes are kept
+ * (a line says what was cut), and the file stops growing at MFB_AB_OUTPUT_TOTAL bytes: a program
+ * that writes a lot cannot fill the disk over many runs. */
+#define MFB_AB_OUTPUT_RUN (1u << 20)
+#define MFB_AB_OUTPUT_TOTAL (64ull << 20)
 
 /* Where the shim and the built-ins library are: $MEMFBENCH_AB_SHIM / $MEMFBENCH_AB_BUILTINS, this
  * build's, or the installed ones. */
@@ -77,23 +107,38 @@ void mfb_ab_libraries(struct mfb_ab *ab);
  * is missing, not a regular executable file, setuid or setgid (the loader ignores LD_PRELOAD
  * there), or statically linked (nothing to interpose). */
 int mfb_ab_check_program(struct mfb_ab *ab, const char *name, struct mfb_err *err);
+/* Each -v value that names a built-in names one a program can run on here (no library is loaded):
+ * 0, or -1 with the value named. */
+int mfb_ab_check_builtins(const struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err);
 /* The arms: plain, libc, then each -v value (a built-in's name, or PATH:SYMBOL[=NAME]), each
  * checked to load; -1 with the value named. */
 int mfb_ab_arms(struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err);
+/* Makes ab->work (beside output, or in $TMPDIR for "-"); mfb_ab_free removes it. */
+int mfb_ab_workspace(struct mfb_ab *ab, const char *output, struct mfb_err *err);
+/* Every variant checked as memfbench run checks it (every call shape of the recorded table, or of
+ * the function's default distribution), in a child process, before the program runs: a variant
+ * that is wrong, crashes, exits or hangs is refused in one line. Also before any variant is
+ * loaded into this process (mfb_ab_arms), whose constructor could end it. */
+int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err);
 /* Runs every block (warm-up first), arms in a random order per block drawn from the seed; a run
- * that fails ends it with the run, the arm and the status named. */
-int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, struct mfb_err *err);
-/* --predict-from DIR: checks that DIR holds the function's recorded table and its provenance. */
+ * that fails, outlives its limit, does no work or does less than libc's (its calls) ends it with
+ * the run, the arm and the reason named. A stop request ends it with MFB_EXIT_INTERRUPTED in
+ * *exit_status; other failures MFB_EXIT_FAIL. */
+int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status, struct mfb_err *err);
 /* The one input/output rule of every subcommand (base/inputs.c), for ab: neither -o (output) nor
  * --program-output names an input (the program, the shim and built-ins, a variant's shared object,
  * a file of the recording) nor each other. Called once the program, the arms and the recording
  * are known. 0, or -1 with err naming the output and the input. */
 int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err);
+/* --predict-from DIR, read in full before the first run: the function's table and trace (regular
+ * files, replayable), provenance.json (the function's call count a whole number from 1 to 2^53,
+ * the recorded program the one given). */
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err);
 /* A study (memfbench run, this binary; default but for --replay-time and --by-class) of libc and the
  * -v values on the recorded table, pinned as the runs were, into ab->replay; and, when the
  * recording has a trace, one of the trace in order into ab->trace_replay. */
-int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, struct mfb_err *err);
+int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,
+                  struct mfb_err *err);
 /* Removes the replays this study wrote (its result could not be written: they have no result). */
 void mfb_ab_unlink_replays(const struct mfb_ab *ab);
 void mfb_ab_free(struct mfb_ab *ab);

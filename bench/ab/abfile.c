@@ -55,6 +55,17 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
     cJSON_AddStringToObject(c, "order", "blocks: every arm once per block, in an order drawn per block from the seed");
     cJSON_AddStringToObject(c, "times", "wall: CLOCK_MONOTONIC from fork to the program's end; user and sys: "
                                         "wait4's rusage, the program and every descendant it waited for");
+    if (ab->watchdog_s > 0)
+        cJSON_AddNumberToObject(c, "watchdog_s", ab->watchdog_s);
+    else
+        cJSON_AddNullToObject(c, "watchdog_s");
+    cJSON_AddStringToObject(c, "watchdog", ab->watchdog_s > 0 ? "--watchdog: every run's limit"
+                                                              : "600 s for the first run, then 10 times the longest run "
+                                                                "so far, at least 60 s");
+    cJSON_AddStringToObject(c, "checks", "each variant verified by memfbench run on every call shape of the "
+                                         "distribution before any run; a run is a sample when it exits 0 and the "
+                                         "shim counted calls of the function within a factor of 2 of libc's run of "
+                                         "its block (and of the recording's count, with --predict-from)");
     cJSON *s = cJSON_AddObjectToObject(d, "shim");
     cJSON_AddStringToObject(s, "path", ab->shim);
     cJSON_AddStringToObject(s, "sha256", ab->shim_sha256);
@@ -70,6 +81,7 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
         else
             cJSON_AddNullToObject(pr, "trace_replay");
         cJSON_AddBoolToObject(pr, "by_class", ab->by_class);
+        cJSON_AddNumberToObject(pr, "recorded_calls", (double)ab->recorded_calls);
     } else {
         cJSON_AddNullToObject(d, "prediction");
     }
@@ -87,6 +99,13 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
         cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
         cJSON_AddNumberToObject(o, "user_s", r->user_s);
         cJSON_AddNumberToObject(o, "sys_s", r->sys_s);
+        if (r->calls >= 0)
+            cJSON_AddNumberToObject(o, "calls", (double)r->calls);
+        else
+            cJSON_AddNullToObject(o, "calls");
+        cJSON_AddNumberToObject(o, "processes", r->processes);
+        cJSON_AddNumberToObject(o, "leftovers", r->leftovers);
+        cJSON_AddNumberToObject(o, "output_bytes", (double)r->output_bytes);
         cJSON_AddItemToArray(runs, o);
     }
     return d;

@@ -16,7 +16,7 @@
 #include "ab/abstudy.h"
 #include "orchestrate/cpus.h"
 
-enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS };
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS, OPT_WATCHDOG };
 
 /* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
 #define AB_DEFAULT_RUNS 10
@@ -33,7 +33,13 @@ static const struct mfb_flag ab_flags[] = {
                                                 "pinned (default: the last allowed CPU)"),
     MFB_ROW_SEED("the seed of the arms' order (default: fresh)"),
     MFB_ROW("program-output", required_argument, OPT_OUTPUT_OF, false, "FILE",
-     "append the program's stdout and stderr here (default /dev/null)"),
+     "append each run's stdout and stderr here under a line naming the run\n"
+     "(1 MiB of each run's: its head and tail; the file stops at 64 MiB;\n"
+     "default /dev/null)"),
+    MFB_ROW("watchdog", required_argument, OPT_WATCHDOG, false, "S",
+     "stop a run (the program and all it started) that has not ended after\n"
+     "S seconds, and the study with it (default: 600 s for the first run,\n"
+     "then 10 times the longest run, at least 60 s)"),
     MFB_ROW("predict-from", required_argument, OPT_PREDICT, false, "DIR",
      "a recording of this program (memfbench record): also replay its table\n"
      "(a default study, FILE.replay.json; its trace in order too when it\n"
@@ -145,6 +151,14 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
                 return bad("memfbench ab: %s: '%s' is not a number of seconds from 1 to 3600", "--replay-time",
                            optarg);
             ab->replay_time_s = t;
+            break;
+        }
+        case OPT_WATCHDOG: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t >= 0.1 && t <= 86400))
+                return bad("memfbench ab: %s: '%s' is not a number of seconds from 0.1 to 86400", "--watchdog", optarg);
+            ab->watchdog_s = t;
             break;
         }
         case OPT_BY_CLASS:

@@ -1,7 +1,7 @@
 /* The program `memfbench record` runs: started with the recorder preloaded and its settings in the
  * environment, waited for, and stopped within a second when record is asked to stop (SIGINT,
  * SIGTERM, SIGHUP): the request is passed on, and the program and every process it left behind
- * are killed 0.75 s later if it has not ended. It is started with PR_SET_PDEATHSIG = SIGTERM, so
+ * are killed 0.75 s later if it has not ended (orchestrate/supervise.h). It is started with PR_SET_PDEATHSIG = SIGTERM, so
  * it never runs on as an orphan of a killed record. */
 #ifndef MFB_PROGRAM_H
 #define MFB_PROGRAM_H

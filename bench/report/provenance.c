@@ -60,3 +60,38 @@ int mfb_provenance_check(const char *dir, struct mfb_err *err)
     cJSON_Delete(d);
     return rc;
 }
+
+int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char *program, size_t n,
+                         struct mfb_err *err)
+{
+    if (mfb_provenance_check(dir, err) < 0)
+        return -1;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/provenance.json", dir) >= sizeof path)
+        return mfb_fail(err, "%s: path too long", dir);
+    size_t len;
+    char *text = mfb_file_text(path, PROVENANCE_MAX_BYTES, &len, err);
+    if (!text)
+        return -1;
+    cJSON *d = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "calls"), mfb_func_name(f));
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "calls");
+    const cJSON *cmd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "command"), 0);
+    /* 2^53: the largest count a JSON number (a double) holds exactly, and far beyond any run */
+    double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    int rc = 0;
+    if (!c)
+        rc = mfb_fail(err, "%s: calls.%s: none recorded (the program made no %s call while recorded)", path,
+                      mfb_func_name(f), mfb_func_name(f));
+    else if (!(x >= 1 && x <= 9007199254740992.0 && x == (double)(uint64_t)x))
+        rc = mfb_fail(err, "%s: calls.%s.calls: not a whole number of calls from 1 to 2^53", path, mfb_func_name(f));
+    else if (!cJSON_IsString(cmd) || !cmd->valuestring[0] || strlen(cmd->valuestring) >= n)
+        rc = mfb_fail(err, "%s: command: no recorded program (its first element)", path);
+    if (rc == 0) {
+        *calls = (uint64_t)x;
+        snprintf(program, n, "%s", cmd->valuestring);
+    }
+    cJSON_Delete(d);
+    return rc;
+}

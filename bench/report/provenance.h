@@ -17,5 +17,11 @@ void mfb_provenance_add_calls(cJSON *p, const struct mfb_recording *rec);
  * truncated one, and its tables may be cut too). 0 when it is, or when the folder has none
  * (tables made by hand); -1 with the file named in err. */
 int mfb_provenance_check(const char *dir, struct mfb_err *err);
+/* What a prediction scales by (memfbench ab --predict-from): the function's calls in the recorded
+ * run, a whole number from 1 to 2^53 (beyond, a double no longer holds every count), and the
+ * recorded command's program as given (command[0]) into program (n bytes). 0, or -1 with the
+ * file and field named in err. */
+int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char *program, size_t n,
+                         struct mfb_err *err);
 
 #endif

@@ -1,8 +1,19 @@
 /* Calls every entry point the ab shim interposes (ab/shim.c) a known number of times and checks
  * each result: tests/py/test_ab.py counts the calls through the shim. Built with -fno-builtin so
- * that every call stays a call. Exit 0 when every result is right, 1 otherwise. */
+ * that every call stays a call. Exit 0 when every result is right, 1 otherwise.
+ *
+ * Then, as argv[1] asks, what a program under memfbench ab may do to it (tests/py/test_ab_hardening.py):
+ *   sleep     sleeps 60 s (a program that hangs)
+ *   ignore    ignores SIGINT, SIGTERM and SIGHUP from here on
+ *   spawn     leaves a child sleeping 60 s in its process group, and exits
+ *   daemon    leaves a daemon (double fork, setsid) sleeping 60 s, and exits
+ *   write N   writes N bytes to stdout
+ * in the order given: "ignore sleep", "daemon sleep". */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 void *__mempcpy(void *restrict d, const void *restrict s, size_t n);
@@ -16,7 +27,57 @@ int bcmp(const void *a, const void *b, size_t n);
  * library's start-up makes. */
 #define CALLS 7
 
-int main(void)
+static void sleep_long(void)
+{
+    for (int i = 0; i < 60; i++)
+        sleep(1);
+}
+
+/* One of the behaviours above; argv[*i] names it, *i moves past its words. */
+static int behave_one(int argc, char **argv, int *i)
+{
+    const char *what = argv[(*i)++];
+    if (!strcmp(what, "sleep")) {
+        sleep_long();
+    } else if (!strcmp(what, "ignore")) {
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+    } else if (!strcmp(what, "spawn")) {
+        if (fork() == 0) {
+            sleep_long();
+            _exit(0);
+        }
+    } else if (!strcmp(what, "daemon")) {
+        if (fork() == 0) {
+            setsid();
+            if (fork() == 0)
+                sleep_long();
+            _exit(0);
+        }
+    } else if (!strcmp(what, "write") && *i < argc) {
+        static char buf[65536];
+        memset(buf, 'w', sizeof buf);
+        for (long left = atol(argv[(*i)++]); left > 0; left -= (long)sizeof buf)
+            if (fwrite(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, stdout) == 0)
+                return 1;
+    } else {
+        fprintf(stderr, "ab_calls: unknown behaviour '%s'\n", what);
+        return 2;
+    }
+    return 0;
+}
+
+/* The behaviours argv asks for, in order ("ignore sleep", "daemon sleep"). */
+static int behave(int argc, char **argv)
+{
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0;)
+        rc = behave_one(argc, argv, &i);
+    return rc;
+}
+
+int main(int argc, char **argv)
 {
     char a[256], b[256] = {0}, c[64];
     int bad = 0;
@@ -40,5 +101,5 @@ int main(void)
     }
     if (bad)
         fprintf(stderr, "ab_calls: a wrong result\n");
-    return bad;
+    return bad ? 1 : behave(argc, argv);
 }

@@ -116,3 +116,38 @@ void *late_hang_memcpy(void *restrict dst, const void *restrict src, size_t n)
         pause();
     return memmove(dst, src, n);
 }
+
+/* Returns dst + 1: the copy is right, the return value is not. */
+void *offset_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    memmove(dst, src, n);
+    return (char *)dst + 1;
+}
+
+/* Right in memfbench (its check passes), but in any other program ends the process at the first
+ * call with status 0: the run that ends early and looks fast (memfbench ab must refuse it). */
+extern char *program_invocation_short_name;
+
+void *exit_in_program_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (strcmp(program_invocation_short_name, "memfbench") != 0)
+        exit(0);
+    return memmove(dst, src, n);
+}
+
+/* Right in memfbench, but never returns in any other program: a variant that hangs the program. */
+void *hang_in_program_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    while (strcmp(program_invocation_short_name, "memfbench") != 0)
+        pause();
+    return memmove(dst, src, n);
+}
+
+/* Right in memfbench (its check passes), but drops a long copy's last byte in any other program:
+ * a program whose own checks fail under this variant only. */
+void *dropping_in_program_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (strcmp(program_invocation_short_name, "memfbench") != 0 && n > 100)
+        n--;
+    return memmove(dst, src, n);
+}

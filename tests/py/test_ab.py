@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 
-from analysis.io.ab_file import read_ab
+from analysis.io.ab_file import read_ab, recorded_calls
 from analysis.io.reading import ResultFileError
 from analysis.stats.intervals import t_interval
 from analysis.stats.placement_model import design_estimate
@@ -103,10 +103,10 @@ def test_a_failing_program_is_an_error_naming_the_run(memfbench, tmp_path) -> No
 
 
 def test_a_program_that_fails_under_one_arm_only_names_that_arm(memfbench, tmp_path) -> None:
-    """A plugin that drops a long copy's last byte: ab_calls finds the wrong result and exits 1
-    under that arm only, whatever the order."""
+    """A plugin that drops a long copy's last byte in programs only (memfbench's check passes):
+    ab_calls finds the wrong result and exits 1 under that arm only, whatever the order."""
     wrong = BUILD / "tests" / "c" / "libwrong_plugin.so"
-    p = ab(memfbench, "-v", "sse2", "-v", f"{wrong}:dropping_memcpy=dropping", "--runs", "2", "-o",
+    p = ab(memfbench, "-v", "sse2", "-v", f"{wrong}:dropping_in_program_memcpy=dropping", "--runs", "2", "-o",
            str(tmp_path / "x.json"), "--", str(PROGRAM))
     assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1
     assert "arm dropping)" in p.stderr and "exited with status 1" in p.stderr
@@ -170,7 +170,8 @@ def test_predict_from_replays_the_recording_and_prints_both(predicted) -> None:
     assert p.returncode == 0, p.stderr
     doc = read_ab(d / "ab.json")
     assert doc["prediction"] == {"recording": str(rec), "replay": str(d / "ab.json.replay.json"),
-                                 "trace_replay": str(d / "ab.json.trace-replay.json"), "by_class": True}
+                                 "trace_replay": str(d / "ab.json.trace-replay.json"), "by_class": True,
+                                 "recorded_calls": recorded_calls(rec, "memcpy")}
     replay = json.loads((d / "ab.json.replay.json").read_text(encoding="utf-8"))
     assert replay["config"]["distribution"].endswith("rec/memcpy_size.csv") and replay["by_class"]
     assert replay["config"]["variants"] == ["libc", "sse2"]
@@ -227,7 +228,9 @@ def test_bad_prediction_options_are_one_line(memfbench, tmp_path, args, problem)
                                ("badtrace", "size_lo,size_hi,weight\n5,5,1\n", "garbage\n")):
         (tmp_path / name).mkdir()
         (tmp_path / name / "memcpy_size.csv").write_text(table, encoding="utf-8")
-        (tmp_path / name / "provenance.json").write_text('{"calls": {"memcpy": {"calls": 7}}}', encoding="utf-8")
+        (tmp_path / name / "provenance.json").write_text(json.dumps(
+            {"schema": "memfbench-recording", "command": [str(PROGRAM)], "calls": {"memcpy": {"calls": 7}}}),
+            encoding="utf-8")
         if trace:
             (tmp_path / name / "memcpy_trace.csv").write_text(trace, encoding="utf-8")
     args = [x.replace("NOWHERE", str(tmp_path / "nowhere")).replace("EMPTY", str(tmp_path / "empty"))

@@ -7,6 +7,9 @@
  *   MEMFBENCH_AB_FUNCTION=F            which function it implements: memcpy (default), memmove,
  *                                      memset, memcmp or bcmp; the others go to the C library
  *   unset, or MEMFBENCH_AB_VARIANT=libc every call to the C library: the shim's own cost
+ *   MEMFBENCH_AB_CALLS=FILE            at exit, append "FUNCTION CALLS" for the function's calls
+ *                                      (every entry point of its family, either side): how memfbench
+ *                                      ab sees that a run did its work and ran through the shim
  *   MEMFBENCH_AB_COUNT=FILE            at exit, append "ENTRY ROUTED LIBC" per entry point (tests)
  *
  * A call the routed code makes itself (a wrapper that calls memcpy) goes to the C library, or it
@@ -50,6 +53,10 @@ static enum family routed_family = F_MEMCPY;
 static void *routed;               /* the variant's function; NULL: every call to the C library */
 static int counting;               /* MEMFBENCH_AB_COUNT given */
 static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C library] */
+/* Calls per family, always kept: a relaxed load and store, not a read-modify-write, so a call
+ * pays no locked instruction and no arm more than another. Threads may lose an increment to each
+ * other now and then: the count is a check that a run did its work (ab.c), not a measurement. */
+static atomic_uint_fast64_t family_calls[F_COUNT];
 
 static atomic_int state;           /* 0 unresolved, 1 resolving, 2 ready */
 /* this thread is inside resolve(): its calls take the byte loops. initial-exec: reading it never
@@ -80,7 +87,8 @@ static void die(const char *what, const char *detail)
     _exit(127);
 }
 
-static void load_variant(const char *spec)
+/* The family the variant implements (and whose calls are counted for MEMFBENCH_AB_CALLS). */
+static void read_family(void)
 {
     const char *fam = getenv("MEMFBENCH_AB_FUNCTION");
     if (fam && *fam) {
@@ -91,6 +99,10 @@ static void load_variant(const char *spec)
             die("MEMFBENCH_AB_FUNCTION is not memcpy, memmove, memset, memcmp or bcmp", fam);
         routed_family = (enum family)k;
     }
+}
+
+static void load_variant(const char *spec)
+{
     const char *colon = strrchr(spec, ':');
     if (!colon || colon == spec || !colon[1])
         die("MEMFBENCH_AB_VARIANT is not PATH:SYMBOL", spec);
@@ -122,6 +134,8 @@ static void load_variant(const char *spec)
  * a flag, in every arm alike. */
 static inline void count(enum entry e, enum family f)
 {
+    atomic_store_explicit(&family_calls[f], atomic_load_explicit(&family_calls[f], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (__builtin_expect(counting, 0))
         atomic_fetch_add_explicit(&counts[e][routed && routed_family == f ? 0 : 1], 1, memory_order_relaxed);
 }
@@ -145,6 +159,7 @@ static void resolve(void)
         libc_bcmp = libc_memcmp;
     if (!libc_memcpy || !libc_memmove || !libc_memset || !libc_memcmp)
         die("the C library's functions were not found (dlsym RTLD_NEXT)", NULL);
+    read_family();
     const char *spec = getenv("MEMFBENCH_AB_VARIANT");
     if (spec && *spec && strcmp(spec, "libc") != 0)
         load_variant(spec);
@@ -214,6 +229,23 @@ static void write_counts(void)
     close(fd);
 }
 
+/* One line, "FUNCTION CALLS", appended in one write(2): the processes of a run (a program that
+ * forks or runs others) append to the same file without tearing each other's lines. */
+static void write_calls(void)
+{
+    const char *path = getenv("MEMFBENCH_AB_CALLS");
+    int fd = path && *path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return;
+    char line[64];
+    int k = snprintf(line, sizeof line, "%s %llu\n", family_names[routed_family],
+                     (unsigned long long)atomic_load_explicit(&family_calls[routed_family], memory_order_relaxed));
+    if (k > 0 && write(fd, line, (size_t)k) < 0) {
+        /* nothing more to do: memfbench ab reads a missing line as a run that did not end normally */
+    }
+    close(fd);
+}
+
 __attribute__((constructor)) static void at_load(void)
 {
     resolve();
@@ -221,6 +253,7 @@ __attribute__((constructor)) static void at_load(void)
 
 __attribute__((destructor)) static void at_unload(void)
 {
+    write_calls();
     if (counting) {
         counting = 0; /* stdio's own copies are not the program's */
         write_counts();

@@ -1,0 +1,51 @@
+#include "ab/abself.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "orchestrate/supervise.h"
+
+struct self_child {
+    const char *const *argv;
+    const char *stderr_path;
+};
+
+static void self_exec(void *ctx)
+{
+    const struct self_child *c = ctx;
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+    }
+    if (c->stderr_path) {
+        int e = open(c->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (e >= 0)
+            dup2(e, STDERR_FILENO);
+    }
+    execv("/proc/self/exe", (char *const *)c->argv);
+    _exit(127);
+}
+
+int mfb_ab_run_self(const char *const *argv, const char *what, const char *stderr_path, int *status,
+                    int *exit_status, struct mfb_err *err)
+{
+    *exit_status = MFB_EXIT_FAIL;
+    struct self_child c = {argv, stderr_path};
+    /* Its own group: a stop reaches every process of a --processes study at once. SIGTERM when ab
+     * dies: memfbench run removes its temporaries on it. No time limit: run has its own watchdog
+     * for variants that stop returning. */
+    struct mfb_supervised s = {.who = "memfbench ab", .name = "memfbench run", .in_child = self_exec, .ctx = &c,
+                               .own_group = true, .death_signal = SIGTERM};
+    struct mfb_supervised_end end;
+    if (mfb_supervise_run(&s, &end, err) < 0)
+        return -1;
+    *status = end.status;
+    if (end.stop_signal) {
+        *exit_status = MFB_EXIT_INTERRUPTED;
+        return mfb_fail(err, "memfbench ab: stopped by signal %d during %s; no file written", end.stop_signal, what);
+    }
+    return 0;
+}
