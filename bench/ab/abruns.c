@@ -210,6 +210,10 @@ static int keep_output(struct mfb_ab *ab, const struct mfb_ab_run *r, int n, int
         copy_range(in, out, (off_t)(size - half), half);
         ab->output_kept += 2 * half + (uint64_t)k;
     }
+    char last;
+    /* the next run's line starts a line of its own */
+    if (room && size > 0 && pread(in, &last, 1, (off_t)size - 1) == 1 && last != '\n' && write(out, "\n", 1) == 1)
+        ab->output_kept++;
     close(in);
     close(out);
     return 0;
