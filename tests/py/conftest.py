@@ -60,6 +60,13 @@ SANITIZED = sanitized()
 needs_plain_build = pytest.mark.skipif(SANITIZED, reason="not under AddressSanitizer: its shadow memory and "
                                        "instrumented code change what this test measures")
 
+# memfbench record and ab preload libraries into programs (the recorder, the ab shim and, through
+# it, the built-ins), where a sanitizer runtime would have to come first: under the sanitized build
+# their tests cannot run the programs; tests/c/ab_sanitizers.sh checks ab's own code there.
+needs_plain_preload = pytest.mark.skipif(SANITIZED, reason="preloads libraries into programs, which a sanitized "
+                                         "build's recorder and built-ins cannot enter (tests/c/ab_sanitizers.sh "
+                                         "runs ab under the sanitizers)")
+
 # The A/A partner of libc in quick structural tests: libc's second copy where it runs, else libc
 # in the counting wrapper (the same function through one more call).
 AA_OF_LIBC = "libc-copy" if os.environ.get("MEMFBENCH") is None or libc_copy_runs() else "libc-wrapped"

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, needs_plain_preload
 
 from analysis.io.ab_file import read_ab, recorded_calls
 from analysis.io.reading import ResultFileError
@@ -27,6 +27,7 @@ STATIC = BUILD / "tests" / "c" / "ab_static"
 
 pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "bench" / "ab" / "shim" / "libmemfbench-ab.so").exists()),
                                 reason="the ab shim or tests/c/ab_calls not built")
+pytestmark = [pytestmark, needs_plain_preload]
 
 
 def ab(memfbench: str, *args: str, env: dict[str, str] | None = None,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SANITIZED
+from conftest import ROOT, SANITIZED, needs_plain_preload
 from tools.lib.stopping import running_with, stop
 
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
@@ -29,6 +29,7 @@ BOUND_S = 1.0
 pytestmark = pytest.mark.skipif(not (PROGRAM.exists() and (BUILD / "bench" / "ab" / "shim" /
                                                             "libmemfbench-ab.so").exists()),
                                 reason="the ab shim or tests/c/ab_calls not built")
+pytestmark = [pytestmark, needs_plain_preload]
 
 
 def ab(memfbench: str, *args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_plain_preload
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
 SHIM = BUILD / "bench" / "ab" / "shim" / "libmemfbench-ab.so"
@@ -72,6 +74,7 @@ def test_the_programs_output_may_not_go_into_an_input_or_the_result(memfbench: s
     assert not out.exists()
 
 
+@needs_plain_preload
 def test_the_result_may_not_overwrite_the_recording(memfbench: str, tmp_path: Path) -> None:
     rec = tmp_path / "rec"
     readme = str(ROOT / "README.md")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, needs_plain_preload
 
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
 SHIM = BUILD / "bench" / "ab" / "shim" / "libmemfbench-ab.so"
@@ -29,6 +29,7 @@ BUILTIN = {"memcpy": "mfb_memcpy_sse2", "memmove": "mfb_memmove_bytes", "memset"
 
 pytestmark = pytest.mark.skipif(not (SHIM.exists() and BUILTINS.exists() and PROGRAM.exists()),
                                 reason="the ab shim, the built-ins library or ab_calls not built")
+pytestmark = [pytestmark, needs_plain_preload]
 
 
 def shimmed(tmp_path: Path, variant: str | None, function: str | None = None,

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GEOMETRY, ROOT
+from conftest import GEOMETRY, ROOT, needs_plain_preload
 
 MIX = os.environ.get("MEMFBENCH_RECORD_MIX") or str(Path(os.environ.get("MEMFBENCH_BUILD", ROOT / "build"))
                                                     / "tests/c/record_mix")
 pytestmark = pytest.mark.skipif(not Path(MIX).exists(), reason="tests/c/record_mix is not built")
+pytestmark = [pytestmark, needs_plain_preload]
 
 
 def record(memfbench: str, out: Path, *cmd: str, rate: str | None = None) -> subprocess.CompletedProcess[str]:
