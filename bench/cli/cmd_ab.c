@@ -87,6 +87,17 @@ static bool cpu_allowed(uint64_t cpu)
     return cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET((int)cpu, &set);
 }
 
+/* A number of seconds from lo to hi into *out: 0, or -1 (NaN, a word and trailing text refused). */
+static int seconds_arg(const char *arg, double lo, double hi, double *out)
+{
+    char *end;
+    double t = strtod(arg, &end);
+    if (end == arg || *end || !(t >= lo && t <= hi))
+        return -1;
+    *out = t;
+    return 0;
+}
+
 /* The options before the program: 0, or the exit status to end with. */
 static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
 {
@@ -144,23 +155,15 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
         case OPT_PREDICT:
             a->predict_from = optarg;
             break;
-        case OPT_REPLAY_TIME: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t >= 1 && t <= 3600)) /* 0.1 s for each of the 10 processes */
+        case OPT_REPLAY_TIME: /* at least 0.1 s for each of a default study's 10 processes */
+            if (seconds_arg(optarg, 1, 3600, &ab->replay_time_s) < 0)
                 return bad("memfbench ab: %s: '%s' is not a number of seconds from 1 to 3600", "--replay-time",
                            optarg);
-            ab->replay_time_s = t;
             break;
-        }
-        case OPT_WATCHDOG: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t >= 0.1 && t <= 86400))
+        case OPT_WATCHDOG:
+            if (seconds_arg(optarg, 0.1, 86400, &ab->watchdog_s) < 0)
                 return bad("memfbench ab: %s: '%s' is not a number of seconds from 0.1 to 86400", "--watchdog", optarg);
-            ab->watchdog_s = t;
             break;
-        }
         case OPT_BY_CLASS:
             ab->by_class = true;
             break;
