@@ -103,24 +103,9 @@ static int replay_one(const struct mfb_ab *ab, const char *const *variants, int 
     char table[PATH_MAX + 64], cpu[16], seconds[32];
     snprintf(seconds, sizeof seconds, "%g", ab->replay_time_s);
     snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
-    snprintf(cpu, sizeof cpu, "%d", ab->cpu);
-    const char *argv[8 + 2 * MFB_AB_MAX_VARIANTS + 10];
-    int k = 0;
-    argv[k++] = "memfbench";
-    argv[k++] = "run";
-    argv[k++] = "-q";
-    argv[k++] = "-f";
-    argv[k++] = mfb_func_name(ab->func);
-    argv[k++] = trace ? "--trace" : "-d";
-    argv[k++] = trace ? ab->trace : table;
-    argv[k++] = "-v";
-    argv[k++] = "libc";
-    for (int i = 0; i < n; i++) {
-        argv[k++] = "-v";
-        argv[k++] = variants[i];
-    }
-    argv[k++] = "--cpu";
-    argv[k++] = ab->cpu >= 0 ? cpu : "none";
+    const char *argv[MFB_AB_SELF_ARGV];
+    int k = mfb_ab_self_argv(ab, argv, trace ? "--trace" : "-d", trace ? ab->trace : table, true, variants, n, cpu,
+                             sizeof cpu);
     if (ab->replay_time_s > 0) {
         argv[k++] = "-t";
         argv[k++] = seconds;

@@ -7,6 +7,33 @@
 
 #include "orchestrate/supervise.h"
 
+int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *source_option, const char *source,
+                     bool with_libc, const char *const *variants, int n, char *cpu, size_t cpu_n)
+{
+    int k = 0;
+    argv[k++] = "memfbench";
+    argv[k++] = "run";
+    argv[k++] = "-q";
+    argv[k++] = "-f";
+    argv[k++] = mfb_func_name(ab->func);
+    if (source_option) {
+        argv[k++] = source_option;
+        argv[k++] = source;
+    }
+    if (with_libc) {
+        argv[k++] = "-v";
+        argv[k++] = "libc";
+    }
+    for (int i = 0; i < n; i++) {
+        argv[k++] = "-v";
+        argv[k++] = variants[i];
+    }
+    snprintf(cpu, cpu_n, "%d", ab->cpu);
+    argv[k++] = "--cpu";
+    argv[k++] = ab->cpu >= 0 ? cpu : "none";
+    return k;
+}
+
 struct self_child {
     const char *const *argv;
     const char *stderr_path;

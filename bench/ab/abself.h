@@ -4,7 +4,18 @@
 #ifndef MFB_ABSELF_H
 #define MFB_ABSELF_H
 
+#include "ab/ab.h"
 #include "base/error.h"
+
+/* Room for a child's argv: the common head below, a -v per variant, and a few options more. */
+#define MFB_AB_SELF_ARGV (24 + 2 * MFB_AB_MAX_VARIANTS)
+
+/* The head of a memfbench run child's argv, as the check and the replays share it: "memfbench run
+ * -q -f F", then SOURCE_OPTION SOURCE when given (-d TABLE, --trace FILE), -v libc when with_libc,
+ * a -v per variant, and --cpu as the program's runs were pinned (cpu: room for its text). Returns
+ * the entries written; the caller adds its own and the NULL. */
+int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *source_option, const char *source,
+                     bool with_libc, const char *const *variants, int n, char *cpu, size_t cpu_n);
 
 /* Runs this binary with argv (what: what it does, for the messages), its stdout to /dev/null and its
  * stderr to stderr_path (NULL: ab's). 0 with its exit status in *status; -1 with err when it could

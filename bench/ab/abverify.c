@@ -32,30 +32,15 @@ int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, s
 {
     char table[PATH_MAX + 64], cpu[16], watchdog[32], messages[PATH_MAX + 16];
     snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
-    snprintf(cpu, sizeof cpu, "%d", ab->cpu);
     snprintf(watchdog, sizeof watchdog, "%g", ab->watchdog_s);
     snprintf(messages, sizeof messages, "%s/check.txt", ab->work);
-    const char *argv[16 + 2 * MFB_AB_MAX_VARIANTS];
-    int k = 0;
-    argv[k++] = "memfbench";
-    argv[k++] = "run";
-    argv[k++] = "-q";
-    argv[k++] = "-f";
-    argv[k++] = mfb_func_name(ab->func);
-    if (ab->recording[0]) { /* the recorded table's shapes: the calls the program makes */
-        argv[k++] = "-d";
-        argv[k++] = table;
-    }
-    for (int i = 0; i < n; i++) {
-        argv[k++] = "-v";
-        argv[k++] = variants[i];
-    }
+    const char *argv[MFB_AB_SELF_ARGV];
+    /* the recorded table's shapes when there is one: the calls the program makes */
+    int k = mfb_ab_self_argv(ab, argv, ab->recording[0] ? "-d" : NULL, table, false, variants, n, cpu, sizeof cpu);
     argv[k++] = "--rounds";
     argv[k++] = "1";
     argv[k++] = "--processes";
     argv[k++] = "1";
-    argv[k++] = "--cpu";
-    argv[k++] = ab->cpu >= 0 ? cpu : "none";
     if (ab->watchdog_s > 0) {
         argv[k++] = "--watchdog";
         argv[k++] = watchdog;
