@@ -25,7 +25,8 @@ struct mfb_activity {
     const char *volatile variant;    /* name of the variant being called */
     const char *volatile origin;     /* its description ("plugin lib.so:sym", ...), or NULL */
     const char *volatile function;   /* memcpy, memmove, ... */
-    volatile uint64_t size;          /* verifying: the call's size and offsets */
+    volatile uint64_t size;          /* verifying: the call's size and offsets; calibrating and
+                                        timing: the largest call of the run's batches */
     volatile uint32_t src_mod, dst_mod;
     volatile int64_t delta;
     volatile uint32_t round;         /* timing: the round */

@@ -39,6 +39,11 @@ int mfb_parse_seed(const char *s, uint64_t *out)
     uint64_t v;
     if (digits(hex ? s + 2 : s, hex ? 16 : 10, &v, &end) < 0 || *end)
         return -1;
+    /* "010" is ten here and eight to strtoull(s, 0), printf's %i, the shell's $((010)) and most C
+     * tools a seed is copied between: one text, two seeds. A decimal seed with a leading zero is
+     * refused, so every seed that is accepted means the same to all of them. */
+    if (!hex && s[0] == '0' && s[1] != '\0')
+        return -1;
     *out = v;
     return 0;
 }

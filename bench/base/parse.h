@@ -9,8 +9,12 @@
 
 /* Decimal unsigned integer ("010" is ten). */
 int mfb_parse_u64(const char *s, uint64_t *out);
-/* A seed: decimal, or hexadecimal with a 0x/0X prefix. Never octal: "010" is ten, "08" is eight. */
+/* A seed: decimal without a leading zero ("0" itself is a seed), or hexadecimal with a 0x/0X
+ * prefix. "010" and "08" are refused: C's base-0 parsers read the first as eight and refuse the
+ * second, so a seed read here as ten would be another seed elsewhere. MFB_SEED_FORMS says so in
+ * the messages of the commands that take one. */
 int mfb_parse_seed(const char *s, uint64_t *out);
+#define MFB_SEED_FORMS "decimal without a leading zero, or hex with 0x"
 /* A size as sysfs and the command line write it: "48K", "1M", "2G", "32768", "48KiB", "1MB". */
 int mfb_parse_bytes(const char *s, size_t *out);
 /* Up to n sizes separated by sep ("48K:2M:32M") into out: how many, or -1 when one is no size

@@ -233,6 +233,7 @@ int mfb_run_prepare(struct mfb_run *r, struct mfb_err *err)
     struct mfb_rng rng;
     mfb_rng_seed(&rng, mfb_stream_seed(r->config.seed, MFB_STREAM_CALIBRATE));
     r->runtime.activity->phase = MFB_PHASE_CALIBRATING;
+    r->runtime.activity->size = mfb_table_max(&r->config.dist->size); /* for the guard's line, as the rounds */
     mfb_calibrate_batch(r, &rng);
     int rc = mfb_calibrate_linearity(r, &rng, err);
     r->runtime.activity->phase = MFB_PHASE_IDLE;

@@ -14,6 +14,7 @@
 #include "measure/stoprule.h"
 #include "measure/warmup.h"
 #include "workload/sampler.h"
+#include "workload/table.h"
 
 /* --target-ci is checked at most this often (the check sorts every round's ratio). */
 #define TARGET_CHECK_NS 250000000u
@@ -479,6 +480,8 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
     int rc = 0;
     r->procedure.stop.reason = MFB_STOP_NONE;
     r->runtime.activity->phase = MFB_PHASE_TIMING;
+    /* for the guard's line: the largest call any batch may hold (set once, not per call: timed) */
+    r->runtime.activity->size = mfb_table_max(&r->config.dist->size);
     st.stop = stop;
     while (rc == 0 && r->procedure.stop.reason == MFB_STOP_NONE) {
         double total;

@@ -20,6 +20,7 @@ static struct {
     sig_atomic_t last_beat;
     double watchdog_s;
     volatile sig_atomic_t stop_ticks;  /* ticks since a stop request; -1: none */
+    volatile sig_atomic_t stop_signal; /* the signal that asked for it; 0: not known */
     struct sigaction previous[NFATAL]; /* per fatal_signals[i]: the handler before ours (a sanitizer's) */
 } guard;
 
@@ -104,12 +105,16 @@ static void report_and_exit_with(const char *what, const char *then, int status)
         put_i(&l, a->delta);
         break;
     case MFB_PHASE_CALIBRATING:
-        put(&l, " while its batch was calibrated (its calls passed verification)");
+        put(&l, " while its batch was calibrated (calls of up to ");
+        put_u(&l, a->size);
+        put(&l, " bytes, which passed verification)");
         break;
     case MFB_PHASE_TIMING:
         put(&l, " while being timed in round ");
         put_u(&l, a->round);
-        put(&l, " (its calls passed verification)");
+        put(&l, " (calls of up to ");
+        put_u(&l, a->size);
+        put(&l, " bytes, which passed verification)");
         break;
     default:
         break;
@@ -165,6 +170,31 @@ static void on_fatal(int sig, siginfo_t *info, void *ctx)
 #define STOP_TICK_US 250000
 #define STOP_GRACE_TICKS 3
 
+static const char *stop_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a stop request (SIGINT, SIGTERM or SIGHUP)";
+    }
+}
+
+/* A stop that found the code under test in a call: the line says the signal stopped it there, not
+ * that the variant hung. A call still running 0.75 s later may be stuck, or may be large (a 64 MiB
+ * call's check fills, copies and compares 64 MiB several times over), and the guard cannot tell
+ * which; the phase's words that follow name the call or batch (its size, while verified), and
+ * nothing is blamed. */
+static void stopped_in_a_call(bool rounds)
+{
+    struct line l = {.n = 0};
+    put(&l, "was stopped by ");
+    put(&l, stop_signal_name(guard.stop_signal));
+    put(&l, rounds ? " in a batch of its calls still under way 0.75 s after the signal,"
+                   : " in a call still under way 0.75 s after the signal,");
+    report_and_exit_with(l.buf, "; the run ends without a result file", MFB_EXIT_INTERRUPTED);
+}
+
 static void on_tick(int sig)
 {
     (void)sig;
@@ -182,8 +212,7 @@ static void on_tick(int sig)
         guard.last_beat = guard.a->beat;
         bool rounds = guard.a->phase == MFB_PHASE_TIMING;
         if (++guard.stop_ticks >= STOP_GRACE_TICKS && (!rounds || !moved))
-            report_and_exit_with("did not return within 0.75 s of a stop request (SIGINT, SIGTERM or SIGHUP)",
-                                 "; the run ends without a result file", MFB_EXIT_INTERRUPTED);
+            stopped_in_a_call(rounds);
     }
     if (guard.stop_ticks >= 0)
         return; /* the watchdog's period is not kept while stopping */
@@ -233,10 +262,11 @@ void mfb_guard_install(struct mfb_activity *a, const char *tmp_path, double watc
         at_exit_registered = atexit(on_exit_call) == 0;
 }
 
-void mfb_guard_stop_requested(void)
+void mfb_guard_stop_requested(int sig)
 {
     if (!guard.a || guard.stop_ticks >= 0)
         return;
+    guard.stop_signal = sig;
     guard.stop_ticks = 0;
     struct itimerval it = {.it_interval = {0, STOP_TICK_US}, .it_value = {0, STOP_TICK_US}};
     setitimer(ITIMER_REAL, &it, NULL);

@@ -141,9 +141,27 @@ int mfb_record_execute(const struct mfb_record_request *r)
         cJSON_Delete(p);
     }
     mfb_temp_remove_tree(raw);
-    if (written > 0 && mfb_folder_commit(tmp, r->out, &err) < 0)
-        written = -1;
-    report(r, &rec, written, traced, status, &err);
+    /* The program may have made DIR itself while it ran (mfb_folder_begin saw none): the recording
+     * is not lost for that, nor put over what the program wrote, but kept beside it under a free
+     * name, said in one line; the status is then not 0, as DIR is not the recording a script
+     * would look for there. */
+    char placed[4096];
+    struct mfb_record_request at = *r;
+    int where = written > 0 ? mfb_folder_commit_beside(tmp, r->out, placed, sizeof placed, &err) : 0;
+    if (where < 0) {
+        fprintf(stderr, "memfbench record: %s\n", err.msg);
+        free(tmp); /* kept, not aborted: it holds the only copy of the recording */
+        mfb_recording_free(&rec);
+        return status == 0 ? MFB_EXIT_FAIL : status;
+    }
+    if (where == 1) {
+        fprintf(stderr, "memfbench record: %s appeared while the program ran (it made it?), so the recording is in "
+                        "%s beside it; %s is left as it is\n", r->out, placed, r->out);
+        at.out = placed;
+        if (status == 0)
+            status = MFB_EXIT_FAIL;
+    }
+    report(&at, &rec, written, traced, status, &err);
     if (written <= 0) {
         mfb_folder_abort(tmp);
         if (status == 0)

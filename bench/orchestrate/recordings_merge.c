@@ -4,10 +4,15 @@
 #include "orchestrate/recordings_merge.h"
 
 #include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/filetext.h"
 #include "base/functions.h"
 #include "base/inputs.h"
 #include "report/folder.h"
@@ -37,6 +42,94 @@ static int merge_inputs(char **folders, int nfolders, const char *const *bpf, in
     return rc;
 }
 
+/* provenance.json is a few hundred bytes (mfb_provenance_check bounds it alike). */
+enum { PROVENANCE_MAX_BYTES = 1 << 20 };
+
+/* A count of provenance.json's "calls": a whole number from 0 to 2^53, or -1. */
+static int whole_count(const cJSON *o, const char *key, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > (double)MFB_MAX_CALL_COUNT ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
+/* The folder's tables against what its provenance.json says the recording counted: each function
+ * it lists with sampled calls has a size table, each size table's function is listed, and the
+ * table's weights add up to its calls (exactly; with --rate 1/N each row was scaled and rounded on
+ * its own, so within half a call per row). A table copied from another function or recording
+ * under this name fails one of them, where its keys alone would pass. A folder without a
+ * provenance.json (tables made by hand) has nothing to agree with. */
+static int folder_agrees(const char *dir, const struct mfb_recording *one, struct mfb_err *err)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/provenance.json", dir) >= sizeof path)
+        return mfb_fail(err, "%s: path too long", dir);
+    size_t n;
+    char *text = mfb_file_text(path, PROVENANCE_MAX_BYTES, &n, err);
+    if (!text)
+        return errno == ENOENT ? 0 : -1;
+    cJSON *d = cJSON_ParseWithLength(text, n);
+    free(text);
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(d, "calls"), *c;
+    bool listed[MFB_FUNC_COUNT] = {false};
+    int rc = cJSON_IsObject(calls) ? 0 : mfb_fail(err, "%s: no \"calls\" object", path);
+    cJSON_ArrayForEach(c, calls)
+    {
+        enum mfb_func f;
+        uint64_t k, sampled;
+        if (rc < 0)
+            break;
+        /* the key is not echoed: it is not a name we know, and may hold anything */
+        if (!c->string || mfb_func_parse(c->string, &f) < 0 || listed[f]) {
+            rc = mfb_fail(err, "%s: \"calls\" holds a key that is not a function memfbench records, or one twice",
+                          path);
+            break;
+        }
+        listed[f] = true;
+        if (whole_count(c, "calls", &k) < 0 || whole_count(c, "sampled", &sampled) < 0 || sampled > k) {
+            rc = mfb_fail(err, "%s: \"calls\": %s: not whole counts of calls and of sampled calls (at most the calls)",
+                          path, c->string);
+            break;
+        }
+        const struct mfb_rec_func *t = &one->f[f];
+        uint64_t slack = sampled == k ? 0 : (t->nsizes + 1) / 2;
+        uint64_t gap = t->calls > k ? t->calls - k : k - t->calls;
+        if (sampled > 0 && t->calls == 0)
+            rc = mfb_fail(err, "%s: records %llu %s calls, and the folder has no %s_size.csv: a recording missing "
+                               "its table", path, (unsigned long long)k, c->string, c->string);
+        else if (t->calls > 0 && gap > slack)
+            rc = mfb_fail(err, "%s/%s_size.csv: its weights add up to %llu calls, and provenance.json records %llu "
+                               "%s calls: a table that is not this recording's (another function's, another "
+                               "recording's, or edited)", dir, c->string, (unsigned long long)t->calls,
+                          (unsigned long long)k, c->string);
+    }
+    for (int f = 0; f < MFB_FUNC_COUNT && rc == 0; f++)
+        if (one->f[f].calls > 0 && !listed[f])
+            rc = mfb_fail(err, "%s/%s_size.csv: provenance.json records no %s calls: a table that is not this "
+                               "recording's (another function's, or another recording's)", dir,
+                          mfb_func_name((enum mfb_func)f), mfb_func_name((enum mfb_func)f));
+    cJSON_Delete(d);
+    return rc;
+}
+
+/* One recorded folder: whole (its provenance), read on its own, held to its provenance, then added. */
+static int add_folder(struct mfb_recording *rec, const char *dir, struct mfb_err *err)
+{
+    struct mfb_recording one = {0};
+    int rc = mfb_provenance_check(dir, err);
+    if (rc == 0)
+        rc = mfb_recording_add_tables(&one, dir, err);
+    if (rc == 0)
+        rc = folder_agrees(dir, &one, err);
+    if (rc == 0)
+        rc = mfb_recording_sum(rec, &one, err);
+    mfb_recording_free(&one);
+    return rc;
+}
+
 int mfb_recordings_merge(const struct mfb_merge_request *r)
 {
     struct mfb_err err = {{0}};
@@ -47,8 +140,7 @@ int mfb_recordings_merge(const struct mfb_merge_request *r)
     struct mfb_recording rec = {0};
     int rc = 0;
     for (int i = 0; i < r->nfolders && rc == 0; i++)
-        if ((rc = mfb_provenance_check(r->folders[i], &err)) == 0)
-            rc = mfb_recording_add_tables(&rec, r->folders[i], &err);
+        rc = add_folder(&rec, r->folders[i], &err);
     for (int i = 0; i < r->nbpf && rc == 0; i++) {
         char fname[16];
         const char *colon = strchr(r->bpf[i], ':');

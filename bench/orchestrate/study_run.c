@@ -23,15 +23,15 @@
 #include "report/output.h"
 #include "report/summary.h"
 
-/* Set by SIGINT/SIGTERM. A signal handler can only reach static storage, so this one flag is
- * file-scope; everything else is passed explicitly. */
+/* Set by SIGINT/SIGTERM/SIGHUP to the signal's number (never 0), which the guard names. A signal
+ * handler can only reach static storage, so this one flag is file-scope; everything else is passed
+ * explicitly. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
-    mfb_guard_stop_requested(); /* a call that never returns to see the flag is ended by the guard */
+    stop_requested = sig;
+    mfb_guard_stop_requested(sig); /* a call that never returns to see the flag is ended by the guard */
 }
 
 /* Everything after the command line, called below a random stack offset. */
@@ -169,7 +169,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
     mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
     activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
     if (stop_requested)
-        mfb_guard_stop_requested(); /* the signal came before the guard was there to hear it */
+        mfb_guard_stop_requested((int)stop_requested); /* the signal came before the guard was there to hear it */
     run.config.seed = cfg.seed;
     struct mfb_caches probed;
     if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {

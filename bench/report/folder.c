@@ -3,6 +3,7 @@
 #include "report/temporaries.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,11 +69,57 @@ int mfb_folder_put_json(const char *dir, const char *name, const cJSON *doc, str
     return bad ? mfb_fail(err, "%s: cannot write %s", dir, name) : 0;
 }
 
+/* rename(2) that never replaces: a plain rename puts a folder over an empty folder of that name
+ * (one a recorded program made, say) without a word. A file system without RENAME_NOREPLACE gets
+ * a look first; only a writer racing us for the same name in between could then lose it. */
+static int rename_noreplace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    struct stat st;
+    if (lstat(to, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(from, to);
+}
+
 int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err)
 {
-    if (rename(tmp, target) != 0)
+    if (rename_noreplace(tmp, target) != 0)
         return mfb_fail(err, "%s: cannot move the folder into place: %s", target, strerror(errno));
     return 0;
+}
+
+/* The names tried beside a target that was taken: TARGET-2 up to this, as a second study's file is
+ * default-2.json.gz. Each try is one rename, so even all of them are quick. */
+#define BESIDE_MAX 9999
+
+int mfb_folder_commit_beside(const char *tmp, const char *target, char *placed, size_t cap, struct mfb_err *err)
+{
+    if (rename_noreplace(tmp, target) == 0) {
+        snprintf(placed, cap, "%s", target);
+        return 0;
+    }
+    int why = errno;
+    size_t len = strlen(target);
+    while (len > 1 && target[len - 1] == '/')
+        len--;
+    for (int k = 2; why == EEXIST && k <= BESIDE_MAX; k++) {
+        if ((size_t)snprintf(placed, cap, "%.*s-%d", (int)len, target, k) >= cap) {
+            why = ENAMETOOLONG;
+            break;
+        }
+        if (rename_noreplace(tmp, placed) == 0)
+            return 1;
+        why = errno;
+    }
+    /* the temporary is named as what it is: removed by a later run in that folder once we are gone */
+    return mfb_fail(err, "%s: cannot move the folder into place or beside it (%s); it is kept as %s: rename it "
+                         "before another memfbench command writes into that folder", target,
+                    why == EEXIST ? "every name tried exists" : strerror(why), tmp);
 }
 
 void mfb_folder_abort(const char *tmp)

@@ -81,12 +81,35 @@ static int parse_align_dst(const char *arg, void *req, struct mfb_err *err)
     return parse_alignment("--align-dst", arg, &((struct mfb_study *)req)->align_dst, err);
 }
 
+/* Edges that cut nothing are refused rather than timed as classes that can hold no call or that
+ * are the whole again. An edge is the largest size of its class and the last class holds the
+ * sizes above the last edge, so an edge at or above MFB_MAX_SIZE (the largest call any
+ * distribution, trace or sweep may have: a hard limit of the parameters and buffers, checked on
+ * load) leaves that class empty in every study. 0 is an edge of the defaults (the class of calls
+ * of size 0, 8.7 % of fleet memcpy), so it may open a list; but alone it sets apart only the calls
+ * that move no byte, which is no attribution by size, and "--by-class=0" reads as "no classes".
+ * Bounds that depend on the distribution (its largest size, small_max) are not checked here: the
+ * same edges serve every study of a suite, and a class without calls is left out (classes.h). */
 static int parse_by_class(const char *arg, void *req, struct mfb_err *err)
 {
     struct mfb_study *s = req;
     s->by_class = true;
     s->class_edges.nedges = 0; /* bare --by-class: the default edges, cut at the run's small_max */
-    return arg ? mfb_classes_parse_edges(&s->class_edges, arg, err) : 0;
+    if (!arg)
+        return 0;
+    if (mfb_classes_parse_edges(&s->class_edges, arg, err) < 0)
+        return -1;
+    const struct mfb_classes *cl = &s->class_edges;
+    uint64_t last = cl->edges[cl->nedges - 1];
+    if (last >= MFB_MAX_SIZE)
+        return mfb_fail(err, CMD ": --by-class: edge %llu leaves no size above it (no call is larger than %u "
+                             "bytes): each edge is the largest size of its class, so every edge must be below %u",
+                        (unsigned long long)last, MFB_MAX_SIZE, MFB_MAX_SIZE);
+    if (last == 0)
+        return mfb_fail(err, CMD ": --by-class: an edge at 0 alone sets apart only the calls of size 0; give "
+                             "each class's largest size (e.g. --by-class=16,256,4096, with 0 first for a class of "
+                             "size 0), --by-class alone for the default edges, or leave it out for no classes");
+    return 0;
 }
 
 /* "evicted" needs a user-mode flush; "sized" works everywhere. */
@@ -266,7 +289,7 @@ static const struct mfb_flag run_flags[] = {
      "64-bit seed of every random choice, decimal or 0x hex\n"
      "(default: fresh, recorded)",
      .kind = MFB_FLAG_SEED, .member = AT(seed), .given = GIVEN(seed_given),
-     .good = "an unsigned 64-bit number (decimal, or hex with 0x)", .child = MFB_CHILD_PARENT},
+     .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
     {"clock", required_argument, OPT_CLOCK, false, "C", "auto (default), tsc, cntvct or monotonic",
      .kind = MFB_FLAG_CHOICE, .member = AT(clock), .choice = MFB_SET_CLOCK,
      .good = "auto, tsc, cntvct or monotonic", .echo = "clock_requested", .has_initial = true, .initial = MFB_CLOCK_AUTO},
@@ -336,7 +359,7 @@ static const struct mfb_flag run_flags[] = {
      .child = MFB_CHILD_PARENT, .has_initial = true, .initial = -1},
     {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL,
      .kind = MFB_FLAG_SEED, .member = AT(code_placement_seed), .given = GIVEN(code_placement_seed_given),
-     .good = "an unsigned 64-bit number", .child = MFB_CHILD_PARENT},
+     .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
 };
 
 static int parse_choice(int set, const char *word)

@@ -43,10 +43,16 @@ struct mfb_recording {
  * (a torn file has no "end" line and is refused whole). */
 int mfb_recording_add_raw(struct mfb_recording *r, const char *path, struct mfb_err *err);
 /* Adds a folder of recorded tables (FUNCTION_size.csv and siblings), read by the strict loader;
- * their weights are taken as call counts. */
+ * their weights are call counts, so each must be a whole number. A table the recorder would not
+ * have written there (a sibling of a function without that trait, or without its size table, or a
+ * combined FUNCTION_alignment.csv) is refused: merge would drop it. */
 int mfb_recording_add_tables(struct mfb_recording *r, const char *dir, struct mfb_err *err);
-/* Adds a bpftrace histogram of sizes (lines "@[SIZE]: COUNT", other lines ignored) as calls of f. */
+/* Adds a bpftrace histogram of sizes as calls of f: every line is "@[SIZE]: COUNT", blank, or
+ * bpftrace's "Attaching N probes..." line, each size once; anything else is refused with its line. */
 int mfb_recording_add_bpftrace(struct mfb_recording *r, const char *path, enum mfb_func f, struct mfb_err *err);
+/* Adds one recording's counts into another (merge reads each folder on its own, to hold it to its
+ * provenance, then adds it); -1 when a function's calls would pass MFB_MAX_CALL_COUNT. */
+int mfb_recording_sum(struct mfb_recording *into, const struct mfb_recording *from, struct mfb_err *err);
 /* Writes the tables of every function with calls into dir (which exists); returns the number of
  * functions written, -1 on a write error. */
 int mfb_recording_write(const struct mfb_recording *r, const char *dir, struct mfb_err *err);

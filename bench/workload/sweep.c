@@ -15,11 +15,20 @@ const char *mfb_sweep_mode_name(enum mfb_sweep_mode m)
     return names[m];
 }
 
-static int add_point(struct mfb_sweep *s, uint64_t v, struct mfb_err *err)
+/* A size given twice is refused, not dropped: each size is one point, so "64,128,128" is a typo for
+ * three points that would silently time two (and two ranges that overlap, one that says its
+ * points twice). The order is free: the points are timed interleaved in every round, whatever
+ * order they are given in, and kept sorted. At most MFB_MAX_SWEEP_POINTS earlier points are
+ * searched, so the whole parse is bounded (16 M comparisons). */
+static int add_point(struct mfb_sweep *s, uint64_t v, const char *item, struct mfb_err *err)
 {
     if (v > MFB_MAX_SIZE)
         return mfb_fail(err, "memfbench sweep: size %llu is above the largest call, %u bytes", (unsigned long long)v,
                         MFB_MAX_SIZE);
+    for (size_t i = 0; i < s->n; i++)
+        if (s->sizes[i] == v)
+            return mfb_fail(err, "memfbench sweep: --sizes: '%s' gives size %llu again: each size is one point, "
+                                 "give it once", item, (unsigned long long)v);
     if (s->n == MFB_MAX_SWEEP_POINTS)
         return mfb_fail(err, "memfbench sweep: more than %d sizes", MFB_MAX_SWEEP_POINTS);
     s->sizes[s->n++] = v;
@@ -55,7 +64,7 @@ static int parse_item(struct mfb_sweep *s, const char *item, struct mfb_err *err
     if (!dash) {
         if (pow2 || colon)
             return mfb_fail(err, "memfbench sweep: --sizes: '%s': expected LO-HI", item);
-        return parse_size(range, &lo, item, err) < 0 ? -1 : add_point(s, lo, err);
+        return parse_size(range, &lo, item, err) < 0 ? -1 : add_point(s, lo, item, err);
     }
     *dash = '\0';
     if (parse_size(range, &lo, item, err) < 0 || parse_size(dash + 1, &hi, item, err) < 0)
@@ -65,7 +74,7 @@ static int parse_item(struct mfb_sweep *s, const char *item, struct mfb_err *err
     if (pow2) {
         size_t before = s->n;
         for (uint64_t p = 1; p <= hi; p <<= 1)
-            if (p >= lo && add_point(s, p, err) < 0)
+            if (p >= lo && add_point(s, p, item, err) < 0)
                 return -1;
         /* found by tests/fuzz/fuzz_recorded: "pow2:0-0" made an empty sweep */
         if (s->n == before)
@@ -75,7 +84,7 @@ static int parse_item(struct mfb_sweep *s, const char *item, struct mfb_err *err
     if (!colon)
         step = 1;
     for (uint64_t v = lo; v <= hi; v += step)
-        if (add_point(s, v, err) < 0)
+        if (add_point(s, v, item, err) < 0)
             return -1;
     return 0;
 }
@@ -98,11 +107,6 @@ int mfb_sweep_parse_sizes(struct mfb_sweep *s, const char *text, struct mfb_err 
         p += len + 1;
     }
     mfb_quantile_sort_u64(s->sizes, s->n);
-    size_t k = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (k == 0 || s->sizes[i] != s->sizes[k - 1])
-            s->sizes[k++] = s->sizes[i];
-    s->n = k;
     return 0;
 }
 

@@ -34,7 +34,8 @@ struct mfb_sweep {
 };
 
 /* Points from "ITEM[,ITEM...]": N (one size), LO-HI:STEP (every STEP bytes), pow2:LO-HI (each
- * power of two); sizes in bytes or with K/M/G units; sorted, duplicates dropped. */
+ * power of two); sizes in bytes or with K/M/G units; in any order (kept sorted), each size once: one
+ * given twice, by two items or by ranges that overlap, is refused. */
 int mfb_sweep_parse_sizes(struct mfb_sweep *s, const char *text, struct mfb_err *err);
 /* "P" (a percentage in (0, 100)) or "class": how each point draws sizes. */
 int mfb_sweep_parse_mode(struct mfb_sweep *s, const char *text, struct mfb_err *err);

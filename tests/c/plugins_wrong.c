@@ -1,5 +1,6 @@
 /* Plugins that misbehave on purpose, for the tests that the correctness check rejects them and
  * that the guard (bench/orchestrate/guard.c) names them when they crash, exit or hang. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,5 +150,24 @@ void *dropping_in_program_memcpy(void *restrict dst, const void *restrict src, s
 {
     if (strcmp(program_invocation_short_name, "memfbench") != 0 && n > 100)
         n--;
+    return memmove(dst, src, n);
+}
+
+/* Correct, but a call of 1 MiB or more takes 20 s (a large call on a slow machine, exaggerated),
+ * and says when it starts by creating the file named in $MEMFBENCH_SLOW_MARK: a stop request sent
+ * then finds the run inside that call, whatever the machine's speed before it. A signal's handler
+ * wakes the sleep; the wait goes on to its end, as a long copy would. */
+void *slow_large_memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    if (n >= (1u << 20)) {
+        const char *mark = getenv("MEMFBENCH_SLOW_MARK");
+        if (mark)
+            close(open(mark, O_WRONLY | O_CREAT, 0600));
+        uint64_t end = mono_ns() + 20000000000u;
+        for (uint64_t now = mono_ns(); now < end; now = mono_ns()) {
+            struct timespec left = {(time_t)((end - now) / 1000000000u), (long)((end - now) % 1000000000u)};
+            nanosleep(&left, NULL);
+        }
+    }
     return memmove(dst, src, n);
 }

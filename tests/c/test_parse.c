@@ -1,5 +1,5 @@
-/* The parsers of base/parse.c: seeds are decimal or 0x hex (never octal), CPU lists expand their
- * ranges, sizes take K/M/G suffixes and refuse overflow. */
+/* The parsers of base/parse.c: seeds are decimal without a leading zero or 0x hex (never octal, never
+ * ambiguous), CPU lists expand their ranges, sizes take K/M/G suffixes and refuse overflow. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,8 +40,9 @@ static bool bytes_is(const char *s, size_t want)
 int main(void)
 {
     struct tap t = {0};
-    TAP_CHECK(&t, seed_is("010", 10), "--seed 010 is decimal ten, not octal eight");
-    TAP_CHECK(&t, seed_is("08", 8), "--seed 08 is eight (octal parsing refused it)");
+    TAP_CHECK(&t, seed_refused("010") && seed_refused("08") && seed_refused("00"),
+              "a decimal seed with a leading zero is refused (010 is eight to C's base-0 parsers, ten here)");
+    TAP_CHECK(&t, seed_is("0", 0) && seed_is("10", 10) && seed_is("0x010", 16), "0, decimal and 0x hex seeds");
     TAP_CHECK(&t, seed_is("0x10", 16) && seed_is("0XfF", 255), "0x-prefixed seeds are hexadecimal");
     TAP_CHECK(&t, seed_is("18446744073709551615", UINT64_MAX), "the largest 64-bit seed");
     TAP_CHECK(&t, seed_refused("18446744073709551616"), "a seed above 2^64-1 is refused");

@@ -59,6 +59,8 @@ static int ref_seed(const char *s, uint64_t *out)
         *out = v;
         return 0;
     }
+    if (s[0] == '0' && s[1] != '\0') /* a decimal seed has no leading zero: "010" is refused */
+        return -1;
     return ref_u64(s, out);
 }
 

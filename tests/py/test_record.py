@@ -313,16 +313,28 @@ def test_a_killed_recorder_leaves_nothing_the_next_run_keeps(memfbench, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
 
 
-def test_a_program_that_takes_the_output_folder_is_told_in_one_line(memfbench, tmp_path):
-    """The folder is created only when the recording is whole; a program that makes a non-empty
-    folder of that name meanwhile keeps it, and the record says why its folder could not be put
-    there (it used to end with status 1 and no message)."""
+@pytest.mark.parametrize("made", ["echo mine > '{out}/f'", ""])
+def test_a_program_that_takes_the_output_folder_keeps_it_and_the_recording(memfbench, tmp_path, made):
+    """The folder is created only when the recording is whole; a program that makes a folder of
+    that name meanwhile keeps it as it made it (with a file in it, or empty: a rename used to put
+    the recording over an empty one without a word), and the recording goes to the first free
+    name beside it, said in one line, exit 1 (the folder a script would look in is not the
+    recording). Before, a non-empty folder lost the whole recording: "cannot move the folder into
+    place", status 1, nothing kept (issue 42, case 15)."""
     out = tmp_path / "rec"
-    p = record(memfbench, out, "sh", "-c", f"mkdir '{out}' && echo mine > '{out}/f' && '{MIX}' mix")
+    (tmp_path / "rec-2").mkdir()  # taken as well: the next free name is rec-3
+    p = record(memfbench, out, "sh", "-c", f"mkdir '{out}' && {made.format(out=out) or 'true'} && '{MIX}' mix")
     lines = [x for x in p.stderr.splitlines() if x.strip()]
-    assert p.returncode == 1 and len(lines) == 1, p.stderr
-    assert str(out) in lines[0] and "cannot move the folder into place" in lines[0], lines[0]
-    assert sorted(f.name for f in out.iterdir()) == ["f"]  # the program's own folder, untouched
+    assert p.returncode == 1, p.stderr
+    assert lines[0] == (f"memfbench record: {out} appeared while the program ran (it made it?), so the recording "
+                        f"is in {out}-3 beside it; {out} is left as it is"), lines[0]
+    assert f"{out}-3/memcpy_size.csv" in p.stderr  # the replay commands name where it is
+    assert sorted(f.name for f in out.iterdir()) == (["f"] if made else [])  # the program's own folder, untouched
+    if made:
+        assert (out / "f").read_text() == "mine\n"
+    assert table(tmp_path / "rec-3" / "memcpy_size.csv") == {"17,17": 1000}
+    assert json.loads((tmp_path / "rec-3" / "provenance.json").read_text())["calls"]["memcpy"]["calls"] == 1000
+    assert list((tmp_path / "rec-2").iterdir()) == []
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".")]  # no temporary left behind
 
 

@@ -64,7 +64,7 @@ def test_run_stopped_while_a_variant_hangs_in_verification(tmp_path: Path, proce
     r, elapsed = stop_after(cmd, 2.5, tmp_path)
     assert r.returncode == 128 + signal.SIGINT, r.stderr  # the interrupted status, whatever the signal
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "'hang_memcpy'" in lines[0] and "stop request" in lines[0] \
+    assert len(lines) == 1 and "'hang_memcpy'" in lines[0] and "stopped by SIGTERM in a call" in lines[0] \
         and "while being verified: memcpy of 777 bytes" in lines[0], r.stderr
     assert_quick(elapsed)
     assert leftovers(tmp_path) == []
@@ -77,7 +77,40 @@ def test_run_stopped_while_a_variant_hangs_in_the_rounds(tmp_path: Path) -> None
     r, elapsed = stop_after(cmd, 6, tmp_path)
     assert r.returncode == 128 + signal.SIGINT, r.stderr
     assert "'late_hang_memcpy'" in r.stderr and "while being timed in round" in r.stderr, r.stderr
+    assert "stopped by SIGTERM in a batch of its calls" in r.stderr and "calls of up to 64 bytes" in r.stderr, r.stderr
     assert_quick(elapsed)
+
+
+def test_a_stop_during_a_large_call_names_the_signal_and_the_call(tmp_path: Path) -> None:
+    """A replayed trace with a 64 MiB call, stopped by SIGTERM while that call is under way (a
+    plugin that takes 20 s over calls of 1 MiB or more stands for a slow machine, and marks when
+    its call starts, so the signal always finds the run inside it): exit 130 within the second, one
+    line that names the signal, the variant and the call's 67108864 bytes, and no word of a variant
+    that "did not return" (the line blamed a hang, for a call that was only large)."""
+    trace = tmp_path / "big_trace.csv"
+    trace.write_text("size,src_alignment,dst_alignment,caller\n" + "64,1,1,0\n" * 20 + "67108864,64,64,0\n"
+                     + "128,1,1,0\n" * 20)
+    mark = tmp_path / "in-the-call"
+    cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "--trace", str(trace),
+           "-v", "libc", "-v", f"{wrong_plugin()}:slow_large_memcpy=slow", "--watchdog", "100", *GEOMETRY,
+           "-o", "out.json"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "MEMFBENCH_SLOW_MARK": str(mark)})
+    deadline = time.monotonic() + 120
+    while not mark.exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mark.exists(), p.communicate()
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    elapsed = time.monotonic() - t0
+    assert p.returncode == 128 + signal.SIGINT, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "variant 'slow'" in lines[0] and "was stopped by SIGTERM in a call" in lines[0], lines[0]
+    assert "memcpy of 67108864 bytes" in lines[0] and "did not return" not in lines[0], lines[0]
+    assert_quick(elapsed)
+    assert leftovers(tmp_path) == []
     assert leftovers(tmp_path) == []
 
 
