@@ -141,7 +141,7 @@ static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
         case 's': {
             uint64_t s;
             if (mfb_parse_seed(optarg, &s) < 0)
-                return bad("memfbench ab: %s: '%s' is not a 64-bit seed", "--seed", optarg);
+                return bad("memfbench ab: %s: '%s' is not a 64-bit seed (" MFB_SEED_FORMS ")", "--seed", optarg);
             ab->seed = s;
             a->seed_given = true;
             break;

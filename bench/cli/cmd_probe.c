@@ -125,7 +125,7 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct mfb
         break;
     case 's':
         if (mfb_parse_seed(arg, &c->seed) < 0)
-            return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number", arg);
+            return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number (" MFB_SEED_FORMS ")", arg);
         a->seed_given = true;
         break;
     case OPT_CLOCK:

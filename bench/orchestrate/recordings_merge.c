@@ -17,6 +17,7 @@
 #include "base/inputs.h"
 #include "report/folder.h"
 #include "report/provenance.h"
+#include "workload/distribution.h"
 #include "workload/recording.h"
 
 /* What merge reads: the folders and the bpftrace files (a FUNCTION:FILE's file part). They add
@@ -130,6 +131,30 @@ static int add_folder(struct mfb_recording *rec, const char *dir, struct mfb_err
     return rc;
 }
 
+/* Each merged table read back as memfbench run reads it: sources that are each fine can still sum
+ * to a table run refuses (a bpftrace size inside a recorded size range), and a merge must not
+ * write a folder that cannot be replayed. */
+static int check_replayable(const char *tmp, const char *out, const struct mfb_recording *rec, struct mfb_err *err)
+{
+    for (int f = 0; f < MFB_FUNC_COUNT; f++) {
+        if (!rec->f[f].calls)
+            continue;
+        char table[4096 + 64];
+        snprintf(table, sizeof table, "%s/%s_size.csv", tmp, mfb_func_name((enum mfb_func)f));
+        struct mfb_dist d;
+        int rc = mfb_dist_resolve(&d, table, (enum mfb_func)f, "", err);
+        mfb_dist_free(&d);
+        if (rc < 0) {
+            char why[sizeof err->msg];
+            size_t t = strlen(tmp); /* the table named where it would have been, not in the temporary */
+            snprintf(why, sizeof why, "%s%s", strncmp(err->msg, tmp, t) ? "" : out, err->msg + (strncmp(err->msg, tmp, t) ? 0 : t));
+            return mfb_fail(err, "the merged %s table would not replay (nothing written): %s",
+                            mfb_func_name((enum mfb_func)f), why);
+        }
+    }
+    return 0;
+}
+
 int mfb_recordings_merge(const struct mfb_merge_request *r)
 {
     struct mfb_err err = {{0}};
@@ -158,6 +183,8 @@ int mfb_recordings_merge(const struct mfb_merge_request *r)
     }
     char *tmp = rc == 0 ? mfb_folder_begin(r->out, &err) : NULL;
     int written = tmp ? mfb_recording_write(&rec, tmp, &err) : -1;
+    if (written > 0 && check_replayable(tmp, r->out, &rec, &err) < 0)
+        written = rc = -1;
     if (written > 0) {
         cJSON *p = mfb_provenance_new();
         cJSON *src = cJSON_AddArrayToObject(p, "merged_from");

@@ -161,3 +161,16 @@ def test_bpftrace_output_as_bpftrace_prints_it(memfbench: str, tmp_path: Path) -
     assert p.returncode == 0, p.stderr
     rows = [x for x in (out / "memcpy_size.csv").read_text().splitlines() if not x.startswith("#")]
     assert rows == ["size_lo,size_hi,weight", "0,0,7", "17,17,500", "4096,4096,20"]
+
+
+def test_sources_that_sum_to_a_table_run_refuses_are_refused(memfbench: str, tmp_path: Path) -> None:
+    """Each source is fine, but a bpftrace size inside a recorded size range (5000 in 4608-5119)
+    would make a table run refuses: read back before the folder is written, refused in one line
+    naming the table as it would have been named."""
+    rec = tmp_path / "rec"
+    p = subprocess.run([memfbench, "record", "-o", str(rec), "--", MIX, "loop", "100", "5000"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (tmp_path / "b.txt").write_text("@[5000]: 3\n", encoding="utf-8")
+    refused(memfbench, tmp_path, [str(rec), "--bpftrace", f"memcpy:{tmp_path / 'b.txt'}"],
+            "the merged memcpy table would not replay", f"{tmp_path / 'out'}/memcpy_size.csv:", "overlaps")
