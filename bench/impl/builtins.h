@@ -30,6 +30,28 @@
 #define MFB_BUILTINS_X86(X)
 #endif
 
-#define MFB_BUILTINS(X) MFB_BUILTINS_PORTABLE(X) MFB_BUILTINS_X86(X)
+#if defined(__aarch64__)
+#if MFB_HAVE_SVE
+#define MFB_BUILTINS_SVE(X) X(copy, mfb_memcpy_sve)
+#else
+#define MFB_BUILTINS_SVE(X)
+#endif
+#if MFB_HAVE_MOPS
+#define MFB_BUILTINS_MOPS(X) X(copy, mfb_memcpy_mops)
+#else
+#define MFB_BUILTINS_MOPS(X)
+#endif
+#define MFB_BUILTINS_AARCH64(X)                                                                    \
+    X(copy, mfb_memcpy_asimd)                                                                      \
+    X(copy, mfb_memmove_asimd)                                                                     \
+    X(set, mfb_memset_asimd)                                                                       \
+    X(set, mfb_memset_zva)                                                                         \
+    X(cmp, mfb_memcmp_asimd)                                                                       \
+    MFB_BUILTINS_SVE(X) MFB_BUILTINS_MOPS(X)
+#else
+#define MFB_BUILTINS_AARCH64(X)
+#endif
+
+#define MFB_BUILTINS(X) MFB_BUILTINS_PORTABLE(X) MFB_BUILTINS_X86(X) MFB_BUILTINS_AARCH64(X)
 
 #endif

@@ -9,3 +9,11 @@
 #include "copy.c"
 #include "set.c"
 #include "x86.c"
+#if defined(__aarch64__)
+#include "memcmp_asimd.c"
+#include "memcpy_asimd.c"
+#include "memcpy_mops.c"
+#include "memcpy_sve.c"
+#include "memset_asimd.c"
+#include "memset_zva.c"
+#endif

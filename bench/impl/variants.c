@@ -14,6 +14,39 @@ static int has_avx2(void)
 }
 #endif
 
+#if defined(__aarch64__)
+static int has_sve(void)
+{
+    return MFB_HAVE_SVE && mfb_cpu_has_sve();
+}
+
+static int has_mops(void)
+{
+    return MFB_HAVE_MOPS && mfb_cpu_has_mops();
+}
+
+static int zva_permitted(void)
+{
+    return mfb_cpu_zva_permitted();
+}
+
+/* SVE and MOPS: a row where the compiler lacks them too, so that `memfbench list` says why. */
+#if MFB_HAVE_SVE
+#define SVE_CODE mfb_memcpy_sve
+#define SVE_NEEDS "SVE (the kernel reports no HWCAP_SVE for this CPU)"
+#else
+#define SVE_CODE NULL
+#define SVE_NEEDS "a compiler with the SVE ACLE (arm_sve.h): this build's has none"
+#endif
+#if MFB_HAVE_MOPS
+#define MOPS_CODE mfb_memcpy_mops
+#define MOPS_NEEDS "FEAT_MOPS (the kernel reports no HWCAP2_MOPS: an Armv8.8 CPU and Linux 6.5 or later)"
+#else
+#define MOPS_CODE NULL
+#define MOPS_NEEDS "an assembler that knows FEAT_MOPS (binutils 2.38 or later): this build's does not"
+#endif
+#endif
+
 /* A second, independent copy of the C library in its own link namespace (dlmopen): the same
  * machine code at another address, for A/A comparisons against `libc`. */
 /* AddressSanitizer reserves the address range a second C library would be mapped into, and a
@@ -71,6 +104,11 @@ static const struct mfb_variant table[] = {
     {"sse2", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "16-byte unaligned SSE2 loop, overlapping tail", {.copy = mfb_memcpy_sse2}, false, NULL, NULL, NULL, NULL},
     {"avx2", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "32-byte unaligned AVX2 loop, overlapping tail", {.copy = mfb_memcpy_avx2}, false, has_avx2, "AVX2", NULL, NULL},
 #endif
+#if defined(__aarch64__)
+    {"asimd", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "Advanced SIMD: 16/32-byte ldp/stp of q registers, overlapping head and tail, no loop up to 128 bytes, then 64-byte blocks with aligned stores", {.copy = mfb_memcpy_asimd}, false, NULL, NULL, NULL, NULL},
+    {"sve", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "SVE: one whilelo-predicated ld1b/st1b loop of the CPU's vector length, no tail code", {.copy = SVE_CODE}, false, has_sve, SVE_NEEDS, NULL, NULL},
+    {"mops", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "FEAT_MOPS cpyfp/cpyfm/cpyfe: the CPU's own copy sequence", {.copy = MOPS_CODE}, false, has_mops, MOPS_NEEDS, NULL, NULL},
+#endif
     {"sizeclass", MFB_MEMCPY, MFB_ORIGIN_BUILTIN, "size classes with overlapping head/tail, 32-byte blocks", {.copy = mfb_memcpy_sizeclass}, false, NULL, NULL, NULL, NULL},
     {"noop", MFB_MEMCPY, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMCPY),
@@ -80,6 +118,15 @@ static const struct mfb_variant table[] = {
     COPY("sse2-copy", MFB_MEMCPY, copy, mfb_memcpy_sse2_copy, "sse2"),
     {"avx2-copy", MFB_MEMCPY, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of 'avx2' at another address", {.copy = mfb_memcpy_avx2_copy}, false, has_avx2, "AVX2", NULL, "avx2"},
 #endif
+#if defined(__aarch64__)
+    COPY("asimd-copy", MFB_MEMCPY, copy, mfb_memcpy_asimd_copy, "asimd"),
+#if MFB_HAVE_SVE
+    {"sve-copy", MFB_MEMCPY, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of 'sve' at another address", {.copy = mfb_memcpy_sve_copy}, false, has_sve, SVE_NEEDS, NULL, "sve"},
+#endif
+#if MFB_HAVE_MOPS
+    {"mops-copy", MFB_MEMCPY, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of 'mops' at another address", {.copy = mfb_memcpy_mops_copy}, false, has_mops, MOPS_NEEDS, NULL, "mops"},
+#endif
+#endif
     COPY("sizeclass-copy", MFB_MEMCPY, copy, mfb_memcpy_sizeclass_copy, "sizeclass"),
     {"libc-slow1pct", MFB_MEMCPY, MFB_ORIGIN_VALIDATION, "wrapped libc memcpy that copies a second time on every 25th call (known extra cost, about 1 % on the fleet distribution)", {.copy = mfb_memcpy_slow1pct}, false, NULL, NULL, NULL, NULL},
     {"libc-twice", MFB_MEMCPY, MFB_ORIGIN_VALIDATION, "wrapped libc memcpy that copies a second time on every call (sizes libc-slow1pct's extra cost)", {.copy = mfb_memcpy_twice}, false, NULL, NULL, NULL, NULL},
@@ -87,16 +134,26 @@ static const struct mfb_variant table[] = {
 
     {"libc", MFB_MEMMOVE, MFB_ORIGIN_LIBC, "the C library's memmove", {.copy = memmove}, false, NULL, NULL, NULL, NULL},
     {"bytes", MFB_MEMMOVE, MFB_ORIGIN_BUILTIN, "byte loop, forward or backward by overlap", {.copy = mfb_memmove_bytes}, false, NULL, NULL, NULL, NULL},
+#if defined(__aarch64__)
+    {"asimd", MFB_MEMMOVE, MFB_ORIGIN_BUILTIN, "Advanced SIMD as memcpy's asimd (every load before a store up to 128 bytes), backward when the destination starts inside the source", {.copy = mfb_memmove_asimd}, false, NULL, NULL, NULL, NULL},
+#endif
     {"sizeclass", MFB_MEMMOVE, MFB_ORIGIN_BUILTIN, "loads-before-stores head/tail classes, directional 32-byte blocks", {.copy = mfb_memmove_sizeclass}, false, NULL, NULL, NULL, NULL},
     {"noop", MFB_MEMMOVE, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.copy = mfb_copy_noop}, true, NULL, NULL, NULL, NULL},
     LIBC_COPY(MFB_MEMMOVE),
     COPY("bytes-copy", MFB_MEMMOVE, copy, mfb_memmove_bytes_copy, "bytes"),
+#if defined(__aarch64__)
+    COPY("asimd-copy", MFB_MEMMOVE, copy, mfb_memmove_asimd_copy, "asimd"),
+#endif
     COPY("sizeclass-copy", MFB_MEMMOVE, copy, mfb_memmove_sizeclass_copy, "sizeclass"),
 
     {"libc", MFB_MEMSET, MFB_ORIGIN_LIBC, "the C library's memset", {.set = memset}, false, NULL, NULL, NULL, NULL},
     {"bytes", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.set = mfb_memset_bytes}, false, NULL, NULL, NULL, NULL},
 #if defined(__x86_64__)
     {"rep_stosb", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "rep stosb (ERMS/FSRM microcode)", {.set = mfb_memset_rep_stosb}, false, NULL, NULL, NULL, NULL},
+#endif
+#if defined(__aarch64__)
+    {"asimd", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "Advanced SIMD: the byte dup'ed into a q register, stp pairs from both ends up to 128 bytes, then 64-byte aligned blocks", {.set = mfb_memset_asimd}, false, NULL, NULL, NULL, NULL},
+    {"zva", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "asimd, but zero fills of 256 bytes and more clear whole DCZID_EL0-sized blocks with DC ZVA", {.set = mfb_memset_zva}, false, zva_permitted, "DC ZVA permitted at EL0 (DCZID_EL0.DZP is set: the instruction is prohibited here)", NULL, NULL},
 #endif
     {"sizeclass", MFB_MEMSET, MFB_ORIGIN_BUILTIN, "broadcast value, overlapping head/tail, 32-byte blocks", {.set = mfb_memset_sizeclass}, false, NULL, NULL, NULL, NULL},
     {"noop", MFB_MEMSET, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.set = mfb_set_noop}, true, NULL, NULL, NULL, NULL},
@@ -105,11 +162,18 @@ static const struct mfb_variant table[] = {
 #if defined(__x86_64__)
     COPY("rep_stosb-copy", MFB_MEMSET, set, mfb_memset_rep_stosb_copy, "rep_stosb"),
 #endif
+#if defined(__aarch64__)
+    COPY("asimd-copy", MFB_MEMSET, set, mfb_memset_asimd_copy, "asimd"),
+    {"zva-copy", MFB_MEMSET, MFB_ORIGIN_COPY, "A/A: byte-identical second copy of 'zva' at another address", {.set = mfb_memset_zva_copy}, false, zva_permitted, "DC ZVA permitted at EL0 (DCZID_EL0.DZP is set: the instruction is prohibited here)", NULL, "zva"},
+#endif
     COPY("sizeclass-copy", MFB_MEMSET, set, mfb_memset_sizeclass_copy, "sizeclass"),
 
     {"libc", MFB_MEMCMP, MFB_ORIGIN_LIBC, "the C library's memcmp", {.cmp = memcmp}, false, NULL, NULL, NULL, NULL},
     {"bytes", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "byte-at-a-time loop", {.cmp = mfb_memcmp_bytes}, false, NULL, NULL, NULL, NULL},
     {"words", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "8-byte words, byte-swapped order at the first difference", {.cmp = mfb_memcmp_words}, false, NULL, NULL, NULL, NULL},
+#if defined(__aarch64__)
+    {"asimd", MFB_MEMCMP, MFB_ORIGIN_BUILTIN, "Advanced SIMD: 32 bytes a step (ldp q pairs, umaxv of the XORs), the first difference from the cmeq mask; big-endian words under 16 bytes", {.cmp = mfb_memcmp_asimd}, false, NULL, NULL, NULL, NULL},
+#endif
     {"noop", MFB_MEMCMP, MFB_ORIGIN_HARNESS, "returns at once: harness overhead per call", {.cmp = mfb_cmp_noop}, true, NULL, NULL, NULL, NULL},
 #if defined(__x86_64__)
     PROBE_LOAD1(MFB_MEMCMP),
@@ -118,6 +182,9 @@ static const struct mfb_variant table[] = {
     LIBC_COPY(MFB_MEMCMP),
     COPY("bytes-copy", MFB_MEMCMP, cmp, mfb_memcmp_bytes_copy, "bytes"),
     COPY("words-copy", MFB_MEMCMP, cmp, mfb_memcmp_words_copy, "words"),
+#if defined(__aarch64__)
+    COPY("asimd-copy", MFB_MEMCMP, cmp, mfb_memcmp_asimd_copy, "asimd"),
+#endif
 
     {"libc", MFB_BCMP, MFB_ORIGIN_LIBC, "the C library's bcmp", {.cmp = bcmp}, false, NULL, NULL, NULL, NULL},
     {"bytes", MFB_BCMP, MFB_ORIGIN_BUILTIN, "byte loop, stops at the first difference", {.cmp = mfb_bcmp_bytes}, false, NULL, NULL, NULL, NULL},

@@ -12,6 +12,12 @@
 #define TARGET_OVERHEADS 1000
 #define TARGET_MIN_NS 20000.0
 #define MAX_BATCH_NS 1e6
+/* A batch should also span this many of the clock's steps, so that one step of quantization is
+ * under 0.1 % of it. It binds only on a coarse clock: AArch64's cntvct_el0 runs at 1 GHz on Armv8.6
+ * and later, but at 25-100 MHz on earlier cores (40 ns a step on Neoverse-N1 servers: 40 us), where
+ * the payload below would leave the fastest batches a few hundred steps long. The step is the timer
+ * block's tick_ns, or min_step_ns where reads step by more than one tick. */
+#define TARGET_STEPS 1000
 /* Pilot: the best of this many single passes per variant (the minimum rejects interrupts). */
 #define PILOT_TRIES 5
 /* Bytes a batch's calls process: at the 4-10 bytes/ns libc reaches on the fleet distributions,
@@ -107,6 +113,11 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
         } else if (passes > cap) {
             c->rule = MFB_BATCH_FASTEST_WINS;
         }
+        /* a coarse clock: double the passes until the fastest batch spans TARGET_STEPS steps,
+         * within the cap (it never binds where one step is under 20 ns) */
+        double step_ns = fmax(r->runtime.timer->tick_ns, r->runtime.timer->min_step_ns);
+        while (passes < cap && P * fast * passes < TARGET_STEPS * step_ns)
+            passes *= 2;
         c->passes = passes;
     }
     double calls = (double)mfb_calls_per_pass(c) * c->passes;
@@ -116,6 +127,11 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
     if (c->single_call)
         mfb_warn(r->runtime.warn, MFB_W_LONG_CALLS, "calls are so long that every batch times a single call "
                  "(batch.single_call = true)");
+    double step_ns = fmax(r->runtime.timer->tick_ns, r->runtime.timer->min_step_ns);
+    if (c->fastest_batch_ns < TARGET_STEPS * step_ns)
+        mfb_warn(r->runtime.warn, MFB_W_BATCH, "libc's batch lasts %.1f us, %.0f steps of the %s clock (%.1f ns a step): "
+                 "its quantization is over 0.1 %% of a batch", c->fastest_batch_ns / 1e3,
+                 c->fastest_batch_ns / step_ns, r->runtime.timer->name, step_ns);
     if (c->fastest_batch_ns < c->target_batch_ns / 5)
         mfb_warn(r->runtime.warn, MFB_W_BATCH, "libc's batch lasts %.1f us, under %.0f timer overheads",
                  c->fastest_batch_ns / 1e3, c->fastest_batch_ns / overhead_ns);

@@ -22,6 +22,7 @@
 #include "machine/timer.h"
 #include "processes/child.h"
 #include "processes/merge.h"
+#include "processes/reexec.h"
 #include "study/options.h"
 #include "report/output.h"
 #include "report/temporaries.h"
@@ -86,10 +87,17 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     struct mfb_err err;
     if (mfb_study_child_argv(cfg, &child, &argv, &err) < 0)
         return -1;
+    struct mfb_reexec exec;
+    if (mfb_reexec_prepare(&exec, argv, &err) < 0) {
+        fprintf(errlog, "memfbench: %s\n", err.msg);
+        free(argv);
+        return -1;
+    }
     uint64_t seed = ca->seed;
     char pad[MFB_ENV_PAD_MAX + 16];
     char **env = padded_environ(mfb_stream_seed(seed, MFB_STREAM_ENV_PAD), pad, sizeof pad);
     if (!env) {
+        mfb_reexec_free(&exec);
         free(argv);
         return -1;
     }
@@ -103,9 +111,9 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
             _exit(127);
         /* A fresh exec: new address-space layout (when ASLR is on), fresh buffers and calibration. */
         dup2(fileno(errlog), STDERR_FILENO);
-        execve("/proc/self/exe", argv, env);
-        _exit(127);
+        mfb_reexec_child(&exec, env);
     }
+    mfb_reexec_free(&exec);
     free(argv);
     free(env);
     if (pid < 0)

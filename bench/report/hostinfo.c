@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/parse.h"
+#include "machine/midr.h"
 
 /* The first line of a file, or NULL when it cannot be read (not every kernel, container or
  * VM exposes every knob; "null" in the output means exactly that). */
@@ -76,6 +77,13 @@ static char *cpuinfo_field(const char *key, char *buf, size_t n)
 
 void mfb_cpu_model(char *buf, size_t n)
 {
+    /* AArch64: MIDR_EL1 names the CPU (machine/midr.h); /proc/cpuinfo there has numbers only, and
+     * under qemu-user it is the host's. */
+    struct mfb_midr m;
+    if (mfb_midr_read(&m)) {
+        mfb_midr_name(&m, buf, n);
+        return;
+    }
     if (!cpuinfo_field("model name", buf, n) && !cpuinfo_field("CPU part", buf, n))
         snprintf(buf, n, "unknown");
 }
@@ -85,7 +93,13 @@ static uint32_t read_flags(void)
 {
     char *flags = malloc(16384);
     uint32_t have = 0;
-    if (flags && (cpuinfo_field("flags", flags, 16384) || cpuinfo_field("Features", flags, 16384))) {
+#if defined(__aarch64__)
+    /* Arm's line only: under qemu-user /proc/cpuinfo is the x86 host's, whose flags are not this CPU's */
+    bool found = flags && cpuinfo_field("Features", flags, 16384);
+#else
+    bool found = flags && (cpuinfo_field("flags", flags, 16384) || cpuinfo_field("Features", flags, 16384));
+#endif
+    if (found) {
         for (int i = 0; i < MFB_HOST_FLAGS; i++) {
             const char *name = mfb_host_flag_names[i];
             size_t k = strlen(name);
@@ -231,6 +245,19 @@ void mfb_host_read(struct mfb_host *h, const struct mfb_caches *c, int cpu, stru
     }
     mfb_cpu_model(h->cpu.model.text, sizeof h->cpu.model.text);
     h->cpu.model.known = true;
+#if defined(__aarch64__)
+    /* implementer and part from MIDR_EL1 (cpuinfo's own fields, in its format); the x86 fields are
+     * not read, since under qemu-user the file is the host's */
+    struct mfb_midr m;
+    if (mfb_midr_read(&m)) {
+        h->cpu.implementer.known = h->cpu.part.known = true;
+        snprintf(h->cpu.implementer.text, sizeof h->cpu.implementer.text, "0x%02x", m.implementer);
+        snprintf(h->cpu.part.text, sizeof h->cpu.part.text, "0x%03x", m.part);
+    } else {
+        read_cpuinfo(&h->cpu.implementer, "CPU implementer");
+        read_cpuinfo(&h->cpu.part, "CPU part");
+    }
+#else
     read_cpuinfo(&h->cpu.vendor, "vendor_id");
     read_cpuinfo(&h->cpu.family, "cpu family");
     read_cpuinfo(&h->cpu.model_number, "model");
@@ -238,6 +265,7 @@ void mfb_host_read(struct mfb_host *h, const struct mfb_caches *c, int cpu, stru
     read_cpuinfo(&h->cpu.microcode, "microcode");
     read_cpuinfo(&h->cpu.implementer, "CPU implementer");
     read_cpuinfo(&h->cpu.part, "CPU part");
+#endif
     h->cpu.flags = read_flags();
     h->cpu.online = sysconf(_SC_NPROCESSORS_ONLN);
     h->cpu.configured = sysconf(_SC_NPROCESSORS_CONF);
