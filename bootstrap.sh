@@ -32,11 +32,17 @@ install_missing() {
     say "not a Debian/Ubuntu system: install the equivalents of: ${PACKAGES[*]}"
     return 0
   fi
-  local missing=() p installed
-  # one query for all of them (one per package cost half a second)
-  installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${PACKAGES[@]}" 2>/dev/null | grep ' install ok installed$' || true)
+  local missing=() p installed native
+  native=$(dpkg --print-architecture)
+  # one query for all of them (one per package cost half a second); binary:Package keeps the
+  # architecture of a multiarch package (libcjson-dev:arm64), which plain Package drops
+  installed=$(dpkg-query -W -f='${binary:Package} ${Status}\n' "${PACKAGES[@]}" 2>/dev/null | grep ' install ok installed$' || true)
   for p in "${PACKAGES[@]}"; do
-    grep -q "^$p " <<<"$installed" || missing+=("$p")
+    if [[ $p == *:* ]]; then
+      grep -q "^$p " <<<"$installed" || missing+=("$p")
+    else
+      grep -Eq "^$p(:$native)? " <<<"$installed" || missing+=("$p")
+    fi
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   INSTALLED=1

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include "orchestrate/supervise.h"
+#include "processes/reexec.h"
+
+extern char **environ;
 
 int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *source_option, const char *source,
                      bool with_libc, const char *const *variants, int n, char *cpu, size_t cpu_n)
@@ -35,7 +38,7 @@ int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *sou
 }
 
 struct self_child {
-    const char *const *argv;
+    const struct mfb_reexec *exec;
     const char *stderr_path;
 };
 
@@ -52,22 +55,28 @@ static void self_exec(void *ctx)
         if (e >= 0)
             dup2(e, STDERR_FILENO);
     }
-    execv("/proc/self/exe", (char *const *)c->argv);
-    _exit(127);
+    mfb_reexec_child(c->exec, environ);
 }
 
 int mfb_ab_run_self(const char *const *argv, const char *what, const char *stderr_path, int *status,
                     int *exit_status, struct mfb_err *err)
 {
     *exit_status = MFB_EXIT_FAIL;
-    struct self_child c = {argv, stderr_path};
+    /* this very binary again, under $MEMFBENCH_EXEC_WRAPPER where the host cannot run it itself
+     * (an aarch64 memfbench under qemu-user) */
+    struct mfb_reexec x;
+    if (mfb_reexec_prepare(&x, (char **)argv, err) < 0)
+        return -1;
+    struct self_child c = {&x, stderr_path};
     /* Its own group: a stop reaches every process of a --processes study at once. SIGTERM when ab
      * dies: memfbench run removes its temporaries on it. No time limit: run has its own watchdog
      * for variants that stop returning. */
     struct mfb_supervised s = {.who = "memfbench ab", .name = "memfbench run", .in_child = self_exec, .ctx = &c,
                                .own_group = true, .death_signal = SIGTERM};
     struct mfb_supervised_end end;
-    if (mfb_supervise_run(&s, &end, err) < 0)
+    int rc = mfb_supervise_run(&s, &end, err);
+    mfb_reexec_free(&x);
+    if (rc < 0)
         return -1;
     *status = end.status;
     if (end.stop_signal) {
