@@ -36,45 +36,55 @@ void mfb_provenance_add_calls(cJSON *p, const struct mfb_recording *rec)
 /* provenance.json is a few hundred bytes; anything past this is not one. */
 enum { PROVENANCE_MAX_BYTES = 1 << 20 };
 
-int mfb_provenance_check(const char *dir, struct mfb_err *err)
+/* provenance.json at path, parsed and checked to be a whole recording's; NULL with err. */
+static cJSON *read_doc(const char *path, struct mfb_err *err)
 {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/provenance.json", dir) >= sizeof path)
-        return mfb_fail(err, "%s: path too long", dir);
     size_t n;
     char *text = mfb_file_text(path, PROVENANCE_MAX_BYTES, &n, err);
     if (!text)
-        return errno == ENOENT ? 0 : -1;
+        return NULL;
     cJSON *d = cJSON_ParseWithLength(text, n);
     free(text);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(d, "schema");
-    int rc = 0;
     if (!d)
-        rc = mfb_fail(err, "%s: not JSON (cut short? a recording killed or out of disk space); its tables "
-                           "may be incomplete too", path);
+        mfb_fail(err, "%s: not JSON (cut short? a recording killed or out of disk space); its tables "
+                      "may be incomplete too", path);
     else if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "memfbench-recording") != 0)
-        rc = mfb_fail(err, "%s: not a memfbench recording's provenance (schema is not \"memfbench-recording\")",
-                      path);
+        mfb_fail(err, "%s: not a memfbench recording's provenance (schema is not \"memfbench-recording\")", path);
     else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(d, "calls")))
-        rc = mfb_fail(err, "%s: no \"calls\" object: not the provenance of a finished recording", path);
+        mfb_fail(err, "%s: no \"calls\" object: not the provenance of a finished recording", path);
+    else
+        return d;
     cJSON_Delete(d);
-    return rc;
+    return NULL;
 }
 
-int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char *program, size_t n,
-                         struct mfb_err *err)
+static int provenance_path(const char *dir, char *path, size_t n, struct mfb_err *err)
 {
-    if (mfb_provenance_check(dir, err) < 0)
-        return -1;
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/provenance.json", dir) >= sizeof path)
+    if ((size_t)snprintf(path, n, "%s/provenance.json", dir) >= n)
         return mfb_fail(err, "%s: path too long", dir);
-    size_t len;
-    char *text = mfb_file_text(path, PROVENANCE_MAX_BYTES, &len, err);
-    if (!text)
+    return 0;
+}
+
+int mfb_provenance_check(const char *dir, struct mfb_err *err)
+{
+    char path[4096];
+    if (provenance_path(dir, path, sizeof path, err) < 0)
         return -1;
-    cJSON *d = cJSON_ParseWithLength(text, len);
-    free(text);
+    errno = 0;
+    cJSON *d = read_doc(path, err);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    cJSON_Delete(d);
+    return 0;
+}
+
+int mfb_provenance_calls_at(const char *path, enum mfb_func f, uint64_t *calls, char *program, size_t n,
+                            struct mfb_err *err)
+{
+    cJSON *d = read_doc(path, err);
+    if (!d)
+        return -1;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "calls"), mfb_func_name(f));
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "calls");
     const cJSON *cmd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "command"), 0);
@@ -94,4 +104,13 @@ int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char
     }
     cJSON_Delete(d);
     return rc;
+}
+
+int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char *program, size_t n,
+                         struct mfb_err *err)
+{
+    char path[4096];
+    if (provenance_path(dir, path, sizeof path, err) < 0)
+        return -1;
+    return mfb_provenance_calls_at(path, f, calls, program, n, err);
 }

@@ -23,5 +23,8 @@ int mfb_provenance_check(const char *dir, struct mfb_err *err);
  * file and field named in err. */
 int mfb_provenance_calls(const char *dir, enum mfb_func f, uint64_t *calls, char *program, size_t n,
                          struct mfb_err *err);
+/* The same, of the provenance file at path (tests/fuzz/fuzz_provenance.c reads it from memory). */
+int mfb_provenance_calls_at(const char *path, enum mfb_func f, uint64_t *calls, char *program, size_t n,
+                            struct mfb_err *err);
 
 #endif
