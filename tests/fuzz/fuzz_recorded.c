@@ -3,7 +3,8 @@
  *   0  --sweep SIZES (mfb_sweep_parse_sizes)      1  --unpredictable (mfb_sweep_parse_mode)
  *   2  --by-class edges (mfb_classes_parse_edges) 3  a trace CSV (mfb_trace_load, then mfb_trace_dist)
  *   4  a recorder raw file (mfb_recording_add_raw) 5  a bpftrace histogram (mfb_recording_add_bpftrace)
- * Each success is checked against what the reader promises. */
+ * Each success is checked against what the reader promises. Built again with FUZZ_ONLY_PICK=5 as
+ * fuzz_bpftrace, so that the bpftrace reader gets every execution of a run, not a sixth. */
 #include "fuzz_common.h"
 #include "workload/classes.h"
 #include "workload/recording.h"
@@ -30,11 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct fuzz_file file;
     static struct mfb_sweep sweep; /* 32 KiB: not on the stack */
+#ifdef FUZZ_ONLY_PICK
+    /* one reader's own target (fuzz_bpftrace): all of its inputs for that reader */
+    unsigned pick = FUZZ_ONLY_PICK;
+#else
     if (size < 1)
         return 0;
     unsigned pick = data[0] % 6;
     data++;
     size--;
+#endif
     struct mfb_err err = {{0}};
     if (pick <= 2) {
         char *s = fuzz_strdup(data, size);
