@@ -256,7 +256,7 @@ static void check_evicted(struct mfb_window_check *c, const struct mfb_workset *
     for (uint32_t g = 0; g < GROUPS; g++) {
         struct gather gl = {.arena = w->arena, .line = line, .rng = rng};
         for (b.reps = 0; b.reps < EVICT_PASSES_MAX && gl.n < GROUP_LINES;) {
-            mfb_passes_draw(rng, &passes[b.reps], 1);
+            mfb_passes_draw(rng, &passes[b.reps], 1, w->space.page_units);
             struct mfb_batch one = b;
             one.passes = &passes[b.reps++];
             one.reps = 1;
