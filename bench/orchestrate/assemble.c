@@ -289,11 +289,10 @@ void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, c
         caches->llc = c->llc;
         caches->source = MFB_CACHE_USER;
     } else if (caches->assumed) {
-        /* One line: what was assumed, and the probe as the way to measure it; a run does not probe
-         * by itself, since a full probe takes minutes (docs/probe.md). */
+        /* One line: what was assumed; its fix names the probe, the way to measure them. A run does
+         * not probe by itself, since a full probe takes minutes (docs/probe.md). */
         unsigned a = caches->assumed;
-        mfb_warn(warn, MFB_W_CACHES, "%s reports no %s%s%s%s%s size; assuming L1d %zu, L2 %zu, LLC %zu: measure them "
-                 "once with `memfbench probe -o probe.json` and run with --cache-from probe.json",
+        mfb_warn(warn, MFB_W_CACHES, "%s reports no %s%s%s%s%s size; assuming L1d %zu, L2 %zu, LLC %zu",
                  caches->source == MFB_CACHE_DEFAULT ? "neither sysfs nor sysconf" : mfb_cache_source_name(caches->source),
                  a & MFB_CACHE_ASSUMED_L1D ? "L1d" : "", (a & MFB_CACHE_ASSUMED_L1D) && (a & ~1u) ? "/" : "",
                  a & MFB_CACHE_ASSUMED_L2 ? "L2" : "", (a & MFB_CACHE_ASSUMED_L2) && (a & MFB_CACHE_ASSUMED_LLC) ? "/" : "",
