@@ -56,9 +56,17 @@ struct mfb_process_placements {
 #define MFB_STR_(x) #x
 #define MFB_STR(x) MFB_STR_(x)
 
-/* Opens the translation unit's text at a page boundary plus k * MFB_PLACEMENT_STEP bytes of
+/* Opens the translation unit's text at a 4 KiB boundary plus k * MFB_PLACEMENT_STEP bytes of
  * never-executed int3. It must precede every function of the file, which the build guarantees
- * with -fno-toplevel-reorder for the placed files. (.if: gas warns of a .skip of 0 bytes.) */
+ * with -fno-toplevel-reorder for the placed files. (.if: gas warns of a .skip of 0 bytes.)
+ * The 4 KiB alignment is fixed at compile time and serves 16 and 64 KiB kernels (AArch64) too:
+ * the loader moves code by whole pages, and 4096 divides every page size, so an address modulo
+ * 4096 is the same in every process on those kernels as on a 4 KiB one, and the pads still give
+ * the eight copies eight different offsets within 4 KiB and the four line offsets the placement
+ * model uses. What a larger page changes is above bit 12: bits 12-13 (16 KiB) or 12-15 (64 KiB)
+ * of a copy's address are no longer drawn by ASLR per process but fixed by the link, the same in
+ * every process of a build; the placements never claimed to vary them. Aligning to 64 KiB instead
+ * would pad each of the 16 placed libraries by up to 64 KiB for no placement it does not give. */
 #define MFB_PLACEMENT_PAD(k)                                                                       \
     __asm__(".text\n.p2align 12\n.if (" MFB_STR(k) ")\n.skip (" MFB_STR(k) ") * " MFB_STR(          \
         MFB_PLACEMENT_STEP) ", 0xcc\n.endif\n")

@@ -25,8 +25,8 @@ static const struct mfb_warning_kind table[MFB_W_COUNT] = {
     [MFB_W_BUILD] = {"build", W, "the harness loop costs more than in a release build, which blurs small calls' times",
                      "meson setup --buildtype=release"},
     [MFB_W_CACHES] = {"caches", W, "the small and large windows are planned for assumed sizes, so small calls may not "
-                      "stay in L1d and large calls may hit a cache", "give the sizes with --cache L1D:L2:LLC or "
-                      "--cache-from PROBE_FILE"},
+                      "stay in L1d and large calls may hit a cache", "measure them once with `memfbench probe -o "
+                      "probe.json` and run with --cache-from probe.json, or give them with --cache L1D:L2:LLC"},
     [MFB_W_CLOCK] = {"clock", W, "ticks are not a fixed time, so times in ns follow the CPU's frequency",
                      "run on a CPU with an invariant TSC, or use --clock monotonic"},
     [MFB_W_COUNTERS] = {"counters", W, "the file has no counter columns", "allow perf events (sysctl "

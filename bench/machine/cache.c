@@ -77,12 +77,13 @@ void mfb_cache_detect(struct mfb_caches *c, int cpu)
             c->source = MFB_CACHE_DEFAULT;
         }
     }
-    /* A cache level the system does not report is assumed like a common server core; the
-     * source field says so and the run warns. */
+    /* A cache level the system does not report is assumed like a common server core (Arm servers
+     * whose firmware describes no system-level cache show no L3 in sysfs); `assumed` says which,
+     * and the run warns (orchestrate/assemble.c). */
     if (!c->l1d)
-        c->l1d = 32 << 10;
+        c->l1d = 32 << 10, c->assumed |= MFB_CACHE_ASSUMED_L1D;
     if (!c->l2)
-        c->l2 = 1 << 20;
+        c->l2 = 1 << 20, c->assumed |= MFB_CACHE_ASSUMED_L2;
     if (!c->llc)
-        c->llc = c->l2 > (32u << 20) ? c->l2 : (32u << 20);
+        c->llc = c->l2 > (32u << 20) ? c->l2 : (32u << 20), c->assumed |= MFB_CACHE_ASSUMED_LLC;
 }

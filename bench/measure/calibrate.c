@@ -57,7 +57,7 @@ static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, 
     uint64_t best = UINT64_MAX;
     for (int k = 0; k < PILOT_TRIES; k++) {
         struct mfb_batch_result res;
-        mfb_passes_draw(rng, &pass, 1);
+        mfb_passes_draw(rng, &pass, 1, r->runtime.ws->space.page_units);
         mfb_run_time_batch(r, v, 1, &pass, &res);
         if (res.ticks < best)
             best = res.ticks;
@@ -146,7 +146,7 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
 int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
 {
     uint32_t n = r->procedure.cal.passes;
-    struct mfb_pass *passes = mfb_passes_new(rng, 2 * (size_t)n);
+    struct mfb_pass *passes = mfb_passes_new(rng, 2 * (size_t)n, r->runtime.ws->space.page_units);
     if (!passes)
         return mfb_fail(err, "out of memory drawing %u passes for the linearity check", 2 * n);
     r->procedure.cal.linearity_tolerance = LINEARITY_TOLERANCE;
@@ -176,7 +176,7 @@ int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_e
 int mfb_calibrate_overhead(struct mfb_run *r, struct mfb_rng *rng, struct mfb_err *err)
 {
     const struct mfb_variant *noop = mfb_variant_find(r->config.study->func, "noop");
-    struct mfb_pass *passes = mfb_passes_new(rng, r->procedure.cal.passes);
+    struct mfb_pass *passes = mfb_passes_new(rng, r->procedure.cal.passes, r->runtime.ws->space.page_units);
     if (!passes)
         return mfb_fail(err, "out of memory drawing %u passes for the overhead measurement", r->procedure.cal.passes);
     double t[MEDIAN_TRIES];

@@ -1,15 +1,19 @@
 #include "measure/evict.h"
 
-/* Flushing by 64 bytes covers every line of an x86 core and of most Arm cores; on a 128-byte-line
- * core each line is flushed twice, which costs time outside the timer and nothing else. */
-#define LINE 64u
+#include "machine/flush.h"
+
+/* Lines are flushed one stride apart, the stride the smallest data-cache line of the machine
+ * (machine/flush.h: CTR_EL0.DminLine on AArch64, CPUID's CLFLUSH size on x86-64): a flush by
+ * address acts on the whole line holding it, so a stride of the smallest line reaches every line
+ * of every level, where a fixed 64 would skip every other line of a 32-byte-line cache. */
 
 static inline void flush_one(const uint8_t *p)
 {
 #if defined(__x86_64__)
     __asm__ volatile("clflush %0" ::"m"(*(const volatile uint8_t *)p));
 #elif defined(__aarch64__)
-    /* Linux lets user code clean and invalidate by address (SCTLR_EL1.UCI). */
+    /* Linux lets user code clean and invalidate by address (SCTLR_EL1.UCI, or the kernel's
+     * emulation where an erratum clears it); machine/flush.c checks before anything calls this. */
     __asm__ volatile("dc civac, %0" ::"r"(p) : "memory");
 #else
     (void)p;
@@ -29,7 +33,7 @@ static inline void flush_fence(void)
 
 bool mfb_evict_lines(uint8_t *base, const uint32_t *off, uint64_t n)
 {
-    if (!mfb_target_user_flush())
+    if (!mfb_flush_caps()->allowed)
         return false;
     for (uint64_t i = 0; i < n; i++)
         flush_one(base + off[i]);
@@ -59,23 +63,29 @@ void mfb_evict_spans(const struct mfb_batch *b, int roles, void (*fn)(const stru
     }
 }
 
+struct flushing {
+    uintptr_t line; /* the stride, a power of two */
+    uint64_t lines;
+};
+
 static void flush_span(const struct mfb_span *s, void *ctx)
 {
-    uint64_t *lines = ctx;
+    struct flushing *f = ctx;
     if (!s->len)
         return;
-    uintptr_t first = (uintptr_t)s->at & ~(uintptr_t)(LINE - 1), last = (uintptr_t)(s->at + s->len - 1);
-    for (uintptr_t a = first; a <= last; a += LINE)
+    uintptr_t first = (uintptr_t)s->at & ~(f->line - 1), last = (uintptr_t)(s->at + s->len - 1);
+    for (uintptr_t a = first; a <= last; a += f->line)
         flush_one((const uint8_t *)a);
-    *lines += (last - first) / LINE + 1;
+    f->lines += (last - first) / f->line + 1;
 }
 
 uint64_t mfb_evict_batch(const struct mfb_batch *b, int roles)
 {
-    if (!mfb_target_user_flush())
+    const struct mfb_flush *caps = mfb_flush_caps();
+    if (!caps->allowed)
         return 0;
-    uint64_t lines = 0;
-    mfb_evict_spans(b, roles, flush_span, &lines);
+    struct flushing f = {.line = caps->line};
+    mfb_evict_spans(b, roles, flush_span, &f);
     flush_fence();
-    return lines;
+    return f.lines;
 }

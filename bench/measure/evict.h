@@ -15,7 +15,7 @@
 #include "measure/kernels.h"
 
 /* Flushes the lines holding base + off[i] for i < n, then waits until they have left every cache;
- * false (and nothing done) where mfb_target_user_flush() is false. */
+ * false (and nothing done) where user code may not flush (machine/flush.h). */
 bool mfb_evict_lines(uint8_t *base, const uint32_t *off, uint64_t n);
 
 /* The bytes a large call of a batch touches in one role: [at, at + len). */
@@ -31,8 +31,9 @@ struct mfb_span {
 void mfb_evict_spans(const struct mfb_batch *b, int roles, void (*fn)(const struct mfb_span *s, void *ctx),
                      void *ctx);
 
-/* Flushes every line the large calls of b's passes will touch and waits for the flushes; returns
- * the lines flushed (0 where the architecture cannot flush). */
+/* Flushes every line the large calls of b's passes will touch, one smallest data-cache line apart
+ * (machine/flush.h), and waits for the flushes; returns the flushes made (0 where user code may
+ * not flush). */
 uint64_t mfb_evict_batch(const struct mfb_batch *b, int roles);
 
 #endif

@@ -18,15 +18,17 @@
  * per pass, fleet memcpy, docs/validation.md), so every pass visits the calls in its own order,
  * index (j * stride + offset) mod 2^k with an odd stride: a permutation, because the array length
  * is a power of two by construction (struct mfb_batch holds its logarithm, not a length).
- * A large call at index i moves by ((i * page_mul + page_add) & pages_mask) pages in this pass:
- * for an odd multiplier also a permutation, so no two large calls of a pass share a shift, and
+ * A large call at index i moves by ((i * page_mul + page_add) & pages_mask) units of 4 KiB in
+ * this pass, multiplier and addend being multiples of the page's units g (an odd number times g):
+ * g times a permutation of the window's pages, so every shift is a whole page, no two large
+ * calls of a pass share one, and
  * a call finds lines another large call of the same pass touched only when their slices happen
  * to overlap (about slice / (window / pages) per pair), not whenever the table holds two of them. */
 struct mfb_pass {
     uint32_t stride; /* odd */
     uint32_t offset;
-    uint32_t page_mul; /* odd */
-    uint32_t page_add;
+    uint32_t page_mul; /* an odd number times the page's units (workload/space.h) */
+    uint32_t page_add; /* a multiple of the page's units */
 };
 
 /* A large call's page shift in pass p, zero for a small call, without a branch: the class bit of

@@ -8,8 +8,10 @@
 #include "base/rng.h"
 #include "measure/kernels.h"
 
-void mfb_passes_draw(struct mfb_rng *rng, struct mfb_pass *p, size_t n);
+/* n passes whose page shifts are whole pages of page_units units (struct mfb_space's); the draws
+ * do not depend on page_units, so the same seed gives the same orders on every page size. */
+void mfb_passes_draw(struct mfb_rng *rng, struct mfb_pass *p, size_t n, uint32_t page_units);
 /* A new array of n drawn passes; NULL when out of memory. */
-struct mfb_pass *mfb_passes_new(struct mfb_rng *rng, size_t n);
+struct mfb_pass *mfb_passes_new(struct mfb_rng *rng, size_t n, uint32_t page_units);
 
 #endif

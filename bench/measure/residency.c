@@ -13,6 +13,8 @@
 /* The walk steps by 64 bytes: the line of every x86 and most Arm cores; on a 128-byte-line core
  * it loads each line twice, which only makes the small walk look more like L1. */
 #define LINE 64u
+/* The walks pick lines by 4 KiB pieces of a window: every piece lies inside one page on 4, 16 and
+ * 64 KiB kernels alike, and a window's start is a multiple of its page (measure/workset.c). */
 #define PAGE 4096u
 /* The L1 reference block: 32 lines, resident in any L1d there is. */
 #define REF_LINES 32u
@@ -256,7 +258,7 @@ static void check_evicted(struct mfb_window_check *c, const struct mfb_workset *
     for (uint32_t g = 0; g < GROUPS; g++) {
         struct gather gl = {.arena = w->arena, .line = line, .rng = rng};
         for (b.reps = 0; b.reps < EVICT_PASSES_MAX && gl.n < GROUP_LINES;) {
-            mfb_passes_draw(rng, &passes[b.reps], 1);
+            mfb_passes_draw(rng, &passes[b.reps], 1, w->space.page_units);
             struct mfb_batch one = b;
             one.passes = &passes[b.reps++];
             one.reps = 1;

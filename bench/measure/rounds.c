@@ -226,7 +226,7 @@ static int time_batch(struct mfb_run *r, struct rounds *st, const struct slot *s
         v = &placed;
     }
     struct mfb_batch_result res;
-    mfb_passes_draw(&st->shift_rng, st->passes, sl->passes + 1);
+    mfb_passes_draw(&st->shift_rng, st->passes, sl->passes + 1, r->runtime.ws->space.page_units);
     /* The timed passes follow the trace; the priming pass (the last) keeps an order of its own,
      * so the predictors have not seen the window's sequence before it is timed. */
     if (r->modes.trace)

@@ -7,12 +7,14 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "machine/flush.h"
 #include "measure/evict.h"
 #include "machine/timer.h"
 #include "workload/call.h"
 #include "workload/table.h"
 
-#define PAGE 4096u
+/* The page when the caller names none (a plan made outside a run: the C tests). */
+#define DEFAULT_PAGE 4096u
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -139,7 +141,7 @@ static int plan_named(struct mfb_workset *w, enum mfb_placement pl, const struct
                      : pl == MFB_PL_LLC ? c->llc / 2
                      : w->large_scheme == MFB_LARGE_EVICTED ? MFB_EVICT_WINDOW * (uint64_t)sp->roles
                                                             : 8 * (uint64_t)c->llc;
-    *large_size = round_down(total / (uint64_t)sp->roles, PAGE);
+    *large_size = round_down(total / (uint64_t)sp->roles, sp->page);
     sp->large.used = true;
     sp->threshold = 0;
     if (*large_size < 2 * slice)
@@ -151,7 +153,8 @@ static int plan_named(struct mfb_workset *w, enum mfb_placement pl, const struct
 }
 
 /* The arena: the parameter array, then each role's L1 window, then each role's large window
- * (at least two slices, at most 1 GiB each); offsets are stored in 32 bits. */
+ * (at least two slices, at most 1 GiB each), every one starting on a page of the space's size, so
+ * a 64 KiB kernel's window starts a page as a 4 KiB kernel's does; offsets are stored in 32 bits. */
 static int lay_out(struct mfb_workset *w, uint64_t params_bytes, uint64_t large_size, uint64_t slice,
                    struct mfb_err *err)
 {
@@ -162,20 +165,21 @@ static int lay_out(struct mfb_workset *w, uint64_t params_bytes, uint64_t large_
     if (sp->small.used)
         for (int r = 0; r < sp->roles; r++) {
             sp->small.off[r] = at;
-            at += round_up(sp->small.size, PAGE);
+            at += round_up(sp->small.size, sp->page);
         }
     if (sp->large.used) {
         if (large_size < 2 * slice)
             large_size = 2 * slice;
         if (large_size > (1ull << 30))
             large_size = 1ull << 30;
-        sp->large.size = round_down(large_size, PAGE);
+        sp->large.size = round_down(large_size, sp->page);
         sp->large.slice = slice;
-        uint64_t places = (sp->large.size - slice) / PAGE + 1;
+        uint64_t places = (sp->large.size - slice) / sp->page + 1;
         uint64_t pages = 1;
         while (2 * pages <= places)
             pages *= 2;
-        sp->large.pages_mask = (uint32_t)(pages - 1);
+        /* in the loop's 4 KiB units: whole pages times the page's units (measure/kernels.h) */
+        sp->large.pages_mask = (uint32_t)(pages * sp->page_units - 1);
         for (int r = 0; r < sp->roles; r++) {
             sp->large.off[r] = at;
             at += sp->large.size;
@@ -198,6 +202,13 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     sp->by_size = pl == MFB_PL_AUTO;
     w->placement = pl;
     w->small_max_source = MFB_SMALL_MAX_NONE;
+    w->page = need->page;
+    if (!w->page.bytes)
+        w->page = (struct mfb_page_size){.bytes = DEFAULT_PAGE, .real = DEFAULT_PAGE};
+    sp->page = w->page.bytes;
+    if (sp->page < (1u << MFB_SHIFT_LOG2) || (sp->page & (sp->page - 1)))
+        return mfb_fail(err, "page size %u: not a power of two of at least %u bytes", sp->page, 1u << MFB_SHIFT_LOG2);
+    sp->page_units = sp->page >> MFB_SHIFT_LOG2;
     if (need->small_max && pl != MFB_PL_AUTO)
         return mfb_fail(err, "--small-max applies to --placement auto only (placement %s puts every call "
                              "in one window)", mfb_choice_name(MFB_SET_PLACEMENT, pl));
@@ -214,11 +225,11 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
     w->align_room = align_room(need);
     w->llc = c->llc;
     w->large_scheme = pl == MFB_PL_L2 || pl == MFB_PL_LLC ? MFB_LARGE_CACHED
-                      : mfb_target_user_flush() && !need->sized ? MFB_LARGE_EVICTED
+                      : mfb_flush_caps()->allowed && !need->sized ? MFB_LARGE_EVICTED
                                                           : MFB_LARGE_SIZED;
     uint64_t fits = mfb_workset_small_fits(small_size, need);
     /* A large call needs room for itself twice over in its slice so its offset stays random. */
-    uint64_t slice = round_up(2 * need->max_size + 2 * MFB_MAX_ALIGN, PAGE);
+    uint64_t slice = round_up(2 * need->max_size + 2 * MFB_MAX_ALIGN, sp->page);
     if (slice < (64u << 10))
         slice = 64u << 10;
     uint64_t large_size = 0;
@@ -236,7 +247,7 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
         rc = plan_named(w, pl, c, need->max_size, slice, &large_size, err);
         break;
     }
-    return rc < 0 ? -1 : lay_out(w, round_up(params_raw, PAGE), large_size, slice, err);
+    return rc < 0 ? -1 : lay_out(w, round_up(params_raw, sp->page), large_size, slice, err);
 }
 
 /* The content of copy buffers: seeded random bytes, every page different. One random 64 KiB block
@@ -270,6 +281,21 @@ static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
     }
 }
 
+/* len bytes starting on a multiple of align (0: the kernel's page, what mmap gives): a simulated
+ * page larger than the kernel's is honoured by mapping align more and unmapping both ends. */
+static void *map_aligned(uint64_t len, uint64_t align)
+{
+    uint8_t *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || !align)
+        return p;
+    uint8_t *at = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    if (at > p)
+        munmap(p, (size_t)(at - p));
+    if (p + align > at)
+        munmap(at + len, (size_t)(p + align - at));
+    return at;
+}
+
 int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err)
 {
     uint64_t t0 = mfb_mono_ns();
@@ -278,7 +304,7 @@ int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err)
      * the Zen 5 VM (10.5 s against 2.4 s for 2 GiB, the other vCPU busy). In slices of POPULATE_SLICE, one system call
      * each, because a signal waits for the end of the call it arrives in, and a stop request must
      * end the set-up within a second (orchestrate/guard.c). */
-    void *p = mmap(NULL, w->arena_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = map_aligned(w->arena_size, w->page.bytes > w->page.real ? w->page.bytes : 0);
     if (p == MAP_FAILED)
         return mfb_fail(err, "cannot map %llu bytes for buffers: %s",
                         (unsigned long long)w->arena_size, strerror(errno));

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/functions.h"
 #include "machine/cache.h"
+#include "machine/pagesize.h"
 #include "study/choices.h"
 #include "workload/space.h"
 
@@ -72,6 +73,8 @@ struct mfb_workset_need {
                             * which then also holds the distance between them */
     uint64_t small_max;    /* --small-max, or 0 for MFB_DEFAULT_SMALL_MAX */
     bool sized;            /* --large-window sized: the sized scheme even where lines can be flushed */
+    struct mfb_page_size page; /* the page the windows and shifts are laid out by
+                                * (machine/pagesize.h); bytes 0: 4096, the kernel's */
 };
 
 /* Where the small-call limit came from. */
@@ -98,6 +101,7 @@ struct mfb_workset {
     uint64_t llc;           /* the LLC size the plan used (the sized scheme's windows follow it) */
     enum mfb_large_scheme large_scheme; /* how the large window stays beyond the LLC */
     enum mfb_small_max_source small_max_source; /* space.threshold's origin */
+    struct mfb_page_size page;  /* the page laid out by (space.page is its bytes), real or simulated */
     uint64_t arena_size;
     uint8_t *arena;
     double prefault_ms;         /* map_ms + fill_ms */
@@ -119,7 +123,8 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
 bool mfb_workset_large_beyond_llc(const struct mfb_workset *w);
 /* The largest call a small window of `window` bytes per role holds for these needs. */
 uint64_t mfb_workset_small_fits(uint64_t window, const struct mfb_workset_need *need);
-/* Maps the arena, pre-faults every page and fills the buffers; seed picks the byte pattern. */
+/* Maps the arena, starting on a page of the plan's size (a simulated page larger than the kernel's
+ * too), pre-faults every page and fills the buffers; seed picks the byte pattern. */
 int mfb_workset_alloc(struct mfb_workset *w, uint64_t seed, struct mfb_err *err);
 void mfb_workset_free(struct mfb_workset *w);
 

@@ -288,9 +288,15 @@ void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, c
         caches->l2 = c->l2;
         caches->llc = c->llc;
         caches->source = MFB_CACHE_USER;
-    } else if (caches->source == MFB_CACHE_DEFAULT) {
-        mfb_warn(warn, MFB_W_CACHES, "cache sizes could not be read; assuming L1d %zu, L2 %zu, LLC %zu",
-                 caches->l1d, caches->l2, caches->llc);
+    } else if (caches->assumed) {
+        /* One line: what was assumed; its fix names the probe, the way to measure them. A run does
+         * not probe by itself, since a full probe takes minutes (docs/probe.md). */
+        unsigned a = caches->assumed;
+        mfb_warn(warn, MFB_W_CACHES, "%s reports no %s%s%s%s%s size; assuming L1d %zu, L2 %zu, LLC %zu",
+                 caches->source == MFB_CACHE_DEFAULT ? "neither sysfs nor sysconf" : mfb_cache_source_name(caches->source),
+                 a & MFB_CACHE_ASSUMED_L1D ? "L1d" : "", (a & MFB_CACHE_ASSUMED_L1D) && (a & ~1u) ? "/" : "",
+                 a & MFB_CACHE_ASSUMED_L2 ? "L2" : "", (a & MFB_CACHE_ASSUMED_L2) && (a & MFB_CACHE_ASSUMED_LLC) ? "/" : "",
+                 a & MFB_CACHE_ASSUMED_LLC ? "LLC" : "", caches->l1d, caches->l2, caches->llc);
     }
 }
 

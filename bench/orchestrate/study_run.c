@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "base/target.h"
 #include "base/seeds.h"
 #include "orchestrate/gitlabel.h"
 #include "orchestrate/study_run.h"
@@ -17,6 +18,8 @@
 #include "orchestrate/guard.h"
 #include "orchestrate/plan.h"
 #include "processes/processes.h"
+#include "machine/flush.h"
+#include "machine/pagesize.h"
 #include "measure/run.h"
 #include "report/document.h"
 #include "report/hostinfo.h"
@@ -101,13 +104,21 @@ static int set_up_workset(struct mfb_run *run, const struct mfb_cpu_plan *plan, 
                           struct mfb_err *err)
 {
     const struct mfb_study *cfg = run->config.study;
-    const struct mfb_workset_need need = {.max_size = mfb_table_max(&run->config.dist->size),
-                                          .align_period = mfb_dist_align_period(run->config.dist),
-                                          .overlap = mfb_dist_overlaps(run->config.dist),
-                                          .small_max = cfg->small_max, .sized = cfg->large_sized};
-    if (mfb_workset_plan(run->runtime.ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
+    struct mfb_workset_need need = {.max_size = mfb_table_max(&run->config.dist->size),
+                                    .align_period = mfb_dist_align_period(run->config.dist),
+                                    .overlap = mfb_dist_overlaps(run->config.dist),
+                                    .small_max = cfg->small_max, .sized = cfg->large_sized};
+    if (mfb_page_size_get(&need.page, err) < 0 ||
+        mfb_workset_plan(run->runtime.ws, cfg->func, cfg->placement, caches, &need, err) < 0 ||
         mfb_plan_check_memory(cfg, plan, run->runtime.ws, caches, err) < 0)
         return -1;
+    /* the build has a flush instruction, and this CPU or kernel refused it (machine/flush.c) */
+    const struct mfb_flush *flush = mfb_flush_caps();
+    if (run->runtime.ws->space.large.used && run->runtime.ws->large_scheme == MFB_LARGE_SIZED && !need.sized &&
+        mfb_target_user_flush() && flush->why_not)
+        mfb_warn(run->runtime.warn, MFB_W_LARGE_WINDOW, "no user-mode cache flush (%s): large calls' lines are kept "
+                 "out of the LLC by a window of 4 x LLC per buffer instead of flushed before each batch",
+                 flush->why_not);
     return mfb_workset_alloc(run->runtime.ws, mfb_stream_seed(run->config.seed, MFB_STREAM_ARENA), err);
 }
 

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "impl/identity.h"
 #include "impl/source.h"
+#include "machine/flush.h"
 #include "revision.h"
 
 void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v)
@@ -67,18 +68,34 @@ static cJSON *table_json(const struct mfb_table *t)
     return o;
 }
 
-static cJSON *window_json(const struct mfb_window *w, uint64_t threshold, bool small)
+static cJSON *window_json(const struct mfb_space *sp, const struct mfb_window *w, bool small)
 {
     if (!w->used)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "bytes_per_buffer", (double)w->size);
+    /* each buffer's window start in the arena, which itself starts on a page: multiples of the page */
+    cJSON *offs = cJSON_AddArrayToObject(o, "arena_offsets");
+    for (int r = 0; r < sp->roles; r++)
+        cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)w->off[r]));
     if (small)
-        cJSON_AddNumberToObject(o, "max_call_size", (double)threshold);
+        cJSON_AddNumberToObject(o, "max_call_size", (double)sp->threshold);
     else {
         cJSON_AddNumberToObject(o, "slice_bytes", (double)w->slice);
-        cJSON_AddNumberToObject(o, "shift_granularity", 4096);
+        cJSON_AddNumberToObject(o, "shift_granularity", sp->page);
+        /* the distinct shifts a pass draws from: whole pages, pages_mask in 4 KiB units */
+        cJSON_AddNumberToObject(o, "shift_places", (double)(((uint64_t)w->pages_mask + 1) / sp->page_units));
     }
+    return o;
+}
+
+/* The page the windows were laid out by: the kernel's, or one MEMFBENCH_PAGE_SIZE simulated. */
+static cJSON *page_json(const struct mfb_page_size *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "bytes", p->bytes);
+    cJSON_AddNumberToObject(o, "kernel_bytes", p->real);
+    cJSON_AddStringToObject(o, "source", p->simulated ? "simulated (" MFB_PAGE_SIZE_ENV ")" : "sysconf");
     return o;
 }
 
@@ -413,14 +430,21 @@ static cJSON *workset_json(const struct mfb_workset *ws)
     cJSON_AddNumberToObject(w, "params_per_array", mfb_workset_params(ws));
     cJSON_AddNumberToObject(w, "param_record_bytes", (double)sizeof(struct mfb_call));
     cJSON_AddNumberToObject(w, "l1_budget_bytes", (double)ws->l1_budget);
-    cJSON_AddItemToObject(w, "small_window", window_json(&ws->space.small, ws->space.threshold, true));
+    cJSON_AddItemToObject(w, "page_size", page_json(&ws->page));
+    cJSON_AddItemToObject(w, "small_window", window_json(&ws->space, &ws->space.small, true));
     cJSON_AddStringToObject(w, "small_max_source", mfb_small_max_source_name(ws->small_max_source));
     cJSON_AddNumberToObject(w, "align_room_bytes", (double)ws->align_room);
     if (ws->space.small.used)
         cJSON_AddNumberToObject(w, "small_fits_bytes", (double)ws->small_fits);
-    cJSON *large = window_json(&ws->space.large, ws->space.threshold, false);
+    cJSON *large = window_json(&ws->space, &ws->space.large, false);
     if (ws->space.large.used)
         cJSON_AddStringToObject(large, "scheme", mfb_large_scheme_name(ws->large_scheme));
+    if (ws->space.large.used && ws->large_scheme == MFB_LARGE_EVICTED) {
+        /* the stride of the eviction step (measure/evict.c) and where it was read */
+        const struct mfb_flush *f = mfb_flush_caps();
+        cJSON_AddNumberToObject(large, "flush_line_bytes", f->line);
+        cJSON_AddStringToObject(large, "flush_line_source", f->line_source);
+    }
     /* sized scheme: every role's large window together, against the LLC the plan assumed: how
      * likely a page shift lands on lines still cached is about the inverse */
     if (ws->space.large.used && ws->llc && ws->large_scheme == MFB_LARGE_SIZED) {

@@ -11,16 +11,19 @@
 #include "base/functions.h"
 
 /* Large calls move by whole pages (measure/kernels.h), so their offsets keep the alignment the
- * sampler drew. */
+ * sampler drew. A shift counts units of 4 KiB, the smallest page of any kernel memfbench runs on,
+ * so the timed loop shifts by a constant; on a 16 or 64 KiB kernel every shift is still a whole
+ * page because the pass's page map only yields multiples of page_units (measure/passes.h). */
 #define MFB_SHIFT_LOG2 12
 
 struct mfb_window {
     bool used;
-    uint64_t off[2]; /* arena offset of each role's window (page aligned) */
+    uint64_t off[2]; /* arena offset of each role's window (a multiple of the space's page) */
     uint64_t size;   /* bytes per role */
     uint64_t slice;  /* large windows: bytes a call addresses before its page shift */
-    uint32_t pages_mask; /* large windows: a call's page shift is below pages_mask + 1, a power
-                          * of two no larger than the places the slice fits in the window */
+    uint32_t pages_mask; /* large windows, in units of 1 << MFB_SHIFT_LOG2: a call's shift is
+                          * below pages_mask + 1, a power of two of whole pages no larger than
+                          * the places the slice fits in the window */
 };
 
 struct mfb_space {
@@ -29,6 +32,8 @@ struct mfb_space {
     bool by_size;       /* sizes <= threshold go to the small window, larger ones to the large one;
                          * false: every call goes to the one window in use (forced placement) */
     uint64_t threshold;
+    uint32_t page;       /* bytes of the page the windows and shifts are laid out by */
+    uint32_t page_units; /* page >> MFB_SHIFT_LOG2: a shift is a multiple of this many units */
     struct mfb_window small, large;
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "machine/flush.h"
 #include "measure/evict.h"
 #include "measure/kernels.h"
 #include "measure/passes.h"
@@ -102,7 +103,7 @@ static void check_family(struct tap *t, const char *name, enum mfb_func f, union
                        : 2048u + (uint32_t)mfb_rng_below(&rng, 1024)};
     }
     struct mfb_pass passes[PASSES];
-    mfb_passes_draw(&rng, passes, PASSES);
+    mfb_passes_draw(&rng, passes, PASSES, 1);
     struct mfb_variant v = {.name = name, .func = f, .fn = fn};
     struct mfb_batch b = {.variant = &v, .base = arena, .calls = calls, .calls_log2 = CALLS_LOG2,
                           .pages_mask = WINDOW_PAGES / 2 - 1, .passes = passes, .reps = PASSES, .timer = timer};
@@ -112,13 +113,15 @@ static void check_family(struct tap *t, const char *name, enum mfb_func f, union
     mfb_evict_spans(&b, roles, list_span, NULL);
     TAP_CHECK(t, large > 0 && same_spans(), "%s: the eviction lists the %zu spans the kernel touched (%zu large calls "
               "per pass), in its order", name, nseen, large);
-    uint64_t lines = mfb_evict_batch(&b, roles), want = 0;
+    const struct mfb_flush *caps = mfb_flush_caps();
+    uint64_t lines = mfb_evict_batch(&b, roles), want = 0, line = caps->line;
     for (size_t i = 0; i < nlisted; i++) {
-        uintptr_t first = (uintptr_t)listed[i].at & ~(uintptr_t)63, last = (uintptr_t)listed[i].at + listed[i].len - 1;
-        want += listed[i].len ? (last - first) / 64 + 1 : 0;
+        uintptr_t first = (uintptr_t)listed[i].at & ~(uintptr_t)(line - 1), last = (uintptr_t)listed[i].at + listed[i].len - 1;
+        want += listed[i].len ? (last - first) / line + 1 : 0;
     }
-    TAP_CHECK(t, lines == (mfb_target_user_flush() ? want : 0), "%s: the flush covers every line of those spans "
-              "(%llu lines)", name, (unsigned long long)lines);
+    TAP_CHECK(t, lines == (caps->allowed ? want : 0), "%s: the flush covers every %llu-byte line of those spans "
+              "(%llu lines, the line from %s)", name, (unsigned long long)line, (unsigned long long)lines,
+              caps->line_source);
 }
 
 int main(void)

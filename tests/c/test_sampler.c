@@ -169,7 +169,7 @@ int main(void)
         const uint32_t n = 4096, mask = ws.space.large.pages_mask;
         uint8_t *seen = calloc((size_t)mask + 1, 1);
         for (int rep = 0; rep < 8 && seen; rep++) {
-            mfb_passes_draw(&rng, &pass, 1);
+            mfb_passes_draw(&rng, &pass, 1, ws.space.page_units);
             memset(seen, 0, (size_t)mask + 1);
             for (uint32_t idx = 0; idx < n; idx++) {
                 uint64_t o = mfb_pass_shift(100000u | MFB_CALL_LARGE, idx, &pass, mask);
@@ -188,6 +188,45 @@ int main(void)
                           strstr(err.msg, "placement l1"),
                   "placement l1 refuses sizes that do not fit: %s", err.msg);
         mfb_table_free(&d.size);
+    }
+    /* 4, 16 and 64 KiB pages (AArch64's granules): every window starts on a page, and a large call's
+     * shifts are whole pages, distinct within a pass, its slice inside the window. */
+    for (uint32_t page = 4096; page <= 65536; page *= 4) {
+        const struct mfb_workset_need need = {.max_size = 100000, .align_period = 64,
+                                              .page = {.bytes = page, .real = 4096, .simulated = true}};
+        int planned = mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, &need, &err) == 0;
+        const struct mfb_space *sp = &ws.space;
+        int aligned = planned && sp->page == page && sp->large.size % page == 0 && sp->large.slice % page == 0 &&
+                      ws.params_off % page == 0;
+        for (int r = 0; planned && r < sp->roles; r++)
+            aligned &= sp->small.off[r] % page == 0 && sp->large.off[r] % page == 0;
+        uint32_t places = planned ? (sp->large.pages_mask + 1) / sp->page_units : 0;
+        uint8_t *seen = calloc(places ? places : 1, 1);
+        int whole = 1, distinct = 1, inside = 1;
+        struct mfb_rng rng;
+        mfb_rng_seed(&rng, 12);
+        for (int rep = 0; rep < 8 && seen && planned; rep++) {
+            struct mfb_pass pass;
+            mfb_passes_draw(&rng, &pass, 1, sp->page_units);
+            memset(seen, 0, places);
+            for (uint32_t idx = 0; idx < places; idx++) {
+                uint64_t o = mfb_pass_shift(100000u | MFB_CALL_LARGE, idx, &pass, sp->large.pages_mask);
+                whole &= o % page == 0;
+                distinct &= !seen[o / page];
+                seen[o / page] = 1;
+                inside &= sp->large.slice + o <= sp->large.size;
+            }
+        }
+        free(seen);
+        TAP_CHECK(&t, planned && aligned && places >= 2 && whole && distinct && inside,
+                  "%u-byte pages: windows start on pages, a pass's %u large calls get distinct whole-page shifts "
+                  "inside the window", page, places);
+    }
+    {
+        const struct mfb_workset_need odd = {.max_size = 100, .page = {.bytes = 12288, .real = 4096}};
+        TAP_CHECK(&t, mfb_workset_plan(&ws, MFB_MEMCPY, MFB_PL_AUTO, &caches, &odd, &err) < 0 &&
+                          strstr(err.msg, "page size 12288"),
+                  "a page that is not a power of two is refused: %s", err.msg);
     }
     /* Overlap (memmove) and mismatch (memcmp) follow their tables. */
     {
