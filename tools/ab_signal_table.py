@@ -38,21 +38,17 @@ def describe(behaviour: tuple[str, ...], replay: bool) -> str:
             ("daemon", "sleep"): "leaves a daemon, runs 60 s"}[behaviour]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", type=Path, default=Path("build"))
-    ap.add_argument("--cpu", default="1", help="memfbench ab --cpu (default 1)")
-    a = ap.parse_args()
-    memfbench = str((a.build / "bench" / "memfbench").resolve())
-    print(f"machine: {platform.processor() or platform.machine()}; memfbench: {memfbench}\n")
-    print("| signal | to | the program | exit | s to exit | processes left 1 s later | files left |")
-    print("|---|---|---|---|---|---|---|")
+def table(build: Path, cpu: str) -> str:
+    """The Markdown table, one row per case of ROWS."""
+    memfbench = str((build / "bench" / "memfbench").resolve())
+    lines = ["| signal | to | the program | exit | s to exit | processes left 1 s later | files left |",
+             "|---|---|---|---|---|---|---|"]
     for sig, group, behaviour, replay in ROWS:
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d)
             prog = folder / "prog" / "ab_calls"
             prog.parent.mkdir()
-            shutil.copy2(a.build / "tests" / "c" / "ab_calls", prog)
+            shutil.copy2(build / "tests" / "c" / "ab_calls", prog)
             extra: list[str] = []
             delay = 2.0
             if replay:
@@ -60,12 +56,25 @@ def main() -> int:
                                capture_output=True)
                 extra = ["--predict-from", str(folder / "rec"), "--replay-time", "60"]
                 delay = 4.0
-            cmd = [memfbench, "ab", "-q", "-v", "sse2", "--runs", "2", "--warmup", "0", "--cpu", a.cpu, *extra,
+            cmd = [memfbench, "ab", "-q", "-v", "sse2", "--runs", "2", "--warmup", "0", "--cpu", cpu, *extra,
                    "-o", "x.json", "--", str(prog), *behaviour]
             s = stop(cmd, folder, sig, delay, group, str(folder))
-            files = ", ".join(f for f in s.files_left if f not in ("rec",)) or "none"
-            print(f"| {signal.Signals(sig).name} | {'group' if group else 'pid'} | {describe(behaviour, replay)} | "
-                  f"{s.returncode} | {s.seconds:.2f} | {s.processes_left} | {files} |")
+            left = [f for f in s.files_left if f != "rec"]
+            files = ("the result's and the runs' temporaries (removed by the next memfbench in the folder)"
+                     if left and all(".memfbench-" in f for f in left) else ", ".join(left) or "none")
+            lines.append(f"| {signal.Signals(sig).name} | {'group' if group else 'pid'} | "
+                         f"{describe(behaviour, replay)} | {s.returncode} | {s.seconds:.2f} | {s.processes_left} | "
+                         f"{files} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", type=Path, default=Path("build"))
+    ap.add_argument("--cpu", default="1", help="memfbench ab --cpu (default 1)")
+    a = ap.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}\n")
+    print(table(a.build, a.cpu), end="")
     return 0
 
 

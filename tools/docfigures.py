@@ -458,6 +458,14 @@ def gen_program_ab_known(a: argparse.Namespace) -> str:
         f"{Path(sys.executable)} -m tools.bench_ab_known --shape replay|shuffled --studies 5")
 
 
+def gen_ab_signals(a: argparse.Namespace) -> str:
+    """tools.ab_signal_table: memfbench ab stopped by each signal, to its pid and its group, with a
+    program that ignores them or leaves a daemon, and during the replay."""
+    from tools import ab_signal_table
+    return ab_signal_table.table(Path(a.memfbench).resolve().parents[1], "1") + "\n" + provenance(
+        f"{Path(sys.executable)} -m tools.ab_signal_table --build build --cpu 1")
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1204,6 +1212,7 @@ GENERATORS: dict[str, Generator] = {
     "history-detection": Generator(True, gen_history_detection),
     "program-ab": Generator(True, gen_program_ab),
     "program-ab-known": Generator(True, gen_program_ab_known),
+    "ab-signals": Generator(True, gen_ab_signals),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),
