@@ -230,6 +230,24 @@ ANALYSIS_NEEDS: dict[str, Any] = {
 }
 
 
+def _process_errors(doc: dict[str, Any], process: list[int]) -> list[str]:
+    """A batch must be of a process the file has: one of processes[].index, or process 0 in a file
+    without that block (one process). A batch of another would be pooled as a process of its own,
+    and move every interval over processes."""
+    if not process:
+        return []
+    procs = doc.get("processes")
+    known = sorted({p["index"] for p in procs}) if isinstance(procs, list) and procs else [0]
+    arr = np.asarray(process, dtype=np.int64)  # integers below 2^63: _column_errors checked them
+    beyond = ~np.isin(arr, known) if known != list(range(len(known))) else arr >= len(known)
+    if not beyond.any():
+        return []
+    have = (f"its {len(known)} processes (processes[].index {known[0]} to {known[-1]})" if len(known) > 1
+            else f"its one process ({known[0]})")
+    return [f"samples/process: {int(beyond.sum())} batches name process {int(arr[beyond][0])}, not one of "
+            f"{have}"]
+
+
 def _schema_errors(schema: dict[str, Any], doc: Any) -> list[str]:
     validator = jsonschema.Draft202012Validator(schema)
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
@@ -261,6 +279,7 @@ def validation_errors(doc: Any) -> list[str]:
     nvar = len(doc["variants"])
     if any(v >= nvar for v in samples["variant"]):
         errors.append(f"samples/variant: an index is not below the {nvar} variants")
+    errors += _process_errors(doc, samples["process"])
     nthreads = (doc["config"].get("threads") or {}).get("count", 1)
     if samples.get("thread") and max(samples["thread"]) >= nthreads:
         errors.append(f"samples/thread: an index is not below the {nthreads} threads of config/threads")
