@@ -71,3 +71,62 @@ def test_processes_numbered_with_a_gap_are_their_indices() -> None:
     bad = copy.deepcopy(doc)
     bad["samples"]["process"][0] = 1
     assert any(e.startswith("samples/process: 1 batches name process 1") for e in schema.validation_errors(bad))
+
+
+# --- case 12: validating a file's long tables at once ---------------------------------------------
+
+def long_tables(rows: int = 2000) -> dict:
+    """The golden run with a size table of `rows` rows, as a fleetbench distribution's (thousands)."""
+    doc = golden()
+    size = doc["distribution"]["tables"]["size"]
+    size["lo"], size["hi"] = list(range(rows)), list(range(rows))
+    size["p"], size["rows"] = [1 / rows] * rows, rows
+    return doc
+
+
+def test_a_valid_long_table_is_shown_to_the_schema_by_its_prefix() -> None:
+    doc = long_tables()
+    assert schema.validation_errors(doc) == []
+    errors, long = schema._scan(doc)
+    assert errors == [] and sorted(long) == [("distribution", "tables", "size", k) for k in ("hi", "lo", "p")]
+    probe = schema._probe(doc, long, [schema.load_schema(), schema.ANALYSIS_NEEDS])
+    assert all(len(probe["distribution"]["tables"]["size"][k]) == 16 for k in ("lo", "hi", "p"))
+    assert len(doc["distribution"]["tables"]["size"]["p"]) == 2000  # the document itself is not cut
+
+
+@pytest.mark.parametrize("column,value,message", [
+    ("p", 1.5, "distribution/tables/size/p/1500: 1.5 is greater than the maximum of 1"),
+    ("p", -0.25, "distribution/tables/size/p/1500: -0.25 is less than the minimum of 0"),
+    ("p", True, "distribution/tables/size/p/1500: True is not of type 'number'"),
+    ("p", "x", "distribution/tables/size/p/1500: 'x' is not of type 'number'"),
+    ("p", None, "distribution/tables/size/p/1500: None is not of type 'number'"),
+    ("lo", 2 ** 70, "distribution/tables/size/lo/1500: integer out of range (more than 64 bits)"),
+    ("hi", float("inf"), "distribution/tables/size/hi/1500: inf is not a finite number"),
+    ("p", float("nan"), "distribution/tables/size/p/1500: nan is not a finite number"),
+])
+def test_an_entry_deep_in_a_long_table_is_refused_as_before(column, value, message) -> None:
+    """An entry past the prefix the schema sees is still checked, with the message the validator
+    gives when it sees the whole list."""
+    doc = long_tables()
+    doc["distribution"]["tables"]["size"][column][1500] = value
+    assert schema.validation_errors(doc) == [message]
+
+
+def test_a_list_the_schema_says_more_of_is_shown_whole() -> None:
+    """A keyword about the whole list (here maxItems) or one not followed (here not) keeps the list
+    whole for the validator: only type and bounds of its entries are checked at once."""
+    values = list(range(100))
+    for node in ({"type": "array", "maxItems": 50}, {"type": "array", "items": {"not": {"const": 7}}},
+                 {"type": "array", "items": {"type": "integer", "multipleOf": 2}}):
+        s = {"type": "object", "properties": {"a": node}}
+        assert not schema._may_shorten(s, ("a",), values)
+        assert list(jsonschema_errors(s, {"a": values}))  # each of them refuses this list
+    assert schema._may_shorten({"type": "object", "properties": {"a": {"type": "array", "items": {
+        "type": "integer", "minimum": 0, "maximum": 99}}}}, ("a",), values)
+    assert not schema._may_shorten({"type": "object", "properties": {"a": {"type": "array", "items": {
+        "type": "integer", "minimum": 0, "maximum": 98}}}}, ("a",), values)
+
+
+def jsonschema_errors(s: dict, doc: dict) -> list:
+    import jsonschema
+    return list(jsonschema.Draft202012Validator(s).iter_errors(doc))
