@@ -7,11 +7,12 @@ import copy
 import json
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 
-from analysis.io import schema, upgrade
+from analysis.io import reading, schema, upgrade
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
@@ -130,3 +131,57 @@ def test_a_list_the_schema_says_more_of_is_shown_whole() -> None:
 def jsonschema_errors(s: dict, doc: dict) -> list:
     import jsonschema
     return list(jsonschema.Draft202012Validator(s).iter_errors(doc))
+
+
+# --- case 12: a gzip bomb ----------------------------------------------------------------------
+
+def gzip_bomb(path: Path, gib: int) -> None:
+    """A gzip file of a few MB whose text is '{"pad": "' and `gib` GiB of spaces. Each 16 MiB of
+    spaces is deflated after a full flush, so its compressed bytes are the same every time and are
+    written once per 16 MiB instead of compressed again; the trailer's checksum is left zero, as a
+    hostile file may: the reader must refuse it before it gets there."""
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = co.compress(b'{"pad": "') + co.flush(zlib.Z_FULL_FLUSH)
+    piece = co.compress(b" " * (1 << 24)) + co.flush(zlib.Z_FULL_FLUSH)
+    end = co.compress(b'"}') + co.flush()
+    with open(path, "wb") as f:
+        f.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + head)
+        for _ in range(gib * 64):
+            f.write(piece)
+        f.write(end + bytes(8))
+
+
+def test_a_gzip_bomb_is_refused_in_one_line_with_little_memory(tmp_path: Path) -> None:
+    """4 GiB of text from 4 MB: refused as a bomb after the first 64 MiB of text (before: after the
+    whole bound of 1 GiB, 2.1 GB of memory), by a process whose peak memory is measured by its
+    parent (resource's maximum resident set of its one child)."""
+    bomb = tmp_path / "bomb.json.gz"
+    gzip_bomb(bomb, 4)
+    assert bomb.stat().st_size < 8 << 20
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run([sys.executable, '-m', 'analysis', 'summarize', sys.argv[1]], capture_output=True, "
+             "text=True)\n"
+             "sys.stdout.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) + '\\n' + p.stderr)\n"
+             "sys.exit(p.returncode)\n")
+    p = subprocess.run([sys.executable, "-c", probe, str(bomb)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    peak_kib, *lines = p.stdout.splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "Traceback" not in p.stdout, p.stdout
+    assert str(bomb) in lines[0]
+    if reading.text_limit() > getattr(reading, "_BOMB_FLOOR", 1 << 26):
+        assert "a gzip file that expands more than 200 times" in lines[0] and "a gzip bomb?" in lines[0], lines[0]
+    else:  # a machine whose memory bounds the text below the bomb's floor refuses it as too large first
+        assert "more than this machine can parse" in lines[0], lines[0]
+    assert int(peak_kib) < 512 * 1024, f"peak {int(peak_kib) >> 10} MiB"
+
+
+def test_the_ratio_bound_leaves_real_results_alone(tmp_path: Path, monkeypatch) -> None:
+    """A compressed result that expands less than the bound reads as the plain one does, even with
+    the floor lowered to let the bound look at it from its first chunk."""
+    import gzip
+    text = GOLDEN.read_bytes()
+    gz = tmp_path / "g.json.gz"
+    gz.write_bytes(gzip.compress(text, 9))
+    assert len(text) / gz.stat().st_size < reading._MAX_RATIO
+    monkeypatch.setattr(reading, "_BOMB_FLOOR", 0)
+    monkeypatch.setattr(reading, "_CHUNK", 4096)
+    assert reading.read_json(gz) == json.loads(text)
