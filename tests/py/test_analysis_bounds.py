@@ -185,3 +185,46 @@ def test_the_ratio_bound_leaves_real_results_alone(tmp_path: Path, monkeypatch) 
     monkeypatch.setattr(reading, "_BOMB_FLOOR", 0)
     monkeypatch.setattr(reading, "_CHUNK", 4096)
     assert reading.read_json(gz) == json.loads(text)
+
+
+# --- case 6: a recording's call count -------------------------------------------------------------
+
+def recording(tmp_path: Path, calls_text: str) -> Path:
+    """A recording folder whose provenance.json gives memcpy `calls_text` calls (JSON text as is)."""
+    rec = tmp_path / "rec"
+    rec.mkdir(exist_ok=True)
+    (rec / "provenance.json").write_text('{"calls": {"memcpy": {"calls": ' + calls_text + '}}}')
+    return rec
+
+
+@pytest.mark.parametrize("text,expected", [("1", 1), ("123456", 123456), ("9007199254740992", 2 ** 53),
+                                           ("1e3", 1000), ("2.0", 2)])
+def test_a_whole_number_of_calls_is_read(tmp_path: Path, text: str, expected: int) -> None:
+    """memfbench writes the count through a double (cJSON), so 1e3 and 2.0 are whole numbers too."""
+    from analysis.io.ab_file import recorded_calls
+    got = recorded_calls(recording(tmp_path, text), "memcpy")
+    assert got == expected and type(got) is int
+
+
+@pytest.mark.parametrize("text", ["-5", "0", "1e300", "Infinity", "-Infinity", "NaN", "1.5", "9007199254740993",
+                                  '"12"', "true", "null", "[3]", '{"n": 3}'])
+def test_a_call_count_that_is_not_a_whole_number_of_calls_is_one_line(tmp_path: Path, text: str) -> None:
+    """-5 flipped the prediction's sign, 1e300 overflowed it, Infinity ended in an OverflowError:
+    each is a ResultFileError naming the file and the field, on one line."""
+    from analysis.io.ab_file import recorded_calls
+    from analysis.io.reading import ResultFileError
+    rec = recording(tmp_path, text)
+    with pytest.raises(ResultFileError) as e:
+        recorded_calls(rec, "memcpy")
+    message = str(e.value)
+    assert "\n" not in message and str(rec / "provenance.json") in message
+    assert "calls.memcpy.calls is " in message and "not a whole number of calls from 1 to 2^53" in message
+
+
+def test_a_prediction_from_a_negative_count_is_refused_before_anything_is_predicted(tmp_path: Path) -> None:
+    from analysis.io.reading import ResultFileError
+    from analysis.verdicts.ab import predict_ab
+    doc = {"config": {"function": "memcpy"}, "prediction": {"recording": str(recording(tmp_path, "-5")),
+                                                            "replay": str(tmp_path / "never-read.json")}}
+    with pytest.raises(ResultFileError, match="calls.memcpy.calls is -5"):
+        predict_ab(doc)
