@@ -296,10 +296,10 @@ def _file_id(path: str | Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def load_runs(paths: Iterable[str | Path]) -> list[Run]:
-    """Several result files; one given twice is refused, since pooling it would count its
-    processes twice and narrow every interval."""
-    paths = list(paths)
+def check_distinct(paths: Iterable[str | Path]) -> None:
+    """Refuses a file given twice (under any name: the same device and inode), since pooling it
+    would count its processes twice and narrow every interval; from the names alone, before any
+    file is read."""
     seen: dict[tuple[int, int], str | Path] = {}
     for p in paths:
         key = _file_id(p)
@@ -307,6 +307,12 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
             raise ResultFileError(f"{p}: given more than once (as {seen[key]})")
         if key is not None:
             seen[key] = p
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """Several result files; one given twice is refused (check_distinct)."""
+    paths = list(paths)
+    check_distinct(paths)
     runs = [load_run(p) for p in paths]
     if not runs:
         raise ResultFileError("no result files given")

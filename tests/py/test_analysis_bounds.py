@@ -228,3 +228,114 @@ def test_a_prediction_from_a_negative_count_is_refused_before_anything_is_predic
                                                             "replay": str(tmp_path / "never-read.json")}}
     with pytest.raises(ResultFileError, match="calls.memcpy.calls is -5"):
         predict_ab(doc)
+
+
+# --- case 12: history's change points on a long series ---------------------------------------------
+
+def brute_q(x, tau: int) -> float:
+    """E-divisive's statistic from its definition (Matteson and James 2014, alpha 1)."""
+    import numpy as np
+    a, b = x[:tau], x[tau:]
+    m, k = len(a), len(b)
+    cross = np.abs(a[:, None] - b[None, :]).mean()
+    return m * k / (m + k) * (2 * cross - np.abs(a[:, None] - a[None, :]).sum() / (m * (m - 1))
+                              - np.abs(b[:, None] - b[None, :]).sum() / (k * (k - 1)))
+
+
+@pytest.mark.parametrize("n", [4, 5, 9, 64, 300])
+def test_the_sorted_statistic_is_the_energy_distance_of_its_definition(n: int) -> None:
+    """The O(n log^2 n) form, ties included (a third of the values repeat one value)."""
+    import numpy as np
+    from analysis.verdicts import history
+    x = np.random.default_rng(n).normal(size=n)
+    x[::3] = x[1]
+    rank, to_all = history._distances_to_all(x)
+    q = history._sorted_q(x, rank, to_all, 2)
+    for tau in range(n + 1):
+        if 2 <= tau <= n - 2:
+            assert q[tau] == pytest.approx(brute_q(x, tau), rel=1e-9, abs=1e-12)
+        else:
+            assert q[tau] == -np.inf
+    o = np.random.default_rng(1).permutation(n)  # a permutation's statistic from the same rank and sums
+    assert history._sorted_q(x[o], rank[o], to_all[o], 2) == pytest.approx(
+        history._sorted_q(x[o], *history._distances_to_all(x[o]), 2), rel=1e-9, abs=1e-12)
+
+
+def test_a_long_series_gets_the_split_the_matrix_gets(monkeypatch) -> None:
+    """300 points with a step: the sorted form (above MATRIX_MAX) and the matrix (as before it) find
+    the same change with the same p-value."""
+    import numpy as np
+    from analysis.verdicts import history
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.normal(0, 1, 150), rng.normal(0.6, 1, 150)])
+    assert len(x) > history.MATRIX_MAX
+    fast = history.change_points(x, permutations=199)
+    monkeypatch.setattr(history, "MATRIX_MAX", 10 ** 6)
+    assert fast == history.change_points(x, permutations=199) and len(fast) == 1 and abs(fast[0][0] - 150) <= 10
+
+
+def test_stopping_at_alpha_decides_as_every_permutation_does() -> None:
+    """A split whose p-value cannot end below alpha stops being scored, but every permutation is
+    still drawn: the same decision, and the generator where it would be, so the next segment's
+    test is the same."""
+    import numpy as np
+    from analysis.verdicts import history
+    x = np.random.default_rng(8).normal(size=40)  # no change: p far above alpha
+    full, early = np.random.default_rng(2), np.random.default_rng(2)
+    tau, p = history.best_split(x, 3, 499, full)
+    tau2, p2 = history.best_split(x, 3, 499, early, stop_at=0.05)
+    assert tau2 == tau and p >= 0.05 and p2 >= 0.05 and p2 <= p
+    assert full.integers(1 << 62) == early.integers(1 << 62)
+
+
+def test_change_points_of_a_long_series_take_memory_linear_in_its_length() -> None:
+    """2,000 points: the distance matrix alone took 32 MB, and its prefix sums and each
+    permutation's copy as much again; the sorted form keeps a few arrays of 2,000."""
+    import tracemalloc
+    import numpy as np
+    from analysis.verdicts import history
+    x = np.random.default_rng(4).normal(0, 0.01, 2000)
+    x[1000:] += 0.05
+    tracemalloc.start()
+    try:
+        cuts = history.change_points(x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [c for c, _ in cuts] == [1000]
+    assert peak < 4 << 20, f"peak {peak >> 20} MiB"
+
+
+# --- case 12: history keeps a point per file, not the file ---------------------------------------
+
+def series_folder(folder: Path, n: int) -> Path:
+    """n copies of the golden run with a 2,000-row size table (a file of about 60 KB), each made a
+    minute after the one before."""
+    folder.mkdir()
+    doc = long_tables()
+    for i in range(n):
+        doc["created_utc"] = f"2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z"
+        (folder / f"r{i:04d}.json").write_text(json.dumps(doc))
+    return folder
+
+
+def peak_kib(*args: str) -> tuple[int, subprocess.CompletedProcess[str]]:
+    """The peak resident memory of `analysis ARGS` (resource's maximum over the children of a
+    process that runs nothing else) and its result."""
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run([sys.executable, '-m', 'analysis', *sys.argv[1:]], capture_output=True, text=True)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stderr.write(p.stderr)\n"
+             "sys.exit(p.returncode)\n")
+    p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return int(p.stdout.split()[0]), p
+
+
+def test_history_memory_does_not_grow_with_its_files(tmp_path: Path) -> None:
+    """Each file used to be kept whole (its document and frames, some 300 KB here) until the
+    series was read; a point is kept instead, so 300 files take about what 30 do."""
+    few, p = peak_kib("history", str(series_folder(tmp_path / "few", 30)))
+    assert p.returncode == 0, p.stderr
+    many, p = peak_kib("history", str(series_folder(tmp_path / "many", 300)))
+    assert p.returncode == 0, p.stderr
+    assert many - few < 30 * 1024, f"30 files: {few >> 10} MiB, 300 files: {many >> 10} MiB"
