@@ -3,7 +3,7 @@ files made from one real run, and the time and peak memory of one history over i
 that reports, not a test (issue 42, case 12).
 
     python3 -m tools.bench_history_scale make DIR --files N [--from FILE] [--rounds R]
-    python3 -m tools.bench_history_scale measure DIR [--repeat 2] [--timeout 900]
+    python3 -m tools.bench_history_scale measure DIR [--repeat 2] [--timeout 900] [--tree T] [-- ARGS]
 
 `make` runs `build/bench/memfbench run -q -v libc -v rep_movsb --rounds R --warmup-rounds 1
 --processes 1 --cpu 1` once (or takes --from FILE), then writes N copies of it to DIR as
@@ -12,9 +12,12 @@ rep_movsb's ticks and ns scaled by a factor drawn per file (sd 1 %), and by 1.05
 file on (a step for the change-point search to find). The run's own text is kept (its distribution
 tables make a file of about 85 KB), written as memfbench writes it (tab-indented).
 
-`measure` runs `/usr/bin/time -v ./memfbench analyze history DIR` --repeat times and prints, per
-run, the wall time, the peak resident set and the exit status, with the CPU model (lscpu) and the
-number of files. A run past --timeout seconds is stopped and reported as such.
+`measure` runs `/usr/bin/time -v timeout -k 10 T /usr/bin/python3 -m analysis ARGS` --repeat times
+(ARGS: `history DIR`, or what follows `--`, such as `summarize bomb.json.gz`) from --tree (a folder
+holding an `analysis` package and `docs/schema`: this checkout by default, or an older commit's
+`git archive`), and prints per run the wall and user CPU time, the peak resident set (of the
+largest process) and the exit status, with the CPU model (lscpu). A run past --timeout seconds is
+stopped (SIGTERM, then SIGKILL 10 s later) and reported as killed.
 """
 from __future__ import annotations
 
@@ -89,22 +92,22 @@ def _field(text: str, name: str) -> str:
 
 
 def measure(a: argparse.Namespace) -> int:
-    files = sum(1 for f in a.dir.iterdir() if f.name.endswith((".json", ".json.gz")))
-    print(f"history over {files} files in {a.dir} on {cpu_model()}")
-    print(f"{'run':>3} {'wall':>10} {'peak RSS':>12} {'exit':>5}")
+    args = a.args or ["history", str(a.dir)]
+    files = sum(1 for f in a.dir.iterdir() if f.name.endswith((".json", ".json.gz"))) if a.dir.is_dir() else 1
+    print(f"analyze {' '.join(args)} ({files} files) from {a.tree} on {cpu_model()}")
+    print(f"{'run':>3} {'wall':>10} {'user':>10} {'peak RSS':>12} {'exit':>6}")
     for k in range(a.repeat):
-        cmd = ["/usr/bin/time", "-v", str(ROOT / "memfbench"), "analyze", "history", str(a.dir)]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, cwd=ROOT)
-        except subprocess.TimeoutExpired:
-            print(f"{k + 1:>3} {'> ' + str(a.timeout) + ' s':>10} {'?':>12} {'killed':>5}")
-            continue
+        cmd = ["/usr/bin/time", "-v", "timeout", "-k", "10", str(a.timeout), "/usr/bin/python3", "-m", "analysis",
+               *args]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=a.tree)
         wall = _field(p.stderr, "Elapsed (wall clock) time (h:mm:ss or m:ss)")
-        rss = _field(p.stderr, "Maximum resident set size (kbytes)")
         parts = [float(x) for x in wall.split(":")] if wall != "?" else []
         seconds = sum(x * 60 ** j for j, x in enumerate(reversed(parts))) if parts else float("nan")
+        rss = _field(p.stderr, "Maximum resident set size (kbytes)")
         mib = int(rss) / 1024 if rss.isdigit() else float("nan")
-        print(f"{k + 1:>3} {seconds:>8.2f} s {mib:>8.0f} MiB {_field(p.stderr, 'Exit status'):>5}")
+        user = _field(p.stderr, "User time (seconds)")
+        status = "killed" if p.returncode in (124, 137) else str(p.returncode)
+        print(f"{k + 1:>3} {seconds:>8.2f} s {user:>8} s {mib:>8.0f} MiB {status:>6}")
     return 0
 
 
@@ -118,11 +121,17 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--rounds", type=int, default=5, help="measured rounds of the fresh run (default 5)")
     m.add_argument("--cpu", type=int, default=1)
     m.add_argument("--seed", type=int, default=1)
-    r = sub.add_parser("measure", help="time and peak memory of `analyze history DIR`")
+    r = sub.add_parser("measure", help="time and peak memory of `analyze history DIR` (or of ARGS after --)")
     r.add_argument("dir", type=Path)
     r.add_argument("--repeat", type=int, default=2)
-    r.add_argument("--timeout", type=float, default=900)
+    r.add_argument("--timeout", type=int, default=900)
+    r.add_argument("--tree", type=Path, default=ROOT, help="where the analysis package runs from (default: here)")
+    argv = sys.argv[1:] if argv is None else argv
+    extra: list[str] = []
+    if "--" in argv:  # measure DIR [options] -- ANALYSIS ARGS
+        argv, extra = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     a = ap.parse_args(argv)
+    a.args = extra
     return make(a) if a.cmd == "make" else measure(a)
 
 

@@ -339,3 +339,31 @@ def test_history_memory_does_not_grow_with_its_files(tmp_path: Path) -> None:
     many, p = peak_kib("history", str(series_folder(tmp_path / "many", 300)))
     assert p.returncode == 0, p.stderr
     assert many - few < 30 * 1024, f"30 files: {few >> 10} MiB, 300 files: {many >> 10} MiB"
+
+
+# --- case 12: what validating a series of files keeps between files --------------------------------
+
+def test_a_block_seen_before_is_judged_by_its_content_not_its_name() -> None:
+    """The validator's errors are kept per block content: a block changed between two files gets
+    its own errors, and the same block again the same (none, here)."""
+    doc = golden()
+    assert schema.validation_errors(doc) == []
+    bad = copy.deepcopy(doc)
+    bad["timer"]["ns_per_tick"] = "fast"
+    errors = schema.validation_errors(bad)
+    assert errors and errors[0].startswith("timer/ns_per_tick: 'fast' is not of type")
+    assert schema.validation_errors(doc) == []
+    assert schema.validation_errors(bad) == errors
+    assert len(schema._block_errors) <= schema._BLOCKS
+
+
+@pytest.mark.parametrize("at,message", [
+    (5, "samples/ticks/5: -1 is less than the minimum of 0"),      # in the prefix the schema sees
+    (12, "samples/ticks/12: -1 is less than the minimum of 0"),
+])
+def test_a_bad_sample_entry_gets_the_schema_message_as_before(at: int, message: str) -> None:
+    """Valid columns are shown to the schema by one entry; a column with a bad entry by sixteen, so
+    an early entry's message is still the schema's (later ones get the column check's)."""
+    doc = golden()
+    doc["samples"]["ticks"][at] = -1
+    assert schema.validation_errors(doc)[0] == message
