@@ -129,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise UsageError(str(e)) from e
         points = hist.points_of(rs)
+        if points.empty:  # every file holds its baseline alone: nothing to follow
+            raise UsageError(f"{rs[0].path}: no variant is compared with the baseline in the series of {function} on "
+                             f"{distribution} (its {len(rs)} files hold the baseline alone)")
         if args.variant:
             missing = [v for v in args.variant if v not in set(points["variant"])]
             if missing:

@@ -367,3 +367,18 @@ def test_a_bad_sample_entry_gets_the_schema_message_as_before(at: int, message: 
     doc = golden()
     doc["samples"]["ticks"][at] = -1
     assert schema.validation_errors(doc)[0] == message
+
+
+def test_a_series_of_baselines_alone_is_one_line(tmp_path: Path) -> None:
+    """Files that hold their baseline alone give no point: one line, not a KeyError traceback."""
+    doc = golden()
+    doc["variants"], doc["config"]["variants"] = doc["variants"][:1], doc["config"]["variants"][:1]
+    keep = [i for i, v in enumerate(doc["samples"]["variant"]) if v == 0]
+    doc["samples"] = {k: (v if k == "count" else [v[i] for i in keep]) for k, v in doc["samples"].items()}
+    doc["samples"]["count"] = len(keep)
+    folder = tmp_path / "alone"
+    folder.mkdir()
+    for i in range(3):
+        doc["created_utc"] = f"2026-01-01T00:00:0{i}Z"
+        (folder / f"r{i}.json").write_text(json.dumps(doc))
+    one_line_refusal(analysis("history", str(folder)), "no variant is compared with the baseline", "r0.json")
