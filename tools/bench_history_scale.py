@@ -4,13 +4,18 @@ that reports, not a test (issue 42, case 12).
 
     python3 -m tools.bench_history_scale make DIR --files N [--from FILE] [--rounds R]
     python3 -m tools.bench_history_scale measure DIR [--repeat 2] [--timeout 900] [--tree T] [-- ARGS]
+    python3 -m tools.bench_history_scale stages DIR [--files 200]
 
 `make` runs `build/bench/memfbench run -q -v libc -v rep_movsb --rounds R --warmup-rounds 1
 --processes 1 --cpu 1` once (or takes --from FILE), then writes N copies of it to DIR as
 rNNNNN.json, each perturbed: created_utc one minute after the one before (the series' order),
 rep_movsb's ticks and ns scaled by a factor drawn per file (sd 1 %), and by 1.05 from the middle
-file on (a step for the change-point search to find). The run's own text is kept (its distribution
-tables make a file of about 85 KB), written as memfbench writes it (tab-indented).
+file on (a step for the change-point search to find). The run's own content is kept (its
+distribution tables make its file 84 KB), written by Python's json, tab-indented with one entry a
+line (114 KB a file).
+
+`stages` times, in this process, each stage of a history's reading of the first --files files of
+DIR, as CPU time per file: what dominates it.
 
 `measure` runs `/usr/bin/time -v timeout -k 10 T /usr/bin/python3 -m analysis ARGS` --repeat times
 (ARGS: `history DIR`, or what follows `--`, such as `summarize bomb.json.gz`) from --tree (a folder
@@ -28,6 +33,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -111,6 +117,35 @@ def measure(a: argparse.Namespace) -> int:
     return 0
 
 
+def stages(a: argparse.Namespace) -> int:
+    """CPU time per file of each stage of a history's reading, in this process, over the first
+    --files files of DIR (in name order): reading and parsing the JSON, upgrading and validating it,
+    its frame (load.batches_frame and split_batches), and its point (compare on the file alone)."""
+    from analysis.io import load, reading, schema
+    from analysis.io.upgrade import upgrade
+    from analysis.verdicts import history
+    files = sorted(f for f in a.dir.iterdir() if f.name.endswith((".json", ".json.gz")))[:a.files]
+    history.file_point(load.load_run(files[0]))  # imports, and the schema read once, outside the figures
+    spent = dict.fromkeys(("read and parse", "validate", "frame", "point"), 0.0)
+    for f in files:
+        t0 = time.process_time()
+        doc = upgrade(reading.read_json(f))
+        t1 = time.process_time()
+        schema.validate(doc, str(f))
+        t2 = time.process_time()
+        run = load.Run(str(f), doc, *load.split_batches(load.batches_frame(doc, f.name)))
+        t3 = time.process_time()
+        history.file_point(run)
+        t4 = time.process_time()
+        for k, dt in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            spent[k] += dt
+    print(f"CPU per file over {len(files)} files of {a.dir} on {cpu_model()}")
+    for k, total in spent.items():
+        print(f"{k:<15} {total / len(files) * 1e3:6.2f} ms")
+    print(f"{'all':<15} {sum(spent.values()) / len(files) * 1e3:6.2f} ms")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.bench_history_scale", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -126,13 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--repeat", type=int, default=2)
     r.add_argument("--timeout", type=int, default=900)
     r.add_argument("--tree", type=Path, default=ROOT, help="where the analysis package runs from (default: here)")
+    st = sub.add_parser("stages", help="CPU time per file of each stage of reading a history's files")
+    st.add_argument("dir", type=Path)
+    st.add_argument("--files", type=int, default=200)
     argv = sys.argv[1:] if argv is None else argv
     extra: list[str] = []
     if "--" in argv:  # measure DIR [options] -- ANALYSIS ARGS
         argv, extra = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     a = ap.parse_args(argv)
     a.args = extra
-    return make(a) if a.cmd == "make" else measure(a)
+    return {"make": make, "measure": measure, "stages": stages}[a.cmd](a)
 
 
 if __name__ == "__main__":
