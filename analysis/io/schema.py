@@ -270,8 +270,9 @@ def _process_errors(doc: dict[str, Any], process: list[int]) -> list[str]:
         return []
     have = (f"its {len(known)} processes (processes[].index {known[0]} to {known[-1]})" if len(known) > 1
             else f"its one process ({known[0]})")
-    return [f"samples/process: {int(beyond.sum())} batches name process {int(arr[beyond][0])}, not one of "
-            f"{have}"]
+    k = int(beyond.sum())
+    return [f"samples/process: {k} {'batch names' if k == 1 else 'batches name'} process {int(arr[beyond][0])}, "
+            f"not one of {have}"]
 
 
 # A list of numbers longer than _PREFIX (a distribution's tables: thousands of rows) is shown to the

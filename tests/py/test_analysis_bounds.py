@@ -59,7 +59,7 @@ def test_a_one_process_file_has_process_0_only() -> None:
     assert schema.validation_errors(doc) == []
     doc["samples"]["process"][-1] = 1
     errors = schema.validation_errors(doc)
-    assert errors and errors[0].startswith("samples/process: 1 batches name process 1, not one of its one process")
+    assert errors and errors[0].startswith("samples/process: 1 batch names process 1, not one of its one process")
 
 
 def test_processes_numbered_with_a_gap_are_their_indices() -> None:
@@ -71,7 +71,7 @@ def test_processes_numbered_with_a_gap_are_their_indices() -> None:
     assert schema.validation_errors(doc) == []
     bad = copy.deepcopy(doc)
     bad["samples"]["process"][0] = 1
-    assert any(e.startswith("samples/process: 1 batches name process 1") for e in schema.validation_errors(bad))
+    assert any(e.startswith("samples/process: 1 batch names process 1") for e in schema.validation_errors(bad))
 
 
 # --- case 12: validating a file's long tables at once ---------------------------------------------
