@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 from ..io.files import json_text, write_bytes_atomic, write_text_atomic
-from ..io.load import Run, load_runs
+from ..io.load import check_distinct, load_run
+from ..io.reading import ResultFileError
 from ..stats.bootstrap import DEFAULT_SEED
 from ..verdicts import history as hist
 from ..views.text import table
@@ -91,6 +92,20 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--seed {args.seed}: must be non-negative")
 
 
+def _file_point(path: str, args: argparse.Namespace) -> hist.FilePoint:
+    """One file of the series read, refused if it cannot be a point, and reduced to its point (the
+    file's document and batches are let go on return)."""
+    run = load_run(path)  # by name: a code change along the series is what it is about
+    if run.doc.get("sweep"):
+        raise UsageError(f"{path}: a size sweep; a history follows replays of one distribution")
+    try:
+        return hist.file_point(run, args.baseline, args.level)
+    except ResultFileError:
+        raise
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+
+
 def run(args: argparse.Namespace) -> int:
     _check_options(args)
     files = _series_files(args.files)
@@ -100,20 +115,23 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(argparse.Namespace(**{**vars(args), "files": [*args.files, *files]}),
                   [(path, label) for path, label in ((args.json_out, "--json"), (args.csv_out, "--csv"),
                                                      (plots, "--plot")) if path is not None])
-    runs = load_runs(files)  # by name: a code change along the series is what it is about
-    groups: dict[tuple[str, str, str, str], list[Run]] = {}
-    for r in runs:
-        if r.doc.get("sweep"):
-            raise UsageError(f"{r.path}: a size sweep; a history follows replays of one distribution")
-        groups.setdefault(hist.series_key(r), []).append(r)
+    check_distinct(files)
+    # one file at a time, keeping only its point: a series of 10,000 files never holds their batches
+    groups: dict[tuple[str, str, str, str], list[hist.FilePoint]] = {}
+    for path in files:
+        point = _file_point(path, args)
+        groups.setdefault(point.key, []).append(point)
     docs: list[dict] = []
     all_changes: list = []
     for (cpu, measure, function, distribution), rs in groups.items():
         try:
             rs, how = hist.ordered(rs, args.order)
-            points = hist.points_frame(rs, args.baseline, args.level)
         except ValueError as e:
             raise UsageError(str(e)) from e
+        points = hist.points_of(rs)
+        if points.empty:  # every file holds its baseline alone: nothing to follow
+            raise UsageError(f"{rs[0].path}: no variant is compared with the baseline in the series of {function} on "
+                             f"{distribution} (its {len(rs)} files hold the baseline alone)")
         if args.variant:
             missing = [v for v in args.variant if v not in set(points["variant"])]
             if missing:

@@ -3,6 +3,7 @@ cannot state, the measured runs as a frame, and the call count of the recording 
 scales by; the verdicts are verdicts/ab.py's."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +56,27 @@ def runs_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return df
 
 
+# A recording's call count scales a per-call difference into a per-run prediction: a whole number
+# of calls, at least one, and no more than a double holds exactly (2^53; the recorder counts in 64
+# bits, and 2^53 calls of a nanosecond would take over a hundred days).
+MAX_RECORDED_CALLS = 2 ** 53
+
+
 def recorded_calls(recording: str | Path, function: str) -> int:
-    """Calls the program made to the function in its recorded run (provenance.json)."""
+    """Calls the program made to the function in its recorded run (provenance.json's
+    calls.FUNCTION.calls): a whole number from 1 to 2^53, else a ResultFileError naming the file
+    and the field (-5 would flip a prediction's sign, 1e300 overflow it, Infinity end in a
+    traceback)."""
+    where = f"{Path(recording) / 'provenance.json'}"
     doc = read_json(Path(recording) / "provenance.json")
     try:
-        return int(doc["calls"][function]["calls"])
-    except (KeyError, TypeError, ValueError):
-        raise ResultFileError(f"{recording}/provenance.json: no call count for {function}") from None
+        value = doc["calls"][function]["calls"]
+    except (KeyError, TypeError):
+        raise ResultFileError(f"{where}: no call count for {function} (calls.{function}.calls)") from None
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    if not whole or not 1 <= value <= MAX_RECORDED_CALLS:
+        shown = (f"the string {value!r}" if isinstance(value, str) else repr(value))[:60]
+        raise ResultFileError(f"{where}: calls.{function}.calls is {shown}, not a whole number of calls from 1 "
+                              f"to 2^53")
+    return int(value)

@@ -5,6 +5,8 @@ the file. What the text must say is the schema's to check (io/schema.py)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -30,9 +32,16 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # text of a comma-separated column, and pandas copies them once more.
 _MAX_TEXT = 1 << 30
 _PARSE_BYTES_PER_TEXT_BYTE = 8
-# Compressed input is read and expanded this much at a time, so the bound is checked while
-# decompressing, never after.
+# Input is read, and compressed input expanded, this much at a time, so the bounds are checked
+# while reading, never after, and no read asks for (and allocates) the whole bound at once.
 _CHUNK = 1 << 22
+# A gzip bomb (a small file that expands to gigabytes) is refused once its text passes _BOMB_FLOOR
+# and has come from less than 1/_MAX_RATIO of its size in compressed bytes: memfbench's own .json.gz
+# results expand 5 to 10 times (a 32-process study 4.8, a one-process file of 2.7 million batches
+# 9.9), at most 28 times in their first 64 KiB; deflate's own limit is 1,032 times. So the bomb is
+# refused after 64 MiB of text in a fraction of a second, not after the whole bound of _MAX_TEXT.
+_MAX_RATIO = 200
+_BOMB_FLOOR = 1 << 26
 
 
 def _available_memory() -> int | None:
@@ -68,19 +77,47 @@ def result_stem(path: str | Path) -> str:
     return name
 
 
+def _bomb(p: Path, text: int, compressed: int) -> ResultFileError:
+    return ResultFileError(f"{p}: a gzip file that expands more than {_MAX_RATIO} times ({text >> 20} MiB of text "
+                           f"from {compressed >> 10} KiB), which no memfbench result does (they expand about 5 "
+                           f"to 10 times): a gzip bomb? not read")
+
+
+def _check_start(p: Path, text: bytes | bytearray) -> None:
+    """Refuses text whose start cannot begin a result: a byte order mark, or a first character
+    other than '{' (an empty text is json's to report)."""
+    start = bytes(text[:_HEAD])
+    if start.startswith(b"\xef\xbb\xbf"):
+        raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
+    first = start.lstrip(_JSON_SPACE)[:1]
+    if first not in (b"{", b""):
+        raise ResultFileError(f"{p}: not a memfbench result: a result is one JSON object, and this "
+                              f"starts with {first!r}")
+
+
 def _gunzip(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
-    """The decompressed text of a gzip file whose first bytes are head, expanded a chunk at a time
-    and refused as soon as it passes limit."""
+    """The decompressed text of a gzip file whose first bytes are head, expanded _CHUNK at most at
+    a time and refused as soon as it passes limit, or expands as no result does (_MAX_RATIO), or
+    its start cannot begin a result (_check_start, on its first _HEAD bytes)."""
     d = zlib.decompressobj(wbits=15 + 16)
     out = bytearray()
     data = head
+    consumed = 0  # compressed bytes the text so far came from
+    started = False
     try:
         while True:
             while data:
-                out += d.decompress(data, limit + 1 - len(out))
+                piece = d.decompress(data, min(_CHUNK, limit + 1 - len(out)))
+                consumed += len(data) - len(d.unconsumed_tail)
+                data = d.unconsumed_tail
+                out += piece
+                if not started and len(out) >= _HEAD:
+                    _check_start(p, out)
+                    started = True
                 if len(out) > limit:
                     raise _too_large(p, limit)
-                data = d.unconsumed_tail
+                if len(out) > _BOMB_FLOOR and len(out) > _MAX_RATIO * consumed:
+                    raise _bomb(p, len(out), consumed)
             if d.eof:
                 break
             data = f.read(_CHUNK)
@@ -90,7 +127,24 @@ def _gunzip(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
         raise ResultFileError(f"{p}: a gzip file that cannot be decompressed: {e}") from e
     if d.unused_data or f.read(1):
         raise ResultFileError(f"{p}: bytes after the end of the compressed stream; not one memfbench result")
+    if not started:
+        _check_start(p, out)
     return out  # a bytearray: a copy of up to the bound is not made
+
+
+def _read_rest(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
+    """head and the rest of a plain file, read _CHUNK at a time and refused as soon as it passes
+    limit (a regular file larger than limit before reading it)."""
+    st = os.fstat(f.fileno())
+    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+        raise _too_large(p, limit)
+    out = bytearray(head)
+    while len(out) <= limit:
+        data = f.read(min(_CHUNK, limit + 1 - len(out)))
+        if not data:
+            return out
+        out += data
+    raise _too_large(p, limit)
 
 
 def _read_bytes(p: Path) -> bytes | bytearray:
@@ -99,17 +153,9 @@ def _read_bytes(p: Path) -> bytes | bytearray:
         with open(p, "rb") as f:
             head = f.read(_HEAD)
             if head.startswith(_GZIP_MAGIC):
-                head = _gunzip(p, f, head, limit)
-            if head.startswith(b"\xef\xbb\xbf"):
-                raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
-            first = head.lstrip(_JSON_SPACE)[:1]
-            if first not in (b"{", b""):  # empty: json reports it
-                raise ResultFileError(f"{p}: not a memfbench result: a result is one JSON object, and this "
-                                      f"starts with {first!r}")
-            rest = f.read(limit + 1 - len(head)) if len(head) <= limit else b""
-            if len(head) + len(rest) > limit:
-                raise _too_large(p, limit)
-            return head + rest
+                return _gunzip(p, f, head, limit)
+            _check_start(p, head)
+            return _read_rest(p, f, head, limit)
     except OSError as e:
         raise ResultFileError(f"{p}: cannot read: {e.strerror or e}") from e
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections import OrderedDict
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -146,29 +148,53 @@ def _where(path: tuple[Any, ...]) -> str:
     return "/".join(map(str, path)) or "(top)"
 
 
+def _numbers_fine(values: list[Any]) -> bool:
+    """True when every entry of a list is an int, float or bool that _node_error passes: the check
+    of a long list in a few passes in C instead of one Python call per entry. False says only that
+    the entries must be looked at one by one."""
+    types = set(map(type, values))
+    if not types <= {int, float, bool}:
+        return False
+    try:
+        return max(map(abs, values)) < INT_LIMIT and (float not in types or all(map(math.isfinite, values)))
+    except OverflowError:  # math.isfinite of an integer beyond the largest double
+        return False
+
+
+def _scan(doc: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """shape_errors's answer, and the paths of the long lists of numbers outside the samples that it
+    checked whole without visiting each entry (the JSON Schema may see only their prefix: _probe)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
+    long: list[tuple[Any, ...]] = []
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return [f"{_where(path)[:80]}...: nested more than {MAX_DEPTH} levels deep"], []
+        problem = _node_error(node)
+        if problem:
+            return [f"{_where(path)}: {problem}"], []
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not _is_text(key):
+                    return [f"{_where(path)}: a key that is not Unicode text (a lone surrogate escape)"], []
+                stack.append((value, path + (key,)))
+        elif isinstance(node, list):
+            column = len(path) == 2 and path[0] == "samples"
+            if not column and len(node) > _PREFIX and len(path) < MAX_DEPTH and _numbers_fine(node):
+                long.append(path)
+                continue
+            stack.extend((value, path + (i,)) for i, value in enumerate(node[:_PREFIX] if column else node))
+    return [], long
+
+
 def shape_errors(doc: Any) -> list[str]:
     """The first problem the JSON Schema cannot see or would crash on, as ['path: message']: nesting
     deeper than MAX_DEPTH, integers of more than 64 bits, NaN and infinities (Python's JSON reader
     accepts them), keys or strings that are not Unicode text. Iterative, so depth cannot exhaust
     the stack. Sample columns are looked at through their first _PREFIX entries, as the schema
-    sees them; _column_errors checks every entry's type without descending into it."""
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
-    while stack:
-        node, path = stack.pop()
-        if len(path) > MAX_DEPTH:
-            return [f"{_where(path)[:80]}...: nested more than {MAX_DEPTH} levels deep"]
-        problem = _node_error(node)
-        if problem:
-            return [f"{_where(path)}: {problem}"]
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if not _is_text(key):
-                    return [f"{_where(path)}: a key that is not Unicode text (a lone surrogate escape)"]
-                stack.append((value, path + (key,)))
-        elif isinstance(node, list):
-            column = len(path) == 2 and path[0] == "samples"
-            stack.extend((value, path + (i,)) for i, value in enumerate(node[:_PREFIX] if column else node))
-    return []
+    sees them; _column_errors checks every entry's type without descending into it. Any other long
+    list of numbers is checked whole at once (_numbers_fine), entry by entry only where that fails."""
+    return _scan(doc)[0]
 
 
 def _column_errors(name: str, values: Any) -> list[str]:
@@ -230,30 +256,211 @@ ANALYSIS_NEEDS: dict[str, Any] = {
 }
 
 
+def _process_errors(doc: dict[str, Any], process: list[int]) -> list[str]:
+    """A batch must be of a process the file has: one of processes[].index, or process 0 in a file
+    without that block (one process). A batch of another would be pooled as a process of its own,
+    and move every interval over processes."""
+    if not process:
+        return []
+    procs = doc.get("processes")
+    known = sorted({p["index"] for p in procs}) if isinstance(procs, list) and procs else [0]
+    arr = np.asarray(process, dtype=np.int64)  # integers below 2^63: _column_errors checked them
+    beyond = ~np.isin(arr, known) if known != list(range(len(known))) else arr >= len(known)
+    if not beyond.any():
+        return []
+    have = (f"its {len(known)} processes (processes[].index {known[0]} to {known[-1]})" if len(known) > 1
+            else f"its one process ({known[0]})")
+    k = int(beyond.sum())
+    return [f"samples/process: {k} {'batch names' if k == 1 else 'batches name'} process {int(arr[beyond][0])}, "
+            f"not one of {have}"]
+
+
+# A list of numbers longer than _PREFIX (a distribution's tables: thousands of rows) is shown to the
+# JSON Schema through its first _PREFIX entries when that changes nothing the schema decides: every
+# schema node that applies to it only says it is an array (type, items) and every node that applies
+# to its entries only gives their type and bounds, which the rest of the list is checked against at
+# once (_tail_fits). Anything else (minItems, enum, a keyword whose subschemas _schema_nodes does not
+# follow) leaves the list whole. Validating each entry in Python cost 10 ms of the 14 ms a small
+# result took to validate.
+# keywords that say nothing about a list or a number (required is about an object's keys)
+_INERT = {"description", "title", "$comment", "required"}
+_UNFOLLOWED = {"additionalProperties", "patternProperties", "propertyNames", "prefixItems", "contains", "if",
+               "then", "else", "not", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties",
+               "$dynamicRef"}
+_ARRAY_KEYS = {"type", "items", "allOf", "anyOf", "oneOf", "$ref"} | _INERT
+_ENTRY_KEYS = {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "allOf", "anyOf", "oneOf",
+               "$ref"} | _INERT
+
+
+@dataclass(frozen=True)
+class _SchemaNodes:
+    """Every node of a schema by the document path it applies to ("*" for any entry of a list), and
+    the paths below which a keyword this module does not follow may apply more."""
+    at: dict[tuple[str, ...], list[dict[str, Any]]]
+    opaque: frozenset[tuple[str, ...]]
+
+
+_NODES: dict[int, tuple[dict[str, Any], _SchemaNodes]] = {}
+
+
+def _schema_nodes(schema: dict[str, Any]) -> _SchemaNodes:
+    cached = _NODES.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    at: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    opaque: set[tuple[str, ...]] = set()
+    todo: list[tuple[Any, tuple[str, ...]]] = [(schema, ())]
+    while todo:
+        node, path = todo.pop()
+        if not isinstance(node, dict) or len(path) > MAX_DEPTH or len(at) > 100_000:
+            opaque.add(path)  # a boolean schema, or a recursive one: nothing below is shortened
+            continue
+        at.setdefault(path, []).append(node)
+        if _UNFOLLOWED & node.keys():
+            opaque.add(path)
+        if "$ref" in node:
+            todo.append((resolve({"$ref": node["$ref"]}, schema), path))
+        todo += [(sub, path + (key,)) for key, sub in (node.get("properties") or {}).items()]
+        if "items" in node:
+            todo.append((node["items"], path + ("*",)))
+        todo += [(sub, path) for key in ("allOf", "anyOf", "oneOf") for sub in node.get(key) or []]
+    nodes = _SchemaNodes(at, frozenset(opaque))
+    _NODES[id(schema)] = (schema, nodes)
+    return nodes
+
+
+def _tail_fits(values: list[Any], entry: dict[str, Any]) -> bool:
+    """True when every entry of values meets the type and bounds of one entry schema (_ENTRY_KEYS):
+    ints for "integer", ints and floats for "number", never a bool. False when it cannot tell at
+    once (then the validator sees the whole list)."""
+    kind = entry.get("type")
+    types = set(map(type, values))
+    if kind == "integer" and not types <= {int}:
+        return False
+    if kind == "number" and not types <= {int, float}:
+        return False
+    if kind not in (None, "integer", "number"):
+        return False
+    bounds = [(k, entry[k]) for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if k in entry]
+    if not bounds:
+        return True
+    if not types <= {int, float} or not all(isinstance(b, (int, float)) for _, b in bounds):
+        return False
+    low, high = min(values), max(values)  # finite: _scan let no NaN or infinity through
+    return all({"minimum": low >= b, "maximum": high <= b, "exclusiveMinimum": low > b,
+                "exclusiveMaximum": high < b}[k] for k, b in bounds)
+
+
+def _may_shorten(schema: dict[str, Any], path: tuple[Any, ...], values: list[Any]) -> bool:
+    nodes = _schema_nodes(schema)
+    where = tuple("*" if isinstance(k, int) else k for k in path)
+    if any(where[:i] in nodes.opaque for i in range(len(where) + 1)) or (where + ("*",)) in nodes.opaque:
+        return False
+    if any(not node.keys() <= _ARRAY_KEYS for node in nodes.at.get(where, [])):
+        return False
+    return all(node.keys() <= _ENTRY_KEYS and _tail_fits(values[_PREFIX:], node)
+               for node in nodes.at.get(where + ("*",), []))
+
+
+def _probe(doc: dict[str, Any], long: list[tuple[Any, ...]], schemas: list[dict[str, Any]],
+           column_prefix: int = _PREFIX) -> dict[str, Any]:
+    """doc as the JSON Schema is shown it: each sample column cut to its first column_prefix entries,
+    and each long list of numbers that _may_shorten allows for every schema to its first _PREFIX;
+    the containers on the way copied, doc itself unchanged."""
+    probe = dict(doc)
+    samples = doc.get("samples")
+    if isinstance(samples, dict):
+        probe["samples"] = {k: (v[:column_prefix] if isinstance(v, list) else v) for k, v in samples.items()}
+    copied = {id(probe)}
+    for path in long:
+        node: Any = probe
+        values = doc
+        for key in path:
+            values = values[key]
+        if not all(_may_shorten(s, path, values) for s in schemas):
+            continue
+        for key in path[:-1]:
+            child = node[key]
+            if id(child) not in copied:
+                child = dict(child) if isinstance(child, dict) else list(child)
+                node[key] = child
+                copied.add(id(child))
+            node = child
+        node[path[-1]] = values[:_PREFIX]
+    return probe
+
+
+# A schema whose top says only what the document's blocks are (properties) and which must be there
+# validates each block apart: the errors of a block depend on its content alone, and the files of a
+# series (one build, one distribution, one machine) repeat most of their blocks, so each block's
+# errors are kept by its JSON text, for the last _BLOCKS blocks of at most _BLOCK_TEXT characters
+# (the validator took 1.6 of the 7 ms a small result cost history; a block seen before costs its
+# serialization, some microseconds). What is printed is what validating the whole document gives.
+_TOP_KEYS = {"$schema", "$id", "title", "description", "$comment", "type", "required", "properties", "$defs"}
+_BLOCKS = 256
+_BLOCK_TEXT = 1 << 16
+_block_errors: OrderedDict[tuple[int, str, str], list[tuple[list[Any], str]]] = OrderedDict()
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any, Any]] = {}
+
+
+def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
+    """The schema's validator, and one of its top alone (type, required) where it splits by block."""
+    cached = _VALIDATORS.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        top = ({k: v for k, v in schema.items() if k != "properties"} if schema.keys() <= _TOP_KEYS
+               and isinstance(schema.get("properties", {}), dict) else None)
+        cached = (schema, jsonschema.Draft202012Validator(schema),
+                  None if top is None else jsonschema.Draft202012Validator(top))
+        _VALIDATORS[id(schema)] = cached
+    return cached[1], cached[2]
+
+
+def _found(errors: Any) -> list[tuple[list[Any], str]]:
+    return [(list(e.absolute_path), f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}")
+            for e in errors]
+
+
 def _schema_errors(schema: dict[str, Any], doc: Any) -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema)
-    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
-            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
+    validator, top = _validators(schema)
+    if top is None or not isinstance(doc, dict):
+        found = _found(validator.iter_errors(doc))
+    else:
+        found = _found(top.iter_errors(doc))
+        for key, sub in schema.get("properties", {}).items():  # the order the whole schema takes them
+            if key not in doc:
+                continue
+            text = json.dumps(doc[key])
+            cache = (id(schema), key, text)
+            block = _block_errors.get(cache)
+            if block is None:
+                block = _found(validator.descend(doc[key], sub, path=key, schema_path=key))
+                if len(text) <= _BLOCK_TEXT:
+                    _block_errors[cache] = block
+                    while len(_block_errors) > _BLOCKS:
+                        _block_errors.popitem(last=False)
+            else:
+                _block_errors.move_to_end(cache)
+            found += block
+    return [message for _, message in sorted(found, key=lambda f: f[0])]
 
 
 def validation_errors(doc: Any) -> list[str]:
     """Every schema violation plus the cross-field rules a schema cannot state, as 'path: message'."""
-    errors = shape_errors(doc)
+    errors, long = _scan(doc)
     if errors:
         return errors  # the validator may not survive them
-    probe = doc
     samples = doc.get("samples") if isinstance(doc, dict) else None
-    if isinstance(samples, dict):
-        probe = dict(doc)
-        probe["samples"] = {k: (v[:_PREFIX] if isinstance(v, list) else v) for k, v in samples.items()}
+    present = (SAMPLE_COLUMNS + tuple(c for c in OPTIONAL_COLUMNS if c in samples)) if isinstance(samples, dict) else ()
+    columns = [e for col in present for e in _column_errors(col, samples.get(col))]
+    # Sample columns that are lists _column_errors passes hold only entries their schema accepts
+    # (it is the stricter: integers as ints, not 1.0): the schema then sees one entry of each, and
+    # finds what it finds in sixteen; otherwise sixteen, so an early entry's message is the schema's.
+    whole = not columns and all(isinstance(samples.get(col), list) for col in present)
+    probe = _probe(doc, long, [load_schema(), ANALYSIS_NEEDS], 1 if whole else _PREFIX) if isinstance(doc, dict) \
+        else doc
     errors = _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe)
-    if errors:
-        return errors
-    present = SAMPLE_COLUMNS + tuple(c for c in OPTIONAL_COLUMNS if c in samples)
-    for col in present:
-        errors += _column_errors(col, samples[col])
-    if errors:
-        return errors
+    if errors or columns:
+        return errors or columns
     n = samples["count"]
     for col in present:
         if len(samples[col]) != n:
@@ -261,6 +468,7 @@ def validation_errors(doc: Any) -> list[str]:
     nvar = len(doc["variants"])
     if any(v >= nvar for v in samples["variant"]):
         errors.append(f"samples/variant: an index is not below the {nvar} variants")
+    errors += _process_errors(doc, samples["process"])
     nthreads = (doc["config"].get("threads") or {}).get("count", 1)
     if samples.get("thread") and max(samples["thread"]) >= nthreads:
         errors.append(f"samples/thread: an index is not below the {nthreads} threads of config/threads")

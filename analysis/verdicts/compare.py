@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import placement_check
-from ..io.load import Run, combine, measured
+from ..io.load import Run, combine
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, ROM_RESAMPLES, ratio_of_medians_ci
 from ..stats.intervals import Interval, sign_test_ci, sign_test_p
 from ..stats.laws import mann_whitney_p
@@ -105,27 +105,28 @@ class Comparison:
         return d
 
 
-def _round_keys(f: pd.DataFrame) -> np.ndarray:
-    """One integer per (process, round): rounds are below 2^32 (the file's round counter is 32-bit)."""
-    return (f["process"].to_numpy(np.int64) << 32) | f["round"].to_numpy(np.int64)
-
-
 def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
     """Per (process, round), in that order: the two batches' per-call times, measured rounds only
     (a round's first batch of each where one repeats). Matched on one integer key by numpy, not by
-    a pandas join on the two columns, which cost ten times as much."""
-    m = measured(df)
-    extra = [c for c in ("code_block", "harness_ns_per_call", "kernel_placement") if c in m]
-    names = m["variant"].to_numpy()
-    a, b = m[names == variant], m[names == baseline]
-    _, ia, ib = np.intersect1d(_round_keys(a), _round_keys(b), return_indices=True)
-    cols = {"process": a["process"].to_numpy()[ia], "round": a["round"].to_numpy()[ia]}
-    for side, f, idx in (("_v", a, ia), ("_b", b, ib)):
-        for c in ("ns_per_call", "ticks") + (("code_placement",) if "code_placement" in f else ()):
-            cols[c + side] = f[c].to_numpy()[idx]
-    cols.update({c: a[c].to_numpy()[ia] for c in extra})
-    j = pd.DataFrame(cols)
-    return j[(j["ns_per_call_v"] > 0) & (j["ns_per_call_b"] > 0)].reset_index(drop=True)
+    a pandas join on the two columns, which cost ten times as much; rows picked from the columns'
+    arrays, not by indexing the frame (each a copy of every column: most of a small file's cost)."""
+    names = df["variant"].to_numpy()
+    measured_rows = ~df["warmup"].to_numpy(dtype=bool)
+    rows_v = np.flatnonzero(measured_rows & (names == variant))
+    rows_b = np.flatnonzero(measured_rows & (names == baseline))
+    process, rnd = df["process"].to_numpy(), df["round"].to_numpy()
+    # one integer per (process, round): rounds are below 2^32 (the file's round counter is 32-bit)
+    keys = (process.astype(np.int64) << 32) | rnd.astype(np.int64)
+    _, iv, ib = np.intersect1d(keys[rows_v], keys[rows_b], return_indices=True)
+    rv, rb = rows_v[iv], rows_b[ib]
+    cols = {"process": process[rv], "round": rnd[rv]}
+    for side, r in (("_v", rv), ("_b", rb)):
+        for c in ("ns_per_call", "ticks") + (("code_placement",) if "code_placement" in df else ()):
+            cols[c + side] = df[c].to_numpy()[r]
+    cols.update({c: df[c].to_numpy()[rv] for c in ("code_block", "harness_ns_per_call", "kernel_placement")
+                 if c in df})
+    timed = (cols["ns_per_call_v"] > 0) & (cols["ns_per_call_b"] > 0)
+    return pd.DataFrame({c: v[timed] for c, v in cols.items()})
 
 
 def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: float, alpha: float) -> str:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -42,13 +43,32 @@ ALPHA = 0.05
 PERMUTATIONS = 499
 
 ORDERS = ("label-time", "created", "given")
+T = TypeVar("T")
 
 
-def _label(run: Run) -> dict[str, Any]:
-    return run.doc["config"].get("label") or {}
+@dataclass(frozen=True)
+class FilePoint:
+    """What a history keeps of one result file once it is read (file_point): its series, what it is
+    ordered by, and its point for each variant compared in it; not its batches nor its document,
+    so a series of 10,000 files holds 10,000 of these, not 10,000 files."""
+    path: str
+    key: tuple[str, str, str, str]       # series_key
+    label: dict[str, Any]                # config.label ({} for none)
+    created_utc: str | None
+    rows: tuple[dict[str, Any], ...]     # points_of's columns but the position
 
 
-def label_text(run: Run) -> str:
+def _label(item: Run | FilePoint) -> dict[str, Any]:
+    if isinstance(item, FilePoint):
+        return item.label
+    return item.doc["config"].get("label") or {}
+
+
+def _created(item: Run | FilePoint) -> str | None:
+    return item.created_utc if isinstance(item, FilePoint) else item.doc.get("created_utc")
+
+
+def label_text(run: Run | FilePoint) -> str:
     return str(_label(run).get("text") or "")
 
 
@@ -61,24 +81,23 @@ def _parse_time(text: str | None) -> datetime | None:
         return None
 
 
-def ordered(runs: list[Run], order: str = "") -> tuple[list[Run], str]:
-    """The runs in series order and a phrase saying which: by their labels' commit time when every
-    file has one (order "" or "label-time"), else by when each file was made ("created"), or as
-    given. Ties keep the given order."""
+def ordered(runs: list[T], order: str = "") -> tuple[list[T], str]:
+    """The runs (or their FilePoints) in series order and a phrase saying which: by their labels'
+    commit time when every file has one (order "" or "label-time"), else by when each file was made
+    ("created"), or as given. Ties keep the given order."""
     if order not in ("",) + ORDERS:
         raise ValueError(f"--order {order}: one of {', '.join(ORDERS)}")
     times = [_parse_time(_label(r).get("commit_time")) for r in runs]
     if order == "given":
         return list(runs), "as given"
     if order in ("", "label-time") and all(t is not None for t in times):
-        keyed = sorted(range(len(runs)), key=lambda i: (times[i], _parse_time(runs[i].doc.get("created_utc"))
-                                                        or datetime.min, i))
+        keyed = sorted(range(len(runs)), key=lambda i: (times[i], _parse_time(_created(runs[i])) or datetime.min, i))
         return [runs[i] for i in keyed], "by the commit time of each file's label"
     if order == "label-time":
         missing = next(r.path for r, t in zip(runs, times) if t is None)
         raise ValueError(f"--order label-time: {missing} has no label with a commit time (memfbench run --label "
                          f"gives text only; the git default adds the time); use --order created or given")
-    created = [_parse_time(r.doc.get("created_utc")) for r in runs]
+    created = [_parse_time(_created(r)) for r in runs]
     if any(c is None for c in created):
         missing = next(r.path for r, c in zip(runs, created) if c is None)
         raise ValueError(f"{missing}: no created_utc to order by; use --order given")
@@ -91,24 +110,34 @@ def series_key(run: Run) -> tuple[str, str, str, str]:
     return run.cpu_model, run.measure, run.function, run.distribution
 
 
+def file_point(run: Run, baseline: str | None = None, level: float = 0.95, resamples: int = DEFAULT_RESAMPLES,
+               seed: int = DEFAULT_SEED) -> FilePoint:
+    """What a history needs of one file: its comparisons on its own (compare_runs on that file alone:
+    the ratio over its processes with its interval) and the variant's and baseline's code ids (where
+    the code changed along the series), with what the series is keyed and ordered by."""
+    from .compare import compare_runs
+    comps = compare_runs([run], baseline, level=level, adjust="none", resamples=resamples, seed=seed,
+                         allow_single_process=True, secondary=False)
+    ids = {v["name"]: code_id(v) for v in run.doc["variants"]}
+    text = label_text(run)
+    rows = tuple({"label": text, "file": run.path, "variant": c.variant, "baseline": c.baseline, "ratio": c.ratio,
+                  "ci_low": c.ci_low, "ci_high": c.ci_high, "processes": c.processes,
+                  "code": ids.get(c.variant) or "", "baseline_code": ids.get(c.baseline) or ""} for c in comps)
+    return FilePoint(run.path, series_key(run), dict(_label(run)), _created(run), rows)
+
+
+def points_of(points: list[FilePoint]) -> pd.DataFrame:
+    """One row per (file, variant) of files in series order: position in the series (from 1),
+    label, file, variant, baseline, ratio and its interval over the file's processes, processes,
+    and the variant's and baseline's code ids."""
+    return pd.DataFrame([{"position": i + 1, **row} for i, fp in enumerate(points) for row in fp.rows])
+
+
 def points_frame(runs: list[Run], baseline: str | None = None, level: float = 0.95,
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> pd.DataFrame:
-    """One row per (file, variant): position in the series, label, file, variant, baseline,
-    ratio and its interval over the file's processes, processes, and the variant's and baseline's
-    code ids (where the code changed along the series). Every file must be one series
-    (series_key) and have more than one process: a one-process interval covers one layout only."""
-    from .compare import compare_runs
-    rows = []
-    for i, r in enumerate(runs):
-        comps = compare_runs([r], baseline, level=level, adjust="none", resamples=resamples, seed=seed,
-                             allow_single_process=True, secondary=False)
-        ids = {v["name"]: code_id(v) for v in r.doc["variants"]}
-        for c in comps:
-            rows.append({"position": i + 1, "label": label_text(r), "file": r.path, "variant": c.variant,
-                         "baseline": c.baseline, "ratio": c.ratio, "ci_low": c.ci_low, "ci_high": c.ci_high,
-                         "processes": c.processes, "code": ids.get(c.variant) or "",
-                         "baseline_code": ids.get(c.baseline) or ""})
-    return pd.DataFrame(rows)
+    """points_of the runs, in the order given. Every file must be one series (series_key); a
+    one-process file's interval is over its rounds and covers its one layout only."""
+    return points_of([file_point(r, baseline, level, resamples, seed) for r in runs])
 
 
 def _energy_q(d: np.ndarray, min_size: int) -> np.ndarray:
@@ -131,21 +160,119 @@ def _energy_q(d: np.ndarray, min_size: int) -> np.ndarray:
     return q
 
 
-def best_split(x: np.ndarray, min_size: int, permutations: int, rng: np.random.Generator) -> tuple[int, float]:
+# Series longer than this are searched with the statistic's O(n log^2 n) form (_sorted_q), shorter
+# ones with the distance matrix (_energy_q), as before it: the matrix takes O(n^2) memory and time for
+# each permutation, which a history of 10,000 files cannot pay (800 MB a matrix, 10^8 entries summed
+# 499 times per split tested).
+MATRIX_MAX = 256
+
+
+def _split_q(left: np.ndarray, right: np.ndarray, total: float, min_size: int) -> np.ndarray:
+    """E-divisive's statistic for every split tau (the first tau of n points against the rest) from
+    the sums of distances over ordered pairs within the first tau points (left[tau]), within the rest
+    (right[tau]) and over all n (total): the cross sum is what is left of the total, halved."""
+    n = len(left) - 1
+    t = np.arange(n + 1)
+    m, k = t.astype(float), (n - t).astype(float)
+    ok = (m >= max(min_size, 2)) & (k >= max(min_size, 2))
+    q = np.full(n + 1, -np.inf)
+    mm, kk = m[ok], k[ok]
+    cross = (total - left[ok] - right[ok]) / 2
+    q[ok] = mm * kk / (mm + kk) * (2 * cross / (mm * kk) - left[ok] / (mm * (mm - 1)) - right[ok] / (kk * (kk - 1)))
+    return q
+
+
+@lru_cache(maxsize=8)
+def _merge_levels(n: int) -> tuple[tuple[int, np.ndarray, np.ndarray], ...]:
+    """For each level l of a bottom-up merge of n indices (blocks of 2^l, each left block paired with
+    the right one after it), where in an order sorted by (pair, rank) each position's pair starts
+    and ends."""
+    pos = np.arange(n)
+    out = []
+    level = 0
+    while (1 << level) < n:
+        start = (pos >> (level + 1)) << (level + 1)
+        out.append((level, start, np.minimum(start + (2 << level), n)))
+        level += 1
+    return tuple(out)
+
+
+def _earlier_distances(x: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """a[s] = sum over i < s of |x[s] - x[i]|, for every s at once: each pair i < s is counted at the
+    one level of a bottom-up merge where i's block and s's are siblings, from the count and sum of
+    the left block's values below x[s] (the block in rank order: a stable sort, which finds the two
+    sorted halves and merges them)."""
+    n = len(x)
+    a = np.zeros(n)
+    order = np.arange(n)
+    counts = np.zeros(n + 1, dtype=np.int64)
+    sums = np.zeros(n + 1)
+    for level, start, end in _merge_levels(n):
+        order = order[np.argsort((order >> (level + 1)) * n + rank[order], kind="stable")]
+        xo = x[order]
+        left = ((order >> level) & 1) == 0
+        np.cumsum(left, out=counts[1:])
+        np.cumsum(np.where(left, xo, 0.0), out=sums[1:])
+        below, below_sum = counts[1:] - counts[start], sums[1:] - sums[start]
+        block_sum = sums[end] - sums[start]  # the whole left block: 2^level values
+        # below: x - value, each of the rest of the left block: value - x
+        a[order] += np.where(left, 0.0, xo * (2 * below - (1 << level)) - 2 * below_sum + block_sum)
+    return a
+
+
+def _sorted_q(x: np.ndarray, rank: np.ndarray, to_all: np.ndarray, min_size: int) -> np.ndarray:
+    """_energy_q of the series x without its distance matrix: rank is each value's place in sorted
+    order (ties broken by position) and to_all each value's summed distance to every value, which
+    do not depend on the order of the series (so a permutation o of it passes rank[o], to_all[o])."""
+    a = _earlier_distances(x, rank)
+    left = np.zeros(len(x) + 1)
+    left[1:] = 2 * np.cumsum(a)
+    right = np.zeros(len(x) + 1)
+    right[:-1] = 2 * np.cumsum((to_all - a)[::-1])[::-1]  # a value's distances to the values after it
+    return _split_q(left, right, float(to_all.sum()), min_size)
+
+
+def _distances_to_all(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's rank (stable) and summed distance to every value of x, from one sort."""
+    n = len(x)
+    by_value = np.argsort(x, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_value] = np.arange(n)
+    below = np.zeros(n)
+    below[by_value] = np.cumsum(x[by_value]) - x[by_value]  # the sum of the values ranked below
+    return rank, x * (2 * rank - n + 1) - 2 * below + (x.sum() - x)
+
+
+def best_split(x: np.ndarray, min_size: int, permutations: int, rng: np.random.Generator,
+               stop_at: float | None = None) -> tuple[int, float]:
     """The split of x maximizing the energy statistic, and its permutation p-value: the share of
     permuted orders (and the observed one) whose best split is at least as large. (-1, 1.0) when x
-    is too short to split with min_size points a side."""
+    is too short to split with min_size points a side. With stop_at, the permutations stop being
+    scored once the p-value cannot end below stop_at, and the share so far (at least stop_at) is
+    returned; every permutation is still drawn, so the generator moves on as it would have."""
     n = len(x)
     if n < 2 * max(min_size, 2):
         return -1, 1.0
-    d = np.abs(x[:, None] - x[None, :])
-    q = _energy_q(d, min_size)
+    if n <= MATRIX_MAX:
+        d = np.abs(x[:, None] - x[None, :])
+        q = _energy_q(d, min_size)
+
+        def largest(o: np.ndarray) -> float:
+            return float(_energy_q(d[np.ix_(o, o)], min_size).max())
+    else:
+        rank, to_all = _distances_to_all(x)
+        q = _sorted_q(x, rank, to_all, min_size)
+
+        def largest(o: np.ndarray) -> float:
+            return float(_sorted_q(x[o], rank[o], to_all[o], min_size).max())
     tau = int(np.argmax(q))
     observed = q[tau]
     at_least = 1
     for _ in range(permutations):
         o = rng.permutation(n)
-        if _energy_q(d[np.ix_(o, o)], min_size).max() >= observed - 1e-12 * abs(observed):
+        if stop_at is not None and at_least / (permutations + 1) >= stop_at:
+            continue  # decided: the p-value is at least stop_at
+        if largest(o) >= observed - 1e-12 * abs(observed):
             at_least += 1
     return tau, at_least / (permutations + 1)
 
@@ -209,7 +336,7 @@ def change_points(x: np.ndarray, min_size: int = MIN_SIZE, alpha: float = ALPHA,
     todo = [(0, len(x))]
     while todo:
         a, b = todo.pop()
-        tau, p = best_split(x[a:b], min_size, permutations, rng)
+        tau, p = best_split(x[a:b], min_size, permutations, rng, stop_at=alpha)
         if tau < 0 or p >= alpha:
             continue
         found.append((a + tau, p))

@@ -229,6 +229,8 @@ def test_a_failed_placement_check_is_named_beside_each_shift(template, tmp_path)
     check = copy.deepcopy(template["placement_check"])  # the template run's own, measured block
     check["small_window"]["verdict"], check["passed"] = "fail", False
     doc["placement_check"] = check
+    for entry in doc["processes"]:  # a file of several processes keeps each one's check there
+        entry["placement_check"] = copy.deepcopy(check)
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     p = analysis("diff", before, write(tmp_path / "after.json", doc), "--normalize", "libc")
     assert p.returncode == 0, p.stderr

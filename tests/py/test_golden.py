@@ -54,8 +54,7 @@ def test_version_2_code_placement_keys_take_their_version_3_names() -> None:
     v2["layout"] = {"kernel_placement": 3, "placement_step": 528, "placement_design": "balanced",
                     "kernel_placements": [3, 4]}
     v2["variants"][1]["placement"], v2["variants"][1]["placements"] = 5, [5, 6]
-    entry = v2["processes"][0]
-    v2["processes"] = [{**entry, "layout": {"kernel_placement": 3}, "variant_placements": [None, 5]}]
+    v2["processes"] = [{**e, "layout": {"kernel_placement": 3}, "variant_placements": [None, 5]} for e in v2["processes"]]
     up = upgrade.upgrade(v2)
     assert up["schema_version"] == 3 and up["config"]["placement"] == v2["config"]["placement"]
     assert up["layout"] == {"kernel_code_placement": 3, "code_placement_step": 528, "code_placement_design": "balanced",

@@ -21,6 +21,7 @@ from analysis.views.text import (COMPARISON_COLUMNS, HEADLINE_TITLE, READER_COLU
                                  verdict_word)
 from conftest import GEOMETRY, ROOT
 from test_analysis_cli import analysis
+from whole_processes import whole_processes
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
 SHORT = ["--rounds", "40", "--warmup-rounds", "4", "-q", *GEOMETRY]
@@ -72,7 +73,7 @@ def study(template: dict, arms: dict[str, tuple[float, float]], rounds: int, pro
             t += 30000
     d["samples"] = {"count": len(cols["variant"]), **cols}
     d["rounds"] = {**d["rounds"], "count": rounds // processes, "warmup": 0, "measured": rounds // processes}
-    return d
+    return whole_processes(d)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import pytest
 
 from analysis.io import load, schema
 from conftest import QUICK, ROOT
+from whole_processes import whole_processes
 
 
 def plugin(name: str) -> str:
@@ -95,7 +96,7 @@ def synthetic(template: dict, ratio: float, sigma: float, rounds: int, seed: int
             t += 30000
     d["samples"] = {"count": len(cols["variant"]), **cols}
     d["rounds"] = {**d["rounds"], "count": rounds, "warmup": 0, "measured": rounds}
-    return d
+    return whole_processes(d)
 
 
 @pytest.fixture(scope="module")
