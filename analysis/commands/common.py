@@ -30,6 +30,20 @@ def command_name() -> str:
     return os.environ.get("MEMFBENCH_ANALYZE_PROG") or f"{sys.executable or 'python3'} -m analysis"
 
 
+def seed_arg(text: str) -> int:
+    """A seed as memfbench writes and reads one (base/parse.h): decimal without a leading zero, or
+    hexadecimal with 0x, below 2^64. A leading zero is refused, not read as decimal: a seed copied
+    into a tool that reads 010 as octal would be another seed under the same text."""
+    t = text.strip()
+    try:
+        v = int(t, 16) if t[:2].lower() == "0x" and len(t) > 2 else int(t, 10)
+    except ValueError:
+        v = -1
+    if v < 0 or v >= 2 ** 64 or (t[:2].lower() != "0x" and (not t.isdigit() or (len(t) > 1 and t[0] == "0"))):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a seed (decimal without a leading zero, or hex with 0x)")
+    return v
+
+
 def study_options(p: argparse.ArgumentParser) -> None:
     """The options of the subcommands that compare the variants of a study (summarize, compare,
     report, gate): its files, the verdicts' rule, the bootstrap and the warnings shown."""
@@ -41,7 +55,7 @@ def study_options(p: argparse.ArgumentParser) -> None:
                    help="multiplicity adjustment across all comparisons (default holm)")
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                    help=f"bootstrap resamples (default {DEFAULT_RESAMPLES}, 1000 to {MAX_RESAMPLES})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (non-negative)")
+    p.add_argument("--seed", type=seed_arg, default=DEFAULT_SEED, help="bootstrap seed (non-negative)")
     p.add_argument("--quiet-warnings", default=os.environ.get("MEMFBENCH_QUIET_WARNINGS", ""), metavar="CODES",
                    help="hide warnings and notes of these codes (comma-separated, or 'all'; default "
                         "$MEMFBENCH_QUIET_WARNINGS); codes the run silenced are hidden too, and one line names them")

@@ -12,7 +12,7 @@ from ..io.reading import ResultFileError
 from ..stats.bootstrap import DEFAULT_SEED
 from ..verdicts import history as hist
 from ..views.text import table
-from .common import UsageError, check_level, check_outputs, inputs_of, png
+from .common import UsageError, check_level, check_outputs, inputs_of, png, seed_arg
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help=f"permutations per tested split (default {hist.PERMUTATIONS}, 99 to 99999)")
     p.add_argument("--min-size", type=int, default=hist.MIN_SIZE,
                    help=f"points needed on each side of a change (default {hist.MIN_SIZE})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="permutation seed (non-negative)")
+    p.add_argument("--seed", type=seed_arg, default=DEFAULT_SEED, help="permutation seed (non-negative)")
     p.add_argument("--csv", dest="csv_out", help="also write the detected changes as CSV to this file")
     p.add_argument("--json", dest="json_out", help="also write the series and the changes as JSON to this file")
     p.add_argument("--plot", metavar="STEM", help="also write STEM-VARIANT.png, one per variant")

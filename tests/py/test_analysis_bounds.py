@@ -382,3 +382,18 @@ def test_a_series_of_baselines_alone_is_one_line(tmp_path: Path) -> None:
         doc["created_utc"] = f"2026-01-01T00:00:0{i}Z"
         (folder / f"r{i}.json").write_text(json.dumps(doc))
     one_line_refusal(analysis("history", str(folder)), "no variant is compared with the baseline", "r0.json")
+
+
+@pytest.mark.parametrize("text,value", [("0", 0), ("12", 12), ("0x10", 16), ("0XFF", 255),
+                                        ("18446744073709551615", 2 ** 64 - 1)])
+def test_a_seed_is_read_as_memfbench_reads_it(text: str, value: int) -> None:
+    from analysis.commands.common import seed_arg
+    assert seed_arg(text) == value
+
+
+@pytest.mark.parametrize("text", ["08", "010", "-1", "abc", "0x", "1e3", "18446744073709551616", ""])
+def test_a_seed_memfbench_would_refuse_is_refused(text: str) -> None:
+    import argparse
+    from analysis.commands.common import seed_arg
+    with pytest.raises(argparse.ArgumentTypeError, match="decimal without a leading zero"):
+        seed_arg(text)
