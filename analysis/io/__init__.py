@@ -1,6 +1,7 @@
 """Files in and out: every file the analysis reads and every output it writes, below the
 statistics.
 
+- counts_file: a counts file (memfbench counts) read and checked
 - reading: a file's JSON text, bounded (plain or gzip) and ResultFileError, the error of an input
   that cannot be used
 - upgrade: older result files as the current schema version

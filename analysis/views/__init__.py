@@ -1,6 +1,7 @@
 """What the analysis shows: text for the terminal, tables, figures and the reports, above the
 verdicts.
 
+- counts: the counts table, per call with ratios to the baseline
 - text: a run's context, verdict lines, terminal tables, thread interference lines
 - summary: per-variant statistics of one run (the summarize table)
 - counters: per-variant hardware counters per call (--counters)

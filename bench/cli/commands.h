@@ -12,5 +12,6 @@ int mfb_cmd_probe(int argc, char **argv);
 int mfb_cmd_analyze(int argc, char **argv);
 int mfb_cmd_ab(int argc, char **argv);
 int mfb_cmd_suite(int argc, char **argv);
+int mfb_cmd_counts(int argc, char **argv);
 
 #endif

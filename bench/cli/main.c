@@ -23,6 +23,8 @@ static void usage(FILE *out)
                  "            (memfbench probe --help)\n"
                  "  analyze   the analysis: intervals, verdicts, reports (memfbench analyze --help; the\n"
                  "            Python package run by the interpreter this build found)\n"
+                 "  counts    instructions, branches, simulated mispredictions and L1 misses per call of\n"
+                 "            each variant under valgrind: memfbench counts -v V -o FILE (counts --help)\n"
                  "  list      functions, variants available on this CPU, shipped distributions\n"
                  "  version   print the version\n"
                  "  help      this text\n");
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
         return mfb_cmd_ab(argc - 1, argv + 1);
     if (!strcmp(cmd, "suite"))
         return mfb_cmd_suite(argc - 1, argv + 1);
+    if (!strcmp(cmd, "counts"))
+        return mfb_cmd_counts(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mfb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

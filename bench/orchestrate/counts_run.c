@@ -1,0 +1,218 @@
+/* memfbench counts, the parent (orchestrate/counts.h): each variant's replay under callgrind, then
+ * one JSON file (docs/schema/memfbench-counts.schema.json) with every count and everything needed
+ * to make it again. Each variant counts in a process of its own, so no variant's state (the
+ * simulated caches, the predictor's tables) carries into another's. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "config.h"
+#include "measure/counted.h"
+#include "orchestrate/callgrind.h"
+#include "orchestrate/counts.h"
+#include "report/document.h"
+#include "report/output.h"
+#include "report/temporaries.h"
+#include "workload/distribution.h"
+
+#define SCHEMA_VERSION 1
+#define MAX_ARGS 48
+
+struct cmdline {
+    char *argv[MAX_ARGS];
+    char toggle[128], outfile[PATH_MAX + 64], log[PATH_MAX + 64], calls[16], seed[32];
+};
+
+/* valgrind, its options, then this binary in the replay mode on one variant. */
+static void command_for(struct cmdline *c, const char *valgrind, const char *self, const char *outfile, const char *log,
+                        const struct mfb_counts_config *cfg, const char *variant)
+{
+    int n = 0;
+    c->argv[n++] = (char *)valgrind;
+    for (int i = 0; mfb_cg_options[i]; i++)
+        c->argv[n++] = (char *)mfb_cg_options[i];
+    snprintf(c->toggle, sizeof c->toggle, "--toggle-collect=%s", MFB_COUNTED_LOOP_SYMBOL);
+    snprintf(c->outfile, sizeof c->outfile, "--callgrind-out-file=%s", outfile);
+    /* valgrind's own notes (the LL cache it simulates in place of the host's) go to a file: the
+     * simulated caches are in the counts file instead */
+    snprintf(c->log, sizeof c->log, "--log-file=%s", log);
+    snprintf(c->calls, sizeof c->calls, "%u", cfg->calls);
+    snprintf(c->seed, sizeof c->seed, "0x%llx", (unsigned long long)cfg->seed);
+    const char *rest[] = {c->toggle, c->outfile, c->log, self, "counts", "--replay", "-f", mfb_func_name(cfg->func), "-d",
+                          cfg->dist, "-v", variant, "--calls", c->calls, "--seed", c->seed, NULL};
+    for (int i = 0; rest[i]; i++)
+        c->argv[n++] = (char *)rest[i];
+    c->argv[n] = NULL;
+}
+
+static cJSON *strings(char *const *v)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; v[i]; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+    return a;
+}
+
+/* "key value" lines the replay printed: the value of key, or "" */
+static void field(const char *out, const char *key, char *val, size_t cap)
+{
+    size_t k = strlen(key);
+    val[0] = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, key, k) && p[k] == ' ') {
+            size_t n = strcspn(p + k + 1, "\n");
+            snprintf(val, cap, "%.*s", (int)(n < cap ? n : cap - 1), p + k + 1);
+            return;
+        }
+}
+
+static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name, char *const *argv,
+                           const struct mfb_cg_result *r)
+{
+    const struct mfb_variant *v = mfb_variant_find(cfg->func, name);
+    cJSON *o = cJSON_CreateObject();
+    char val[256];
+    cJSON_AddStringToObject(o, "name", v->name);
+    cJSON_AddStringToObject(o, "origin", mfb_origin_name(v->origin));
+    cJSON_AddStringToObject(o, "description", v->description);
+    field(r->out, "symbol", val, sizeof val);
+    cJSON_AddStringToObject(o, "symbol", val);
+    field(r->out, "object", val, sizeof val);
+    cJSON_AddStringToObject(o, "object", val);
+    field(r->out, "verified", val, sizeof val);
+    cJSON_AddNumberToObject(o, "verified_calls", strtod(val, NULL));
+    cJSON_AddItemToObject(o, "command", strings(argv));
+    cJSON *tot = cJSON_AddObjectToObject(o, "totals"), *per = cJSON_AddObjectToObject(o, "per_call");
+    for (int e = 0; e < MFB_CG_EVENTS; e++) {
+        cJSON_AddNumberToObject(tot, mfb_cg_event_name((enum mfb_cg_event)e), (double)r->total[e]);
+        cJSON_AddNumberToObject(per, mfb_cg_event_name((enum mfb_cg_event)e), (double)r->total[e] / cfg->calls);
+    }
+    return o;
+}
+
+static cJSON *document(const struct mfb_counts_config *cfg, const struct mfb_dist *d, const char *version,
+                       const struct mfb_cg_result *first)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", "memfbench-counts");
+    cJSON_AddNumberToObject(doc, "schema_version", SCHEMA_VERSION);
+    cJSON_AddStringToObject(doc, "memfbench", MFB_VERSION);
+    cJSON *cmd = cJSON_AddArrayToObject(doc, "command");
+    for (int i = 0; i < cfg->argc; i++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(cfg->argv[i]));
+    cJSON_AddStringToObject(doc, "function", mfb_func_name(cfg->func));
+    cJSON *dist = cJSON_AddObjectToObject(doc, "distribution");
+    cJSON_AddStringToObject(dist, "spec", cfg->dist);
+    cJSON *files = cJSON_AddArrayToObject(dist, "files");
+    for (int i = 0; i < d->nfiles; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "path", d->files[i].path);
+        cJSON_AddStringToObject(f, "role", d->files[i].role);
+        cJSON_AddStringToObject(f, "sha256", d->files[i].sha256);
+        cJSON_AddItemToArray(files, f);
+    }
+    cJSON_AddNumberToObject(doc, "calls", cfg->calls);
+    mfb_json_add_u64_string(doc, "seed", cfg->seed);
+    cJSON_AddStringToObject(doc, "baseline", cfg->variants[0]);
+    cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+    cJSON_AddStringToObject(tool, "name", "callgrind");
+    cJSON_AddStringToObject(tool, "valgrind", version);
+    cJSON_AddStringToObject(tool, "counted_function", MFB_COUNTED_LOOP_SYMBOL);
+    cJSON_AddItemToObject(tool, "options", strings((char *const *)mfb_cg_options));
+    cJSON *caches = cJSON_AddArrayToObject(tool, "simulated_caches");
+    for (int i = 0; i < 3 && first->caches[i][0]; i++)
+        cJSON_AddItemToArray(caches, cJSON_CreateString(first->caches[i]));
+    cJSON_AddArrayToObject(doc, "variants");
+    return doc;
+}
+
+/* Everything a bad request names is checked before the first replay starts: one line, exit 2. */
+static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d, struct mfb_err *err)
+{
+    for (int i = 0; i < cfg->nvariants; i++) {
+        const struct mfb_variant *v = mfb_variant_find(cfg->func, cfg->variants[i]);
+        if (!v)
+            return mfb_fail(err, "memfbench counts: -v: '%s' is not a variant of %s (memfbench list)", cfg->variants[i],
+                            mfb_func_name(cfg->func));
+        if (!mfb_variant_available(v))
+            return mfb_fail(err, "memfbench counts: -v: '%s' is not available here: it needs %s", v->name, v->needs);
+    }
+    if (mfb_dist_resolve(d, cfg->dist, cfg->func, cfg->dist_dir, err) < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return mfb_fail(err, "memfbench counts: -d %s: %s", cfg->dist, msg);
+    }
+    return 0;
+}
+
+int mfb_counts_execute(const struct mfb_counts_config *cfg)
+{
+    struct mfb_err err = {{0}};
+    struct mfb_dist dist = {0};
+    char valgrind[PATH_MAX], version[128], self[PATH_MAX], dir[PATH_MAX];
+    if (check_request(cfg, &dist, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        mfb_dist_free(&dist);
+        return MFB_EXIT_USAGE;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (mfb_cg_find(valgrind, sizeof valgrind, &err) < 0 || mfb_cg_version(valgrind, version, sizeof version, &err) < 0 ||
+        (n <= 0 && mfb_fail(&err, "memfbench counts: cannot find this program's path (/proc/self/exe)") < 0)) {
+        fprintf(stderr, "%s\n", err.msg);
+        mfb_dist_free(&dist);
+        return MFB_EXIT_FAIL;
+    }
+    self[n] = 0;
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/memfbench-counts.XXXXXX", tmp);
+    struct mfb_output out;
+    if (mfb_output_open(&out, cfg->output, &err) < 0) {
+        fprintf(stderr, "memfbench counts: %s\n", err.msg);
+        mfb_dist_free(&dist);
+        return MFB_EXIT_FAIL;
+    }
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "memfbench counts: cannot make a folder in %s: %s\n", tmp, strerror(errno));
+        mfb_output_abort(&out);
+        mfb_dist_free(&dist);
+        return MFB_EXIT_FAIL;
+    }
+    cJSON *doc = NULL;
+    int rc = 0;
+    for (int i = 0; i < cfg->nvariants && rc == 0; i++) {
+        char outfile[PATH_MAX + 32], log[PATH_MAX + 32];
+        struct cmdline c;
+        struct mfb_cg_result r;
+        snprintf(outfile, sizeof outfile, "%s/%d.callgrind", dir, i);
+        snprintf(log, sizeof log, "%s/%d.log", dir, i);
+        command_for(&c, valgrind, self, outfile, log, cfg, cfg->variants[i]);
+        if (!cfg->quiet)
+            fprintf(stderr, "memfbench counts: %s %s under callgrind (%u calls)\n", mfb_func_name(cfg->func),
+                    cfg->variants[i], cfg->calls);
+        rc = mfb_cg_run(c.argv, outfile, &r, &err);
+        unlink(outfile);
+        if (rc == 0) {
+            if (!doc)
+                doc = document(cfg, &dist, version, &r);
+            cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "variants"), variant_json(cfg, cfg->variants[i], c.argv, &r));
+        }
+    }
+    mfb_temp_remove_tree(dir);
+    if (rc == 0)
+        rc = mfb_output_commit(&out, doc, NULL, &err);
+    cJSON_Delete(doc);
+    mfb_dist_free(&dist);
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        mfb_output_abort(&out);
+        return MFB_EXIT_FAIL;
+    }
+    if (!cfg->quiet)
+        fprintf(stderr, "memfbench counts: wrote %s (memfbench analyze counts %s)\n", cfg->output, cfg->output);
+    return MFB_EXIT_OK;
+}

@@ -1,0 +1,42 @@
+"""memfbench counts: callgrind's counts of each variant on the same calls are the same on a re-run,
+and they order the known-cost wrappers as their code says (bench/impl/known_cost.c)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
+
+
+def counts(memfbench: str, out: Path, *extra: str) -> dict:
+    subprocess.run([memfbench, "counts", "-v", "noop,libc-twice,libc-wrapped", "--calls", "2000", "-q", "-o",
+                    str(out), *extra], check=True, capture_output=True, timeout=300)
+    return {v["name"]: v for v in json.loads(out.read_text())["variants"]}
+
+
+def test_two_runs_count_alike_and_known_costs_order(memfbench: str, tmp_path: Path) -> None:
+    a, b = counts(memfbench, tmp_path / "a.json"), counts(memfbench, tmp_path / "b.json")
+    assert {k: v["totals"] for k, v in a.items()} == {k: v["totals"] for k, v in b.items()}
+    ir = {k: v["per_call"]["Ir"] for k, v in a.items()}
+    # twice copies every call a second time through the same libc memcpy, plus one wrapper layer:
+    # at least 1.8 times libc's work, whatever share the wrapper's few instructions take
+    assert ir["libc-twice"] > 1.8 * ir["libc"]
+    assert ir["libc-wrapped"] > ir["libc"] and ir["noop"] < ir["libc"]
+
+
+@pytest.mark.parametrize("args,word", [(["--calls", "5"], "--calls"), (["-v", "nosuch"], "nosuch")])
+def test_bad_input_one_line(memfbench: str, tmp_path: Path, args: list[str], word: str) -> None:
+    p = subprocess.run([memfbench, "counts", *args, "-o", str(tmp_path / "c.json")], capture_output=True, text=True)
+    assert p.returncode == 2 and word in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_no_valgrind_on_path(memfbench: str, tmp_path: Path) -> None:
+    p = subprocess.run([memfbench, "counts", "-o", str(tmp_path / "c.json")], capture_output=True, text=True,
+                       env={"PATH": str(tmp_path)})
+    assert p.returncode != 0 and "valgrind" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "c.json").exists()
