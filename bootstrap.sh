@@ -186,7 +186,7 @@ case "$cmd" in
     # the one-node Slurm cluster tests/py/test_slurm.py runs docs/scaling.md's job array on
     # (installing them starts no Slurm daemon, which waits for an /etc/slurm/slurm.conf; the test
     # starts its own munged, beside any the system runs)
-    PACKAGES+=(slurmctld slurmd slurm-client munge)
+    PACKAGES+=(slurmctld slurmd slurm-client munge valgrind)
     install_missing
     build
     status=0

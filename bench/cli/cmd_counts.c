@@ -71,9 +71,12 @@ static int apply(int ch, char *arg, struct mfb_counts_config *c, struct mfb_err 
         break;
     case 'v': {
         /* split a copy: argv stays as given, for the file's echo of the command */
+        if (c->nlists == MFB_COUNTS_MAX_VARIANTS)
+            return mfb_fail(err, "memfbench counts: -v: more than %d values", MFB_COUNTS_MAX_VARIANTS);
         char *copy = strdup(arg);
         if (!copy)
             return mfb_fail(err, "memfbench counts: out of memory");
+        c->lists[c->nlists++] = copy;
         return add_variants(c, copy, err);
     }
     case OPT_CALLS:
@@ -148,11 +151,14 @@ int mfb_cmd_counts(int argc, char **argv)
     struct mfb_counts_config cfg;
     struct mfb_err err = {{0}};
     int rc = parse(argc, argv, &cfg, &err);
-    if (rc == 1)
-        return MFB_EXIT_OK;
+    int status = MFB_EXIT_OK;
     if (rc < 0) {
         fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
+        status = MFB_EXIT_USAGE;
+    } else if (rc != 1) {
+        status = cfg.replay ? mfb_counts_replay(&cfg) : mfb_counts_execute(&cfg);
     }
-    return cfg.replay ? mfb_counts_replay(&cfg) : mfb_counts_execute(&cfg);
+    for (int i = 0; i < cfg.nlists; i++)
+        free(cfg.lists[i]);
+    return status;
 }

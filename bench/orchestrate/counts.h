@@ -25,6 +25,9 @@ struct mfb_counts_config {
     const char *dist_dir;  /* shipped distributions */
     const char *variants[MFB_COUNTS_MAX_VARIANTS]; /* the baseline, libc, first */
     int nvariants;
+    char *lists[MFB_COUNTS_MAX_VARIANTS]; /* the -v values split in copies (argv stays as given, for
+                                           * the file's echo); variants points into them */
+    int nlists;
     uint32_t calls;
     uint64_t seed;
     const char *output;    /* the parent's file */

@@ -40,3 +40,29 @@ def test_no_valgrind_on_path(memfbench: str, tmp_path: Path) -> None:
                        env={"PATH": str(tmp_path)})
     assert p.returncode != 0 and "valgrind" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("function", ["memset", "memmove", "memcmp", "bcmp"])
+def test_every_function_is_counted_and_the_byte_loop_does_more(memfbench: str, tmp_path: Path,
+                                                               function: str) -> None:
+    """Each function's replay path (memset's one buffer, the compares' flipped byte) runs under
+    callgrind: the byte-at-a-time loop executes more instructions per call than libc's."""
+    out = tmp_path / "c.json"
+    subprocess.run([memfbench, "counts", "-f", function, "-v", "bytes", "--calls", "500", "-q", "-o", str(out)],
+                   check=True, capture_output=True, timeout=300)
+    doc = json.loads(out.read_text())
+    ir = {v["name"]: v["per_call"]["Ir"] for v in doc["variants"]}
+    assert set(ir) == {"libc", "bytes"} and 0 < ir["libc"] < ir["bytes"]
+
+
+def test_analyze_counts_prints_each_variant_against_libc(memfbench: str, tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    subprocess.run([memfbench, "counts", "-v", "noop", "--calls", "500", "-q", "-o", str(out)], check=True,
+                   capture_output=True, timeout=300)
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([str(root / "memfbench"), "analyze", "counts", str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = {line.split()[0]: line.split() for line in p.stdout.splitlines() if line.split()[:1] in (["libc"], ["noop"])}
+    assert rows["libc"][2] == "1.000" and float(rows["noop"][2]) < 1
+    assert "Not the real predictor" in p.stdout
