@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "impl/copy_small.h"
+
 static inline void mfb_asimd_ldp(const unsigned char *p, uint8x16_t *a, uint8x16_t *b)
 {
     __asm__("ldp %q0, %q1, [%2]" : "=w"(*a), "=w"(*b) : "r"(p), "m"(*(const unsigned char(*)[32])p));
@@ -23,30 +25,6 @@ static inline void mfb_asimd_ldp(const unsigned char *p, uint8x16_t *a, uint8x16
 static inline void mfb_asimd_stp(unsigned char *p, uint8x16_t a, uint8x16_t b)
 {
     __asm__("stp %q1, %q2, [%3]" : "=m"(*(unsigned char(*)[32])p) : "w"(a), "w"(b), "r"(p));
-}
-
-/* Below 16 bytes: every load before any store, so the same code serves memmove. */
-static inline void mfb_asimd_copy_under16(unsigned char *d, const unsigned char *s, size_t n)
-{
-    if (n >= 8) {
-        uint64_t a, b;
-        __builtin_memcpy(&a, s, 8);
-        __builtin_memcpy(&b, s + n - 8, 8);
-        __builtin_memcpy(d, &a, 8);
-        __builtin_memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else if (n) {
-        /* 1 to 3 bytes: the first, the middle and the last byte cover them all */
-        unsigned char a = s[0], m = s[n / 2], z = s[n - 1];
-        d[0] = a;
-        d[n / 2] = m;
-        d[n - 1] = z;
-    }
 }
 
 /* 16 to 128 bytes, no loop: 16-byte head and tail, or 32-byte pairs from both ends, every load

@@ -58,7 +58,7 @@ void *mfb_memcpy_asimd(void *restrict dst, const void *restrict src, size_t n)
     unsigned char *d = dst;
     const unsigned char *s = src;
     if (n < 16)
-        mfb_asimd_copy_under16(d, s, n);
+        mfb_copy_under16(d, s, n);
     else if (n <= 128)
         mfb_asimd_copy_16_128(d, s, n);
     else
@@ -71,7 +71,7 @@ void *mfb_memmove_asimd(void *dst, const void *src, size_t n)
     unsigned char *d = dst;
     const unsigned char *s = src;
     if (n < 16)
-        mfb_asimd_copy_under16(d, s, n);
+        mfb_copy_under16(d, s, n);
     else if (n <= 128)
         mfb_asimd_copy_16_128(d, s, n);
     else if ((uintptr_t)d - (uintptr_t)s >= n) /* d before s, or past its end: forward is safe */

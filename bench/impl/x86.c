@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "impl/copy_small.h"
 #include "impl/impl.h"
 
 void *mfb_memcpy_rep_movsb(void *restrict dst, const void *restrict src, size_t n)
@@ -21,38 +22,12 @@ void *mfb_memset_rep_stosb(void *dst, int c, size_t n)
     return dst;
 }
 
-/* Below 16 bytes both vector copies use the same head/tail scalar moves. */
-static inline void copy_under16(unsigned char *d, const unsigned char *s, size_t n)
-{
-    if (n >= 8) {
-        uint64_t a, b;
-        __builtin_memcpy(&a, s, 8);
-        __builtin_memcpy(&b, s + n - 8, 8);
-        __builtin_memcpy(d, &a, 8);
-        __builtin_memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else if (n >= 2) {
-        uint16_t a, b;
-        __builtin_memcpy(&a, s, 2);
-        __builtin_memcpy(&b, s + n - 2, 2);
-        __builtin_memcpy(d, &a, 2);
-        __builtin_memcpy(d + n - 2, &b, 2);
-    } else if (n == 1) {
-        *d = *s;
-    }
-}
-
 void *mfb_memcpy_sse2(void *restrict dst, const void *restrict src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
     if (n < 16) {
-        copy_under16(d, s, n);
+        mfb_copy_under16(d, s, n);
         return dst;
     }
     __m128i tail = _mm_loadu_si128((const __m128i *)(s + n - 16));
@@ -67,7 +42,7 @@ __attribute__((target("avx2"))) void *mfb_memcpy_avx2(void *restrict dst, const 
     unsigned char *d = dst;
     const unsigned char *s = src;
     if (n < 16) {
-        copy_under16(d, s, n);
+        mfb_copy_under16(d, s, n);
         return dst;
     }
     if (n <= 32) {
