@@ -568,7 +568,8 @@ def gen_test_time(a: argparse.Namespace) -> str:
         wall = time.monotonic() - t0
         log = clone / "build" / "meson-logs" / "testlog.txt"  # pytest's own summary is in meson's log
         out = p.stdout + p.stderr + (log.read_text(errors="replace") if log.is_file() else "")
-    py = re.findall(r"(\d+ passed(?:, \d+ skipped)?(?:, \d+ failed)?) in ([\d.]+)s", out)
+    failed = sorted(set(re.findall(r"^FAILED (\S+)", out, re.M)))
+    py = re.findall(r"((?:\d+ failed, )?\d+ passed(?:, \d+ skipped)?) in ([\d.]+)s", out)
     oks = re.findall(r"^Ok:\s+(\d+)", out, re.M)
     fails = re.findall(r"^Fail:\s+(\d+)", out, re.M)
     parts = [f"exit {p.returncode} in {int(wall // 60)} min {round(wall % 60)} s"]
@@ -577,6 +578,8 @@ def gen_test_time(a: argparse.Namespace) -> str:
     if oks:
         parts.append("meson tests OK in each tree: " + " and ".join(oks) +
                      (f" (failed: {' and '.join(fails)})" if any(f != "0" for f in fails) else ""))
+    if failed:  # a figure that says exit 1 says what failed
+        parts.append("failed: " + ", ".join(f"`{t}`" for t in failed[:5]) + (" …" if len(failed) > 5 else ""))
     return (f"`CI=true bash .ci/run` on a fresh clone: {'; '.join(parts)}.\n\n" +
             provenance("git clone CHECKOUT clone && cd clone && CI=true bash .ci/run"))
 
