@@ -7,11 +7,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pandas as pd
 
 from .reading import ResultFileError, read_json
-from .schema import SCHEMA_DIR, load_schema_file
+from .schema import SCHEMA_DIR, document_errors, first_error
 
 AB_SCHEMA_PATH = SCHEMA_DIR / "memfbench-ab.schema.json"
 
@@ -23,9 +22,7 @@ def read_ab(path: str | Path) -> dict[str, Any]:
     doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != "memfbench-ab":
         raise ResultFileError(f"{path}: not a memfbench ab file (its \"schema\" is not \"memfbench-ab\")")
-    errors = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in
-              sorted(jsonschema.Draft202012Validator(load_schema_file(AB_SCHEMA_PATH)).iter_errors(doc),
-                     key=lambda e: list(e.absolute_path))]
+    errors = document_errors(doc, AB_SCHEMA_PATH)
     if not errors:
         arms = [a["name"] for a in doc["arms"]]
         kinds = [a["kind"] for a in doc["arms"]]
@@ -43,8 +40,7 @@ def read_ab(path: str | Path) -> dict[str, Any]:
             elif df["block"].nunique() < 2:
                 errors.append("runs: fewer than two measured blocks")
     if errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ResultFileError(f"{path}: not a valid memfbench ab file: {errors[0][:300]}{more}")
+        raise ResultFileError(first_error(path, "memfbench ab file", errors))
     return doc
 
 

@@ -34,6 +34,20 @@ def load_schema_file(path: Path) -> dict[str, Any]:
     return schema
 
 
+def document_errors(doc: Any, schema_path: Path) -> list[str]:
+    """Every way doc departs from the JSON Schema at schema_path, each "PATH: message", in the
+    order of their paths: the small documents (ab, counts) that need no bulk validation."""
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in
+            sorted(jsonschema.Draft202012Validator(load_schema_file(schema_path)).iter_errors(doc),
+                   key=lambda e: list(e.absolute_path))]
+
+
+def first_error(path: str | Path, what: str, errors: list[str]) -> str:
+    """The one line a refused document gets: its first error, and how many more."""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{path}: not a valid {what}: {errors[0][:300]}{more}"
+
+
 def load_schema() -> dict[str, Any]:
     """The result file's schema."""
     return load_schema_file(SCHEMA_PATH)

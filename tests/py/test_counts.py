@@ -66,3 +66,35 @@ def test_analyze_counts_prints_each_variant_against_libc(memfbench: str, tmp_pat
     rows = {line.split()[0]: line.split() for line in p.stdout.splitlines() if line.split()[:1] in (["libc"], ["noop"])}
     assert rows["libc"][2] == "1.000" and float(rows["noop"][2]) < 1
     assert "Not the real predictor" in p.stdout
+
+
+def test_a_counts_file_is_read_against_its_schema(tmp_path: Path) -> None:
+    """A counts file that breaks its schema (a negative count, a missing event, no baseline among
+    the variants) is one line from analyze counts, naming the field; the shipped schema holds a
+    file memfbench writes (test_analyze_counts_prints_each_variant_against_libc)."""
+    from analysis.io.counts_file import EVENTS
+    root = Path(__file__).resolve().parents[2]
+    variant = {"name": "libc", "origin": "libc", "verified_calls": 100, "command": ["valgrind"],
+               "totals": {e: 10 for e in EVENTS}, "per_call": {e: 0.1 for e in EVENTS}}
+    good = {"schema": "memfbench-counts", "schema_version": 1, "memfbench": "0.1.0", "command": ["counts"],
+            "function": "memcpy", "distribution": {"spec": "fixed:64"}, "calls": 100, "seed": "1",
+            "baseline": "libc", "tool": {"name": "callgrind", "valgrind": "valgrind-3.19.0",
+                                         "counted_function": "mfb_counted_loop", "options": [],
+                                         "simulated_caches": []},
+            "variants": [variant]}
+    bad = [("per_call", lambda d: d["variants"][0]["per_call"].update(Ir=-1), "variants/0/per_call/Ir"),
+           ("missing", lambda d: d["variants"][0]["totals"].pop("Bcm"), "variants/0/totals"),
+           ("baseline", lambda d: d.update(baseline="sse2"), "the baseline must be one of them")]
+    for name, edit, where in bad:
+        doc = json.loads(json.dumps(good))
+        edit(doc)
+        f = tmp_path / f"{name}.json"
+        f.write_text(json.dumps(doc), encoding="utf-8")
+        p = subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f)], capture_output=True, text=True,
+                           timeout=120)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode != 0 and len(lines) == 1 and where in lines[0] and "Traceback" not in p.stderr, p.stderr
+    f = tmp_path / "good.json"
+    f.write_text(json.dumps(good), encoding="utf-8")
+    assert subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f)], capture_output=True,
+                          timeout=120).returncode == 0
