@@ -5,21 +5,43 @@ from __future__ import annotations
 import argparse
 
 from ..io.counts_file import read_counts
+from ..io.load import load_run
+from ..verdicts.compare import compare_runs
 from ..views.counts import counts_table
+from .common import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("counts", help="a counts file (memfbench counts): per-call counts under valgrind and "
                                       "their ratios to libc")
     p.add_argument("file")
+    p.add_argument("--beside", metavar="RUN", help="a result file (memfbench run) of the same function and "
+                   "distribution: each variant's time ratio to the same baseline, with its interval, beside its counts")
     return p
+
+
+def time_ratios(doc: dict, run_file: str) -> dict[str, tuple[float, float, float]]:
+    """Each variant's time ratio to the counts' baseline in run_file, with its interval; UsageError when
+    the run is of another function or distribution (its times would be of other calls)."""
+    run = load_run(run_file)
+    comps = compare_runs([run], baseline=doc["baseline"], secondary=False, allow_single_process=True)
+    if comps and (comps[0].function != doc["function"] or comps[0].distribution != doc["distribution"]["spec"]):
+        raise UsageError(f"--beside {run_file}: {comps[0].function} on {comps[0].distribution}, not "
+                         f"{doc['function']} on {doc['distribution']['spec']} as the counts")
+    out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
+    out[doc["baseline"]] = (1.0, 1.0, 1.0)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
     doc = read_counts(args.file)
     print(f"== counts per call under {doc['tool']['valgrind']} callgrind (simulated caches and predictor): "
           f"{doc['function']} on {doc['distribution']['spec']}, {doc['calls']} calls, seed {doc['seed']}")
-    print(counts_table(doc))
+    print(counts_table(doc, time_ratios(doc, args.beside) if args.beside else None))
+    if args.beside:
+        print(f"time /base: {args.beside}'s median paired time ratio to {doc['baseline']} with its 95 % interval "
+              "(as analyze compare gives it); a variant whose counts and time part ways is paying for what the "
+              "simulation leaves out (memory, the real predictor, microcode)")
     print("/base: the variant's count over the baseline's; L1 miss: D1 read + write + I1 misses. Not the real "
           "predictor, memory latency or cache hierarchy (docs/methodology.md, \"Counts under valgrind\").")
     return 0

@@ -98,3 +98,37 @@ def test_a_counts_file_is_read_against_its_schema(tmp_path: Path) -> None:
     f.write_text(json.dumps(good), encoding="utf-8")
     assert subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f)], capture_output=True,
                           timeout=120).returncode == 0
+
+
+def test_counts_beside_a_runs_time_ratios(tmp_path: Path) -> None:
+    """--beside RUN puts each variant's time ratio from a result file beside its counts (the golden
+    file: memcpy on fixed:64, libc and bytes); a run of other calls is refused in one line."""
+    from analysis.io.counts_file import EVENTS
+    from analysis.io.load import load_run
+    from analysis.verdicts.compare import compare_runs
+    root = Path(__file__).resolve().parents[2]
+    golden = root / "tests" / "data" / "golden-run.json"
+
+    def variant(name: str, ir: float) -> dict:
+        return {"name": name, "origin": "builtin", "verified_calls": 100, "command": ["valgrind"],
+                "totals": {e: 1 for e in EVENTS}, "per_call": {e: (ir if e == "Ir" else 1.0) for e in EVENTS}}
+    doc = {"schema": "memfbench-counts", "schema_version": 1, "memfbench": "0.1.0", "command": ["counts"],
+           "function": "memcpy", "distribution": {"spec": "fixed:64"}, "calls": 100, "seed": "1",
+           "baseline": "libc", "tool": {"name": "callgrind", "valgrind": "valgrind-3.19.0",
+                                        "counted_function": "mfb_counted_loop", "options": [], "simulated_caches": []},
+           "variants": [variant("libc", 100.0), variant("bytes", 400.0)]}
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    p = subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f), "--beside", str(golden)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    c = next(c for c in compare_runs([load_run(golden)], baseline="libc", secondary=False,
+                                     allow_single_process=True) if c.variant == "bytes")
+    row = next(line for line in p.stdout.splitlines() if line.startswith("bytes"))
+    assert f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]" in row and "4.000" in row
+    doc["distribution"]["spec"] = "fleetbench/Memcpy_Fleet"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    p = subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f), "--beside", str(golden)],
+                       capture_output=True, text=True, timeout=120)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "--beside" in lines[0] and "fixed:64" in lines[0], p.stderr
