@@ -151,7 +151,10 @@ def test_a_stop_does_not_wait_for_a_long_round(tmp_path: Path, threads: int) -> 
     within the second (before, it waited for the round's end: 4-7 s here),
     and the round it was in is dropped, so the file holds whole rounds only, every variant once
     in each."""
-    names = [f"{wrong_plugin()}:late_slow_memcpy=slow{i}" for i in range(30 if threads == 1 else 8)]
+    # two threads: 24 names at 100 us a call (rounds of about 2.5 s as well, in batches of about
+    # 50 ms that a loaded machine cannot stretch past the guard's grace)
+    names = [f"{wrong_plugin()}:{'late_slow_memcpy' if threads == 1 else 'late_slow100_memcpy'}=slow{i}"
+             for i in range(30 if threads == 1 else 24)]
     team = [] if threads == 1 else ["--threads", "2", "--cpus", "0,1"]  # two batches a variant: one alone
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "120",
            "--batch-passes", "1", "-v", "libc", *[x for n in names for x in ("-v", n)], *team, *GEOMETRY,
