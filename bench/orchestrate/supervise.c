@@ -164,8 +164,14 @@ static int kill_leftovers(pid_t group)
             const char *rp = strrchr(buf, ')');
             char state;
             int ppid, pgrp;
-            if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || state == 'Z' || state == 'X')
+            if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
                 continue;
+            if (state == 'Z' || state == 'X') {
+                /* a child of ours that has just exited: its own children are being handed to us
+                 * now, and may not show this process as their parent yet; another pass finds them */
+                found += ppid == self;
+                continue;
+            }
             if (ppid == self || (group > 0 && pgrp == group)) {
                 pid_t pid = (pid_t)atoi(e->d_name);
                 kill(pid, SIGKILL);

@@ -133,7 +133,10 @@ def test_what_a_run_leaves_running_is_stopped_and_counted(memfbench: str, progra
     p = ab(memfbench, "-v", "sse2", *QUICK, "-o", str(out), "--", str(program), how)
     assert p.returncode == 0, p.stderr
     assert "left 1 process running after it ended; stopped" in p.stderr
-    assert [r["leftovers"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]] == [1] * 6
+    left = [r["leftovers"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]]
+    # spawn leaves one child; a daemon's first child may still be alive beside the grandchild it
+    # forked when the program ends (then both are stopped): one or two, never none
+    assert len(left) == 6 and all(x == 1 for x in left) if how == "spawn" else all(x in (1, 2) for x in left), left
     assert running_with(str(program)) == []
 
 
