@@ -10,19 +10,15 @@ from typing import Any
 import pandas as pd
 
 from .reading import ResultFileError, read_json
-from .schema import SCHEMA_DIR, document_errors, first_error
+from .schema import first_error, read_small_document
 
-AB_SCHEMA_PATH = SCHEMA_DIR / "memfbench-ab.schema.json"
 
 
 def read_ab(path: str | Path) -> dict[str, Any]:
     """Reads and validates a memfbench ab file (plain or .json.gz); ResultFileError names what is
     wrong: the schema, and that every run names an arm of the file and every measured block holds
     each arm once."""
-    doc = read_json(path)
-    if not isinstance(doc, dict) or doc.get("schema") != "memfbench-ab":
-        raise ResultFileError(f"{path}: not a memfbench ab file (its \"schema\" is not \"memfbench-ab\")")
-    errors = document_errors(doc, AB_SCHEMA_PATH)
+    doc, errors = read_small_document(path, "memfbench-ab")
     if not errors:
         arms = [a["name"] for a in doc["arms"]]
         kinds = [a["kind"] for a in doc["arms"]]

@@ -6,20 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .reading import ResultFileError, read_json
-from .schema import SCHEMA_DIR, document_errors, first_error
+from .reading import ResultFileError
+from .schema import first_error, read_small_document
 
-COUNTS_SCHEMA_PATH = SCHEMA_DIR / "memfbench-counts.schema.json"
 
 EVENTS = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim")
 
 
 def read_counts(path: str | Path) -> dict[str, Any]:
     """Reads a counts file; ResultFileError names the first thing wrong with it."""
-    doc = read_json(path)
-    if not isinstance(doc, dict) or doc.get("schema") != "memfbench-counts":
-        raise ResultFileError(f"{path}: not a memfbench counts file (its \"schema\" is not \"memfbench-counts\")")
-    errors = document_errors(doc, COUNTS_SCHEMA_PATH)
+    doc, errors = read_small_document(path, "memfbench-counts")
     if not errors:
         names = [v["name"] for v in doc["variants"]]
         if len(set(names)) != len(names) or doc["baseline"] not in names:

@@ -42,6 +42,17 @@ def document_errors(doc: Any, schema_path: Path) -> list[str]:
                    key=lambda e: list(e.absolute_path))]
 
 
+def read_small_document(path: str | Path, name: str) -> tuple[dict[str, Any], list[str]]:
+    """A small document (memfbench-ab, memfbench-counts) read, its "schema" checked to be name
+    (ResultFileError otherwise), and its departures from docs/schema/NAME.schema.json: the caller
+    adds the rules the schema cannot state and refuses with first_error."""
+    from .reading import ResultFileError, read_json
+    doc = read_json(path)
+    if not isinstance(doc, dict) or doc.get("schema") != name:
+        raise ResultFileError(f"{path}: not a {name.replace('-', ' ')} file (its \"schema\" is not \"{name}\")")
+    return doc, document_errors(doc, SCHEMA_DIR / f"{name}.schema.json")
+
+
 def first_error(path: str | Path, what: str, errors: list[str]) -> str:
     """The one line a refused document gets: its first error, and how many more."""
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
