@@ -80,6 +80,7 @@ struct mfb_ab {
     char work[PATH_MAX];
     uint64_t output_kept;       /* bytes copied to program_output so far */
     int leftovers;              /* processes left by all runs, stopped */
+    double longest_wall_s;      /* the longest run so far: the default time limit's measure */
 };
 
 /* The default time limit of a run (no --watchdog): generous for the first run, whose length is

@@ -224,13 +224,9 @@ static double run_limit(const struct mfb_ab *ab)
 {
     if (ab->watchdog_s > 0)
         return ab->watchdog_s;
-    double longest = 0;
-    for (int i = 0; i < ab->ndone; i++)
-        if (ab->done[i].wall_s > longest)
-            longest = ab->done[i].wall_s;
     if (ab->ndone == 0)
         return MFB_AB_FIRST_LIMIT_S;
-    double limit = MFB_AB_LIMIT_FACTOR * longest;
+    double limit = MFB_AB_LIMIT_FACTOR * ab->longest_wall_s;
     return limit > MFB_AB_LIMIT_FLOOR_S ? limit : MFB_AB_LIMIT_FLOOR_S;
 }
 
@@ -269,6 +265,8 @@ static int run_once(struct mfb_ab *ab, const struct mfb_ab_arm *a, char **argv, 
     if (rc < 0)
         return -1;
     r->wall_s = end.wall_s;
+    if (end.wall_s > ab->longest_wall_s)
+        ab->longest_wall_s = end.wall_s;
     r->user_s = end.user_s;
     r->sys_s = end.sys_s;
     r->leftovers = end.leftovers;
