@@ -30,6 +30,12 @@ const char *mfb_flags_source_name(enum mfb_flags_source s)
     return names[s];
 }
 
+const char *mfb_pgo_family_name(enum mfb_pgo_family f)
+{
+    static const char *const names[] = {[MFB_PGO_GCC] = "gcc", [MFB_PGO_CLANG] = "clang"};
+    return names[f];
+}
+
 bool mfb_source_spec(const char *spec, enum mfb_source_kind *kind)
 {
     const char *colon = strrchr(spec, ':');
@@ -236,6 +242,16 @@ void mfb_source_free(struct mfb_source *s)
     for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++)
         if (s->handle[k])
             dlclose(s->handle[k]);
+    if (s->pgo) {
+        free(s->pgo->of);
+        free(s->pgo->instrument_flags);
+        free(s->pgo->use_flags);
+        free(s->pgo->train_spec);
+        free(s->pgo->train_table);
+        free(s->pgo->merge_tool);
+        free(s->pgo->profile_file);
+        free(s->pgo);
+    }
     free(s->spec);
     free(s->path);
     free(s->symbol);

@@ -38,6 +38,37 @@ bool mfb_source_spec(const char *spec, enum mfb_source_kind *kind);
 #define MFB_SOURCE_OBJECT_NAME "code.o"
 #define MFB_SOURCE_PLACED_FMT "p%u.so"
 
+/* --pgo (orchestrate/pgo.c): the compiler family whose profile flags a build takes, and what a
+ * build of the source is for. */
+enum mfb_pgo_family { MFB_PGO_GCC, MFB_PGO_CLANG };
+enum mfb_pgo_stage {
+    MFB_PGO_NONE,         /* the variant as the user wrote it */
+    MFB_PGO_INSTRUMENTED, /* counts its branches and calls as it runs: trained, never timed */
+    MFB_PGO_TRAINED       /* built with the profile the instrumented copy wrote */
+};
+
+const char *mfb_pgo_family_name(enum mfb_pgo_family f);
+
+/* What NAME-pgo was built from, for the file (report/document.c). */
+struct mfb_pgo {
+    enum mfb_pgo_family family;
+    char *of;                     /* NAME: the same source without the profile */
+    char *instrument_flags;       /* added to the variant's flags for the instrumented build */
+    char *use_flags;              /* added for the trained build (with the profile's path) */
+    char *train_spec;             /* the training distribution as given, or the study's */
+    bool train_own;               /* the study's own distribution (no --pgo-train) */
+    char *train_table;            /* the size table the replay read (a record folder's FUNC_size.csv) */
+    uint64_t train_seed;
+    uint32_t train_calls;
+    uint64_t verified_calls;      /* the training replay's verification */
+    double train_s;               /* seconds the training took (read back with a cached profile) */
+    char instrumented_key[65];
+    char *merge_tool;             /* clang: the llvm-profdata that merged the raw profiles; NULL: gcc */
+    char *profile_file;           /* in the cache */
+    char profile_sha[65];
+    bool cached;                  /* the profile was found in the cache: nothing was trained */
+};
+
 struct mfb_source {
     /* asked for: -v PATH:SYMBOL[=NAME] */
     char *spec, *path, *symbol, *name;
@@ -59,6 +90,12 @@ struct mfb_source {
                                 * linker fills in, left out of the copies' comparison */
     char *description;       /* "source FILE:SYMBOL, built by CC FLAGS", for the variant */
     bool line_offsets_all;   /* its placements open at every 16-byte offset of a 64-byte line */
+    /* --pgo (orchestrate/pgo.c), set before the build */
+    enum mfb_pgo_stage pgo_stage;
+    enum mfb_pgo_family pgo_family; /* INSTRUMENTED, TRAINED: whose flags */
+    const char *extra_flags; /* added after the flags for this build (the profile's flags) */
+    const char *profile;     /* TRAINED: the profile file, its digest part of the key */
+    struct mfb_pgo *pgo;     /* TRAINED: what the file says of it (owned) */
 };
 
 /* The folder of built variants: $MEMFBENCH_CACHE, else $XDG_CACHE_HOME/memfbench, else

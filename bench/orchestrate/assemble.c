@@ -1,5 +1,6 @@
 #include "orchestrate/assemble.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include "impl/plugin.h"
 #include "impl/source.h"
 #include "machine/layout.h"
+#include "orchestrate/pgo.h"
 #include "orchestrate/varbuild.h"
+#include "study/options.h"
 #include "probe/cachefrom.h"
 
 static int add_variant(struct mfb_run *r, const struct mfb_variant *v, struct mfb_err *err)
@@ -55,33 +58,26 @@ static int unique_name(const struct mfb_run *r, const char *name, int n, struct 
     return 0;
 }
 
-/* A source variant (impl/source.h): built at every code placement (orchestrate/varbuild.c, or
- * found in the cache), loaded, and then placed as a built-in is, from the process's layout. Its
- * libraries' constructors run inside dlopen: the guard names the variant if they crash. */
-static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+/* A built source variant in slot (its libraries' constructors run inside dlopen: the guard names
+ * the variant if they crash), then placed as a built-in is, from the process's layout. */
+static int place_source(struct mfb_run *r, int slot, const char *spec, const char *what, struct mfb_err *err)
 {
-    struct mfb_source *src = mfb_source_new(spec, err);
-    if (!src)
-        return -1;
-    struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
-    int slot = r->config.nvars++; /* owned from here on: freed with the run whatever fails next */
-    rv->source = src;
-    rv->owns_source = true;
+    struct mfb_run_variant *rv = &r->config.vars[slot];
+    struct mfb_source *src = rv->source;
     r->runtime.activity->variant = spec;
     r->runtime.activity->origin = NULL;
     sig_atomic_t around = r->runtime.activity->phase;
     r->runtime.activity->phase = MFB_PHASE_LOADING;
-    int rc = mfb_varbuild(src, c->variant_cflags, err);
-    if (rc == 0)
-        rc = mfb_source_load(src, rv->at, err);
+    int rc = mfb_source_load(src, rv->at, err);
     r->runtime.activity->phase = around;
     if (rc < 0 || unique_name(r, src->name, slot, err) < 0)
         return -1;
-    char desc[1024];
-    snprintf(desc, sizeof desc, "source %s:%s, built by %s %s", src->path, src->symbol, src->compiler, src->flags);
+    char desc[1536];
+    snprintf(desc, sizeof desc, "source %s:%s%s, built by %s %s", src->path, src->symbol, what, src->compiler,
+             src->flags);
     if (!(src->description = strdup(desc)))
         return mfb_fail(err, "--variant %s: out of memory", spec);
-    rv->own = (struct mfb_variant){.name = src->name, .func = c->func, .origin = MFB_ORIGIN_SOURCE,
+    rv->own = (struct mfb_variant){.name = src->name, .func = r->config.study->func, .origin = MFB_ORIGIN_SOURCE,
                                    .description = src->description};
     rv->v = &rv->own;
     unsigned k = mfb_layout_placement_at(&r->config.layout, slot, 0, 0);
@@ -92,6 +88,55 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
                  "%s (%s:%s) runs at one offset into a 64-byte line in all %d code "
                  "placements", src->name, src->path, src->symbol, MFB_CODE_PLACEMENTS);
     return 0;
+}
+
+/* The next slot of the run for a source variant, owned from here on (freed with the run whatever
+ * fails next); -1 when the run has no room left. */
+static int source_slot(struct mfb_run *r, struct mfb_source *src, struct mfb_err *err)
+{
+    if (r->config.nvars == MFB_MAX_VARIANTS) {
+        mfb_source_free(src);
+        return mfb_fail(err, "--variant: at most %d variants in a run (--pgo adds one per source)", MFB_MAX_VARIANTS);
+    }
+    struct mfb_run_variant *rv = &r->config.vars[r->config.nvars];
+    rv->source = src;
+    rv->owns_source = true;
+    return r->config.nvars++;
+}
+
+/* A source variant (impl/source.h): built at every code placement (orchestrate/varbuild.c, or
+ * found in the cache), loaded and placed. */
+static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+{
+    struct mfb_source *src = mfb_source_new(spec, err);
+    int slot = src ? source_slot(r, src, err) : -1;
+    if (slot < 0)
+        return -1;
+    r->runtime.activity->variant = spec;
+    if (mfb_varbuild(src, c->variant_cflags, err) < 0)
+        return -1;
+    return place_source(r, slot, spec, "", err);
+}
+
+/* --pgo: NAME-pgo beside the source variant NAME, built with the profile of a training replay
+ * (orchestrate/pgo.c); every process of the study finds the profile and the build in the cache. */
+static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+{
+    struct mfb_pgo_request req = {.func = c->func, .dist_dir = c->dist_dir, .train = c->pgo_train,
+                                  .study_dist = c->distribution ? c->distribution : mfb_func_default_distribution(c->func),
+                                  .seed = mfb_study_pgo_seed(c), .calls = MFB_PGO_TRAIN_CALLS,
+                                  .flags_option = c->variant_cflags};
+    struct mfb_source *src;
+    r->runtime.activity->variant = spec;
+    if (mfb_pgo_build(spec, &req, &src, err) < 0)
+        return -1;
+    int slot = source_slot(r, src, err);
+    if (slot < 0)
+        return -1;
+    char what[PATH_MAX + 128];
+    snprintf(what, sizeof what, " with its %s profile (trained on %s, seed 0x%llx)", mfb_pgo_family_name(src->pgo->family),
+             src->pgo->train_spec, (unsigned long long)src->pgo->train_seed);
+    return place_source(r, slot, spec, what, err);
 }
 
 /* NAME-copy of a source variant NAME given before it: the same libraries, so the same code, run
@@ -220,6 +265,8 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
 {
     const struct mfb_variant *all;
     size_t n = mfb_variants_all(&all);
+    if (c->nvariants == 0 && c->pgo)
+        return mfb_fail(err, "--pgo: no source variant to build with a profile (give -v FILE.c:SYMBOL[=NAME])");
     if (c->nvariants == 0) {
         for (size_t i = 0; i < n; i++)
             if (all[i].func == c->func && mfb_variant_default(&all[i]) && mfb_variant_available(&all[i]) &&
@@ -227,11 +274,13 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
                 return -1;
         return 0;
     }
+    int sources = 0;
     for (int i = 0; i < c->nvariants; i++) {
         enum mfb_source_kind kind;
         if (mfb_source_spec(c->variants[i], &kind)) {
-            if (add_source(r, c, c->variants[i], err) < 0)
+            if (add_source(r, c, c->variants[i], err) < 0 || (c->pgo && add_pgo(r, c, c->variants[i], err) < 0))
                 return -1;
+            sources++;
             continue;
         }
         if (mfb_plugin_spec(c->variants[i])) {
@@ -273,6 +322,8 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
         if (unique_name(r, v->name, r->config.nvars, err) < 0 || add_variant(r, v, err) < 0)
             return -1;
     }
+    if (c->pgo && sources == 0)
+        return mfb_fail(err, "--pgo: no source variant to build with a profile (give -v FILE.c:SYMBOL[=NAME])");
     settle_copies(r);
     return add_sentinel(r, c, err);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/seeds.h"
+#include "impl/plugin.h"
 #include "impl/verify.h"
 #include "machine/cache.h"
 #include "machine/pagesize.h"
@@ -69,13 +70,23 @@ int mfb_counts_replay(const struct mfb_counts_config *cfg)
     const char *why = NULL;
     uint64_t checked = 0;
     int rc = -1;
+    void *plugin = NULL;
     const struct mfb_variant *found = mfb_variant_find(cfg->func, cfg->variants[0]);
-    if (!found) {
+    if (mfb_plugin_spec(cfg->variants[0])) {
+        /* a shared object's function: --pgo's training replay of an instrumented build */
+        if (mfb_plugin_load(cfg->variants[0], cfg->func, &v, &plugin, &err) == 0 &&
+            mfb_dist_resolve(&dist, cfg->dist, cfg->func, cfg->dist_dir, &err) == 0 && workset(&ws, cfg, &dist, &err) == 0)
+            rc = 0;
+    } else if (!found) {
         mfb_fail(&err, "memfbench counts: '%s' is not a variant of %s", cfg->variants[0], mfb_func_name(cfg->func));
     } else if (mfb_variant_instantiate(found, &v, &why) < 0) {
         mfb_fail(&err, "memfbench counts: variant '%s' is not available here: %s", found->name, why);
     } else if (mfb_dist_resolve(&dist, cfg->dist, cfg->func, cfg->dist_dir, &err) == 0 &&
                workset(&ws, cfg, &dist, &err) == 0) {
+        rc = 0;
+    }
+    if (rc == 0) {
+        rc = -1;
         if (!(calls = malloc((size_t)cfg->calls * sizeof *calls)))
             mfb_fail(&err, "memfbench counts: out of memory for %u calls", cfg->calls);
         else if (draw(calls, cfg, &dist, &ws, &err) == 0 && verify(&v, calls, cfg, &dist, &checked, &err) == 0)
@@ -95,6 +106,7 @@ int mfb_counts_replay(const struct mfb_counts_config *cfg)
         fprintf(stderr, "%s\n", err.msg);
     }
     free(calls);
+    mfb_plugin_unload(&v, plugin); /* an instrumented library writes its profile as it closes */
     if (ws.arena)
         mfb_workset_free(&ws);
     mfb_dist_free(&dist);

@@ -2,14 +2,11 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/code_placement.h"
@@ -17,116 +14,19 @@
 #include "base/sha256.h"
 #include "machine/timer.h"
 #include "orchestrate/program.h"
+#include "orchestrate/toolrun.h"
 #include "report/temporaries.h"
 
-extern char **environ;
 
-/* Words of the compiler command and of the flags: split at blanks (no quoting; a flag with a
- * space in it is not supported), at most this many in all. */
-#define MAX_WORDS 256
-/* Longest CC, CFLAGS or --variant-cflags taken. */
-#define MAX_COMMAND 4096
-/* The manifest and a tool's output: bounded reads. */
+/* The manifest is read up to this many bytes. */
 #define MAX_MANIFEST (1u << 20)
-#define MAX_LOG (64u << 10)
-/* Bumped when the build's recipe changes, so older entries are never taken for new ones. */
 /* The name the build folders and replaced entries take beside the entries (report/temporaries.h),
  * so that those of killed runs are found and removed. */
 #define TEMP_BASE "variant"
+/* Bumped when the build's recipe changes, so older entries are never taken for new ones. */
 #define RECIPE "memfbench source variant 1: pad section .text.unlikely, -fPIC, -shared, -z defs"
 
-struct words {
-    char buf[MAX_COMMAND + 1];
-    char *w[MAX_WORDS];
-    int n;
-};
-
-static int split(const char *what, const char *text, struct words *out, struct mfb_err *err)
-{
-    if (strlen(text) > MAX_COMMAND)
-        return mfb_fail(err, "%s: longer than %d characters", what, MAX_COMMAND);
-    strcpy(out->buf, text);
-    out->n = 0;
-    for (char *save = NULL, *t = strtok_r(out->buf, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
-        if (out->n == MAX_WORDS - 1)
-            return mfb_fail(err, "%s: more than %d words", what, MAX_WORDS - 1);
-        out->w[out->n++] = t;
-    }
-    return 0;
-}
-
-/* A command line of at most MAX_WORDS + 16 arguments, built from the compiler, flags and more. */
-struct argv {
-    const char *a[2 * MAX_WORDS + 16];
-    int n;
-};
-
-static void add(struct argv *v, const char *s)
-{
-    if (v->n < (int)(sizeof v->a / sizeof v->a[0]) - 1)
-        v->a[v->n++] = s;
-    v->a[v->n] = NULL;
-}
-
-static void add_words(struct argv *v, const struct words *w)
-{
-    for (int i = 0; i < w->n; i++)
-        add(v, w->w[i]);
-}
-
-/* Runs argv with stdout and stderr into log (truncated first) and stdin from /dev/null; its exit
- * status, 127 when it could not be started. */
-static int run_tool(const struct argv *v, const char *log)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, v->a[0], &fa, NULL, (char *const *)v->a, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return 127;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 127;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* The line of a tool's output that says what went wrong: the first undefined reference, else
- * the first error that is not the compiler driver's summary ("collect2: error: ld returned"),
- * else the first line. */
-static void first_error(const char *log, char *out, size_t cap)
-{
-    struct mfb_err ignored;
-    size_t len;
-    char *text = mfb_file_text(log, MAX_LOG, &len, &ignored);
-    snprintf(out, cap, "%s", "no message");
-    if (!text)
-        return;
-    const char *pick = NULL, *first = NULL;
-    int rank = 0;
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (!*line)
-            continue;
-        first = first ? first : line;
-        int r = strstr(line, "undefined reference") ? 3
-              : (strstr(line, "error") && !strstr(line, "collect2") && !strstr(line, "returned 1 exit status")) ? 2
-              : 0;
-        if (r > rank) {
-            rank = r;
-            pick = line;
-        }
-    }
-    if (pick || first)
-        snprintf(out, cap, "%.400s", pick ? pick : first);
-    free(text);
-}
-
-/* mkdir -p for the cache's folders. */
-static int make_dirs(const char *path)
+int mfb_make_dirs(const char *path)
 {
     char p[PATH_MAX];
     if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
@@ -143,7 +43,7 @@ static int make_dirs(const char *path)
 
 struct build {
     struct mfb_source *s;
-    struct words cc, flags;
+    struct mfb_words cc, flags, extra;
     char cc_path[PATH_MAX];
     char root[PATH_MAX];   /* the cache's variants folder */
     char entry[PATH_MAX];  /* root/<key> */
@@ -184,6 +84,20 @@ static int make_key(struct build *b, struct mfb_err *err)
              st.st_mtim.tv_nsec);
     facts(&h, line);
     facts(&h, s->flags);
+    /* --pgo: what the build is for, and the profile's bytes (its path alone could hold another) */
+    facts(&h, s->pgo_stage == MFB_PGO_INSTRUMENTED ? "instrumented" : s->pgo_stage == MFB_PGO_TRAINED ? "trained" : "");
+    if (s->pgo_stage != MFB_PGO_NONE) {
+        /* GCC's profile checks each function's source file name and lines: the same bytes under
+         * another path are another profile's code */
+        char where[PATH_MAX];
+        facts(&h, realpath(s->path, where) ? where : s->path);
+    }
+    if (s->pgo_stage == MFB_PGO_TRAINED) {
+        char profile_sha[65];
+        if (mfb_sha256_file(s->profile, profile_sha) != 0)
+            return mfb_fail(err, "%s: cannot read its profile %s: %s", s->spec, s->profile, strerror(errno));
+        facts(&h, profile_sha);
+    }
     uint8_t d[32];
     mfb_sha256_final(&h, d);
     for (int i = 0; i < 32; i++)
@@ -220,13 +134,13 @@ static bool entry_current(struct build *b)
 
 /* Runs one step of the build; on failure, one line naming the variant, the step and the tool's
  * first error. */
-static int step(struct build *b, const struct argv *v, const char *what, struct mfb_err *err)
+static int step(struct build *b, const struct mfb_argv *v, const char *what, struct mfb_err *err)
 {
-    int rc = run_tool(v, b->log);
+    int rc = mfb_tool_run(v, b->log, NULL);
     if (rc == 0)
         return 0;
     char line[512];
-    first_error(b->log, line, sizeof line);
+    mfb_tool_first_error(b->log, line, sizeof line);
     if (rc == 127 && !strcmp(line, "no message")) /* exec failed: the child wrote nothing */
         return mfb_fail(err, "%s: cannot run the compiler '%s' (set CC to a C compiler)", b->s->spec, v->a[0]);
     bool undefined = strstr(line, "undefined reference") != NULL;
@@ -250,35 +164,35 @@ static int build_object(struct build *b, struct mfb_err *err)
     char object[PATH_MAX + 16], deps[PATH_MAX + 16], member[PATH_MAX + 32];
     tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
     tmp_file(b, deps, sizeof deps, "deps");
-    struct argv v = {.n = 0};
-    add_words(&v, &b->cc);
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add_words(&v, &b->cc);
     switch (b->s->kind) {
     case MFB_SOURCE_C:
-        add_words(&v, &b->flags);
-        add(&v, "-fPIC");
-        add(&v, "-c");
-        add(&v, b->s->path);
-        add(&v, "-o");
-        add(&v, object);
-        add(&v, "-MD");
-        add(&v, "-MF");
-        add(&v, deps);
+        mfb_argv_add_words(&v, &b->flags);
+        mfb_argv_add(&v, "-fPIC");
+        mfb_argv_add(&v, "-c");
+        mfb_argv_add(&v, b->s->path);
+        mfb_argv_add(&v, "-o");
+        mfb_argv_add(&v, object);
+        mfb_argv_add(&v, "-MD");
+        mfb_argv_add(&v, "-MF");
+        mfb_argv_add(&v, deps);
         return step(b, &v, "compiling it", err);
     case MFB_SOURCE_OBJECT:
-        add(&v, "-r");
-        add(&v, "-nostdlib");
-        add(&v, "-o");
-        add(&v, object);
-        add(&v, b->s->path);
+        mfb_argv_add(&v, "-r");
+        mfb_argv_add(&v, "-nostdlib");
+        mfb_argv_add(&v, "-o");
+        mfb_argv_add(&v, object);
+        mfb_argv_add(&v, b->s->path);
         return step(b, &v, "reading the object", err);
     case MFB_SOURCE_ARCHIVE:
         snprintf(member, sizeof member, "-Wl,-u,%s", b->s->symbol);
-        add(&v, "-r");
-        add(&v, "-nostdlib");
-        add(&v, member);
-        add(&v, "-o");
-        add(&v, object);
-        add(&v, b->s->path);
+        mfb_argv_add(&v, "-r");
+        mfb_argv_add(&v, "-nostdlib");
+        mfb_argv_add(&v, member);
+        mfb_argv_add(&v, "-o");
+        mfb_argv_add(&v, object);
+        mfb_argv_add(&v, b->s->path);
         return step(b, &v, "taking its members from the archive", err);
     }
     return -1;
@@ -303,12 +217,12 @@ static int build_pad(struct build *b, unsigned k, struct mfb_err *err)
         fprintf(f, "\t.skip %u, 0\n", k * MFB_PLACEMENT_STEP);
     if (fclose(f) != 0)
         return mfb_fail(err, "%s: cannot write %s", b->s->spec, src);
-    struct argv v = {.n = 0};
-    add_words(&v, &b->cc);
-    add(&v, "-c");
-    add(&v, src);
-    add(&v, "-o");
-    add(&v, obj);
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add_words(&v, &b->cc);
+    mfb_argv_add(&v, "-c");
+    mfb_argv_add(&v, src);
+    mfb_argv_add(&v, "-o");
+    mfb_argv_add(&v, obj);
     return step(b, &v, "assembling a placement's pad", err);
 }
 
@@ -320,27 +234,27 @@ static int link_placement(struct build *b, unsigned k, struct mfb_err *err)
     tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
     snprintf(name, sizeof name, MFB_SOURCE_PLACED_FMT, k);
     tmp_file(b, out, sizeof out, name);
-    struct argv v = {.n = 0};
-    add_words(&v, &b->cc);
-    add_words(&v, &b->flags);
-    add(&v, "-shared");
-    add(&v, "-o");
-    add(&v, out);
-    add(&v, pad);   /* first: its section leads the text (build_pad) */
-    add(&v, object);
-    add(&v, "-Wl,-z,defs"); /* a reference the C library does not resolve fails here, named */
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add_words(&v, &b->cc);
+    mfb_argv_add_words(&v, &b->flags);
+    mfb_argv_add(&v, "-shared");
+    mfb_argv_add(&v, "-o");
+    mfb_argv_add(&v, out);
+    mfb_argv_add(&v, pad);   /* first: its section leads the text (build_pad) */
+    mfb_argv_add(&v, object);
+    mfb_argv_add(&v, "-Wl,-z,defs"); /* a reference the C library does not resolve fails here, named */
     return step(b, &v, "linking it into a shared object", err);
 }
 
 /* The compiler's first line of --version, for the file. */
 static void compiler_version(struct build *b)
 {
-    struct argv v = {.n = 0};
-    add_words(&v, &b->cc);
-    add(&v, "--version");
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add_words(&v, &b->cc);
+    mfb_argv_add(&v, "--version");
     struct mfb_err ignored;
     size_t len;
-    char *text = run_tool(&v, b->log) == 0 ? mfb_file_text(b->log, MAX_LOG, &len, &ignored) : NULL;
+    char *text = mfb_tool_run(&v, b->log, NULL) == 0 ? mfb_file_text(b->log, MFB_TOOL_MAX_LOG, &len, &ignored) : NULL;
     snprintf(b->version, sizeof b->version, "%s", text ? text : "unknown");
     b->version[strcspn(b->version, "\n")] = '\0';
     free(text);
@@ -392,6 +306,22 @@ static int write_manifest(struct build *b, struct mfb_err *err)
     if (fclose(f) != 0 && rc == 0)
         rc = mfb_fail(err, "%s: cannot write %s", b->s->spec, path);
     return rc;
+}
+
+/* A profile is a few kilobytes per function; this bounds what is read of one. */
+#define MAX_PROFILE (16u << 20)
+
+static int copy_profile(struct build *b, const char *to, struct mfb_err *err)
+{
+    size_t len;
+    char *data = mfb_file_text(b->s->profile, MAX_PROFILE, &len, err);
+    if (!data)
+        return -1;
+    FILE *f = fopen(to, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    free(data);
+    return ok ? 0 : mfb_fail(err, "%s: cannot write its profile to %s: %s", b->s->spec, to, strerror(errno));
 }
 
 /* Only what a lookup needs stays in the entry: the object, the placements, the manifest. */
@@ -454,8 +384,17 @@ static int build(struct build *b, struct mfb_err *err)
     char object[PATH_MAX + 16];
     tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
     struct mfb_elf_symbol sym;
+    /* GCC reads the profile of code.o from code.gcda beside it: the name the instrumented build's
+     * object had when the training wrote it (orchestrate/pgo.c) */
+    int rc = 0;
+    if (b->s->pgo_stage == MFB_PGO_TRAINED && b->s->pgo_family == MFB_PGO_GCC) {
+        char gcda[PATH_MAX + 16];
+        tmp_file(b, gcda, sizeof gcda, "code.gcda");
+        rc = copy_profile(b, gcda, err);
+    }
     /* the symbol is checked before eight links: a wrong one fails in a second, named */
-    int rc = build_object(b, err);
+    if (rc == 0)
+        rc = build_object(b, err);
     if (rc == 0 && (rc = mfb_source_check_symbol(object, b->s->path, b->s->symbol, &sym, err)) == 0)
         mfb_elf_symbol_free(&sym);
     for (unsigned k = 0; rc == 0 && k < MFB_CODE_PLACEMENTS; k++)
@@ -497,7 +436,7 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err 
     bool oom = false;
     char root[PATH_MAX];
     mfb_source_cache_root(root, sizeof root);
-    if (split("CC", cc, &b->cc, err) < 0 || split(mfb_flags_source_name(s->flags_source), flags, &b->flags, err) < 0)
+    if (mfb_words_split("CC", cc, &b->cc, err) < 0 || mfb_words_split(mfb_flags_source_name(s->flags_source), flags, &b->flags, err) < 0)
         goto out;
     if (b->cc.n == 0) {
         mfb_fail(err, "%s: CC is empty", s->spec);
@@ -512,13 +451,19 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err 
         mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", s->spec);
         goto out;
     }
-    if (snprintf(b->root, sizeof b->root, "%s/variants", root) >= (int)sizeof b->root || make_dirs(b->root) != 0) {
+    if (snprintf(b->root, sizeof b->root, "%s/variants", root) >= (int)sizeof b->root || mfb_make_dirs(b->root) != 0) {
         mfb_fail(err, "%s: cannot make the folder for built variants %s/variants: %s (set MEMFBENCH_CACHE)", s->spec,
                  root, strerror(errno));
         goto out;
     }
-    /* the flags as one normalized line, as the key and the file record them */
-    char joined[MAX_COMMAND + 1] = "";
+    /* the flags as one normalized line, as the key and the file record them; --pgo's after them
+     * (the words of both fit: each is split from at most MFB_TOOL_MAX_COMMAND bytes) */
+    struct mfb_words *extra = &b->extra;
+    if (mfb_words_split("--pgo's flags", s->extra_flags ? s->extra_flags : "", extra, err) < 0)
+        goto out;
+    for (int i = 0; i < extra->n && b->flags.n < MFB_TOOL_MAX_WORDS - 1; i++)
+        b->flags.w[b->flags.n++] = extra->w[i];
+    char joined[2 * MFB_TOOL_MAX_COMMAND + 2] = "";
     for (int i = 0, at = 0; i < b->flags.n; i++)
         at += snprintf(joined + at, sizeof joined - (size_t)at, "%s%s", i ? " " : "", b->flags.w[i]);
     s->compiler = dup_or_fail(cc, &oom);

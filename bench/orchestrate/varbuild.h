@@ -22,4 +22,7 @@
  * function the build can export, a link that needs more than the C library. */
 int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err);
 
+/* mkdir -p of path, for the cache's folders (variants/, profiles/): 0, or -1 with errno. */
+int mfb_make_dirs(const char *path);
+
 #endif

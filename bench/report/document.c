@@ -538,6 +538,36 @@ static cJSON *identity_json(const struct mfb_run_variant *rv)
     return o;
 }
 
+/* What NAME-pgo's profile came from (orchestrate/pgo.h). */
+static cJSON *pgo_json(const struct mfb_pgo *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "of", p->of);
+    cJSON_AddStringToObject(o, "compiler_family", mfb_pgo_family_name(p->family));
+    cJSON_AddStringToObject(o, "instrument_flags", p->instrument_flags);
+    cJSON_AddStringToObject(o, "use_flags", p->use_flags);
+    cJSON *t = cJSON_AddObjectToObject(o, "train");
+    cJSON_AddStringToObject(t, "distribution", p->train_spec);
+    cJSON_AddBoolToObject(t, "own", p->train_own);
+    cJSON_AddStringToObject(t, "table", p->train_table);
+    char seed[24];
+    snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)p->train_seed);
+    cJSON_AddStringToObject(t, "seed", seed);
+    cJSON_AddStringToObject(t, "seed_stream", mfb_stream_name(MFB_STREAM_PGO));
+    cJSON_AddNumberToObject(t, "calls", p->train_calls);
+    cJSON_AddNumberToObject(t, "verified_calls", (double)p->verified_calls);
+    cJSON_AddNumberToObject(t, "seconds", p->train_s);
+    cJSON_AddStringToObject(t, "method", "memfbench counts --replay of the instrumented build: the calls drawn from "
+                            "the training distribution with the training seed (not the timed calls' stream), the "
+                            "variant verified on them, then replayed twice; the profile written as the process ends");
+    cJSON_AddStringToObject(o, "profile_sha256", p->profile_sha);
+    cJSON_AddStringToObject(o, "profile_file", p->profile_file);
+    cJSON_AddStringToObject(o, "instrumented_key", p->instrumented_key);
+    add_or_null(o, "merge_tool", p->merge_tool);
+    cJSON_AddBoolToObject(o, "cached", p->cached);
+    return o;
+}
+
 /* How a source variant was built and where its placements' copies sit (impl/source.h). */
 static cJSON *source_build_json(const struct mfb_source *s)
 {
@@ -560,6 +590,8 @@ static cJSON *source_build_json(const struct mfb_source *s)
     cJSON *p = cJSON_AddArrayToObject(o, "page_offsets");
     for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++)
         cJSON_AddItemToArray(p, cJSON_CreateNumber((double)(s->address[k] & 4095u)));
+    if (s->pgo)
+        cJSON_AddItemToObject(o, "pgo", pgo_json(s->pgo));
     cJSON_AddStringToObject(o, "method", "compiled once into one relocatable object (FILE.o as given, FILE.a's members "
                             "that define the symbol), linked once per code placement into a shared object whose text "
                             "opens that placement's pad into a page; the copies are the same bytes but for the "

@@ -347,5 +347,15 @@ void mfb_summary_print_builds(FILE *out, const struct mfb_run *run)
         else
             fprintf(out, "memfbench: %s: built %s at %d code placements (%s %s) in %.2f s: %s\n",
                     run->config.vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
+        if (s->pgo && s->pgo->cached)
+            fprintf(out, "memfbench: %s: its %s profile (trained on %s, seed 0x%llx) found in the cache: %s\n",
+                    run->config.vars[i].v->name, mfb_pgo_family_name(s->pgo->family), s->pgo->train_spec,
+                    (unsigned long long)s->pgo->train_seed, s->pgo->profile_file);
+        else if (s->pgo)
+            fprintf(out, "memfbench: %s: its %s profile trained on %s (%u calls of seed 0x%llx, not the timed calls; "
+                    "%llu verified) in %.2f s: %s\n", run->config.vars[i].v->name,
+                    mfb_pgo_family_name(s->pgo->family), s->pgo->train_spec, s->pgo->train_calls,
+                    (unsigned long long)s->pgo->train_seed, (unsigned long long)s->pgo->verified_calls,
+                    s->pgo->train_s, s->pgo->profile_file);
     }
 }

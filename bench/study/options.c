@@ -6,6 +6,7 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "base/seeds.h"
 #include "base/target.h"
 #include "base/warn.h"
 #include "workload/call.h"
@@ -18,7 +19,7 @@ enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGE
        OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE,
        OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE, OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT,
-       OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS };
+       OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED };
 
 /* The longest option name (code-placement-seed, allow-single-process) and the longest number a
  * parent writes (a 64-bit seed, a time with six decimals), with room to spare. */
@@ -187,6 +188,15 @@ static const struct mfb_flag run_flags[] = {
      "$CC (default cc) at every code placement and cached (default:\n"
      "$CFLAGS, else -O2)",
      .kind = MFB_FLAG_TEXT, .member = AT(variant_cflags), .echo = "variant_cflags"},
+    {"pgo", no_argument, OPT_PGO, false, NULL,
+     "each source variant NAME (-v FILE.c:SYMBOL[=NAME]) is also timed as\n"
+     "NAME-pgo: built with the compiler's profile (GCC or clang) from a\n"
+     "training replay of its own seed, never the timed calls (analyze pgo)",
+     .kind = MFB_FLAG_SET, .member = AT(pgo), .echo = "pgo"},
+    {"pgo-train", required_argument, OPT_PGOTRAIN, false, "SPEC",
+     "--pgo's training calls: a distribution as -d takes, or a\n"
+     "`memfbench record` folder (default: the study's distribution)",
+     .kind = MFB_FLAG_TEXT, .member = AT(pgo_train)},
     {"time", required_argument, 't', true, "S",
      "seconds of rounds, warm-up included, over all processes\n"
      "(default 5; with --rounds alone: no limit)",
@@ -360,6 +370,9 @@ static const struct mfb_flag run_flags[] = {
     {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL,
      .kind = MFB_FLAG_SEED, .member = AT(code_placement_seed), .given = GIVEN(code_placement_seed_given),
      .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
+    {"pgo-seed", required_argument, OPT_PGOSEED, false, "N", NULL,
+     .kind = MFB_FLAG_SEED, .member = AT(pgo_seed), .given = GIVEN(pgo_seed_given),
+     .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
 };
 
 static int parse_choice(int set, const char *word)
@@ -440,6 +453,11 @@ static int check_combinations(const struct mfb_study *c, struct mfb_err *err)
         return mfb_fail(err, CMD ": %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
                         "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
                         "--align-src" : "--align-dst");
+    if (c->pgo_train && !c->pgo)
+        return mfb_fail(err, CMD ": --pgo-train needs --pgo");
+    if (c->pgo && (c->trace || c->sweeping) && !c->pgo_train)
+        return mfb_fail(err, CMD ": --pgo with %s: name the training calls with --pgo-train SPEC (a distribution or "
+                        "a record folder)", c->trace ? "--trace" : "a sweep");
     if (c->trace && (c->distribution || c->sweeping || c->by_class))
         return mfb_fail(err, CMD ": --trace replays a recorded sequence; %s does not apply",
                         c->distribution ? "-d" : c->sweeping ? "--sweep" : "--by-class");
@@ -510,6 +528,20 @@ static cJSON *echo_custom(const struct mfb_flag *r, const struct mfb_study *s)
         return cJSON_CreateString(mfb_func_name(s->func));
     case OPT_PRIME:
         return cJSON_CreateBool(!s->no_prime);
+    case OPT_PGO: {
+        if (!s->pgo)
+            return cJSON_CreateNull();
+        cJSON *o = cJSON_CreateObject();
+        if (s->pgo_train)
+            cJSON_AddStringToObject(o, "train", s->pgo_train);
+        else
+            cJSON_AddNullToObject(o, "train");
+        cJSON_AddNumberToObject(o, "calls", MFB_PGO_TRAIN_CALLS);
+        char seed[24];
+        snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)mfb_study_pgo_seed(s));
+        cJSON_AddStringToObject(o, "seed", seed);
+        return o;
+    }
     case OPT_LATENCY:
         return cJSON_CreateString(s->latency ? "latency" : "throughput");
     case OPT_LARGEWIN:
@@ -553,6 +585,11 @@ static cJSON *echo_row(const struct mfb_flag *r, const struct mfb_study *s)
     default:
         return cJSON_CreateNull(); /* a row with an echo key and no echo of its own: not in the table */
     }
+}
+
+uint64_t mfb_study_pgo_seed(const struct mfb_study *s)
+{
+    return s->pgo_seed_given ? s->pgo_seed : mfb_stream_seed(s->seed, MFB_STREAM_PGO);
 }
 
 void mfb_study_echo(cJSON *cfg, const struct mfb_study *s)

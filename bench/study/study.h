@@ -81,12 +81,22 @@ enum { MFB_PRESSURE_LINE = 64 };
  * every call, so 64 MiB (27 ms a call) made one batch take seconds and a default study hours. */
 #define MFB_PRESSURE_MAX ((size_t)1 << 20)
 
+/* --pgo's training replay: calls drawn once from the training distribution and replayed twice (an
+ * uncounted pass, then the pass that trains: orchestrate/counts_replay.c). 200,000 calls of the
+ * fleet tables reach every size class many times over (their rarest rows have a probability near
+ * 1e-4), and the instrumented code runs them in well under a second. */
+#define MFB_PGO_TRAIN_CALLS 200000u
+
 struct mfb_study {
     enum mfb_func func;
     const char *distribution;          /* NULL: the function's fleet table */
     const char *variants[MFB_MAX_VARIANTS];
     int nvariants;                     /* 0: libc, every available built-in, noop */
     const char *variant_cflags;        /* --variant-cflags: a source variant's flags (NULL: $CFLAGS, else -O2) */
+    bool pgo;                          /* --pgo: each FILE.c variant NAME also as NAME-pgo, built with a profile */
+    const char *pgo_train;             /* --pgo-train: the training calls' distribution (NULL: the study's) */
+    uint64_t pgo_seed;                 /* set by the parent: the training replay's seed (MFB_STREAM_PGO) */
+    bool pgo_seed_given;
     double time_s;                     /* budget for the rounds; 0 with rounds: unlimited */
     bool time_given;
     long rounds;                       /* measured rounds; 0: until the time budget */

@@ -1,0 +1,430 @@
+#include "orchestrate/pgo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/filetext.h"
+#include "base/self.h"
+#include "base/sha256.h"
+#include "machine/timer.h"
+#include "orchestrate/program.h"
+#include "orchestrate/toolrun.h"
+#include "orchestrate/varbuild.h"
+#include "report/temporaries.h"
+#include "workload/distribution.h"
+
+extern char **environ;
+
+/* The profile flags of each family. GCC names the profile of code.o code.gcda beside it, and
+ * refuses one written for other code (coverage-mismatch is an error by default; said here so a
+ * CFLAGS of -Wno-error cannot turn it off) or a missing one. clang's out-of-date and missing are
+ * warnings by default: errors here, so a profile of other code is refused, not half used. */
+#define GCC_INSTRUMENT "-fprofile-generate -fprofile-update=single"
+#define GCC_USE "-fprofile-use -fprofile-update=single -Werror=coverage-mismatch -Werror=missing-profile"
+#define CLANG_INSTRUMENT "-fprofile-instr-generate"
+#define CLANG_USE_FMT "-fprofile-instr-use=%s -Werror=profile-instr-out-of-date -Werror=profile-instr-missing"
+
+/* What names a profile's cache entry: bumped when the training changes (its replay, its flags). */
+#define TRAINING_RECIPE "memfbench pgo training 1: counts --replay of p0.so, GCOV_PREFIX / LLVM_PROFILE_FILE"
+#define TEMP_BASE "profile"
+/* GCC writes the profile at the absolute path its object had when compiled (a build folder since
+ * renamed); stripping more leading folders than any path has leaves the file's own name, in
+ * GCOV_PREFIX. */
+#define GCOV_STRIP_ALL "4096"
+/* The replay's log, and the --version text read for the family. */
+#define MAX_TEXT (64u << 10)
+/* Raw profiles merged (clang writes one per process; the replay is one process). */
+#define MAX_RAW 64
+
+const char *mfb_pgo_family_name(enum mfb_pgo_family f);
+
+/* The variant compiler's family, from its --version (CC as varbuild runs it). */
+static int family(const char *spec, const char *log, enum mfb_pgo_family *out, char *version, size_t cap,
+                  struct mfb_err *err)
+{
+    const char *cc = getenv("CC");
+    cc = cc && *cc ? cc : "cc";
+    struct mfb_words w;
+    if (mfb_words_split("CC", cc, &w, err) < 0)
+        return -1;
+    if (w.n == 0)
+        return mfb_fail(err, "%s: CC is empty", spec);
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add_words(&v, &w);
+    mfb_argv_add(&v, "--version");
+    if (mfb_tool_run(&v, log, NULL) != 0)
+        return mfb_fail(err, "%s: --pgo: cannot run '%s --version' (set CC to GCC or clang)", spec, cc);
+    size_t len;
+    char *text = mfb_file_text(log, MAX_TEXT, &len, err);
+    if (!text)
+        return -1;
+    snprintf(version, cap, "%s", text);
+    version[strcspn(version, "\n")] = '\0';
+    bool clang = strstr(text, "clang") != NULL;
+    bool gcc = !clang && (strstr(text, "Free Software Foundation") || strstr(text, "gcc") || strstr(text, "GCC"));
+    free(text);
+    if (!clang && !gcc)
+        return mfb_fail(err, "%s: --pgo: the compiler '%s' (%s) is neither GCC nor clang, whose profile flags "
+                        "memfbench knows", spec, cc, version);
+    *out = clang ? MFB_PGO_CLANG : MFB_PGO_GCC;
+    return 0;
+}
+
+/* The training's size table: a record folder's FUNCTION_size.csv, else the spec as -d takes it. */
+static int training_table(const struct mfb_pgo_request *req, char *out, size_t cap, struct mfb_err *err)
+{
+    const char *spec = req->train ? req->train : req->study_dist;
+    struct stat st;
+    if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (snprintf(out, cap, "%s/%s_size.csv", spec, mfb_func_name(req->func)) >= (int)cap)
+            return mfb_fail(err, "--pgo-train %s: the path is too long", spec);
+        if (access(out, R_OK) != 0)
+            return mfb_fail(err, "--pgo-train %s: a folder without %s_size.csv (give a `memfbench record` folder "
+                            "of %s calls, or a distribution)", spec, mfb_func_name(req->func), mfb_func_name(req->func));
+        return 0;
+    }
+    snprintf(out, cap, "%s", spec);
+    return 0;
+}
+
+/* The profile's cache key: the instrumented build (code, flags, compiler), every file the training
+ * distribution reads, its seed and its number of calls. The tables are read here too, so a bad
+ * --pgo-train fails in one line before anything is built. */
+static int training_key(const struct mfb_source *ins, const struct mfb_pgo_request *req, const char *table,
+                        char key[65], struct mfb_err *err)
+{
+    struct mfb_dist d = {0};
+    if (mfb_dist_resolve(&d, table, req->func, req->dist_dir, err) < 0) {
+        char line[sizeof err->msg];
+        snprintf(line, sizeof line, "%s", err->msg);
+        return mfb_fail(err, "--pgo-train: %s", line);
+    }
+    struct mfb_sha256 h;
+    mfb_sha256_init(&h);
+    char line[PATH_MAX + 96];
+    int n = snprintf(line, sizeof line, "%s\n%s\n%s\n%llu %u\n", TRAINING_RECIPE, ins->key, mfb_func_name(req->func),
+                     (unsigned long long)req->seed, req->calls);
+    mfb_sha256_update(&h, line, (size_t)n);
+    int rc = 0;
+    if (d.nfiles == 0) { /* a synthetic spec: the spec is the table */
+        mfb_sha256_update(&h, table, strlen(table));
+    }
+    for (int i = 0; i < d.nfiles && rc == 0; i++) {
+        char sha[65];
+        if (mfb_sha256_file(d.files[i].path, sha) != 0)
+            rc = mfb_fail(err, "--pgo-train: cannot read %s: %s", d.files[i].path, strerror(errno));
+        n = snprintf(line, sizeof line, "%s %s\n", d.files[i].role, sha);
+        mfb_sha256_update(&h, line, (size_t)n);
+    }
+    mfb_dist_free(&d);
+    uint8_t dig[32];
+    mfb_sha256_final(&h, dig);
+    for (int i = 0; i < 32; i++)
+        snprintf(key + 2 * i, 3, "%02x", dig[i]);
+    return rc;
+}
+
+/* This process's environment and the profile variables after it: GCOV_PREFIX and its strip for
+ * GCC, LLVM_PROFILE_FILE for clang, all into folder. */
+static char **training_env(const char *folder, char *store, size_t cap)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 4, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "GCOV_PREFIX", 11) && strncmp(environ[i], "LLVM_PROFILE_FILE=", 18))
+            env[k++] = environ[i];
+    int a = snprintf(store, cap, "GCOV_PREFIX=%s", folder) + 1;
+    int b = snprintf(store + a, cap - (size_t)a, "GCOV_PREFIX_STRIP=%s", GCOV_STRIP_ALL) + 1;
+    snprintf(store + a + b, cap - (size_t)(a + b), "LLVM_PROFILE_FILE=%s/train-%%p.profraw", folder);
+    env[k++] = store;
+    env[k++] = store + a;
+    env[k++] = store + a + b;
+    env[k] = NULL;
+    return env;
+}
+
+/* The llvm-profdata of the clang that built it (a raw profile is read by its own LLVM version
+ * only): the one in the compiler's folder, else llvm-profdata-14 for a clang-14, else the first on
+ * PATH. */
+static int profdata_tool(const char *compiler_path, char *out, size_t cap)
+{
+    const char *base = strrchr(compiler_path, '/');
+    base = base ? base + 1 : compiler_path;
+    /* beside the compiler's executable (Debian: /usr/lib/llvm-14/bin) */
+    if (snprintf(out, cap, "%.*sllvm-profdata", (int)(base - compiler_path), compiler_path) < (int)cap &&
+        access(out, X_OK) == 0)
+        return 0;
+    const char *dash = strrchr(base, '-');
+    char name[64];
+    if (dash && dash[1] >= '0' && dash[1] <= '9') {
+        snprintf(name, sizeof name, "llvm-profdata%.16s", dash);
+        if (mfb_program_find(name, out, cap) == 0)
+            return 0;
+    }
+    return mfb_program_find("llvm-profdata", out, cap);
+}
+
+/* clang's raw profiles in folder merged into profile; the tool's path in tool. */
+static int merge_raw(const char *spec, const char *folder, const char *compiler_path, const char *profile,
+                     char *tool, size_t tool_cap, struct mfb_err *err)
+{
+    if (profdata_tool(compiler_path, tool, tool_cap) != 0)
+        return mfb_fail(err, "%s: --pgo with clang needs llvm-profdata to merge the training's profile (Debian "
+                        "package llvm)", spec);
+    char raw[MAX_RAW][PATH_MAX];
+    int nraw = 0;
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    while (d && (e = readdir(d)) && nraw < MAX_RAW) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && !strcmp(e->d_name + len - 8, ".profraw"))
+            snprintf(raw[nraw++], PATH_MAX, "%.*s/%.*s", PATH_MAX / 2, folder, PATH_MAX / 2 - 2, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (nraw == 0)
+        return mfb_fail(err, "%s: --pgo: the training wrote no raw profile (LLVM_PROFILE_FILE)", spec);
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%.*s/merge.log", PATH_MAX - 16, folder);
+    struct mfb_argv v = {.n = 0};
+    mfb_argv_add(&v, tool);
+    mfb_argv_add(&v, "merge");
+    mfb_argv_add(&v, "-o");
+    mfb_argv_add(&v, profile);
+    for (int i = 0; i < nraw; i++)
+        mfb_argv_add(&v, raw[i]);
+    if (mfb_tool_run(&v, log, NULL) != 0) {
+        char line[512];
+        mfb_tool_first_error(log, line, sizeof line);
+        return mfb_fail(err, "%s: --pgo: %s merge failed: %s", spec, tool, line);
+    }
+    for (int i = 0; i < nraw; i++)
+        unlink(raw[i]);
+    return 0;
+}
+
+/* The training replay: memfbench counts --replay of the instrumented build's first placement, in
+ * a child whose exit writes the profile into folder. Its verification's count into *verified. */
+static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req, const char *table,
+                 const char *folder, uint64_t *verified, struct mfb_err *err)
+{
+    char self[PATH_MAX], plugin[PATH_MAX + 256], calls[16], seed[24], log[PATH_MAX], store[3 * PATH_MAX + 96];
+    mfb_self_path(self, sizeof self);
+    if (snprintf(plugin, sizeof plugin, "%s/" MFB_SOURCE_PLACED_FMT ":%s", ins->dir, 0u, ins->symbol) >=
+        (int)sizeof plugin)
+        return mfb_fail(err, "%s: --pgo: the cache path is too long", ins->spec);
+    snprintf(calls, sizeof calls, "%u", req->calls);
+    snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)req->seed);
+    snprintf(log, sizeof log, "%.*s/train.log", PATH_MAX - 16, folder);
+    char **env = training_env(folder, store, sizeof store);
+    if (!env)
+        return mfb_fail(err, "%s: --pgo: out of memory", ins->spec);
+    struct mfb_argv v = {.n = 0};
+    const char *args[] = {self, "counts", "--replay", "-f", mfb_func_name(req->func), "-d", table, "-v", plugin,
+                          "--calls", calls, "--seed", seed, NULL};
+    for (int i = 0; args[i]; i++)
+        mfb_argv_add(&v, args[i]);
+    int rc = mfb_tool_run(&v, log, env);
+    free(env);
+    size_t len;
+    struct mfb_err ignored;
+    char *text = mfb_file_text(log, MAX_TEXT, &len, &ignored);
+    const char *at = text ? strstr(text, "verified ") : NULL;
+    if (rc != 0 || !at) {
+        char line[512] = "no message";
+        if (text && *text) {
+            snprintf(line, sizeof line, "%.400s", text);
+            line[strcspn(line, "\n")] = '\0';
+        }
+        free(text);
+        return mfb_fail(err, "%s: --pgo: the training replay on %s failed (exit %d): %s", ins->spec, table, rc, line);
+    }
+    *verified = strtoull(at + 9, NULL, 10);
+    free(text);
+    return 0;
+}
+
+/* The profile for ins trained as req asks: found in the cache entry, or trained into a folder
+ * beside it that is renamed into place when complete. Fills pgo's training facts and its file. */
+static int profile(const struct mfb_source *ins, const struct mfb_pgo_request *req, struct mfb_pgo *pgo,
+                   struct mfb_err *err)
+{
+    char table[PATH_MAX], key[65], root[PATH_MAX], profiles[PATH_MAX + 16], entry[PATH_MAX + 64],
+         file[PATH_MAX + 96], facts[PATH_MAX + 96];
+    if (training_table(req, table, sizeof table, err) < 0 || training_key(ins, req, table, key, err) < 0)
+        return -1;
+    pgo->train_table = strdup(table);
+    mfb_source_cache_root(root, sizeof root);
+    snprintf(profiles, sizeof profiles, "%s/profiles", root);
+    if (mfb_make_dirs(profiles) != 0)
+        return mfb_fail(err, "%s: --pgo: cannot make the profiles folder %s: %s", ins->spec, profiles, strerror(errno));
+    snprintf(entry, sizeof entry, "%s/%.32s", profiles, key);
+    const char *name = pgo->family == MFB_PGO_GCC ? "code.gcda" : "code.profdata";
+    snprintf(file, sizeof file, "%s/%s", entry, name);
+    snprintf(facts, sizeof facts, "%s/training", entry);
+    size_t len;
+    struct mfb_err ignored;
+    char *text = access(file, R_OK) == 0 ? mfb_file_text(facts, MAX_TEXT, &len, &ignored) : NULL;
+    if (text) {
+        pgo->cached = true;
+        unsigned long long verified = 0;
+        double seconds = 0;
+        if (sscanf(text, "verified %llu seconds %lf", &verified, &seconds) == 2) {
+            pgo->verified_calls = verified;
+            pgo->train_s = seconds;
+        }
+        const char *tool = strstr(text, "\nmerge ");
+        if (tool) {
+            char t[PATH_MAX];
+            snprintf(t, sizeof t, "%s", tool + 7);
+            t[strcspn(t, "\n")] = '\0';
+            pgo->merge_tool = strdup(t);
+        }
+        free(text);
+    } else {
+        mfb_temp_remove_stale(profiles, false);
+        char *tmp = mfb_temp_template(profiles, TEMP_BASE, "-train");
+        if (!tmp || !mkdtemp(tmp)) {
+            free(tmp);
+            return mfb_fail(err, "%s: --pgo: cannot make a training folder in %s: %s", ins->spec, profiles,
+                            strerror(errno));
+        }
+        char made[PATH_MAX + 96], tool[PATH_MAX] = "";
+        snprintf(made, sizeof made, "%s/%s", tmp, name);
+        uint64_t t0 = mfb_mono_ns();
+        int rc = train(ins, req, table, tmp, &pgo->verified_calls, err);
+        if (rc == 0 && pgo->family == MFB_PGO_CLANG)
+            rc = merge_raw(ins->spec, tmp, ins->compiler_path, made, tool, sizeof tool, err);
+        struct stat st;
+        if (rc == 0 && (stat(made, &st) != 0 || st.st_size == 0))
+            rc = mfb_fail(err, "%s: --pgo: the training wrote no profile %s (was the code instrumented?)", ins->spec,
+                          name);
+        pgo->train_s = (double)(mfb_mono_ns() - t0) / 1e9;
+        if (rc == 0) {
+            char path[PATH_MAX + 96];
+            snprintf(path, sizeof path, "%s/training", tmp);
+            FILE *f = fopen(path, "w");
+            bool ok = f && fprintf(f, "verified %llu\nseconds %.3f\n%s%s\n", (unsigned long long)pgo->verified_calls,
+                                   pgo->train_s, tool[0] ? "merge " : "", tool[0] ? tool : "") > 0;
+            if (!(f && fclose(f) == 0 && ok))
+                rc = mfb_fail(err, "%s: --pgo: cannot write %s", ins->spec, path);
+        }
+        /* another process may have put the same profile there first: theirs is as good */
+        if (rc == 0 && rename(tmp, entry) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+            rc = mfb_fail(err, "%s: --pgo: cannot move the profile into %s: %s", ins->spec, entry, strerror(errno));
+        mfb_temp_remove_tree(tmp);
+        free(tmp);
+        if (rc < 0)
+            return -1;
+        if (tool[0])
+            pgo->merge_tool = strdup(tool);
+    }
+    pgo->profile_file = strdup(file);
+    if (!pgo->profile_file || !pgo->train_table)
+        return mfb_fail(err, "%s: --pgo: out of memory", ins->spec);
+    if (mfb_sha256_file(file, pgo->profile_sha) != 0)
+        return mfb_fail(err, "%s: --pgo: cannot read the profile %s: %s", ins->spec, file, strerror(errno));
+    return 0;
+}
+
+int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mfb_source **out, struct mfb_err *err)
+{
+    *out = NULL;
+    struct mfb_source *ins = mfb_source_new(spec, err), *trained = NULL;
+    if (!ins)
+        return -1;
+    int rc = -1;
+    char version[256], log[PATH_MAX], root[PATH_MAX], use[PATH_MAX + 160];
+    struct mfb_pgo *pgo = calloc(1, sizeof *pgo);
+    if (!pgo) {
+        mfb_fail(err, "%s: out of memory", spec);
+        goto out;
+    }
+    if (ins->kind != MFB_SOURCE_C) {
+        mfb_fail(err, "%s: --pgo needs the source (FILE.c): a %s is built as it is, so no profile can change it", spec,
+                 ins->kind == MFB_SOURCE_OBJECT ? "FILE.o" : "FILE.a");
+        goto out;
+    }
+    mfb_source_cache_root(root, sizeof root);
+    if (!root[0]) {
+        mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", spec);
+        goto out;
+    }
+    /* the --version text goes to a file of its own in the temporary folder */
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(log, sizeof log, "%s/memfbench-pgo-cc-%ld.log", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
+    int frc = family(spec, log, &pgo->family, version, sizeof version, err);
+    unlink(log);
+    if (frc < 0)
+        goto out;
+    /* the instrumented build: the same file and flags with the family's instrumentation */
+    pgo->instrument_flags = strdup(pgo->family == MFB_PGO_GCC ? GCC_INSTRUMENT : CLANG_INSTRUMENT);
+    ins->pgo_stage = MFB_PGO_INSTRUMENTED;
+    ins->pgo_family = pgo->family;
+    ins->extra_flags = pgo->instrument_flags;
+    if (!pgo->instrument_flags || mfb_varbuild(ins, req->flags_option, err) < 0 || profile(ins, req, pgo, err) < 0)
+        goto out;
+    snprintf(pgo->instrumented_key, sizeof pgo->instrumented_key, "%s", ins->key);
+    if (pgo->family == MFB_PGO_GCC)
+        snprintf(use, sizeof use, "%s", GCC_USE);
+    else
+        snprintf(use, sizeof use, CLANG_USE_FMT, pgo->profile_file);
+    pgo->use_flags = strdup(use);
+    pgo->of = strdup(ins->name);
+    pgo->train_spec = strdup(req->train ? req->train : req->study_dist);
+    pgo->train_own = !req->train;
+    pgo->train_seed = req->seed;
+    pgo->train_calls = req->calls;
+    size_t nlen = strlen(ins->name) + 5;
+    char *name = malloc(nlen);
+    if (!(trained = mfb_source_new(spec, err)))
+        goto out;
+    if (!pgo->use_flags || !pgo->of || !pgo->train_spec || !name) {
+        free(name);
+        mfb_fail(err, "%s: out of memory", spec);
+        goto out;
+    }
+    snprintf(name, nlen, "%s-pgo", ins->name);
+    free(trained->name);
+    trained->name = name;
+    trained->pgo_stage = MFB_PGO_TRAINED;
+    trained->pgo_family = pgo->family;
+    trained->extra_flags = pgo->use_flags;
+    trained->profile = pgo->profile_file;
+    trained->pgo = pgo;
+    pgo = NULL;
+    if (mfb_varbuild(trained, req->flags_option, err) < 0) {
+        char line[sizeof err->msg];
+        snprintf(line, sizeof line, "%s", err->msg);
+        mfb_fail(err, "%s (built with its %s profile)", line, mfb_pgo_family_name(trained->pgo_family));
+        goto out;
+    }
+    *out = trained;
+    trained = NULL;
+    rc = 0;
+out:
+    if (pgo) {
+        free(pgo->of);
+        free(pgo->instrument_flags);
+        free(pgo->use_flags);
+        free(pgo->train_spec);
+        free(pgo->train_table);
+        free(pgo->merge_tool);
+        free(pgo->profile_file);
+        free(pgo);
+    }
+    mfb_source_free(trained);
+    mfb_source_free(ins);
+    return rc;
+}
