@@ -271,8 +271,9 @@ static cJSON *seeds_json(const struct mfb_run *r)
     mfb_json_add_u64_string(seeds, "master", r->config.seed);
     cJSON_AddStringToObject(seeds, "source", r->config.study->seed_given ? "given" : "fresh (getrandom)");
     for (int i = 0; i < MFB_STREAM_COUNT; i++)
-        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->config.seed,
-            (enum mfb_stream)i));
+        /* --pgo trains on the study's stream, which the parent gives every process: the seed used */
+        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), i == MFB_STREAM_PGO
+            ? mfb_study_pgo_seed(r->config.study) : mfb_stream_seed(r->config.seed, (enum mfb_stream)i));
     return seeds;
 }
 
