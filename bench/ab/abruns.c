@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/environ.h"
 #include "base/rng.h"
 #include "orchestrate/supervise.h"
 #include "report/temporaries.h"
 
-extern char **environ;
 
 /* Lines of the shim's count file read at most (one per process of a run); a file past this is
  * not the shim's. */
@@ -63,41 +63,22 @@ static void work_file(const struct mfb_ab *ab, const char *name, char *out, size
 static char **run_environ(const struct mfb_ab *ab, const struct mfb_ab_arm *a, char *preload, size_t pn,
                           char *variant, size_t vn, char *func, size_t fn, char *calls, size_t cn)
 {
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 5, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    const char *old_preload = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], "LD_PRELOAD=", 11))
-            old_preload = environ[i] + 11;
-        else if (strncmp(environ[i], "MEMFBENCH_AB_VARIANT=", 21) != 0 &&
-                 strncmp(environ[i], "MEMFBENCH_AB_FUNCTION=", 22) != 0 &&
-                 strncmp(environ[i], "MEMFBENCH_AB_CALLS=", 19) != 0)
-            env[k++] = environ[i]; /* MEMFBENCH_AB_COUNT passes: the tests count the routing */
-    }
-    if (a->kind == MFB_AB_PLAIN) {
-        if (old_preload) {
-            snprintf(preload, pn, "LD_PRELOAD=%s", old_preload);
-            env[k++] = preload;
-        }
-        return env;
-    }
+    /* MEMFBENCH_AB_COUNT passes: the tests count the routing */
+    char *change[] = {preload, variant, func, calls};
+    snprintf(variant, vn, "MEMFBENCH_AB_VARIANT");
+    snprintf(func, fn, "MEMFBENCH_AB_FUNCTION");
+    snprintf(calls, cn, "MEMFBENCH_AB_CALLS");
+    if (a->kind == MFB_AB_PLAIN)
+        return mfb_environ_with(change + 1, 3); /* LD_PRELOAD as it is */
+    const char *old_preload = getenv("LD_PRELOAD");
     snprintf(preload, pn, "LD_PRELOAD=%s%s%s", ab->shim, old_preload && *old_preload ? ":" : "",
              old_preload ? old_preload : "");
-    env[k++] = preload;
     snprintf(variant, vn, "MEMFBENCH_AB_VARIANT=%s", a->kind == MFB_AB_LIBC ? "libc" : a->spec);
-    env[k++] = variant;
     snprintf(func, fn, "MEMFBENCH_AB_FUNCTION=%s", mfb_func_name(ab->func));
-    env[k++] = func;
     char path[PATH_MAX + 16];
     work_file(ab, "calls", path, sizeof path);
     snprintf(calls, cn, "MEMFBENCH_AB_CALLS=%s", path);
-    env[k++] = calls;
-    return env;
+    return mfb_environ_with(change, 4);
 }
 
 struct run_child {

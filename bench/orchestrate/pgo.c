@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/environ.h"
 #include "base/filetext.h"
 #include "base/self.h"
 #include "base/sha256.h"
@@ -18,8 +19,6 @@
 #include "orchestrate/varbuild.h"
 #include "report/temporaries.h"
 #include "workload/distribution.h"
-
-extern char **environ;
 
 /* The profile flags of each family. GCC names the profile of code.o code.gcda beside it, and
  * refuses one written for other code (coverage-mismatch is an error by default; said here so a
@@ -134,24 +133,11 @@ static int training_key(const struct mfb_source *ins, const struct mfb_pgo_reque
  * GCC, LLVM_PROFILE_FILE for clang, all into folder. */
 static char **training_env(const char *folder, char *store, size_t cap)
 {
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 4, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "GCOV_PREFIX", 11) && strncmp(environ[i], "LLVM_PROFILE_FILE=", 18))
-            env[k++] = environ[i];
     int a = snprintf(store, cap, "GCOV_PREFIX=%s", folder) + 1;
     int b = snprintf(store + a, cap - (size_t)a, "GCOV_PREFIX_STRIP=%s", GCOV_STRIP_ALL) + 1;
     snprintf(store + a + b, cap - (size_t)(a + b), "LLVM_PROFILE_FILE=%s/train-%%p.profraw", folder);
-    env[k++] = store;
-    env[k++] = store + a;
-    env[k++] = store + a + b;
-    env[k] = NULL;
-    return env;
+    char *change[] = {store, store + a, store + a + b};
+    return mfb_environ_with(change, 3);
 }
 
 /* The llvm-profdata of the clang that built it (a raw profile is read by its own LLVM version

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/environ.h"
 #include "base/seeds.h"
 #include "base/warn.h"
 #include "base/error.h"
@@ -33,24 +34,13 @@
  * of every stack address (and their cache-set and aliasing effects) the same in every process. */
 static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
 {
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "MEMFBENCH_PAD=", 14) != 0)
-            env[k++] = environ[i];
     struct mfb_rng r;
     mfb_rng_seed(&r, seed);
     size_t len = (size_t)mfb_rng_below(&r, pad_cap - 15);
     memcpy(pad, "MEMFBENCH_PAD=", 14);
     memset(pad + 14, 'x', len);
     pad[14 + len] = '\0';
-    env[k] = pad;
-    return env;
+    return mfb_environ_with(&pad, 1);
 }
 
 /* What the parent gives one child besides the user's options. */
