@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..io.load import Run
 from ..verdicts.pgo import Gain, PgoGroup, run_gains
+from .text import text_table
 
 NOT_MEASURED = "not measured"
 
@@ -61,7 +62,6 @@ def group_frame(g: PgoGroup) -> pd.DataFrame:
 
 
 def group_lines(g: PgoGroup, level: float) -> list[str]:
-    from .text import text_table
     return [f"== {g.title}", f"verdict: {g.verdict()}",
             text_table(group_frame(g)),
             f"each cell: {g.source}'s profiled build over its build without a profile, time per call, in % "

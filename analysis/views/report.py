@@ -19,6 +19,7 @@ from ..verdicts.compare import Comparison, comparisons_frame
 from ..verdicts.diff import Shift, shift_line
 from ..verdicts.variants import VariantsTable, variants_table
 from .counters import counter_summary, counters_source, has_counters
+from .pgo import pgo_summary_lines
 from .summary import summarize_run
 from .variants import how_lines, variants_frame
 from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, md_escape, verdict_lines
@@ -277,6 +278,10 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                 tables += [f"**{_host_title(group, gc)}**", ""]
             tables += [_md_table(comparisons_frame(gc)[READER_COLUMNS]), ""]
         md += _fold("Every column of every comparison (verdict first)", tables)
+    pgo = [x for x in pgo_summary_lines(runs, comps[0].level if comps else 0.95) if x]
+    if pgo:  # each file's title line (less its "== PGO gain: "), then its pairs
+        md += ["## PGO gain", "", *_text([x[len("== PGO gain: "):] if x.startswith("== ") else f"- {x}"
+                                          for x in pgo]), ""]
     if probe_doc is not None:
         md += _probe_section(probe_doc, out_dir, svg, figures)
     for i, run in enumerate(runs):

@@ -174,3 +174,17 @@ def test_the_schema_takes_the_new_fields_as_optional(studies) -> None:
     doc["config"]["pgo"] = {"train": None, "calls": 0}
     with pytest.raises(Exception, match="calls"):
         schema.validate(doc)
+
+
+def test_the_report_has_the_pairs(studies, tmp_path: Path) -> None:
+    f = write(add_pgo(studies[FLEET], "at", "at2"), tmp_path / "own.json")
+    p = analysis("report", f, "-o", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stderr
+    md = (tmp_path / "r" / "report.md").read_text()
+    section = md.split("## PGO gain\n", 1)[1].split("\n## ", 1)[0]
+    line = next(x for x in section.splitlines() if x.startswith("- at-pgo vs at "))
+    assert line.startswith("- at-pgo vs at (gcc profile, trained on " + FLEET)
+    # and the seed-000 table gives at's row the same gain
+    table = md.split("### Seed 000's metrics", 1)[1]
+    row = next(x for x in table.splitlines() if x.startswith("| at |"))
+    assert line.split("): ", 1)[1].split(" [", 1)[0] in row
