@@ -142,9 +142,21 @@ def gain(pairs: list[PgoPair], level: float = 0.95) -> Gain:
     return Gain(pairs, comps[0])
 
 
-def run_gains(run: Run, level: float = 0.95) -> list[Gain]:
-    """Every pair of one file, each on its own."""
-    return [gain([p], level) for p in pgo_pairs(run)]
+def pair_of(x: Gain | tuple[PgoPair, str]) -> PgoPair:
+    """The pair of one of run_gains' entries."""
+    return x.pairs[0] if isinstance(x, Gain) else x[0]
+
+
+def run_gains(run: Run, level: float = 0.95) -> list[Gain | tuple[PgoPair, str]]:
+    """Every pair of one file, each on its own: its gain, or the pair and why compare could not
+    give one (a variant without samples: a run stopped early)."""
+    out: list[Gain | tuple[PgoPair, str]] = []
+    for p in pgo_pairs(run):
+        try:
+            out.append(gain([p], level))
+        except ValueError as e:
+            out.append((p, str(e)))
+    return out
 
 
 # Row labels of the overfitting table

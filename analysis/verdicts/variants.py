@@ -23,7 +23,7 @@ from ..io.identity import code_id
 from ..io.load import Run
 from ..stats.threads import core_mates, interference, interval_method, is_threaded, threads_config
 from .compare import time_ratios
-from .pgo import Gain, pgo_pairs, gain
+from .pgo import Gain, pair_of, run_gains
 from .pressure import pressure_bytes, pressure_frame
 
 Interval3 = tuple[float, float, float]
@@ -183,25 +183,28 @@ def code_sizes(run: Run, counts: dict[str, Any] | None, counts_path: str | None
 
 def pgo_gains(run: Run, others: list[Run], level: float) -> tuple[dict[str, Gain], dict[str, str], str]:
     """Per variant NAME, its PGO gain (another run's pairs where given, else the run's own), and per
-    NAME-pgo of the run the NAME it is the profiled build of."""
-    own_pairs = pgo_pairs(run)
-    profiled = {p.variant: p.of for p in own_pairs}
-    gains = {p.of: gain([p], level) for p in own_pairs}
-    sources = [run.path] if own_pairs else []
+    NAME-pgo of the run the NAME it is the profiled build of. A pair compare cannot compare (a
+    variant without samples) is left out, and said so."""
+    own = run_gains(run, level)
+    profiled = {pair_of(x).variant: pair_of(x).of for x in own}
+    found, sources = own, [run.path] if own else []
     for o in others:
         _check_same(run, o, "--pgo", False)
-        pairs = pgo_pairs(o)
-        if not pairs:
+        found = run_gains(o, level)
+        if not found:
             raise InputError(f"--pgo {o.path}: no NAME-pgo variant (variants[].build.pgo): memfbench run --pgo "
                              "makes one")
-        gains.update({p.of: gain([p], level) for p in pairs})
-        sources = [o.path + other_code(run, o, {p.of for p in pairs})]
-    if not gains:
+        ofs = {pair_of(x).of for x in found}
+        sources = [o.path + other_code(run, o, ofs)]
+    gains = {x.pairs[0].of: x for x in found if isinstance(x, Gain)}
+    failed = "".join(f"; {p.variant} vs {p.of}: not computed ({why})" for p, why in
+                     (x for x in found if not isinstance(x, Gain)))
+    if not found:
         return {}, profiled, "not measured: the run has no NAME-pgo variant and no --pgo file was given"
     trained = sorted({f"trained on {g.pairs[0].trained_on}, tested on {g.pairs[0].tested_on}" for g in gains.values()})
     return gains, profiled, (f"the time ratio NAME-pgo / NAME of {', '.join(sources)} (memfbench run --pgo: the "
                              f"same source rebuilt with a profile, timed in the same rounds), {level:.0%} interval as "
-                             f"analyze compare gives it ({'; '.join(trained)})")
+                             f"analyze compare gives it ({'; '.join(trained)}){failed}")
 
 
 def variants_table(run: Run, pressure: list[Run] | None = None, threaded: Run | None = None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..io.load import Run
-from ..verdicts.pgo import Gain, PgoGroup, run_gains
+from ..verdicts.pgo import Gain, PgoGroup, PgoPair, pair_of, run_gains
 from .text import text_table
 
 NOT_MEASURED = "not measured"
@@ -31,10 +31,12 @@ def gain_words(ratio: float, low: float, high: float) -> str:
     return text + (" (interval includes no change)" if low <= 1 <= high else "")
 
 
-def pair_line(g: Gain) -> str:
-    p = g.pairs[0]
+def pair_line(g: Gain | tuple[PgoPair, str]) -> str:
+    """A pair's line: its gain, or why it has none."""
+    p = pair_of(g)
     trained = f"{p.trained_on}, the study's own" if p.own_distribution else p.trained_on
-    return f"{p.variant} vs {p.of} ({p.family} profile, trained on {trained}): {gain_words(g.ratio, g.low, g.high)}"
+    text = gain_words(g.ratio, g.low, g.high) if isinstance(g, Gain) else f"not computed ({g[1]})"
+    return f"{p.variant} vs {p.of} ({p.family} profile, trained on {trained}): {text}"
 
 
 def pgo_summary_lines(runs: list[Run], level: float = 0.95) -> list[str]:
