@@ -11,7 +11,7 @@ from typing import Iterable
 
 from ..io.files import check_output_file, check_output_folder
 from ..io.identity import separate
-from ..io.load import Run, load_runs
+from ..io.load import Run, load_run, load_runs
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
 from ..verdicts.compare import Comparison, compare_runs
 
@@ -120,7 +120,8 @@ def check_study_options(args: argparse.Namespace) -> None:
 
 # The arguments that name what a subcommand reads. inputs_of gathers them: the one list every
 # output of every subcommand is checked against, so none replaces a file it reads.
-INPUT_ARGUMENTS = ("files", "before", "after", "one_thread", "file", "folder", "probe")
+INPUT_ARGUMENTS = ("files", "before", "after", "one_thread", "file", "folder", "probe", "pressure", "threads_file",
+                   "counts_file", "pgo_file")
 
 
 def inputs_of(args: argparse.Namespace) -> list[str]:
@@ -190,3 +191,61 @@ def suite_block(comps: list, level: float, margin: float) -> list[str]:
     order = {"faster": 0, "slower": 1, "equivalent": 2, "inconclusive": 3}
     return ["", f"== suite: geometric mean over {len(studies)} studies, {level * 100:g} % interval from theirs",
             *(suite_headline(x) for x in sorted(lines, key=lambda x: (order[x.verdict], x.geomean)))]
+
+
+def metric_options(p: argparse.ArgumentParser) -> None:
+    """The files the columns beyond the time come from (variants and report take them)."""
+    p.add_argument("--pressure", action="append", metavar="FILE", default=[],
+                   help="a run of the same study with --icache-pressure SIZE (repeat for more sizes): the i-cache "
+                        "pressure slope (the run itself is size 0)")
+    p.add_argument("--threads", dest="threads_file", metavar="FILE",
+                   help="a run of the same function with --threads 2 --cpus A,B: the slowdown beside a second thread")
+    p.add_argument("--counts", dest="counts_file", metavar="FILE",
+                   help="a memfbench counts file: code size with callees (its code_bytes), where it has them")
+    p.add_argument("--pgo", dest="pgo_file", metavar="FILE",
+                   help="a run with --pgo: the PGO gain of its pairs (default: the run's own NAME-pgo pairs)")
+
+
+def metric_tables(runs: list[Run], args: argparse.Namespace, level: float, match: bool = False) -> list:
+    """The seed-000 table (verdicts/variants.py) of each run of a distribution (a sweep has none),
+    the option files of metric_options read once, each with its own names (a variant of them is
+    matched to the run's by name; one that ran other code is said so beside its column). match
+    (the report, of several runs): each run gets the option files of its function (and, for
+    --pressure, its distribution), and a file that fits none of the runs is refused; without it a
+    file that does not fit the run is refused."""
+    from ..io.counts_file import read_counts
+    from ..verdicts.variants import InputError, variants_table
+    counts = read_counts(args.counts_file) if args.counts_file else None
+    pressure = load_runs(args.pressure) if args.pressure else []
+    threaded = [load_run(args.threads_file)] if args.threads_file else []
+    pgo = [load_run(args.pgo_file)] if args.pgo_file else []
+    studies = [r for r in runs if not r.doc.get("sweep")]
+    used: set[str] = set()
+
+    def fits(r: Run, files: list[Run], distribution: bool = False) -> list[Run]:
+        if not match:
+            return files
+        out = [f for f in files if f.function == r.function and (not distribution or f.distribution == r.distribution)]
+        used.update(f.path for f in out)
+        return out
+
+    tables = []
+    try:
+        for r in studies:
+            c = counts if counts is None or not match or counts["function"] == r.function else None
+            if c is not None and match:
+                used.add(str(args.counts_file))
+            th = fits(r, threaded)
+            tables.append(variants_table(r, fits(r, pressure, True), th[0] if th else None, c, args.counts_file,
+                                         fits(r, pgo), level))
+    except InputError as e:
+        raise UsageError(str(e)) from e
+    if match:
+        for option, files in (("--pressure", pressure), ("--threads", threaded), ("--pgo", pgo)):
+            for f in files:
+                if f.path not in used:
+                    raise UsageError(f"{option} {f.path}: {f.function} on {f.distribution} fits none of the runs "
+                                     "of the report (same function; --pressure: same distribution too)")
+        if counts is not None and str(args.counts_file) not in used:
+            raise UsageError(f"--counts {args.counts_file}: counts of {counts['function']} fit none of the runs")
+    return tables

@@ -6,6 +6,7 @@ import argparse
 
 from ..io.files import json_text, write_text_atomic
 from ..verdicts.compare import comparisons_frame
+from ..views.pgo import pgo_summary_lines
 from ..views.text import COMPARISON_COLUMNS, headline_lines, plain, table, verdict_lines
 from .common import (DETAIL_HINT, check_outputs, check_study_options, compare_study, detail_option, inputs_of, suite_block,
                      study_options)
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [])
     # the secondary statistics (ratio of medians, Mann-Whitney, Hodges-Lehmann) are shown by the
     # wide table of --detail and written by --json only
-    _, _, comps = compare_study(args, secondary=args.detail or args.json_out is not None)
+    runs, _, comps = compare_study(args, secondary=args.detail or args.json_out is not None)
     if comps:
         print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
@@ -33,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
             print(table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
             print()
             print("\n".join(plain(x) for x in verdict_lines(comps)))
+        pgo = pgo_summary_lines(runs, args.level)
+        if pgo:
+            print("\n".join(pgo))
     else:
         print("(no comparisons: every variant besides the baseline is the harness's noop)")
     if args.json_out is not None:

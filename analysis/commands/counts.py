@@ -6,7 +6,7 @@ import argparse
 
 from ..io.counts_file import read_counts
 from ..io.load import load_run
-from ..verdicts.compare import compare_runs
+from ..verdicts.compare import time_ratios as compared_ratios
 from ..views.counts import counts_table
 from .common import UsageError
 
@@ -24,13 +24,13 @@ def time_ratios(doc: dict, run_file: str) -> dict[str, tuple[float, float, float
     """Each variant's time ratio to the counts' baseline in run_file, with its interval; UsageError when
     the run is of another function or distribution (its times would be of other calls)."""
     run = load_run(run_file)
-    comps = compare_runs([run], baseline=doc["baseline"], secondary=False, allow_single_process=True)
-    if comps and (comps[0].function != doc["function"] or comps[0].distribution != doc["distribution"]["spec"]):
-        raise UsageError(f"--beside {run_file}: {comps[0].function} on {comps[0].distribution}, not "
+    if run.function != doc["function"] or run.distribution != doc["distribution"]["spec"]:
+        raise UsageError(f"--beside {run_file}: {run.function} on {run.distribution}, not "
                          f"{doc['function']} on {doc['distribution']['spec']} as the counts")
-    out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
-    out[doc["baseline"]] = (1.0, 1.0, 1.0)
-    return out
+    try:
+        return compared_ratios(run, doc["baseline"])
+    except ValueError as e:  # the counts' baseline is not a variant of the run
+        raise UsageError(f"--beside {run_file}: {e}") from e
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,8 @@ from ..io.probe_file import read_probe
 from ..verdicts.sweep import is_sweep
 from ..views.probe import check_reference
 from ..views.report import write_report
-from .common import UsageError, check_outputs, check_study_options, compare_study, study_options
+from .common import (UsageError, check_outputs, check_study_options, compare_study, metric_options, metric_tables,
+                     study_options)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -21,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--probe", metavar="FILE", help="a memfbench probe file of the same machine: its curves, the "
                                                   "cache levels it found on sweep plots, and sweep throughput as a "
                                                   "fraction of the measured bandwidth")
+    metric_options(p)
     return p
 
 
@@ -34,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
             check_reference(probe_doc, r.function, args.probe)
         except ValueError as e:
             raise UsageError(str(e)) from e
+    tables = metric_tables(runs, args, args.level, match=True)
     md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe,
-                            code_notes)
+                            code_notes, tables)
     print(f"wrote {md} and {html}")
     return 0

@@ -10,6 +10,7 @@ from ..stats.threads import is_threaded
 from ..verdicts.classes import decompose_run, decomposition_lines
 from ..verdicts.sweep import describe, is_sweep, sweep_points, sweep_table
 from ..views.counters import counter_summary, counters_source, has_counters
+from ..views.pgo import pgo_summary_lines
 from ..views.report import write_report
 from ..views.summary import summarize_run
 from ..views.text import context_lines, dashed, headline_lines, interference_lines, plain, table, verdict_lines
@@ -32,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if comps or not runs or not all(is_sweep(r) for r in runs):  # a sweep's verdicts are its table's
         print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
+    pgo = pgo_summary_lines(runs, args.level)
+    if pgo:
+        print("\n".join(pgo))
     for r in (r for r in runs if is_sweep(r)):
         print(f"\n== size sweep: {r.function}, {describe(r)}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))

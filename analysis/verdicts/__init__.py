@@ -11,4 +11,7 @@ compares something, on the statistics of stats/ and the runs of io/.
 - history: a series of files across commits and its change points
 - ab: program-level A/B (memfbench ab) and the prediction from a recording's replay
 - suite: one number across studies: each variant's geometric mean with an interval carrying the studies' own
+- pgo: the PGO gain of run --pgo (NAME-pgo / NAME) and the trained-on x tested-on table of several files
+- variants: seed 000's metrics in one row per variant (ratio, code size, i-cache pressure slope, slowdown
+  beside a second thread, PGO gain), each from the file that measured it
 """

@@ -426,3 +426,14 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
 
 def comparisons_frame(comps: list[Comparison]) -> pd.DataFrame:
     return pd.DataFrame([c.as_dict() for c in comps])
+
+
+def time_ratios(run: Run, baseline: str | None = None, level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """Each variant's time ratio to the baseline in one run with its per-comparison interval at
+    `level` (compare --detail's ci; the baseline itself 1), as compare_runs gives them: what the
+    tables that put a variant's time beside another figure (counts --beside, the variants table)
+    show."""
+    comps = compare_runs([run], baseline, level=level, secondary=False, allow_single_process=True)
+    out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
+    out[_baseline_of(run, baseline)] = (1.0, 1.0, 1.0)
+    return out

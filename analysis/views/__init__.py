@@ -6,6 +6,8 @@ verdicts.
 - summary: per-variant statistics of one run (the summarize table)
 - counters: per-variant hardware counters per call (--counters)
 - probe: a probe file's levels, tables and the roofline a sweep is read against
+- pgo: the PGO gain as text: the overfitting table's cells, the summary's line per pair
+- variants: the one-line-per-variant table of seed 000's metrics, with how each column was measured
 - report: the Markdown and HTML reports (report, summarize --report, diff --report)
 - plots/: matplotlib figures, one module per domain (imported only where a figure is drawn)
 """

@@ -17,8 +17,11 @@ from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, interference, inte
                              threads_line, topology_frame)
 from ..verdicts.compare import Comparison, comparisons_frame
 from ..verdicts.diff import Shift, shift_line
+from ..verdicts.variants import VariantsTable, variants_table
 from .counters import counter_summary, counters_source, has_counters
+from .pgo import pgo_summary_lines
 from .summary import summarize_run
+from .variants import how_lines, variants_frame
 from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, md_escape, verdict_lines
 
 
@@ -56,14 +59,20 @@ def _fold(summary: str, lines: list[str]) -> list[str]:
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
                  quiet: frozenset[str] = frozenset(), svg: bool = False,
                  probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None,
-                 notes: list[str] | None = None) -> tuple[Path, Path]:
+                 notes: list[str] | None = None, tables: list[VariantsTable] | None = None) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
-    files.OutputError naming out_dir (with `label`, the option that gave it)."""
+    files.OutputError naming out_dir (with `label`, the option that gave it). tables: the seed-000
+    table of each run of a distribution (verdicts/variants.py), made from the run alone where not
+    given."""
     inputs = [r.path for r in runs] + ([probe_path] if probe_path is not None else [])
+    if tables is None:
+        level = comps[0].level if comps else 0.95
+        tables = [variants_table(r, level=level) for r in runs if not r.doc.get("sweep")]
+    by_run = {t.run.path: t for t in tables}
     names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc,
-                                                                         notes or []), label, inputs)
+                                                                         notes or [], by_run), label, inputs)
     return out_dir / names[0], out_dir / names[1]
 
 
@@ -151,6 +160,19 @@ def _threads_section(run: Run, tag: str, out_dir: Path, svg: bool, figures: list
     return md + [f"![threads]({fig.name})", ""]
 
 
+def _variants_section(t: VariantsTable) -> list[str]:
+    """Seed 000's metrics, one line per variant, and how each column was measured."""
+    return ["### Seed 000's metrics, one line per variant", "",
+            "Time ratio to the baseline, code size, i-cache pressure slope, slowdown beside a second thread and "
+            "PGO gain; 'not measured' where no file given measured it.", "",
+            _md_table(variants_frame(t).applymap(_unbroken)), "", *_text([f"- {x}" for x in how_lines(t)]), ""]
+
+
+def _unbroken(cell: str) -> str:
+    """A figure with its interval ("1.088 [0.889, 1.331]") kept on one line of a narrow column."""
+    return re.sub(r"(\S+) (\[[^]]*\])", lambda m: (m.group(1) + " " + m.group(2)).replace(" ", "\u00a0"), cell)
+
+
 def _sweep_section(run: Run, tag: str, out_dir: Path, colors: dict[str, str], svg: bool,
                    figures: list[tuple[str, Path]], quiet: frozenset[str],
                    probe_doc: dict[str, Any] | None = None) -> list[str]:
@@ -215,7 +237,8 @@ def _suite_section(comps: list[Comparison]) -> list[str]:
 
 def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         quiet: frozenset[str] = frozenset(), svg: bool = False,
-                        probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None) -> tuple[str, str]:
+                        probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None,
+                        metrics: dict[str, VariantsTable] | None = None) -> tuple[str, str]:
     # matplotlib only when a report is drawn: summarize/compare/gate start faster
     from .plots.base import palette, save
     from .plots.comparisons import forest, log_ratios, ratio_by_distribution, ratio_over_time, round_ratios
@@ -255,6 +278,10 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                 tables += [f"**{_host_title(group, gc)}**", ""]
             tables += [_md_table(comparisons_frame(gc)[READER_COLUMNS]), ""]
         md += _fold("Every column of every comparison (verdict first)", tables)
+    pgo = [x for x in pgo_summary_lines(runs, comps[0].level if comps else 0.95) if x]
+    if pgo:  # each file's title line (less its "== PGO gain: "), then its pairs
+        md += ["## PGO gain", "", *_text([x[len("== PGO gain: "):] if x.startswith("== ") else f"- {x}"
+                                          for x in pgo]), ""]
     if probe_doc is not None:
         md += _probe_section(probe_doc, out_dir, svg, figures)
     for i, run in enumerate(runs):
@@ -262,8 +289,10 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
         if run.doc.get("sweep"):
             md += _sweep_section(run, tag, out_dir, colors, svg, figures, quiet, probe_doc)
             continue
-        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *_text(context_lines(run, quiet)), "",
-               "### Per variant", "", _md_table(summarize_run(run)), "",
+        md += [f"## {run.function} on {run.distribution} (`{Path(run.path).name}`)", "", *_text(context_lines(run, quiet)), ""]
+        if metrics and run.path in metrics:
+            md += _variants_section(metrics[run.path])
+        md += ["### Per variant", "", _md_table(summarize_run(run)), "",
                "### Diagnostics", "", DIAGNOSTICS_EXPLANATION, "", _md_table(diagnostics_frame(diagnose(run.batches))),
                ""]
         if has_counters(run):

@@ -41,6 +41,15 @@ def table(df: pd.DataFrame) -> str:
     return shown.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep=DASH)
 
 
+def text_table(df: pd.DataFrame, gap: int = 2) -> str:
+    """A frame of text cells (figures already written out, intervals and words) as a terminal
+    table, every column left-aligned, so the cells' words and brackets line up."""
+    cols = [str(c) for c in df.columns]
+    rows = [[str(x) for x in row] for row in df.itertuples(index=False)]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
+    return "\n".join((" " * gap).join(x.ljust(w) for x, w in zip(line, widths)).rstrip() for line in [cols] + rows)
+
+
 def dash_nan(line: str) -> str:
     """A table line formatted by f-strings with each "nan" replaced by a dash of the same width
     (the columns stay aligned)."""
