@@ -7,7 +7,7 @@ import argparse
 from ..io.counts_file import read_counts
 from ..io.load import load_run
 from ..verdicts.compare import time_ratios as compared_ratios
-from ..views.counts import counts_table
+from ..views.counts import code_lines, counts_table
 from .common import UsageError
 
 
@@ -44,4 +44,9 @@ def run(args: argparse.Namespace) -> int:
               "simulation leaves out (memory, the real predictor, microcode)")
     print("/base: the variant's count over the baseline's; L1 miss: D1 read + write + I1 misses. Not the real "
           "predictor, memory latency or cache hierarchy (docs/methodology.md, \"Counts under valgrind\").")
+    code = code_lines(doc)
+    if code:
+        print("code B: bytes of the variant's function and every function it called in the counted loop (their "
+              "ELF symbol sizes); N+: some function's size unknown (?), so N is a lower bound; -: its own unknown")
+        print("\n".join(code))
     return 0

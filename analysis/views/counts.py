@@ -1,4 +1,5 @@
-"""The counts table: per variant, per call, each figure beside its ratio to the baseline's."""
+"""The counts table: per variant, per call, each figure beside its ratio to the baseline's, and the
+bytes of code the variant ran."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,10 +8,21 @@ from typing import Any
 COLUMNS = (("instr", ("Ir",)), ("branches", ("Bc", "Bi")), ("mispred", ("Bcm", "Bim")), ("L1 miss", ("D1mr", "D1mw", "I1mr")))
 
 
+def code_cell(v: dict[str, Any]) -> str:
+    """A variant's code bytes as the table shows them: N when every function's size is known, N+
+    when some callee's is not (N is then a lower bound), '-' when its own function's size is
+    unknown or the file predates the code list."""
+    b = v.get("code_bytes")
+    if b is None:
+        return "-"
+    return f"{b}" if v.get("code_bytes_complete") else f"{b}+"
+
+
 def counts_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per variant: each column's count per call and its ratio to the baseline's (None where
-    the baseline counts zero)."""
+    the baseline counts zero), and its code bytes (code_cell)."""
     per = {v["name"]: v["per_call"] for v in doc["variants"]}
+    code = {v["name"]: code_cell(v) for v in doc["variants"]}
     base = per.get(doc.get("baseline", "libc")) or doc["variants"][0]["per_call"]
     rows = []
     for name, p in per.items():
@@ -19,6 +31,7 @@ def counts_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
             x, b = sum(p[e] for e in evs), sum(base[e] for e in evs)
             row[col] = x
             row[col + " ratio"] = x / b if b else None
+        row["code bytes"] = code[name]
         rows.append(row)
     return rows
 
@@ -26,15 +39,32 @@ def counts_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def counts_table(doc: dict[str, Any], times: dict[str, tuple[float, float, float]] | None = None) -> str:
     """The table; with times (variant -> the time ratio to the baseline and its interval, from a run
     file), a last column puts each variant's time ratio beside its counts' ratios."""
-    head = f"{'variant':<16}" + "".join(f"{c:>12} {'/base':>7}" for c, _ in COLUMNS)
+    head = f"{'variant':<16}" + "".join(f"{c:>12} {'/base':>7}" for c, _ in COLUMNS) + f" {'code B':>8}"
     if times is not None:
         head += f"  {'time /base [interval]':>26}"
     lines = [head]
     for r in counts_rows(doc):
         cells = "".join(f"{r[c]:>12.2f} {('-' if r[c + ' ratio'] is None else format(r[c + ' ratio'], '.3f')):>7}"
                         for c, _ in COLUMNS)
+        cells += f" {r['code bytes']:>8}"
         if times is not None:
             t = times.get(r["variant"])
             cells += f"  {(f'{t[0]:.4f} [{t[1]:.4f}, {t[2]:.4f}]' if t else 'not in the run'):>26}"
         lines.append(f"{r['variant']:<16}{cells}")
     return "\n".join(lines)
+
+
+def code_lines(doc: dict[str, Any]) -> list[str]:
+    """Per variant, the functions its code bytes add up: each with its size ('?' unknown) and, when
+    it is not in the variant's own function's object, the object's file name."""
+    out = []
+    for v in doc["variants"]:
+        if not v.get("code"):
+            continue
+        home = v["code"][0]["object"]
+        parts = []
+        for f in v["code"]:
+            where = "" if f["object"] == home else f" ({f['object'].rsplit('/', 1)[-1]})"
+            parts.append(f"{f['function']}{where} {'?' if f['bytes'] is None else f['bytes']}")
+        out.append(f"  {v['name']}: " + ", ".join(parts))
+    return out

@@ -312,3 +312,102 @@ int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t c
     }
     return count;
 }
+
+/* The header and section count of a 64-bit little-endian ELF file whose section headers lie
+ * inside the data; -1 for anything else. */
+static int elf_open(const unsigned char *data, size_t len, Elf64_Ehdr *eh, uint64_t *shnum)
+{
+    uint32_t shstrndx;
+    if (len < sizeof *eh || memcmp(data, ELFMAG, SELFMAG) != 0)
+        return -1;
+    memcpy(eh, data, sizeof *eh);
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+        return -1;
+    return section_count(data, len, eh, shnum, &shstrndx);
+}
+
+/* Whether a symbol's name is `name` (n bytes) once a symbol version ("@VER", "@@VER") is left off
+ * either: a shared object's table may name a definition memcpy@@GLIBC_2.14, and valgrind may too. */
+static bool same_base_name(const char *sym, const char *name, size_t n)
+{
+    return strcspn(sym, "@") == n && strncmp(sym, name, n) == 0;
+}
+
+int mfb_elf_function_size(const unsigned char *data, size_t len, const char *name, unsigned tables, uint64_t *size)
+{
+    Elf64_Ehdr eh;
+    uint64_t shnum;
+    if (elf_open(data, len, &eh, &shnum) < 0)
+        return -1;
+    size_t n = strcspn(name, "@");
+    bool found = false, agree = true;
+    uint64_t first = 0;
+    for (uint64_t i = 0; i < shnum; i++) {
+        Elf64_Shdr sh = section(data, &eh, i);
+        bool wanted = (sh.sh_type == SHT_SYMTAB && (tables & MFB_ELF_SYMTAB)) ||
+                      (sh.sh_type == SHT_DYNSYM && (tables & MFB_ELF_DYNSYM));
+        if (!wanted)
+            continue;
+        if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_link >= shnum ||
+            !inside(len, sh.sh_offset, sh.sh_size / sizeof(Elf64_Sym), sizeof(Elf64_Sym)))
+            return -1;
+        Elf64_Shdr strtab = section(data, &eh, sh.sh_link);
+        for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+            Elf64_Sym s;
+            memcpy(&s, data + sh.sh_offset + k * sizeof s, sizeof s);
+            if (kind_of(&s) != MFB_ELF_FUNCTION)
+                continue;
+            const char *sname = string_at(data, len, &strtab, s.st_name);
+            if (!sname || !same_base_name(sname, name, n))
+                continue;
+            if (!found)
+                first = s.st_size;
+            agree &= !found || s.st_size == first;
+            found = true;
+        }
+    }
+    if (!found || !agree || first == 0)
+        return 0;
+    *size = first;
+    return 1;
+}
+
+int mfb_elf_build_id(const unsigned char *data, size_t len, char *out, size_t cap)
+{
+    Elf64_Ehdr eh;
+    uint64_t shnum;
+    if (cap)
+        out[0] = '\0';
+    if (elf_open(data, len, &eh, &shnum) < 0)
+        return -1;
+    for (uint64_t i = 0; i < shnum; i++) {
+        Elf64_Shdr sh = section(data, &eh, i);
+        if (sh.sh_type != SHT_NOTE || !inside(len, sh.sh_offset, sh.sh_size, 1))
+            continue;
+        /* notes: a header, then the name and the descriptor, each padded to 4 bytes */
+        uint64_t at = 0;
+        while (sh.sh_size - at >= sizeof(Elf64_Nhdr)) {
+            Elf64_Nhdr nh;
+            memcpy(&nh, data + sh.sh_offset + at, sizeof nh);
+            uint64_t name_at = at + sizeof nh, namesz = ((uint64_t)nh.n_namesz + 3) & ~3ull;
+            uint64_t desc_at = name_at + namesz, descsz = ((uint64_t)nh.n_descsz + 3) & ~3ull;
+            if (namesz > sh.sh_size - name_at || descsz > sh.sh_size - desc_at)
+                break;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                !memcmp(data + sh.sh_offset + name_at, "GNU", 4)) {
+                if (nh.n_descsz == 0 || 2 * (size_t)nh.n_descsz >= cap)
+                    return 0;
+                static const char hex[] = "0123456789abcdef";
+                const unsigned char *id = data + sh.sh_offset + desc_at;
+                for (uint32_t b = 0; b < nh.n_descsz; b++) {
+                    out[2 * b] = hex[id[b] >> 4];
+                    out[2 * b + 1] = hex[id[b] & 15];
+                }
+                out[2 * (size_t)nh.n_descsz] = '\0';
+                return (int)(2 * nh.n_descsz);
+            }
+            at = desc_at + descsz;
+        }
+    }
+    return 0;
+}

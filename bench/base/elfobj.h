@@ -62,4 +62,22 @@ int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t c
 /* Whether a and b (n bytes each) are equal outside the symbol's fields. */
 bool mfb_elf_same_but_fields(const unsigned char *a, const unsigned char *b, size_t n, const struct mfb_elf_symbol *s);
 
+/* Which symbol tables mfb_elf_function_size searches. */
+enum { MFB_ELF_SYMTAB = 1u, MFB_ELF_DYNSYM = 2u };
+
+/* The size in bytes (st_size) of the function `name` defined in the ELF file data[0..len) of any
+ * type (an executable, a shared object, a separate debug file, whose code sections are empty but
+ * whose symbol table is whole), from the tables `tables` names: 1 with *size when it is defined
+ * there and every definition of that name agrees on its size (a program's local functions of one
+ * name, say one per file, may differ: which one ran is then unknown); 0 when it is not defined
+ * there, its definitions disagree or it has no size; -1 when data is no 64-bit little-endian ELF
+ * file whose tables lie inside it. name is matched whole, without a symbol version ("@..."). */
+int mfb_elf_function_size(const unsigned char *data, size_t len, const char *name, unsigned tables, uint64_t *size);
+
+/* The file's GNU build ID (its NT_GNU_BUILD_ID note), in lowercase hex into out (cap bytes): the
+ * number of hex digits, 0 when it has none or the ID would not fit, -1 when data is no 64-bit
+ * little-endian ELF file whose tables lie inside it. It names a stripped object's separate debug
+ * file, /usr/lib/debug/.build-id/xx/rest.debug, where its full symbol table is. */
+int mfb_elf_build_id(const unsigned char *data, size_t len, char *out, size_t cap);
+
 #endif

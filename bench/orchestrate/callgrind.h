@@ -1,8 +1,10 @@
 /* valgrind's callgrind, as memfbench counts uses it: found on PATH, run on a command with cache and
- * branch simulation and collection limited to one function, and its output file's totals read. */
+ * branch simulation and collection limited to one function, and its output file read: the totals,
+ * and the functions the variant ran (its code), each with its size from its object's symbols. */
 #ifndef MFB_CALLGRIND_H
 #define MFB_CALLGRIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,10 +20,30 @@ enum mfb_cg_event {
 };
 const char *mfb_cg_event_name(enum mfb_cg_event e);
 
+/* A function the variant ran: as callgrind names it, and its size. */
+struct mfb_cg_function {
+    char object[512]; /* the ELF object's path as valgrind saw it mapped; "???" where it knew none */
+    char name[256];   /* the symbol valgrind found there, or 0x... (an address) where it found none */
+    bool sized;       /* whether bytes is known */
+    uint64_t bytes;   /* st_size of the symbol in the object's .symtab, else in its separate debug
+                       * file's (/usr/lib/debug/.build-id), else in its .dynsym */
+};
+
+/* Functions kept per variant: a copy that calls more than this many distinct functions is no
+ * memcpy; the list is then cut and marked so (code_cut). */
+#define MFB_CG_MAX_CODE 64
+
 struct mfb_cg_result {
     uint64_t total[MFB_CG_EVENTS];
     char caches[3][96]; /* the simulated I1, D1 and LL caches as callgrind describes them */
     char out[512];      /* what the command printed on stdout */
+    /* The variant's code: the functions the counted loop called once per call (the variant's own;
+     * the loop's one-off calls are the harness's), then everything callgrind saw them call, each
+     * once, the first sorted by name, the rest by object and name. malloc'd; mfb_cg_result_free. */
+    struct mfb_cg_function *code;
+    size_t ncode;
+    size_t nentry;      /* how many of code are the loop's own callees (the variant's function) */
+    bool code_cut;      /* more than MFB_CG_MAX_CODE functions: the list is not all */
 };
 
 /* valgrind's full path from PATH into path; -1 with a line saying to install it. */
@@ -32,7 +54,14 @@ int mfb_cg_version(const char *valgrind, char *out, size_t cap, struct mfb_err *
  * --callgrind-out-file=FILE, NULL-terminated. */
 extern const char *const mfb_cg_options[];
 /* Runs argv (valgrind and its options, then the command), its stdout into r->out, its stderr
- * passed through; then reads outfile's totals. */
-int mfb_cg_run(char *const *argv, const char *outfile, struct mfb_cg_result *r, struct mfb_err *err);
+ * passed through; then reads outfile's totals and the code: the callees of the function `loop`
+ * (the one --toggle-collect names) called at least `calls` times, and what they called in the
+ * counted region, with the sizes of those functions. Free r with mfb_cg_result_free, whatever it returns. */
+int mfb_cg_run(char *const *argv, const char *outfile, const char *loop, uint64_t calls, struct mfb_cg_result *r,
+               struct mfb_err *err);
+/* The same reading of a callgrind file already written (the tests give it one): totals, code and
+ * sizes into r, which starts zeroed. */
+int mfb_cg_read(const char *outfile, const char *loop, uint64_t calls, struct mfb_cg_result *r, struct mfb_err *err);
+void mfb_cg_result_free(struct mfb_cg_result *r);
 
 #endif

@@ -4,6 +4,7 @@
  * simulated caches, the predictor's tables) carries into another's. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,35 @@ static void field(const char *out, const char *key, char *val, size_t cap)
         }
 }
 
+/* The code the variant ran (orchestrate/callgrind.h) and its size: the sum of the sizes known, null
+ * when the variant's own function's is not (a sum of its callees alone would pass for a small
+ * variant), complete only when every function's size is known and the list was not cut. */
+static void add_code(cJSON *o, const struct mfb_cg_result *r)
+{
+    cJSON *code = cJSON_AddArrayToObject(o, "code");
+    uint64_t sum = 0;
+    bool complete = !r->code_cut && r->nentry > 0, own = r->nentry > 0;
+    for (size_t i = 0; i < r->ncode; i++) {
+        const struct mfb_cg_function *fn = &r->code[i];
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "object", fn->object);
+        cJSON_AddStringToObject(f, "function", fn->name);
+        if (fn->sized)
+            cJSON_AddNumberToObject(f, "bytes", (double)fn->bytes);
+        else
+            cJSON_AddNullToObject(f, "bytes");
+        cJSON_AddItemToArray(code, f);
+        sum += fn->sized ? fn->bytes : 0;
+        complete &= fn->sized;
+        own &= i >= r->nentry || fn->sized;
+    }
+    if (own)
+        cJSON_AddNumberToObject(o, "code_bytes", (double)sum);
+    else
+        cJSON_AddNullToObject(o, "code_bytes");
+    cJSON_AddBoolToObject(o, "code_bytes_complete", complete);
+}
+
 static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name, char *const *argv,
                            const struct mfb_cg_result *r)
 {
@@ -92,6 +122,7 @@ static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name
         cJSON_AddNumberToObject(tot, mfb_cg_event_name((enum mfb_cg_event)e), (double)r->total[e]);
         cJSON_AddNumberToObject(per, mfb_cg_event_name((enum mfb_cg_event)e), (double)r->total[e] / cfg->calls);
     }
+    add_code(o, r);
     return o;
 }
 
@@ -194,13 +225,14 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         if (!cfg->quiet)
             fprintf(stderr, "memfbench counts: %s %s under callgrind (%u calls)\n", mfb_func_name(cfg->func),
                     cfg->variants[i], cfg->calls);
-        rc = mfb_cg_run(c.argv, outfile, &r, &err);
+        rc = mfb_cg_run(c.argv, outfile, MFB_COUNTED_LOOP_SYMBOL, cfg->calls, &r, &err);
         unlink(outfile);
         if (rc == 0) {
             if (!doc)
                 doc = document(cfg, &dist, version, &r);
             cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "variants"), variant_json(cfg, cfg->variants[i], c.argv, &r));
         }
+        mfb_cg_result_free(&r);
     }
     mfb_temp_remove_tree(dir);
     if (rc == 0)

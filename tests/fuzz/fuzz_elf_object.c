@@ -2,6 +2,7 @@
  * reads a user's FILE.o. The input is the object's bytes; the symbol asked for is "f" (the corpus's
  * objects define it). A success must give a symbol whose relocated fields lie inside its code,
  * in order, and the comparison of two copies must run over them without reading past the code. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char fns[64];
     int nf = mfb_elf_functions(data, size, fns, sizeof fns);
     FUZZ_CHECK(nf >= -1 && memchr(fns, '\0', sizeof fns) != NULL);
+    /* memfbench counts' size of a function valgrind names, and the build ID that finds a stripped
+     * object's debug file: a size only when found, an ID of hex digits inside its buffer */
+    uint64_t fsize = 0;
+    int rs = mfb_elf_function_size(data, size, "f", MFB_ELF_SYMTAB | MFB_ELF_DYNSYM, &fsize);
+    FUZZ_CHECK(rs >= -1 && rs <= 1 && (rs != 1 || fsize > 0));
+    char id[41];
+    int ni = mfb_elf_build_id(data, size, id, sizeof id);
+    FUZZ_CHECK(ni >= -1 && ni < (int)sizeof id && strlen(id) == (size_t)(ni > 0 ? ni : 0) &&
+               strspn(id, "0123456789abcdef") == strlen(id));
     struct mfb_elf_symbol s;
     struct mfb_err err = {{0}};
     if (mfb_elf_symbol_read(data, size, "fuzz.o", "f", &s, &err) < 0) {

@@ -1,8 +1,10 @@
 """memfbench counts: callgrind's counts of each variant on the same calls are the same on a re-run,
-and they order the known-cost wrappers as their code says (bench/impl/known_cost.c)."""
+and they order the known-cost wrappers as their code says (bench/impl/known_cost.c); the code each
+variant ran is listed with its functions' ELF sizes."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,20 +14,78 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 
 
+CODE_FIELDS = ("code", "code_bytes", "code_bytes_complete")
+
+
 def counts(memfbench: str, out: Path, *extra: str) -> dict:
-    subprocess.run([memfbench, "counts", "-v", "noop,libc-twice,libc-wrapped", "--calls", "2000", "-q", "-o",
+    subprocess.run([memfbench, "counts", "-v", "noop,libc-twice,libc-wrapped,bytes", "--calls", "2000", "-q", "-o",
                     str(out), *extra], check=True, capture_output=True, timeout=300)
     return {v["name"]: v for v in json.loads(out.read_text())["variants"]}
 
 
-def test_two_runs_count_alike_and_known_costs_order(memfbench: str, tmp_path: Path) -> None:
-    a, b = counts(memfbench, tmp_path / "a.json"), counts(memfbench, tmp_path / "b.json")
+def readelf_size(binary: str, symbol: str) -> int:
+    """The symbol's st_size as binutils' readelf shows it in the binary's symbol tables: the check on
+    memfbench's own ELF reading (base/elfobj.c) from a reader that shares no code with it."""
+    out = subprocess.run(["readelf", "-sW", binary], check=True, capture_output=True, text=True).stdout
+    sizes = {int(f[2], 0) for f in (line.split() for line in out.splitlines()) if len(f) >= 8 and f[7] == symbol}
+    assert len(sizes) == 1, (symbol, sizes)
+    return sizes.pop()
+
+
+@pytest.fixture(scope="module")
+def two_runs(memfbench: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+    d = tmp_path_factory.mktemp("counts")
+    return counts(memfbench, d / "a.json"), counts(memfbench, d / "b.json")
+
+
+def test_two_runs_count_alike_and_known_costs_order(two_runs: tuple[dict, dict]) -> None:
+    a, b = two_runs
     assert {k: v["totals"] for k, v in a.items()} == {k: v["totals"] for k, v in b.items()}
     ir = {k: v["per_call"]["Ir"] for k, v in a.items()}
     # twice copies every call a second time through the same libc memcpy, plus one wrapper layer:
     # at least 1.8 times libc's work, whatever share the wrapper's few instructions take
     assert ir["libc-twice"] > 1.8 * ir["libc"]
     assert ir["libc-wrapped"] > ir["libc"] and ir["noop"] < ir["libc"]
+
+
+def test_two_runs_list_the_same_code(two_runs: tuple[dict, dict]) -> None:
+    """The code list is read from callgrind's call graph and the binaries' symbols, neither of which
+    a re-run changes: field for field the same, in the same order."""
+    a, b = two_runs
+    for name in a:
+        assert {f: a[name][f] for f in CODE_FIELDS} == {f: b[name][f] for f in CODE_FIELDS}, name
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="binutils' readelf not installed")
+def test_a_builtins_code_is_its_own_symbol(memfbench: str, two_runs: tuple[dict, dict]) -> None:
+    """bytes calls nothing: its code is its one function in memfbench's binary, and its code bytes
+    are that symbol's size as readelf reads it."""
+    v = two_runs[0]["bytes"]
+    assert [(os.path.realpath(f["object"]), f["function"]) for f in v["code"]] == \
+        [(os.path.realpath(memfbench), "mfb_memcpy_bytes")]
+    size = readelf_size(memfbench, "mfb_memcpy_bytes")
+    assert v["code"][0]["bytes"] == v["code_bytes"] == size and v["code_bytes_complete"] is True
+
+
+def test_a_wrapper_lists_itself_and_libc(memfbench: str, two_runs: tuple[dict, dict]) -> None:
+    """libc-wrapped's code is its wrapper first (not the harness's function traits, not the counted
+    loop), then what the wrapper called: libc's copy, the very function libc itself ran as the
+    baseline, with the same size; its code bytes add up the sizes known, and it is complete only
+    when none is missing."""
+    runs = two_runs[0]
+    w, libc = runs["libc-wrapped"]["code"], runs["libc"]["code"]
+    names = [f["function"] for f in w]
+    assert names[0] == "mfb_memcpy_wrapped" and os.path.realpath(w[0]["object"]) == os.path.realpath(memfbench)
+    assert "mfb_counted_loop" not in names and "mfb_func_traits" not in names
+    assert len(libc) == 1 and libc[0] in w and os.path.basename(libc[0]["object"]).startswith("libc.so")
+    if shutil.which("readelf"):
+        assert w[0]["bytes"] == readelf_size(memfbench, "mfb_memcpy_wrapped")
+    for name in ("libc-wrapped", "libc-twice"):
+        v = runs[name]
+        known = [f["bytes"] for f in v["code"] if f["bytes"] is not None]
+        assert v["code_bytes"] == sum(known) and v["code_bytes_complete"] == (len(known) == len(v["code"]))
+    # the wrappers differ only in their own function: the functions they call are the same
+    assert w[1:] == runs["libc-twice"]["code"][1:]
 
 
 @pytest.mark.parametrize("args,word", [(["--calls", "5"], "--calls"), (["-v", "nosuch"], "nosuch")])
@@ -98,6 +158,50 @@ def test_a_counts_file_is_read_against_its_schema(tmp_path: Path) -> None:
     f.write_text(json.dumps(good), encoding="utf-8")
     assert subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f)], capture_output=True,
                           timeout=120).returncode == 0
+
+
+def test_code_bytes_are_shown_and_must_add_up(tmp_path: Path) -> None:
+    """analyze counts shows each variant's code bytes (N+ when a size is unknown, - for a file
+    written before the code list); a file whose code_bytes is not its code's sum, or claims to be
+    complete with a size missing, or has the code without its sum, is refused in one line."""
+    from analysis.io.counts_file import EVENTS
+    root = Path(__file__).resolve().parents[2]
+
+    def variant(name: str, **code: object) -> dict:
+        return {"name": name, "origin": "builtin", "verified_calls": 100, "command": ["valgrind"],
+                "totals": {e: 1 for e in EVENTS}, "per_call": {e: 1.0 for e in EVENTS}, **code}
+    lib = {"object": "/lib/libc.so.6", "function": "__memcpy_avx_unaligned_erms", "bytes": 1758}
+    stub = {"object": "???", "function": "0x000000000011bce0", "bytes": None}
+    doc = {"schema": "memfbench-counts", "schema_version": 1, "memfbench": "0.1.0", "command": ["counts"],
+           "function": "memcpy", "distribution": {"spec": "fixed:64"}, "calls": 100, "seed": "1",
+           "baseline": "libc", "tool": {"name": "callgrind", "valgrind": "valgrind-3.19.0",
+                                        "counted_function": "mfb_counted_loop", "options": [], "simulated_caches": []},
+           "variants": [variant("libc", code=[lib], code_bytes=1758, code_bytes_complete=True),
+                        variant("libc-wrapped", code=[{"object": "/b/memfbench", "function": "w", "bytes": 120}, lib,
+                                                      stub], code_bytes=1878, code_bytes_complete=False),
+                        variant("old")]}
+
+    def analyze(d: dict) -> subprocess.CompletedProcess:
+        f = tmp_path / "c.json"
+        f.write_text(json.dumps(d), encoding="utf-8")
+        return subprocess.run([str(root / "memfbench"), "analyze", "counts", str(f)], capture_output=True, text=True,
+                              timeout=120)
+    p = analyze(doc)
+    assert p.returncode == 0, p.stderr
+    cells = {line.split()[0]: line.split()[-1] for line in p.stdout.splitlines()
+             if line.split()[:1] in (["libc"], ["libc-wrapped"], ["old"])}
+    assert cells == {"libc": "1758", "libc-wrapped": "1878+", "old": "-"}
+    assert "libc-wrapped: w 120, __memcpy_avx_unaligned_erms (libc.so.6) 1758, 0x000000000011bce0 (???) ?" in p.stdout
+    bad = [(lambda d: d["variants"][1].update(code_bytes=1879), "variants/1/code_bytes"),
+           (lambda d: d["variants"][1].update(code_bytes_complete=True), "variants/1/code_bytes_complete"),
+           (lambda d: d["variants"][0].pop("code_bytes"), "variants/0"),
+           (lambda d: d["variants"][0].update(code_bytes=None), "variants/0/code_bytes")]
+    for edit, where in bad:
+        d = json.loads(json.dumps(doc))
+        edit(d)
+        p = analyze(d)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode != 0 and len(lines) == 1 and where in lines[0] and "Traceback" not in p.stderr, p.stderr
 
 
 def test_counts_beside_a_runs_time_ratios(tmp_path: Path) -> None:
