@@ -23,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_level(args.level)
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [])
-    runs, _ = load(args.files)
+    # each file's NAME-pgo is its own profile's code: kept apart, as expected, without a note
+    runs, _ = load(args.files, expected=lambda note: note.split(" ", 1)[0].endswith("-pgo"))
     # every file's pairs read first: a malformed one is refused here, naming its field
     if not any(pgo_pairs(r) for r in runs if not r.doc.get("sweep")):
         raise UsageError(f"{', '.join(args.files)}: no NAME-pgo variant (variants[].build.pgo) in any file; "

@@ -32,7 +32,7 @@ class PgoPair:
     of: str               # the variant without the profile (NAME, or NAME@ID)
     source: str           # build.file:build.symbol
     family: str           # gcc or clang
-    trained_on: str       # build.pgo.train.distribution, or the study's own
+    trained_on: str       # build.pgo.train.table (else .distribution), or the study's own
     tested_on: str        # the study's distribution
     own_distribution: bool  # trained on the study's own distribution (config.pgo.train null)
     pgo: dict[str, Any] = field(repr=False)
@@ -74,6 +74,10 @@ def pgo_pairs(run: Run) -> list[PgoPair]:
             raise _field(run.path, i, name, f"build.pgo.compiler_family {family!r}: not gcc or clang")
         train = pgo.get("train")
         trained = train.get("distribution") if isinstance(train, dict) else None
+        # a record folder trains on its FUNCTION_size.csv (train.table), the name a study tested on
+        # it gives as -d
+        table = train.get("table") if isinstance(train, dict) else None
+        trained = table if isinstance(table, str) and table and isinstance(trained, str) else trained
         if not isinstance(trained, str) or not trained:
             raise _field(run.path, i, name, "build.pgo.train.distribution missing or not a string")
         out.append(PgoPair(run=run, variant=name, of=own_names[of],
