@@ -8,7 +8,7 @@ static const char *const names[MFB_STREAM_COUNT] = {
     [MFB_STREAM_SELFCHECK] = "selfcheck", [MFB_STREAM_CALIBRATE] = "calibrate",
     [MFB_STREAM_OVERHEAD] = "overhead",   [MFB_STREAM_ARENA] = "arena",
     [MFB_STREAM_ENV_PAD] = "env_pad",     [MFB_STREAM_STACK] = "stack",
-    [MFB_STREAM_CODE] = "code",           [MFB_STREAM_CHECK] = "placement_check", [MFB_STREAM_PGO] = "pgo_train",
+    [MFB_STREAM_CODE] = "code",           [MFB_STREAM_CHECK] = "placement_check",
 };
 
 const char *mfb_stream_name(enum mfb_stream s)

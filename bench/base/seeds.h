@@ -18,7 +18,6 @@ enum mfb_stream {
     MFB_STREAM_STACK,     /* the process's stack offset (machine/layout.h) */
     MFB_STREAM_CODE,      /* the code placements of the timed loop and the built-ins */
     MFB_STREAM_CHECK,     /* the placement check's sampled lines and walk orders */
-    MFB_STREAM_PGO,       /* --pgo: the training replay's seed (never the timed calls' stream) */
     MFB_STREAM_COUNT
 };
 

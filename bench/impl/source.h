@@ -59,6 +59,7 @@ struct mfb_pgo {
     bool train_own;               /* the study's own distribution (no --pgo-train) */
     char *train_table;            /* the size table the replay read (a record folder's FUNC_size.csv) */
     uint64_t train_seed;
+    bool seed_given;              /* --pgo-seed, else the fixed default */
     uint32_t train_calls;
     uint64_t verified_calls;      /* the training replay's verification */
     double train_s;               /* seconds the training took (read back with a cached profile) */

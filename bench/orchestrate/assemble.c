@@ -9,6 +9,7 @@
 #include "base/filetext.h"
 #include "base/inputs.h"
 #include "base/parse.h"
+#include "base/seeds.h"
 #include "base/strbuf.h"
 #include "base/warn.h"
 #include "impl/code_placements.h"
@@ -126,6 +127,16 @@ static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spe
                                   .study_dist = c->distribution ? c->distribution : mfb_func_default_distribution(c->func),
                                   .seed = mfb_study_pgo_seed(c), .calls = MFB_PGO_TRAIN_CALLS,
                                   .flags_option = c->variant_cflags};
+    req.seed_given = c->pgo_seed_given;
+    /* the training never draws a timed process's calls: its seed is none of theirs (the parent
+     * knows every process's; a process, its own) */
+    bool clash = req.seed == c->seed;
+    for (long i = 0; c->process_index < 0 && i < c->processes; i++)
+        clash = clash || req.seed == mfb_process_seed(c->seed, (int)i);
+    if (clash)
+        return mfb_fail(err, "--pgo-seed 0x%llx: the seed of a timed process of this study (--seed %llu): the "
+                        "training would replay the timed calls; give another", (unsigned long long)req.seed,
+                        (unsigned long long)c->seed);
     struct mfb_source *src;
     r->runtime.activity->variant = spec;
     if (mfb_pgo_build(spec, &req, &src, err) < 0)

@@ -371,6 +371,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
     pgo->train_spec = strdup(req->train ? req->train : req->study_dist);
     pgo->train_own = !req->train;
     pgo->train_seed = req->seed;
+    pgo->seed_given = req->seed_given;
     pgo->train_calls = req->calls;
     size_t nlen = strlen(ins->name) + 5;
     char *name = malloc(nlen);

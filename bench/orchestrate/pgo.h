@@ -24,6 +24,7 @@ struct mfb_pgo_request {
     const char *train;         /* --pgo-train as given; NULL: the study's distribution */
     const char *study_dist;    /* the study's -d, or the function's default distribution */
     uint64_t seed;             /* the training replay's seed */
+    bool seed_given;           /* by --pgo-seed */
     uint32_t calls;
     const char *flags_option;  /* --variant-cflags (NULL: $CFLAGS, else the default) */
 };

@@ -68,9 +68,6 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     child.process_index = ca->index;
     child.code_placement_seed = ca->code_placement_seed;
     child.code_placement_seed_given = true;
-    /* every process trains on the same calls, so each finds the parent's profile in the cache */
-    child.pgo_seed = mfb_study_pgo_seed(cfg);
-    child.pgo_seed_given = cfg->pgo;
     child.time_s = ca->time_s;
     child.batch_passes = ca->batch_passes > 0 ? ca->batch_passes : cfg->batch_passes; /* process 0's, else as given */
     child.max_batches = ca->max_batches;

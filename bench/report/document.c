@@ -271,9 +271,8 @@ static cJSON *seeds_json(const struct mfb_run *r)
     mfb_json_add_u64_string(seeds, "master", r->config.seed);
     cJSON_AddStringToObject(seeds, "source", r->config.study->seed_given ? "given" : "fresh (getrandom)");
     for (int i = 0; i < MFB_STREAM_COUNT; i++)
-        /* --pgo trains on the study's stream, which the parent gives every process: the seed used */
-        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), i == MFB_STREAM_PGO
-            ? mfb_study_pgo_seed(r->config.study) : mfb_stream_seed(r->config.seed, (enum mfb_stream)i));
+        mfb_json_add_u64_string(seeds, mfb_stream_name((enum mfb_stream)i), mfb_stream_seed(r->config.seed,
+            (enum mfb_stream)i));
     return seeds;
 }
 
@@ -554,12 +553,12 @@ static cJSON *pgo_json(const struct mfb_pgo *p)
     char seed[24];
     snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)p->train_seed);
     cJSON_AddStringToObject(t, "seed", seed);
-    cJSON_AddStringToObject(t, "seed_stream", mfb_stream_name(MFB_STREAM_PGO));
+    cJSON_AddStringToObject(t, "seed_source", p->seed_given ? "--pgo-seed" : "default (fixed)");
     cJSON_AddNumberToObject(t, "calls", p->train_calls);
     cJSON_AddNumberToObject(t, "verified_calls", (double)p->verified_calls);
     cJSON_AddNumberToObject(t, "seconds", p->train_s);
     cJSON_AddStringToObject(t, "method", "memfbench counts --replay of the instrumented build: the calls drawn from "
-                            "the training distribution with the training seed (not the timed calls' stream), the "
+                            "the training distribution with the training seed (never a timed process's seed), the "
                             "variant verified on them, then replayed twice; the profile written as the process ends");
     cJSON_AddStringToObject(o, "profile_sha256", p->profile_sha);
     cJSON_AddStringToObject(o, "profile_file", p->profile_file);

@@ -6,7 +6,6 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
-#include "base/seeds.h"
 #include "base/target.h"
 #include "base/warn.h"
 #include "workload/call.h"
@@ -197,6 +196,11 @@ static const struct mfb_flag run_flags[] = {
      "--pgo's training calls: a distribution as -d takes, or a\n"
      "`memfbench record` folder (default: the study's distribution)",
      .kind = MFB_FLAG_TEXT, .member = AT(pgo_train)},
+    {"pgo-seed", required_argument, OPT_PGOSEED, false, "S",
+     "--pgo's training seed (default 0x70676f747261696e, fixed: the same\n"
+     "code and training give the same profile in every study)",
+     .kind = MFB_FLAG_SEED, .member = AT(pgo_seed), .given = GIVEN(pgo_seed_given),
+     .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")"},
     {"time", required_argument, 't', true, "S",
      "seconds of rounds, warm-up included, over all processes\n"
      "(default 5; with --rounds alone: no limit)",
@@ -370,9 +374,6 @@ static const struct mfb_flag run_flags[] = {
     {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL,
      .kind = MFB_FLAG_SEED, .member = AT(code_placement_seed), .given = GIVEN(code_placement_seed_given),
      .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
-    {"pgo-seed", required_argument, OPT_PGOSEED, false, "N", NULL,
-     .kind = MFB_FLAG_SEED, .member = AT(pgo_seed), .given = GIVEN(pgo_seed_given),
-     .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},
 };
 
 static int parse_choice(int set, const char *word)
@@ -453,8 +454,8 @@ static int check_combinations(const struct mfb_study *c, struct mfb_err *err)
         return mfb_fail(err, CMD ": %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
                         "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
                         "--align-src" : "--align-dst");
-    if (c->pgo_train && !c->pgo)
-        return mfb_fail(err, CMD ": --pgo-train needs --pgo");
+    if ((c->pgo_train || c->pgo_seed_given) && !c->pgo)
+        return mfb_fail(err, CMD ": %s needs --pgo", c->pgo_train ? "--pgo-train" : "--pgo-seed");
     if (c->pgo && (c->trace || c->sweeping) && !c->pgo_train)
         return mfb_fail(err, CMD ": --pgo with %s: name the training calls with --pgo-train SPEC (a distribution or "
                         "a record folder)", c->trace ? "--trace" : "a sweep");
@@ -589,7 +590,7 @@ static cJSON *echo_row(const struct mfb_flag *r, const struct mfb_study *s)
 
 uint64_t mfb_study_pgo_seed(const struct mfb_study *s)
 {
-    return s->pgo_seed_given ? s->pgo_seed : mfb_stream_seed(s->seed, MFB_STREAM_PGO);
+    return s->pgo_seed_given ? s->pgo_seed : MFB_PGO_DEFAULT_SEED;
 }
 
 void mfb_study_echo(cJSON *cfg, const struct mfb_study *s)

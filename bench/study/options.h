@@ -28,8 +28,7 @@ int mfb_study_check(const struct mfb_study *s, long threads, struct mfb_err *err
 
 /* The request as the result file's config echoes it: every row with an echo key, in row order. */
 void mfb_study_echo(cJSON *cfg, const struct mfb_study *s);
-/* --pgo's training seed: the parent's, given to each child (--pgo-seed), else the study's stream
- * MFB_STREAM_PGO, which no timed call is drawn from. */
+/* --pgo's training seed: --pgo-seed's, else MFB_PGO_DEFAULT_SEED. */
 uint64_t mfb_study_pgo_seed(const struct mfb_study *s);
 
 /* A --processes child's command line: "memfbench run", each option of the parent's command line

@@ -86,6 +86,11 @@ enum { MFB_PRESSURE_LINE = 64 };
  * fleet tables reach every size class many times over (their rarest rows have a probability near
  * 1e-4), and the instrumented code runs them in well under a second. */
 #define MFB_PGO_TRAIN_CALLS 200000u
+/* --pgo's training seed unless --pgo-seed gives one ("pgotrain" in ASCII). Fixed, not drawn per
+ * study: the same code trained on the same distribution then has the same profile, so NAME-pgo is
+ * one code across studies (pooled, kept in history) and its build is found in the cache. The
+ * timed calls come from the study's own seeds, which are checked to differ from it. */
+#define MFB_PGO_DEFAULT_SEED 0x70676f747261696eull
 
 struct mfb_study {
     enum mfb_func func;
@@ -95,7 +100,7 @@ struct mfb_study {
     const char *variant_cflags;        /* --variant-cflags: a source variant's flags (NULL: $CFLAGS, else -O2) */
     bool pgo;                          /* --pgo: each FILE.c variant NAME also as NAME-pgo, built with a profile */
     const char *pgo_train;             /* --pgo-train: the training calls' distribution (NULL: the study's) */
-    uint64_t pgo_seed;                 /* set by the parent: the training replay's seed (MFB_STREAM_PGO) */
+    uint64_t pgo_seed;                 /* --pgo-seed: the training replay's seed (default MFB_PGO_DEFAULT_SEED) */
     bool pgo_seed_given;
     double time_s;                     /* budget for the rounds; 0 with rounds: unlimited */
     bool time_given;

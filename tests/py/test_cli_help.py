@@ -19,7 +19,7 @@ BENCH = ROOT / "bench"
 COMMANDS = {"run": "study/options.c", "probe": "cli/cmd_probe.c", "record": "cli/cmd_record.c",
             "merge": "cli/cmd_merge.c", "ab": "cli/cmd_ab.c"}
 # Options a --processes parent gives its children (processes/processes.c); a user has no reason to.
-INTERNAL = {"run": {"process-index", "code-placement-seed", "pgo-seed"}}
+INTERNAL = {"run": {"process-index", "code-placement-seed"}}
 ROW = re.compile(r'(?:\{|MFB_ROW\()"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*'
                  r"('(.)'|[A-Z_0-9]+),\s*(true|false),")
 # The rows every command spells alike (base/flags.h): the macro -> its option and letter.

@@ -1,5 +1,5 @@
 """run --pgo: a source variant NAME timed beside NAME-pgo, its build with the compiler's profile.
-The profile comes from a training replay with a seed of its own (never the timed calls' stream),
+The profile comes from a training replay with a seed of its own (never a timed process's),
 is used (the code changes, and a profile of other code is refused as the compiler reports), is
 found in the cache by every later process, and bad requests are refused in one line with no
 file written."""
@@ -67,7 +67,7 @@ def test_pgo_times_name_and_name_pgo_with_a_profile_of_its_own_training(run, tmp
     t = p["train"]
     assert t["own"] is True and t["distribution"] == d["config"]["distribution"]
     assert t["calls"] == d["config"]["pgo"]["calls"] and t["verified_calls"] >= t["calls"]
-    assert t["seed"] == d["config"]["pgo"]["seed"] and t["seed_stream"] == "pgo_train"
+    assert t["seed"] == d["config"]["pgo"]["seed"] == "0x70676f747261696e"
     # both run from every code placement, like any source variant
     assert plain["code_layout"] == trained["code_layout"] == "placed"
     # the profile changed the code: another machine code from the same file and flags
@@ -78,28 +78,34 @@ def test_pgo_times_name_and_name_pgo_with_a_profile_of_its_own_training(run, tmp
 
 
 def test_the_training_calls_are_not_the_timed_calls(run, tmp_path: Path, cache: Path) -> None:
-    """The training seed is its own stream of the study's seed: no process draws its timed calls
-    from it, it follows --seed (another seed trains another profile), and a second study with the
-    same seed finds the profile in the cache rather than training again."""
+    """The training seed is fixed (--pgo-seed changes it), so studies of other seeds train the same
+    profile and the second finds it in the cache; it is none of the timed processes' seeds, and a
+    --pgo-seed that is one is refused."""
     src = source(tmp_path)
-    runs = [run("--pgo", "-v", f"{src}:sizeclass_memcpy=sc", *SHORT, "--seed", seed, out=f"{i}.json")
-            for i, seed in enumerate(["11", "11", "12"])]
+    runs = [run("--pgo", "-v", f"{src}:sizeclass_memcpy=sc", *SHORT, *extra, out=f"{i}.json")
+            for i, extra in enumerate([["--seed", "11"], ["--seed", "12"], ["--seed", "11", "--pgo-seed", "7"]])]
     for r in runs:
         assert r.code == 0, r.stderr
     p = [pgo_of(r.doc, "sc-pgo") for r in runs]
-    seeds = runs[0].doc["seeds"]
-    procs = [p["seeds"] for p in runs[0].doc["processes"]]
-    timed = {int(s[k]) for s in procs for k in ("master", "params")} | {int(seeds["master"])}
-    timed |= {int(v) for k, v in seeds.items() if k not in ("master", "source", "pgo_train")}
-    assert int(seeds["pgo_train"]) == int(p[0]["train"]["seed"], 16)
-    assert int(p[0]["train"]["seed"], 16) not in timed
-    assert p[0]["train"]["seed"] == p[1]["train"]["seed"] != p[2]["train"]["seed"]
-    assert p[0]["profile_sha256"] == p[1]["profile_sha256"]
-    assert p[1]["cached"] is True
+    for r in runs[:2]:
+        procs = [q["seeds"] for q in r.doc["processes"]]
+        timed = {int(s[k]) for s in procs for k in ("master", "params")} | {int(r.doc["seeds"]["master"])}
+        assert int(p[0]["train"]["seed"], 16) not in timed
+    assert p[0]["train"]["seed"] == p[1]["train"]["seed"] == runs[0].doc["config"]["pgo"]["seed"]
+    assert p[0]["train"]["seed_source"] == "default (fixed)" and p[2]["train"]["seed_source"] == "--pgo-seed"
+    assert int(p[2]["train"]["seed"], 16) == 7
+    # one profile for one training, whatever the study's seed: NAME-pgo is one code in both files
+    assert p[0]["profile_sha256"] == p[1]["profile_sha256"] and p[1]["cached"] is True
+    ids = [next(v for v in r.doc["variants"] if v["name"] == "sc-pgo")["code_identity"]["id"] for r in runs]
+    assert ids[0] == ids[1] != ids[2]
     # the same code trained on other calls counts other branches: another profile
     assert p[2]["profile_sha256"] != p[0]["profile_sha256"]
-    # one training per seed, whatever the processes: each process found the parent's profile
     assert len(list((cache / "profiles").iterdir())) == 2
+    # a training seed that is a timed process's seed would replay its calls: refused
+    first = runs[0].doc["processes"][0]["seeds"]["master"]
+    r = run("--pgo", "-v", f"{src}:sizeclass_memcpy=sc", *SHORT, "--seed", "11", "--pgo-seed", first, out="x.json")
+    assert r.code == 2 and "timed process" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_pgo_train_takes_a_distribution_or_a_record_folder(run, tmp_path: Path) -> None:
@@ -174,6 +180,7 @@ def test_clang_trains_and_merges_its_raw_profile(run, tmp_path: Path, monkeypatc
 
 @pytest.mark.parametrize("args, says", [
     (["--pgo-train", "fixed:64"], "--pgo-train needs --pgo"),
+    (["--pgo-seed", "5"], "--pgo-seed needs --pgo"),
     (["--pgo", "-v", "libc"], "--pgo: no source variant"),
     (["--pgo"], "--pgo: no source variant"),
     (["--pgo", "-v", "SRC", "--pgo-train", "nosuch"], "--pgo-train: distribution 'nosuch'"),
