@@ -466,6 +466,15 @@ def gen_ab_signals(a: argparse.Namespace) -> str:
         f"{Path(sys.executable)} -m tools.ab_signal_table --build build --cpu 1")
 
 
+def gen_pgo_table(a: argparse.Namespace) -> str:
+    """tools.pgo_table: the shipped examples' PGO gains (gcc, clang), the trained-on x tested-on
+    table and callgrind's counts of each build beside its profiled one."""
+    build = Path(a.memfbench).resolve().parents[1]
+    p = _run([sys.executable, "-m", "tools.pgo_table", "--build", str(build.relative_to(ROOT)), "--cpu", "1"],
+             cwd=ROOT)
+    return p.stdout.strip() + "\n\n" + provenance(f"{Path(sys.executable)} -m tools.pgo_table --build build --cpu 1")
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1216,6 +1225,7 @@ GENERATORS: dict[str, Generator] = {
     "program-ab": Generator(True, gen_program_ab),
     "program-ab-known": Generator(True, gen_program_ab_known),
     "ab-signals": Generator(True, gen_ab_signals),
+    "pgo-table": Generator(True, gen_pgo_table),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),

@@ -21,8 +21,9 @@ static const struct mfb_flag counts_flags[] = {
      "a shipped name, a CSV path or fixed:/uniform:/pow2: as run -d takes\n"
      "(default: the function's fleet distribution)"),
     MFB_ROW("variant", required_argument, 'v', true, "V,...",
-     "variants to count (repeatable; memfbench list); libc, the baseline,\n"
-     "is always counted first"),
+     "variants to count (repeatable): built-ins (memfbench list), a plugin\n"
+     "LIB.so:SYMBOL[=NAME] or source FILE.c:SYMBOL[=NAME] (built with $CC\n"
+     "and $CFLAGS as run builds it); libc, the baseline, is always first"),
     MFB_ROW("calls", required_argument, OPT_CALLS, false, "N", "calls drawn and counted per variant, 100-16777216 (default 20000)"),
     MFB_ROW_SEED("seed of the calls (default 1: the same calls every time)"),
     MFB_ROW_OUTPUT("FILE", "counts file (JSON), written atomically"),

@@ -100,8 +100,8 @@ int mfb_counts_replay(const struct mfb_counts_config *cfg)
         mfb_variant_codeinfo(&v, &code);
         counts_kept = sink;
         /* for the parent, one field a line: what was verified and where the code came from */
-        printf("verified %llu\nsymbol %s\nobject %s\n", (unsigned long long)checked,
-               code.symbol ? code.symbol : "", code.object ? code.object : "");
+        printf("verified %llu\nsymbol %s\nobject %s\nname %s\norigin %s\n", (unsigned long long)checked,
+               code.symbol ? code.symbol : "", code.object ? code.object : "", v.name, mfb_origin_name(v.origin));
     } else {
         fprintf(stderr, "%s\n", err.msg);
     }

@@ -13,9 +13,12 @@
 #include <cJSON.h>
 
 #include "config.h"
+#include "impl/plugin.h"
+#include "impl/source.h"
 #include "measure/counted.h"
 #include "orchestrate/callgrind.h"
 #include "orchestrate/counts.h"
+#include "orchestrate/varbuild.h"
 #include "report/document.h"
 #include "report/output.h"
 #include "report/temporaries.h"
@@ -101,15 +104,24 @@ static void add_code(cJSON *o, const struct mfb_cg_result *r)
     cJSON_AddBoolToObject(o, "code_bytes_complete", complete);
 }
 
-static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name, char *const *argv,
-                           const struct mfb_cg_result *r)
+/* What is counted of each -v: the value the replay gets (a built-in's name, a plugin's spec, or a
+ * source variant's first placement as a plugin) and, for a source variant, how it was built. */
+struct counted {
+    char replay[PATH_MAX + 512];
+    char description[1024];
+};
+
+static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name, const struct counted *what,
+                           char *const *argv, const struct mfb_cg_result *r)
 {
     const struct mfb_variant *v = mfb_variant_find(cfg->func, name);
     cJSON *o = cJSON_CreateObject();
     char val[256];
-    cJSON_AddStringToObject(o, "name", v->name);
-    cJSON_AddStringToObject(o, "origin", mfb_origin_name(v->origin));
-    cJSON_AddStringToObject(o, "description", v->description);
+    field(r->out, "name", val, sizeof val);
+    cJSON_AddStringToObject(o, "name", v ? v->name : val);
+    field(r->out, "origin", val, sizeof val);
+    cJSON_AddStringToObject(o, "origin", v ? mfb_origin_name(v->origin) : what->description[0] ? "source" : val);
+    cJSON_AddStringToObject(o, "description", v ? v->description : what->description[0] ? what->description : name);
     field(r->out, "symbol", val, sizeof val);
     cJSON_AddStringToObject(o, "symbol", val);
     field(r->out, "object", val, sizeof val);
@@ -162,10 +174,38 @@ static cJSON *document(const struct mfb_counts_config *cfg, const struct mfb_dis
     return doc;
 }
 
+/* A source variant (-v FILE.c:SYMBOL[=NAME], .o, .a) built as run builds it (orchestrate/varbuild.c:
+ * $CC, $CFLAGS else -O2; cached), counted from its first placement's shared object. */
+static int build_source(const char *spec, struct counted *out, struct mfb_err *err)
+{
+    struct mfb_source *s = mfb_source_new(spec, err);
+    if (!s)
+        return -1;
+    int rc = mfb_varbuild(s, NULL, err);
+    if (rc == 0) {
+        snprintf(out->replay, sizeof out->replay, "%s/" MFB_SOURCE_PLACED_FMT ":%s=%s", s->dir, 0u, s->symbol, s->name);
+        snprintf(out->description, sizeof out->description, "source %s:%s, built by %s %s (placement 0)", s->path,
+                 s->symbol, s->compiler, s->flags);
+    }
+    mfb_source_free(s);
+    return rc;
+}
+
 /* Everything a bad request names is checked before the first replay starts: one line, exit 2. */
-static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d, struct mfb_err *err)
+static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d, struct counted *what,
+                         struct mfb_err *err)
 {
     for (int i = 0; i < cfg->nvariants; i++) {
+        enum mfb_source_kind kind;
+        snprintf(what[i].replay, sizeof what[i].replay, "%s", cfg->variants[i]);
+        what[i].description[0] = '\0';
+        if (mfb_source_spec(cfg->variants[i], &kind)) {
+            if (build_source(cfg->variants[i], &what[i], err) < 0)
+                return -1;
+            continue;
+        }
+        if (mfb_plugin_spec(cfg->variants[i])) /* loaded and checked by the replay */
+            continue;
         const struct mfb_variant *v = mfb_variant_find(cfg->func, cfg->variants[i]);
         if (!v)
             return mfb_fail(err, "memfbench counts: -v: '%s' is not a variant of %s (memfbench list)", cfg->variants[i],
@@ -186,8 +226,10 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
     struct mfb_err err = {{0}};
     struct mfb_dist dist = {0};
     char valgrind[PATH_MAX], version[128], self[PATH_MAX], dir[PATH_MAX];
-    if (check_request(cfg, &dist, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
+    struct counted *what = calloc(MFB_COUNTS_MAX_VARIANTS, sizeof *what);
+    if (!what || check_request(cfg, &dist, what, &err) < 0) {
+        fprintf(stderr, "%s\n", what ? err.msg : "memfbench counts: out of memory");
+        free(what);
         mfb_dist_free(&dist);
         return MFB_EXIT_USAGE;
     }
@@ -221,7 +263,7 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         struct mfb_cg_result r;
         snprintf(outfile, sizeof outfile, "%s/%d.callgrind", dir, i);
         snprintf(log, sizeof log, "%s/%d.log", dir, i);
-        command_for(&c, valgrind, self, outfile, log, cfg, cfg->variants[i]);
+        command_for(&c, valgrind, self, outfile, log, cfg, what[i].replay);
         if (!cfg->quiet)
             fprintf(stderr, "memfbench counts: %s %s under callgrind (%u calls)\n", mfb_func_name(cfg->func),
                     cfg->variants[i], cfg->calls);
@@ -230,11 +272,12 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         if (rc == 0) {
             if (!doc)
                 doc = document(cfg, &dist, version, &r);
-            cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "variants"), variant_json(cfg, cfg->variants[i], c.argv, &r));
+            cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "variants"), variant_json(cfg, cfg->variants[i], &what[i], c.argv, &r));
         }
         mfb_cg_result_free(&r);
     }
     mfb_temp_remove_tree(dir);
+    free(what);
     if (rc == 0)
         rc = mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);
