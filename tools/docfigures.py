@@ -475,6 +475,35 @@ def gen_pgo_table(a: argparse.Namespace) -> str:
     return p.stdout.strip() + "\n\n" + provenance(f"{Path(sys.executable)} -m tools.pgo_table --build build --cpu 1")
 
 
+def gen_counts_table(a: argparse.Namespace) -> str:
+    """memfbench counts of libc, the built-ins and the known-cost wrappers, twice: each variant's
+    counts per call, whether the second file's totals and code equal the first's, and the wrappers'
+    extra instructions against the 1/25 their design gives in time."""
+    names = "libc-wrapped,libc-slow1pct,libc-twice,sse2,avx2,rep_movsb,sizeclass,bytes"
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = []
+        for i in range(2):
+            out = Path(tmp) / f"c{i}.json"
+            _run([a.memfbench, "counts", "-q", "-v", names, "-o", str(out)])
+            docs.append({v["name"]: v for v in json.loads(out.read_text())["variants"]})
+    first, second = docs
+    rows = ["| variant | instructions/call | branches/call | mispredicted/call | code bytes | second run equal |",
+            "|---|---|---|---|---|---|"]
+    for name, v in first.items():
+        w = second[name]
+        same = all(v[k] == w[k] for k in ("totals", "per_call", "code", "code_bytes"))
+        code = f"{v.get('code_bytes')}{'' if v.get('code_bytes_complete') else '+'}"
+        rows.append(f"| {name} | {v['per_call']['Ir']:.2f} | {v['per_call']['Bc'] + v['per_call']['Bi']:.2f} | "
+                    f"{v['per_call']['Bcm'] + v['per_call']['Bim']:.3f} | {code} | {'yes' if same else 'NO'} |")
+    ir = {n: first[n]["per_call"]["Ir"] for n in ("libc-wrapped", "libc-slow1pct", "libc-twice")}
+    extra = (ir["libc-slow1pct"] - ir["libc-wrapped"]) / (ir["libc-twice"] - ir["libc-wrapped"])
+    return ("\n".join(rows) + "\n\n" +
+            f"Known costs in instructions: (slow1pct - wrapped) / (twice - wrapped) = {extra:.4f}, against the "
+            f"1/25 = 0.0400 of their design in time; twice / wrapped = {ir['libc-twice'] / ir['libc-wrapped']:.3f}, "
+            f"slow1pct / wrapped = {ir['libc-slow1pct'] / ir['libc-wrapped']:.4f}.\n\n" +
+            provenance(f"memfbench counts -v {names} -o FILE, twice"))
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1226,6 +1255,7 @@ GENERATORS: dict[str, Generator] = {
     "program-ab-known": Generator(True, gen_program_ab_known),
     "ab-signals": Generator(True, gen_ab_signals),
     "pgo-table": Generator(True, gen_pgo_table),
+    "counts-table": Generator(True, gen_counts_table),
     "warnings": Generator(False, gen_warnings),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),

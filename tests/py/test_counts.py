@@ -95,6 +95,32 @@ def test_bad_input_one_line(memfbench: str, tmp_path: Path, args: list[str], wor
     assert not (tmp_path / "c.json").exists()
 
 
+def test_a_source_variant_is_built_and_counted_as_run_builds_it(memfbench: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """-v FILE.c:SYMBOL=NAME: built into the run's cache (the same entry run uses) and counted from its
+    first placement under its own name; what it calls (libc's memcpy for large copies) is in its code."""
+    monkeypatch.setenv("MEMFBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("CFLAGS", raising=False)
+    src = Path(__file__).resolve().parents[2] / "examples" / "source" / "memcpy_sizeclass.c"
+    out = tmp_path / "c.json"
+    p = subprocess.run([memfbench, "counts", "-v", f"{src}:sizeclass_memcpy=mine", "--calls", "2000", "-q", "-o",
+                        str(out)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    v = {v["name"]: v for v in json.loads(out.read_text())["variants"]}
+    mine = v["mine"]
+    assert mine["origin"] == "source" and f"source {src}:sizeclass_memcpy" in mine["description"]
+    assert mine["code"][0]["function"] == "sizeclass_memcpy" and mine["verified_calls"] >= 2000
+    assert {f["function"] for f in mine["code"][1:]} & {f["function"] for f in v["libc"]["code"]}
+    entries = list((tmp_path / "cache" / "variants").iterdir())
+    assert len(entries) == 1 and str(entries[0]) in " ".join(mine["command"])
+    bad = tmp_path / "bad.c"
+    bad.write_text("int nothing;\n")
+    p = subprocess.run([memfbench, "counts", "-v", f"{bad}:nosuch", "-o", str(tmp_path / "d.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "nosuch" in p.stderr, p.stderr
+    assert not (tmp_path / "d.json").exists()
+
+
 def test_no_valgrind_on_path(memfbench: str, tmp_path: Path) -> None:
     p = subprocess.run([memfbench, "counts", "-o", str(tmp_path / "c.json")], capture_output=True, text=True,
                        env={"PATH": str(tmp_path)})
