@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     # the secondary statistics (ratio of medians, Mann-Whitney, Hodges-Lehmann) are shown by the
     # wide table of --detail and written by --json only
     runs, _, comps = compare_study(args, secondary=args.detail or args.json_out is not None)
+    pgo = pgo_summary_lines(runs, args.level) if comps else []  # before any output: a bad pair is refused alone
     if comps:
         print("\n".join(headline_lines(comps, "" if args.detail else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
@@ -34,7 +35,6 @@ def run(args: argparse.Namespace) -> int:
             print(table(comparisons_frame(comps)[COMPARISON_COLUMNS]))
             print()
             print("\n".join(plain(x) for x in verdict_lines(comps)))
-        pgo = pgo_summary_lines(runs, args.level)
         if pgo:
             print("\n".join(pgo))
     else:

@@ -30,10 +30,10 @@ def run(args: argparse.Namespace) -> int:
     check_study_options(args)
     check_outputs(args, folder=(args.report, "--report") if args.report is not None else None)
     runs, code_notes, comps = compare_study(args, secondary=args.report is not None)
+    pgo = pgo_summary_lines(runs, args.level)  # before any output: a malformed pair is refused alone
     if comps or not runs or not all(is_sweep(r) for r in runs):  # a sweep's verdicts are its table's
         print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
-    pgo = pgo_summary_lines(runs, args.level)
     if pgo:
         print("\n".join(pgo))
     for r in (r for r in runs if is_sweep(r)):

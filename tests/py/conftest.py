@@ -115,3 +115,11 @@ def run(memfbench: str, tmp_path: Path):
         return Result(proc, target)
 
     return _run
+
+
+def one_line_refusal(p: subprocess.CompletedProcess[str], *words: str) -> None:
+    """A refusal as every command gives one: exit 2, one line on stderr naming each of words, nothing
+    on stdout, no traceback."""
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr and all(w in lines[0] for w in words), lines[0]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from analysis.io import reading, schema, upgrade
+from conftest import one_line_refusal
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
@@ -26,12 +27,6 @@ def analysis(*args: str) -> subprocess.CompletedProcess[str]:
 def golden() -> dict:
     """The golden run (2 processes) at the current schema version."""
     return upgrade.upgrade(json.loads(GOLDEN.read_text(encoding="utf-8")))
-
-
-def one_line_refusal(p: subprocess.CompletedProcess[str], *words: str) -> None:
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr and all(w in lines[0] for w in words), lines[0]
 
 
 # --- case 14: a batch of a process the file does not have ----------------------------------------

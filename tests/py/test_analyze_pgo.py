@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import GEOMETRY, ROOT
+from conftest import GEOMETRY, ROOT, one_line_refusal
 from pgo_fixtures import add_pgo, write
 
 SHORT = ["--rounds", "16", "--warmup-rounds", "2", "--processes", "2", "-q", *GEOMETRY]
@@ -129,39 +129,32 @@ def test_row_labels_say_where_the_gain_holds() -> None:
     assert "not tested on its training distribution" in row_label("x", gains(a=fast, b=fast))
 
 
-def _one_line(p: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert p.returncode == 2, p.stdout
-    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
-    for w in words:
-        assert w in p.stderr, p.stderr
-
-
 def test_refusals_are_one_line(studies, tmp_path: Path) -> None:
     plain = write(studies[FLEET], tmp_path / "plain.json")
-    _one_line(analysis("pgo", plain), plain, "no NAME-pgo variant")
+    one_line_refusal(analysis("pgo", plain), plain, "no NAME-pgo variant")
     # a NAME-pgo beside NAME without the member: for every command that reads the pairs
     bare = studies[FLEET] | {"variants": [dict(v, name="at-pgo") if v["name"] == "at2" else v
                                           for v in studies[FLEET]["variants"]]}
     bare["config"] = dict(bare["config"], variants=["libc", "at", "at-pgo"])
     f = write(bare, tmp_path / "bare.json")
     for command in ("pgo", "summarize", "compare"):
-        _one_line(analysis(command, f), f, "variants[2] (at-pgo)", "build.pgo")
+        one_line_refusal(analysis(command, f), f, "variants[2] (at-pgo)", "build.pgo")
     # a member whose `of` names no variant of the file
     doc = add_pgo(studies[FLEET], "at", "at2")
     doc["variants"][2]["build"]["pgo"]["of"] = "nosuch"
-    _one_line(analysis("pgo", write(doc, tmp_path / "of.json")), "of.json", "build.pgo.of 'nosuch'")
+    one_line_refusal(analysis("pgo", write(doc, tmp_path / "of.json")), "of.json", "build.pgo.of 'nosuch'")
     # what the schema says of the member: a compiler family it does not know, a member missing
     doc = add_pgo(studies[FLEET], "at", "at2")
     doc["variants"][2]["build"]["pgo"]["compiler_family"] = "icc"
-    _one_line(analysis("pgo", write(doc, tmp_path / "icc.json")), "icc.json", "compiler_family")
+    one_line_refusal(analysis("pgo", write(doc, tmp_path / "icc.json")), "icc.json", "compiler_family")
     doc = add_pgo(studies[FLEET], "at", "at2")
     del doc["variants"][2]["build"]["pgo"]["train"]
-    _one_line(analysis("summarize", write(doc, tmp_path / "train.json")), "train.json", "train")
+    one_line_refusal(analysis("summarize", write(doc, tmp_path / "train.json")), "train.json", "train")
     good = write(add_pgo(studies[FLEET], "at", "at2"), tmp_path / "good.json")
     before = Path(good).read_bytes()
-    _one_line(analysis("pgo", good, "--json", good), "--json")
+    one_line_refusal(analysis("pgo", good, "--json", good), "--json")
     assert Path(good).read_bytes() == before
-    _one_line(analysis("pgo", good, "--level", "2"), "--level")
+    one_line_refusal(analysis("pgo", good, "--level", "2"), "--level")
 
 
 def test_the_schema_takes_the_new_fields_as_optional(studies) -> None:

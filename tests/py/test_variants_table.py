@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GEOMETRY, ROOT
+from conftest import GEOMETRY, ROOT, one_line_refusal
 from pgo_fixtures import add_pgo, write
 
 SHORT = ["--rounds", "16", "--warmup-rounds", "2", "--processes", "2", "-q", *GEOMETRY]
@@ -156,22 +156,15 @@ def test_code_size_with_callees_from_a_counts_file(files, memfbench, tmp_path: P
     assert f"{sse2['code_bytes']} B (with callees)" in table["sse2"] and "(the function alone)" in table["at"]
 
 
-def _one_line(p: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert p.returncode == 2, p.stdout
-    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
-    for w in words:
-        assert w in p.stderr, p.stderr
-
-
 def test_bad_option_files_are_refused_in_one_line(files, tmp_path: Path) -> None:
-    _one_line(analysis("variants", files["plain"], "--threads", files["plain"]), "--threads", "not a threaded run")
+    one_line_refusal(analysis("variants", files["plain"], "--threads", files["plain"]), "--threads", "not a threaded run")
     other = json.loads(Path(files["pressure"]).read_text())
     other["config"]["distribution"] = "spec2017/memcpy"
     f = write(other, tmp_path / "other.json")
-    _one_line(analysis("variants", files["plain"], "--pressure", f), "--pressure", "other.json", "spec2017/memcpy")
-    _one_line(analysis("variants", files["plain"], "--pgo", files["plain"]), "--pgo", "no NAME-pgo")
-    _one_line(analysis("variants", files["plain"], "--threads", str(tmp_path / "nosuch.json")), "nosuch.json")
-    _one_line(analysis("variants", files["plain"], "--level", "0.1"), "--level")
+    one_line_refusal(analysis("variants", files["plain"], "--pressure", f), "--pressure", "other.json", "spec2017/memcpy")
+    one_line_refusal(analysis("variants", files["plain"], "--pgo", files["plain"]), "--pgo", "no NAME-pgo")
+    one_line_refusal(analysis("variants", files["plain"], "--threads", str(tmp_path / "nosuch.json")), "nosuch.json")
+    one_line_refusal(analysis("variants", files["plain"], "--level", "0.1"), "--level")
 
 
 def test_the_report_has_the_table(files, tmp_path: Path) -> None:
@@ -189,6 +182,6 @@ def test_the_report_has_the_table(files, tmp_path: Path) -> None:
     other = json.loads(Path(files["pressure"]).read_text())
     other["config"]["distribution"] = "spec2017/memcpy"
     f = write(other, tmp_path / "other.json")
-    _one_line(analysis("report", files["plain"], "-o", str(tmp_path / "r2"), "--pressure", f), "--pressure",
+    one_line_refusal(analysis("report", files["plain"], "-o", str(tmp_path / "r2"), "--pressure", f), "--pressure",
               "fits none")
     assert not (tmp_path / "r2").exists()
