@@ -173,7 +173,11 @@ def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | No
     offset's (bench/base/code_placement.h says how much); what the page offset adds stays in the
     model's residual, so in the interval's error."""
     cols = [c for c in ("kernel_placement", "code_placement_v", "code_placement_b") if c in pr]
-    if len(cols) < 3:
+    # balanced only over whole blocks of 8 processes, and fitted only with two blocks or more, as
+    # --target-ci's rule (bench/measure/stoprule.c): 6 processes, part of one block, left the model
+    # one degree of freedom and an interval 30 times the t interval's
+    n = len(processes)
+    if len(cols) < 3 or n < 2 * CODE_PLACEMENTS or n % CODE_PLACEMENTS:
         return None
     first = pr.groupby("process", sort=True)[cols].first()
     levels = first.loc[processes].to_numpy(np.int64)

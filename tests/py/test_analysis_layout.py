@@ -126,3 +126,24 @@ def test_the_analysis_never_imports_the_tools() -> None:
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) tools\b", text, re.M), name
+
+
+def test_the_placement_model_takes_whole_blocks_of_processes_only() -> None:
+    """As --target-ci's rule (bench/measure/stoprule.c): the placements are balanced over whole blocks
+    of 8 processes, so the model is fitted only to two or more whole blocks; 6 processes (part of a
+    block) once left it one degree of freedom and an interval 30 times the t interval's (CI)."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis.verdicts.compare import placement_levels
+
+    def frame(n: int) -> pd.DataFrame:
+        p = np.arange(n)
+        return pd.DataFrame({"process": p, "kernel_placement": p % 8, "code_placement_v": (p * 3) % 8,
+                             "code_placement_b": np.full(n, -1)})
+
+    for n in (3, 6, 8, 12, 20, 30):
+        assert placement_levels(frame(n), np.arange(n)) is None, n
+    for n in (16, 24, 32):
+        levels = placement_levels(frame(n), np.arange(n))
+        assert levels is not None and levels.shape == (n, 3)
