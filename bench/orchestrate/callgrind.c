@@ -22,10 +22,11 @@ const char *mfb_cg_event_name(enum mfb_cg_event e)
 
 /* -q: valgrind's banner and summary stay off stderr, so a failure's line is the program's own.
  * --collect-atstart=no: nothing counts until the toggled function is entered (the set-up, the
- * sampler and the verification run millions of instructions). --dump-instr=no: the totals are all
- * we read, and a smaller file is written faster. */
+ * sampler and the verification run millions of instructions). --dump-instr=no: the totals and the
+ * functions are all we read, and a smaller file is written faster. --demangle=no: a function is
+ * named as its object's symbol table names it, so a C++ variant's size is found there too. */
 const char *const mfb_cg_options[] = {"--tool=callgrind", "-q", "--cache-sim=yes", "--branch-sim=yes",
-                                      "--collect-atstart=no", "--dump-instr=no", NULL};
+                                      "--collect-atstart=no", "--dump-instr=no", "--demangle=no", NULL};
 
 int mfb_cg_find(char *path, size_t cap, struct mfb_err *err)
 {

@@ -262,3 +262,22 @@ def test_counts_beside_a_runs_time_ratios(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=120)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "--beside" in lines[0] and "fixed:64" in lines[0], p.stderr
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_a_cxx_functions_size_is_found_under_its_mangled_name(memfbench: str, tmp_path: Path) -> None:
+    """callgrind runs with --demangle=no, so a C++ function is named as the object's symbol table
+    names it and its size is found (demangled, `mine::copy(...)` matched no symbol)."""
+    src = tmp_path / "cxx.cc"
+    src.write_text("#include <cstring>\n#include <cstddef>\nnamespace mine {\n"
+                   "__attribute__((noinline)) void *copy(void *d, const void *s, std::size_t n)"
+                   " { return std::memcpy(d, s, n); }\n}\n"
+                   "extern \"C\" void *cxx_memcpy(void *d, const void *s, std::size_t n) { return mine::copy(d, s, n); }\n")
+    lib = tmp_path / "libcxx.so"
+    subprocess.run(["g++", "-O2", "-fPIC", "-shared", "-o", str(lib), str(src)], check=True)
+    out = tmp_path / "c.json"
+    subprocess.run([memfbench, "counts", "-v", f"{lib}:cxx_memcpy=cxx", "--calls", "500", "-q", "-o", str(out)],
+                   check=True, capture_output=True, timeout=300)
+    v = next(v for v in json.loads(out.read_text())["variants"] if v["name"] == "cxx")
+    mangled = [f for f in v["code"] if f["function"].startswith("_ZN4mine4copy")]
+    assert len(mangled) == 1 and mangled[0]["bytes"] and v["code_bytes_complete"] is True
