@@ -271,48 +271,6 @@ static void list_add(char *out, size_t cap, size_t *len, bool *cut, const char *
     *len += n;
 }
 
-int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t cap)
-{
-    Elf64_Ehdr eh;
-    uint64_t shnum;
-    uint32_t shstrndx;
-    if (cap)
-        out[0] = '\0';
-    if (len < sizeof eh || memcmp(data, ELFMAG, SELFMAG) != 0)
-        return -1;
-    memcpy(&eh, data, sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-        section_count(data, len, &eh, &shnum, &shstrndx) < 0)
-        return -1;
-    /* a shared object's callers see its dynamic symbols; an object's, its symbol table */
-    uint32_t want = eh.e_type == ET_DYN ? SHT_DYNSYM : SHT_SYMTAB;
-    size_t used = 0;
-    bool cut = false;
-    int count = 0;
-    for (uint64_t i = 0; i < shnum; i++) {
-        Elf64_Shdr sh = section(data, &eh, i);
-        if (sh.sh_type != want)
-            continue;
-        if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_link >= shnum ||
-            !inside(len, sh.sh_offset, sh.sh_size / sizeof(Elf64_Sym), sizeof(Elf64_Sym)))
-            return -1;
-        Elf64_Shdr strtab = section(data, &eh, sh.sh_link);
-        for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
-            Elf64_Sym s;
-            memcpy(&s, data + sh.sh_offset + k * sizeof s, sizeof s);
-            int bind = ELF64_ST_BIND(s.st_info);
-            const char *name = string_at(data, len, &strtab, s.st_name);
-            if (!name || !*name || kind_of(&s) != MFB_ELF_FUNCTION || (bind != STB_GLOBAL && bind != STB_WEAK) ||
-                ELF64_ST_VISIBILITY(s.st_other) != STV_DEFAULT)
-                continue;
-            count++;
-            if (cap)
-                list_add(out, cap, &used, &cut, name);
-        }
-    }
-    return count;
-}
-
 /* The header and section count of a 64-bit little-endian ELF file whose section headers lie
  * inside the data; -1 for anything else. */
 static int elf_open(const unsigned char *data, size_t len, Elf64_Ehdr *eh, uint64_t *shnum)
@@ -326,22 +284,21 @@ static int elf_open(const unsigned char *data, size_t len, Elf64_Ehdr *eh, uint6
     return section_count(data, len, eh, shnum, &shstrndx);
 }
 
-/* Whether a symbol's name is `name` (n bytes) once a symbol version ("@VER", "@@VER") is left off
- * either: a shared object's table may name a definition memcpy@@GLIBC_2.14, and valgrind may too. */
-static bool same_base_name(const char *sym, const char *name, size_t n)
-{
-    return strcspn(sym, "@") == n && strncmp(sym, name, n) == 0;
-}
+/* each_function's tables: a shared object's dynamic symbols, an object's symbol table (the ones
+ * its callers see). */
+#define CALLERS_TABLES 0x100u
 
-int mfb_elf_function_size(const unsigned char *data, size_t len, const char *name, unsigned tables, uint64_t *size)
+/* Calls visit for every named function symbol of the symbol tables asked for (MFB_ELF_SYMTAB,
+ * MFB_ELF_DYNSYM, or CALLERS_TABLES). -1 for a file that is no 64-bit little-endian ELF or whose tables lie outside it. */
+static int each_function(const unsigned char *data, size_t len, unsigned tables,
+                         void (*visit)(void *ctx, const Elf64_Sym *s, const char *name), void *ctx)
 {
     Elf64_Ehdr eh;
     uint64_t shnum;
     if (elf_open(data, len, &eh, &shnum) < 0)
         return -1;
-    size_t n = strcspn(name, "@");
-    bool found = false, agree = true;
-    uint64_t first = 0;
+    if (tables == CALLERS_TABLES)
+        tables = eh.e_type == ET_DYN ? MFB_ELF_DYNSYM : MFB_ELF_SYMTAB;
     for (uint64_t i = 0; i < shnum; i++) {
         Elf64_Shdr sh = section(data, &eh, i);
         bool wanted = (sh.sh_type == SHT_SYMTAB && (tables & MFB_ELF_SYMTAB)) ||
@@ -355,20 +312,74 @@ int mfb_elf_function_size(const unsigned char *data, size_t len, const char *nam
         for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
             Elf64_Sym s;
             memcpy(&s, data + sh.sh_offset + k * sizeof s, sizeof s);
-            if (kind_of(&s) != MFB_ELF_FUNCTION)
-                continue;
-            const char *sname = string_at(data, len, &strtab, s.st_name);
-            if (!sname || !same_base_name(sname, name, n))
-                continue;
-            if (!found)
-                first = s.st_size;
-            agree &= !found || s.st_size == first;
-            found = true;
+            const char *name = kind_of(&s) == MFB_ELF_FUNCTION ? string_at(data, len, &strtab, s.st_name) : NULL;
+            if (name && *name)
+                visit(ctx, &s, name);
         }
     }
-    if (!found || !agree || first == 0)
+    return 0;
+}
+
+struct listing {
+    char *out;
+    size_t cap, used;
+    bool cut;
+    int count;
+};
+
+/* A function another object can call: global or weak, default visibility. */
+static void list_callable(void *ctx, const Elf64_Sym *s, const char *name)
+{
+    struct listing *l = ctx;
+    int bind = ELF64_ST_BIND(s->st_info);
+    if ((bind != STB_GLOBAL && bind != STB_WEAK) || ELF64_ST_VISIBILITY(s->st_other) != STV_DEFAULT)
+        return;
+    l->count++;
+    if (l->cap)
+        list_add(l->out, l->cap, &l->used, &l->cut, name);
+}
+
+int mfb_elf_functions(const unsigned char *data, size_t len, char *out, size_t cap)
+{
+    if (cap)
+        out[0] = '\0';
+    struct listing l = {.out = out, .cap = cap};
+    return each_function(data, len, CALLERS_TABLES, list_callable, &l) < 0 ? -1 : l.count;
+}
+
+/* Whether a symbol's name is `name` (n bytes) once a symbol version ("@VER", "@@VER") is left off
+ * either: a shared object's table may name a definition memcpy@@GLIBC_2.14, and valgrind may too. */
+static bool same_base_name(const char *sym, const char *name, size_t n)
+{
+    return strcspn(sym, "@") == n && strncmp(sym, name, n) == 0;
+}
+
+struct sizing {
+    const char *name;
+    size_t n;
+    bool found, agree;
+    uint64_t first;
+};
+
+static void size_of_named(void *ctx, const Elf64_Sym *s, const char *sname)
+{
+    struct sizing *z = ctx;
+    if (!same_base_name(sname, z->name, z->n))
+        return;
+    if (!z->found)
+        z->first = s->st_size;
+    z->agree &= !z->found || s->st_size == z->first;
+    z->found = true;
+}
+
+int mfb_elf_function_size(const unsigned char *data, size_t len, const char *name, unsigned tables, uint64_t *size)
+{
+    struct sizing z = {.name = name, .n = strcspn(name, "@"), .agree = true};
+    if (each_function(data, len, tables & (MFB_ELF_SYMTAB | MFB_ELF_DYNSYM), size_of_named, &z) < 0)
+        return -1;
+    if (!z.found || !z.agree || z.first == 0)
         return 0;
-    *size = first;
+    *size = z.first;
     return 1;
 }
 
