@@ -228,3 +228,29 @@ def test_a_training_that_fails_verification_is_refused_in_one_line(run, tmp_path
     assert len(lines) == 1 and "training replay" in lines[0] and str(bad) in lines[0], r.stderr
     assert not (tmp_path / "out.json").exists()
     assert not list((cache / "profiles").iterdir())
+
+
+def test_the_analysis_reads_a_real_pgo_file(run, tmp_path: Path) -> None:
+    """The file run --pgo writes, as analyze pgo and summarize read it (schema-validated): one gain
+    per pair, trained and tested on the study's own distribution."""
+    import os
+    import sys
+    r = run("--pgo", "-v", f"{source(tmp_path)}:sizeclass_memcpy=sc", "-v", f"{source(tmp_path, BRANCHFREE)}:"
+            "branchfree_memcpy=bf", *SHORT)
+    assert r.code == 0, r.stderr
+
+    def analysis(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
+
+    table = tmp_path / "t.json"
+    p = analysis("pgo", str(r.out), "--json", str(table))
+    assert p.returncode == 0, p.stderr
+    groups = json.loads(table.read_text())["groups"]
+    assert sorted(g["source"].rsplit(":", 1)[1] for g in groups) == ["branchfree_memcpy", "sizeclass_memcpy"]
+    for g in groups:
+        assert g["trained_on"] == g["tested_on"] == [r.doc["config"]["distribution"]]
+    s = analysis("summarize", str(r.out))
+    assert s.returncode == 0, s.stderr
+    assert sum(line.startswith(("sc-pgo vs sc (gcc profile", "bf-pgo vs bf (gcc profile"))
+               for line in s.stdout.splitlines()) == 2
