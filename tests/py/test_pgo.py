@@ -254,3 +254,23 @@ def test_the_analysis_reads_a_real_pgo_file(run, tmp_path: Path) -> None:
     assert s.returncode == 0, s.stderr
     assert sum(line.startswith(("sc-pgo vs sc (gcc profile", "bf-pgo vs bf (gcc profile"))
                for line in s.stdout.splitlines()) == 2
+
+
+def test_a_compiler_without_profile_support_is_refused_in_one_line(run, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GCC that cannot instrument (here a wrapper that rejects -fprofile-generate, as a build
+    without libgcov or the option would): its own error, in one line naming the variant, no file."""
+    fake = tmp_path / "gcc-noprofile"
+    fake.write_text('#!/bin/sh\n'
+                    'if [ "$1" = "--version" ]; then echo "gcc (fake) 12.2.0"; echo "Free Software Foundation"; exit 0; fi\n'
+                    'for a in "$@"; do if [ "$a" = "-fprofile-generate" ]; then\n'
+                    '  echo "cc1: error: unrecognized command-line option \'-fprofile-generate\'" >&2; exit 1; fi; done\n'
+                    'exec cc "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    src = source(tmp_path)
+    r = run("--pgo", "-v", f"{src}:sizeclass_memcpy=sc", *SHORT)
+    assert r.code == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(src) in lines[0] and "-fprofile-generate" in lines[0], r.stderr
+    assert not (tmp_path / "out.json").exists()
