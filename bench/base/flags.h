@@ -108,4 +108,12 @@ int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, co
 int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int argc, char **argv, void *request,
                     int *action, int *operands, struct mfb_err *err);
 
+/* The loop of a command whose rows only declare its options (MFB_ROW): each option and its value
+ * handed to apply(id, value, ctx, err) in order; 0 when every option applied and no operand is
+ * left, 1 at --help ('h', which apply never sees), -1 with err: "COMMAND: --x needs a value",
+ * "COMMAND: unknown option '--x' (see COMMAND --help)", "COMMAND: unexpected argument 'x'", or
+ * apply's own line. */
+int mfb_flags_each(const char *command, const struct mfb_flag *rows, size_t n, int argc, char **argv,
+                   int (*apply)(int id, char *arg, void *ctx, struct mfb_err *err), void *ctx, struct mfb_err *err);
+
 #endif

@@ -59,8 +59,9 @@ static int add_variants(struct mfb_counts_config *c, char *list, struct mfb_err 
     return 0;
 }
 
-static int apply(int ch, char *arg, struct mfb_counts_config *c, struct mfb_err *err)
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
+    struct mfb_counts_config *c = ctx;
     uint64_t v;
     switch (ch) {
     case 'f':
@@ -105,33 +106,18 @@ static int apply(int ch, char *arg, struct mfb_counts_config *c, struct mfb_err 
 
 static int parse(int argc, char **argv, struct mfb_counts_config *c, struct mfb_err *err)
 {
-    enum { NFLAGS = sizeof counts_flags / sizeof counts_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    mfb_flags_getopt(counts_flags, NFLAGS, false, opts, shorts);
     const char *dists = getenv("MEMFBENCH_DISTRIBUTIONS");
     *c = (struct mfb_counts_config){.func = MFB_MEMCPY, .calls = MFB_COUNTS_DEFAULT_CALLS,
                                     .seed = MFB_COUNTS_DEFAULT_SEED, .dist_dir = dists ? dists : MFB_DIST_DIR,
                                     .argc = argc, .argv = argv};
     static char libc[] = "libc";
     c->variants[c->nvariants++] = libc;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return 1;
-        }
-        if (ch == ':')
-            return mfb_fail(err, "memfbench counts: %s needs a value", argv[optind - 1]);
-        if (ch == '?')
-            return mfb_fail(err, "memfbench counts: unknown option '%s' (see memfbench counts --help)", argv[optind - 1]);
-        if (apply(ch, optarg, c, err) < 0)
-            return -1;
-    }
-    if (optind < argc)
-        return mfb_fail(err, "memfbench counts: unexpected argument '%s'", argv[optind]);
+    int rc = mfb_flags_each("memfbench counts", counts_flags, sizeof counts_flags / sizeof counts_flags[0], argc, argv,
+                            apply, c, err);
+    if (rc == 1)
+        usage(stdout);
+    if (rc != 0)
+        return rc;
     if (!c->dist)
         c->dist = mfb_func_default_distribution(c->func);
     if (c->replay) {

@@ -64,9 +64,17 @@ static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi,
     return 0;
 }
 
+/* What an option fills: the request, and what was given (for the checks after the options). */
+struct probe_parse {
+    struct mfb_probe_config *c;
+    struct mfb_probe_given_args *a;
+};
+
 /* One option with its value (arg; NULL for a flag) into the configuration: 0, or -1 with err. */
-static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct mfb_probe_given_args *a, struct mfb_err *err)
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
+    struct mfb_probe_config *c = ((struct probe_parse *)ctx)->c;
+    struct mfb_probe_given_args *a = ((struct probe_parse *)ctx)->a;
     static const char *const huge_names[] = {"auto", "off", "thp", "hugetlb"};
     int h;
     unsigned u = 0;
@@ -142,29 +150,15 @@ static int apply(int ch, const char *arg, struct mfb_probe_config *c, struct mfb
 
 static int parse(int argc, char **argv, struct mfb_probe_config *c, struct mfb_probe_given_args *a, struct mfb_err *err)
 {
-    enum { NFLAGS = sizeof probe_flags / sizeof probe_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    mfb_flags_getopt(probe_flags, NFLAGS, false, opts, shorts);
     *c = (struct mfb_probe_config){.min_size = MFB_PROBE_MIN_SIZE, .steps = MFB_PROBE_STEPS, .repeats = MFB_PROBE_REPEATS,
                                    .huge = MFB_HUGE_AUTO, .threads = 1, .cpu = -1, .argc = argc, .argv = argv};
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return 1;
-        }
-        if (ch == ':')
-            return mfb_fail(err, "memfbench probe: %s needs a value", argv[optind - 1]);
-        if (ch == '?')
-            return mfb_fail(err, "memfbench probe: unknown option '%s' (see memfbench probe --help)", argv[optind - 1]);
-        if (apply(ch, optarg, c, a, err) < 0)
-            return -1;
-    }
-    if (optind < argc)
-        return mfb_fail(err, "memfbench probe: unexpected argument '%s'", argv[optind]);
+    struct probe_parse ctx = {c, a};
+    int rc = mfb_flags_each("memfbench probe", probe_flags, sizeof probe_flags / sizeof probe_flags[0], argc, argv,
+                            apply, &ctx, err);
+    if (rc == 1)
+        usage(stdout);
+    if (rc != 0)
+        return rc;
     if (!c->output)
         return mfb_fail(err, "memfbench probe: -o FILE is required ('-' for stdout)");
     if (mfb_output_folder_check("memfbench probe", "-o", c->output, err) < 0)
