@@ -151,14 +151,7 @@ static cJSON *document(const struct mfb_counts_config *cfg, const struct mfb_dis
     cJSON_AddStringToObject(doc, "function", mfb_func_name(cfg->func));
     cJSON *dist = cJSON_AddObjectToObject(doc, "distribution");
     cJSON_AddStringToObject(dist, "spec", cfg->dist);
-    cJSON *files = cJSON_AddArrayToObject(dist, "files");
-    for (int i = 0; i < d->nfiles; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "path", d->files[i].path);
-        cJSON_AddStringToObject(f, "role", d->files[i].role);
-        cJSON_AddStringToObject(f, "sha256", d->files[i].sha256);
-        cJSON_AddItemToArray(files, f);
-    }
+    cJSON_AddItemToObject(dist, "files", mfb_dist_files_json(d));
     cJSON_AddNumberToObject(doc, "calls", cfg->calls);
     mfb_json_add_u64_string(doc, "seed", cfg->seed);
     cJSON_AddStringToObject(doc, "baseline", cfg->variants[0]);

@@ -398,19 +398,25 @@ static cJSON *sweep_json(const struct mfb_sweep *s)
     return o;
 }
 
+cJSON *mfb_dist_files_json(const struct mfb_dist *d)
+{
+    cJSON *files = cJSON_CreateArray();
+    for (int i = 0; i < d->nfiles; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "role", d->files[i].role);
+        cJSON_AddStringToObject(f, "path", d->files[i].path);
+        cJSON_AddStringToObject(f, "sha256", d->files[i].sha256);
+        cJSON_AddItemToArray(files, f);
+    }
+    return files;
+}
+
 static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc)
 {
     cJSON *dist = cJSON_CreateObject();
     cJSON_AddStringToObject(dist, "name", dd->name);
     cJSON_AddStringToObject(dist, "format", mfb_dist_format_name(dd->format));
-    cJSON *files = cJSON_AddArrayToObject(dist, "files");
-    for (int i = 0; i < dd->nfiles; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "role", dd->files[i].role);
-        cJSON_AddStringToObject(f, "path", dd->files[i].path);
-        cJSON_AddStringToObject(f, "sha256", dd->files[i].sha256);
-        cJSON_AddItemToArray(files, f);
-    }
+    cJSON_AddItemToObject(dist, "files", mfb_dist_files_json(dd));
     cJSON *tabs = cJSON_AddObjectToObject(dist, "tables");
     cJSON_AddItemToObject(tabs, "size", table_json(&dd->size));
     cJSON_AddItemToObject(tabs, "src_alignment", table_json(&dd->src_align));

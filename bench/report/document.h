@@ -22,5 +22,8 @@ cJSON *mfb_tool_json(void);
 cJSON *mfb_timer_json(const struct mfb_timer *t);
 cJSON *mfb_warnings_json(const struct mfb_warnings *w);
 void mfb_json_add_u64_string(cJSON *o, const char *key, uint64_t v);
+/* A distribution's files as the result file lists them: role, path, sha256 each (also the counts
+ * file's). */
+cJSON *mfb_dist_files_json(const struct mfb_dist *d);
 
 #endif
