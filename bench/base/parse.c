@@ -216,3 +216,12 @@ int mfb_nearest_name(const char *word, const char *const *names, size_t n, int m
     }
     return best;
 }
+
+int mfb_parse_cache_sizes(const char *s, size_t out[3])
+{
+    size_t v[3];
+    if (mfb_parse_bytes_list(s, ':', v, 3) != 3 || v[0] < 4096 || v[1] < 4096 || v[2] < 4096)
+        return -1;
+    memcpy(out, v, sizeof v);
+    return 0;
+}

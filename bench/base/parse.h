@@ -20,6 +20,10 @@ int mfb_parse_bytes(const char *s, size_t *out);
 /* Up to n sizes separated by sep ("48K:2M:32M") into out: how many, or -1 when one is no size
  * or there are more than n. */
 int mfb_parse_bytes_list(const char *s, char sep, size_t *out, int n);
+/* --cache's value, L1D:L2:LLC (each a size such as 48K, at least a page): 0 with out[0..2], or -1. */
+int mfb_parse_cache_sizes(const char *s, size_t out[3]);
+/* What a good --cache value is, for the messages. */
+#define MFB_CACHE_SIZES_FORM "L1D:L2:LLC sizes such as 48K:2M:32M"
 /* The index of s in names[0..n), for the parsers of closed sets (functions, placements,
  * alignment modes): -1 when it names none. */
 int mfb_parse_name(const char *s, const char *const *names, int n);

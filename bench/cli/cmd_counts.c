@@ -12,7 +12,7 @@
 #include "config.h"
 #include "orchestrate/counts.h"
 
-enum { OPT_CALLS = 256, OPT_REPLAY };
+enum { OPT_CALLS = 256, OPT_REPLAY, OPT_CACHE };
 
 /* The options of memfbench counts, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag counts_flags[] = {
@@ -26,6 +26,9 @@ static const struct mfb_flag counts_flags[] = {
      "and $CFLAGS as run builds it); libc, the baseline, is always first"),
     MFB_ROW("calls", required_argument, OPT_CALLS, false, "N", "calls drawn and counted per variant, 100-16777216 (default 20000)"),
     MFB_ROW_SEED("seed of the calls (default 1: the same calls every time)"),
+    MFB_ROW("cache", required_argument, OPT_CACHE, false, "L1D:L2:LLC",
+     "the cache sizes the buffers are laid out for, as run's --cache\n"
+     "(default: this machine's)"),
     MFB_ROW_OUTPUT("FILE", "counts file (JSON), written atomically"),
     MFB_ROW("replay", no_argument, OPT_REPLAY, false, NULL, NULL),
     MFB_ROW_QUIET("no progress lines"),
@@ -96,6 +99,11 @@ static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
         break;
     case OPT_REPLAY:
         c->replay = true;
+        break;
+    case OPT_CACHE:
+        if (mfb_parse_cache_sizes(arg, c->caches) < 0)
+            return mfb_fail(err, "memfbench counts: --cache: '%s' is not " MFB_CACHE_SIZES_FORM, arg);
+        c->cache = arg;
         break;
     case 'q':
         c->quiet = true;

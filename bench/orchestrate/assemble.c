@@ -128,6 +128,11 @@ static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spe
                                   .seed = mfb_study_pgo_seed(c), .calls = MFB_PGO_TRAIN_CALLS,
                                   .flags_option = c->variant_cflags};
     req.seed_given = c->pgo_seed_given;
+    char cache[96];
+    if (c->l1d) { /* --cache: the training's buffers planned as the study's */
+        snprintf(cache, sizeof cache, "%zu:%zu:%zu", c->l1d, c->l2, c->llc);
+        req.cache = cache;
+    }
     /* the training never draws a timed process's calls: its seed is none of theirs (the parent
      * knows every process's; a process, its own) */
     bool clash = req.seed == c->seed;

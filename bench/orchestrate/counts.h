@@ -30,6 +30,8 @@ struct mfb_counts_config {
     int nlists;
     uint32_t calls;
     uint64_t seed;
+    const char *cache;     /* --cache L1D:L2:LLC as given (NULL: this machine's), checked */
+    size_t caches[3];      /* its sizes */
     const char *output;    /* the parent's file */
     bool replay;           /* the internal mode: replay variants[0] (under callgrind) */
     bool quiet;

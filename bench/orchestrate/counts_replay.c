@@ -16,13 +16,20 @@
 #include "workload/sampler.h"
 
 /* The buffers as a run with default options lays them out (auto placement: small calls in a window
- * that stays in L1d, large ones in a window far larger than the LLC), from this machine's caches:
+ * that stays in L1d, large ones in a window far larger than the LLC), from this machine's caches
+ * or --cache's:
  * the addresses, and so the simulated cache lines each call touches, are those a run replays. */
 static int workset(struct mfb_workset *ws, const struct mfb_counts_config *cfg, const struct mfb_dist *d,
                    struct mfb_err *err)
 {
     struct mfb_caches caches;
     mfb_cache_detect(&caches, -1);
+    if (cfg->cache) { /* --cache: a plan that means the same on every machine */
+        caches.l1d = cfg->caches[0];
+        caches.l2 = cfg->caches[1];
+        caches.llc = cfg->caches[2];
+        caches.source = MFB_CACHE_USER;
+    }
     struct mfb_workset_need need = {.max_size = mfb_table_max(&d->size), .align_period = mfb_dist_align_period(d),
                                     .overlap = mfb_dist_overlaps(d)};
     if (mfb_page_size_get(&need.page, err) < 0 || mfb_workset_plan(ws, cfg->func, MFB_PL_AUTO, &caches, &need, err) < 0)

@@ -51,6 +51,10 @@ static void command_for(struct cmdline *c, const char *valgrind, const char *sel
                           cfg->dist, "-v", variant, "--calls", c->calls, "--seed", c->seed, NULL};
     for (int i = 0; rest[i]; i++)
         c->argv[n++] = (char *)rest[i];
+    if (cfg->cache) {
+        c->argv[n++] = "--cache";
+        c->argv[n++] = (char *)cfg->cache;
+    }
     c->argv[n] = NULL;
 }
 

@@ -107,8 +107,9 @@ static int training_key(const struct mfb_source *ins, const struct mfb_pgo_reque
     struct mfb_sha256 h;
     mfb_sha256_init(&h);
     char line[PATH_MAX + 96];
-    int n = snprintf(line, sizeof line, "%s\n%s\n%s\n%llu %u\n", TRAINING_RECIPE, ins->key, mfb_func_name(req->func),
-                     (unsigned long long)req->seed, req->calls);
+    /* the caches too: they place the replay's buffers, so its addresses and alignments */
+    int n = snprintf(line, sizeof line, "%s\n%s\n%s\n%llu %u\n%s\n", TRAINING_RECIPE, ins->key,
+                     mfb_func_name(req->func), (unsigned long long)req->seed, req->calls, req->cache ? req->cache : "");
     mfb_sha256_update(&h, line, (size_t)n);
     int rc = 0;
     if (d.nfiles == 0) { /* a synthetic spec: the spec is the table */
@@ -221,6 +222,10 @@ static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req
                           "--calls", calls, "--seed", seed, NULL};
     for (int i = 0; args[i]; i++)
         mfb_argv_add(&v, args[i]);
+    if (req->cache) {
+        mfb_argv_add(&v, "--cache");
+        mfb_argv_add(&v, req->cache);
+    }
     int rc = mfb_tool_run(&v, log, env);
     free(env);
     size_t len;

@@ -27,6 +27,8 @@ struct mfb_pgo_request {
     bool seed_given;           /* by --pgo-seed */
     uint32_t calls;
     const char *flags_option;  /* --variant-cflags (NULL: $CFLAGS, else the default) */
+    const char *cache;         /* the study's --cache as L1D:L2:LLC bytes, for the replay's buffers
+                                * (NULL: this machine's caches) */
 };
 
 /* Builds NAME-pgo of the source variant spec (its name: NAME-pgo where NAME is the spec's name):

@@ -133,8 +133,8 @@ static int parse_cache(const char *arg, void *req, struct mfb_err *err)
 {
     struct mfb_study *s = req;
     size_t v[3];
-    if (mfb_parse_bytes_list(arg, ':', v, 3) != 3 || v[0] < 4096 || v[1] < 4096 || v[2] < 4096)
-        return mfb_fail(err, CMD ": --cache: '%s' is not L1D:L2:LLC sizes such as 48K:2M:32M", arg);
+    if (mfb_parse_cache_sizes(arg, v) < 0)
+        return mfb_fail(err, CMD ": --cache: '%s' is not " MFB_CACHE_SIZES_FORM, arg);
     s->l1d = v[0];
     s->l2 = v[1];
     s->llc = v[2];

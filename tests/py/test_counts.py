@@ -88,7 +88,8 @@ def test_a_wrapper_lists_itself_and_libc(memfbench: str, two_runs: tuple[dict, d
     assert w[1:] == runs["libc-twice"]["code"][1:]
 
 
-@pytest.mark.parametrize("args,word", [(["--calls", "5"], "--calls"), (["-v", "nosuch"], "nosuch")])
+@pytest.mark.parametrize("args,word", [(["--calls", "5"], "--calls"), (["-v", "nosuch"], "nosuch"),
+                                       (["--cache", "32K"], "--cache")])
 def test_bad_input_one_line(memfbench: str, tmp_path: Path, args: list[str], word: str) -> None:
     p = subprocess.run([memfbench, "counts", *args, "-o", str(tmp_path / "c.json")], capture_output=True, text=True)
     assert p.returncode == 2 and word in p.stderr and len(p.stderr.strip().splitlines()) == 1
