@@ -235,6 +235,20 @@ bool mfb_source_same_code(const struct mfb_source *s, uintptr_t a, uintptr_t b)
     return mfb_elf_same_but_fields((const unsigned char *)a, (const unsigned char *)b, (size_t)s->sym.size, &s->sym);
 }
 
+void mfb_pgo_free(struct mfb_pgo *p)
+{
+    if (!p)
+        return;
+    free(p->of);
+    free(p->instrument_flags);
+    free(p->use_flags);
+    free(p->train_spec);
+    free(p->train_table);
+    free(p->merge_tool);
+    free(p->profile_file);
+    free(p);
+}
+
 void mfb_source_free(struct mfb_source *s)
 {
     if (!s)
@@ -242,16 +256,7 @@ void mfb_source_free(struct mfb_source *s)
     for (unsigned k = 0; k < MFB_CODE_PLACEMENTS; k++)
         if (s->handle[k])
             dlclose(s->handle[k]);
-    if (s->pgo) {
-        free(s->pgo->of);
-        free(s->pgo->instrument_flags);
-        free(s->pgo->use_flags);
-        free(s->pgo->train_spec);
-        free(s->pgo->train_table);
-        free(s->pgo->merge_tool);
-        free(s->pgo->profile_file);
-        free(s->pgo);
-    }
+    mfb_pgo_free(s->pgo);
     free(s->spec);
     free(s->path);
     free(s->symbol);

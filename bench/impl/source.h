@@ -122,6 +122,9 @@ int mfb_source_load(struct mfb_source *s, union mfb_fn at[MFB_CODE_PLACEMENTS], 
 /* Whether the code at a and b (two of s's placements) is the same but for the linker's fields. */
 bool mfb_source_same_code(const struct mfb_source *s, uintptr_t a, uintptr_t b);
 
+/* Frees p and what it holds. NULL does nothing. */
+void mfb_pgo_free(struct mfb_pgo *p);
+
 /* Closes the libraries and frees everything s holds (s itself too). NULL does nothing. */
 void mfb_source_free(struct mfb_source *s);
 

@@ -1,6 +1,5 @@
 #include "orchestrate/pgo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,41 +35,25 @@
  * renamed); stripping more leading folders than any path has leaves the file's own name, in
  * GCOV_PREFIX. */
 #define GCOV_STRIP_ALL "4096"
-/* The replay's log, and the --version text read for the family. */
+/* The replay's log and the training's facts are read up to this many bytes. */
 #define MAX_TEXT (64u << 10)
-/* Raw profiles merged (clang writes one per process; the replay is one process). */
-#define MAX_RAW 64
+/* clang's raw profile: the replay is one process, so one file. */
+#define RAW_PROFILE "train.profraw"
 
-const char *mfb_pgo_family_name(enum mfb_pgo_family f);
-
-/* The variant compiler's family, from its --version (CC as varbuild runs it). */
-static int family(const char *spec, const char *log, enum mfb_pgo_family *out, char *version, size_t cap,
-                  struct mfb_err *err)
+/* The variant compiler's family, from what its --version says (CC as varbuild runs it): GCC
+ * names itself cc or gcc on its first line, and its copyright holder on the next. */
+static int family(const char *spec, enum mfb_pgo_family *out, struct mfb_err *err)
 {
-    const char *cc = getenv("CC");
-    cc = cc && *cc ? cc : "cc";
-    struct mfb_words w;
-    if (mfb_words_split("CC", cc, &w, err) < 0)
+    char version[1024];
+    if (mfb_varbuild_cc_version(spec, version, sizeof version, err) < 0)
         return -1;
-    if (w.n == 0)
-        return mfb_fail(err, "%s: CC is empty", spec);
-    struct mfb_argv v = {.n = 0};
-    mfb_argv_add_words(&v, &w);
-    mfb_argv_add(&v, "--version");
-    if (mfb_tool_run(&v, log, NULL) != 0)
-        return mfb_fail(err, "%s: --pgo: cannot run '%s --version' (set CC to GCC or clang)", spec, cc);
-    size_t len;
-    char *text = mfb_file_text(log, MAX_TEXT, &len, err);
-    if (!text)
-        return -1;
-    snprintf(version, cap, "%s", text);
+    bool clang = strstr(version, "clang") != NULL;
+    bool gcc = !clang && (strstr(version, "Free Software Foundation") || strstr(version, "gcc") ||
+                          strstr(version, "GCC"));
     version[strcspn(version, "\n")] = '\0';
-    bool clang = strstr(text, "clang") != NULL;
-    bool gcc = !clang && (strstr(text, "Free Software Foundation") || strstr(text, "gcc") || strstr(text, "GCC"));
-    free(text);
     if (!clang && !gcc)
-        return mfb_fail(err, "%s: --pgo: the compiler '%s' (%s) is neither GCC nor clang, whose profile flags "
-                        "memfbench knows", spec, cc, version);
+        return mfb_fail(err, "%s: --pgo: the compiler (%s) is neither GCC nor clang, whose profile flags memfbench "
+                        "knows", spec, version);
     *out = clang ? MFB_PGO_CLANG : MFB_PGO_GCC;
     return 0;
 }
@@ -134,10 +117,13 @@ static int training_key(const struct mfb_source *ins, const struct mfb_pgo_reque
  * GCC, LLVM_PROFILE_FILE for clang, all into folder. */
 static char **training_env(const char *folder, char *store, size_t cap)
 {
-    int a = snprintf(store, cap, "GCOV_PREFIX=%s", folder) + 1;
-    int b = snprintf(store + a, cap - (size_t)a, "GCOV_PREFIX_STRIP=%s", GCOV_STRIP_ALL) + 1;
-    snprintf(store + a + b, cap - (size_t)(a + b), "LLVM_PROFILE_FILE=%s/train-%%p.profraw", folder);
-    char *change[] = {store, store + a, store + a + b};
+    char *gcov = store, *strip = store + cap / 3, *llvm = store + 2 * (cap / 3);
+    size_t each = cap / 3;
+    if (snprintf(gcov, each, "GCOV_PREFIX=%s", folder) >= (int)each ||
+        snprintf(strip, each, "GCOV_PREFIX_STRIP=%s", GCOV_STRIP_ALL) >= (int)each ||
+        snprintf(llvm, each, "LLVM_PROFILE_FILE=%s/" RAW_PROFILE, folder) >= (int)each)
+        return NULL;
+    char *change[] = {gcov, strip, llvm};
     return mfb_environ_with(change, 3);
 }
 
@@ -162,42 +148,28 @@ static int profdata_tool(const char *compiler_path, char *out, size_t cap)
     return mfb_program_find("llvm-profdata", out, cap);
 }
 
-/* clang's raw profiles in folder merged into profile; the tool's path in tool. */
+/* clang's raw profile in folder merged into profile; the tool's path in tool. */
 static int merge_raw(const char *spec, const char *folder, const char *compiler_path, const char *profile,
                      char *tool, size_t tool_cap, struct mfb_err *err)
 {
     if (profdata_tool(compiler_path, tool, tool_cap) != 0)
         return mfb_fail(err, "%s: --pgo with clang needs llvm-profdata to merge the training's profile (Debian "
                         "package llvm)", spec);
-    char raw[MAX_RAW][PATH_MAX];
-    int nraw = 0;
-    DIR *d = opendir(folder);
-    struct dirent *e;
-    while (d && (e = readdir(d)) && nraw < MAX_RAW) {
-        size_t len = strlen(e->d_name);
-        if (len > 8 && !strcmp(e->d_name + len - 8, ".profraw"))
-            snprintf(raw[nraw++], PATH_MAX, "%.*s/%.*s", PATH_MAX / 2, folder, PATH_MAX / 2 - 2, e->d_name);
-    }
-    if (d)
-        closedir(d);
-    if (nraw == 0)
+    char raw[PATH_MAX + 32], log[PATH_MAX + 32];
+    snprintf(raw, sizeof raw, "%s/" RAW_PROFILE, folder);
+    snprintf(log, sizeof log, "%s/merge.log", folder);
+    if (access(raw, R_OK) != 0)
         return mfb_fail(err, "%s: --pgo: the training wrote no raw profile (LLVM_PROFILE_FILE)", spec);
-    char log[PATH_MAX];
-    snprintf(log, sizeof log, "%.*s/merge.log", PATH_MAX - 16, folder);
     struct mfb_argv v = {.n = 0};
-    mfb_argv_add(&v, tool);
-    mfb_argv_add(&v, "merge");
-    mfb_argv_add(&v, "-o");
-    mfb_argv_add(&v, profile);
-    for (int i = 0; i < nraw; i++)
-        mfb_argv_add(&v, raw[i]);
+    const char *args[] = {tool, "merge", "-o", profile, raw, NULL};
+    for (int i = 0; args[i]; i++)
+        mfb_argv_add(&v, args[i]);
     if (mfb_tool_run(&v, log, NULL) != 0) {
         char line[512];
         mfb_tool_first_error(log, line, sizeof line);
         return mfb_fail(err, "%s: --pgo: %s merge failed: %s", spec, tool, line);
     }
-    for (int i = 0; i < nraw; i++)
-        unlink(raw[i]);
+    unlink(raw);
     return 0;
 }
 
@@ -216,7 +188,7 @@ static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req
     snprintf(log, sizeof log, "%.*s/train.log", PATH_MAX - 16, folder);
     char **env = training_env(folder, store, sizeof store);
     if (!env)
-        return mfb_fail(err, "%s: --pgo: out of memory", ins->spec);
+        return mfb_fail(err, "%s: --pgo: the training folder's path is too long, or out of memory", ins->spec);
     struct mfb_argv v = {.n = 0};
     const char *args[] = {self, "counts", "--replay", "-f", mfb_func_name(req->func), "-d", table, "-v", plugin,
                           "--calls", calls, "--seed", seed, NULL};
@@ -336,7 +308,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
     if (!ins)
         return -1;
     int rc = -1;
-    char version[256], log[PATH_MAX], root[PATH_MAX], use[PATH_MAX + 160];
+    char root[PATH_MAX], use[PATH_MAX + 160];
     struct mfb_pgo *pgo = calloc(1, sizeof *pgo);
     if (!pgo) {
         mfb_fail(err, "%s: out of memory", spec);
@@ -352,12 +324,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
         mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", spec);
         goto out;
     }
-    /* the --version text goes to a file of its own in the temporary folder */
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(log, sizeof log, "%s/memfbench-pgo-cc-%ld.log", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
-    int frc = family(spec, log, &pgo->family, version, sizeof version, err);
-    unlink(log);
-    if (frc < 0)
+    if (family(spec, &pgo->family, err) < 0)
         goto out;
     /* the instrumented build: the same file and flags with the family's instrumentation */
     pgo->instrument_flags = strdup(pgo->family == MFB_PGO_GCC ? GCC_INSTRUMENT : CLANG_INSTRUMENT);
@@ -406,16 +373,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
     trained = NULL;
     rc = 0;
 out:
-    if (pgo) {
-        free(pgo->of);
-        free(pgo->instrument_flags);
-        free(pgo->use_flags);
-        free(pgo->train_spec);
-        free(pgo->train_table);
-        free(pgo->merge_tool);
-        free(pgo->profile_file);
-        free(pgo);
-    }
+    mfb_pgo_free(pgo);
     mfb_source_free(trained);
     mfb_source_free(ins);
     return rc;

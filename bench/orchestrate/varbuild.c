@@ -247,17 +247,62 @@ static int link_placement(struct build *b, unsigned k, struct mfb_err *err)
 }
 
 /* The compiler's first line of --version, for the file. */
-static void compiler_version(struct build *b)
+/* What cc --version says into out (its first line only with first), "unknown" when nothing; -1
+ * when it fails. */
+static int version_text(const struct mfb_words *cc, const char *log, bool first, char *out, size_t cap)
 {
     struct mfb_argv v = {.n = 0};
-    mfb_argv_add_words(&v, &b->cc);
+    mfb_argv_add_words(&v, cc);
     mfb_argv_add(&v, "--version");
     struct mfb_err ignored;
     size_t len;
-    char *text = mfb_tool_run(&v, b->log, NULL) == 0 ? mfb_file_text(b->log, MFB_TOOL_MAX_LOG, &len, &ignored) : NULL;
-    snprintf(b->version, sizeof b->version, "%s", text ? text : "unknown");
-    b->version[strcspn(b->version, "\n")] = '\0';
+    int rc = mfb_tool_run(&v, log, NULL) == 0 ? 0 : -1;
+    char *text = rc == 0 ? mfb_file_text(log, MFB_TOOL_MAX_LOG, &len, &ignored) : NULL;
+    snprintf(out, cap, "%s", text && *text ? text : "unknown");
+    if (first)
+        out[strcspn(out, "\n")] = '\0';
     free(text);
+    return rc;
+}
+
+static void compiler_version(struct build *b)
+{
+    version_text(&b->cc, b->log, true, b->version, sizeof b->version);
+}
+
+int mfb_varbuild_cc_version(const char *spec, char *out, size_t cap, struct mfb_err *err)
+{
+    const char *cc = getenv("CC");
+    cc = cc && *cc ? cc : "cc";
+    struct mfb_words *w = malloc(sizeof *w);
+    char root[PATH_MAX], folder[PATH_MAX + 16];
+    mfb_source_cache_root(root, sizeof root);
+    int rc = -1;
+    if (!w)
+        return mfb_fail(err, "%s: out of memory", spec);
+    if (mfb_words_split("CC", cc, w, err) < 0)
+        goto out;
+    if (w->n == 0) {
+        mfb_fail(err, "%s: CC is empty", spec);
+        goto out;
+    }
+    /* the log is a file of our own in the cache's folder, never a name another user could plant */
+    snprintf(folder, sizeof folder, "%s/variants", root);
+    char *log = root[0] && mfb_make_dirs(folder) == 0 ? mfb_temp_template(folder, TEMP_BASE, "-cc") : NULL;
+    int fd = log ? mkstemp(log) : -1;
+    if (fd < 0) {
+        mfb_fail(err, "%s: cannot make a file in %s to read the compiler's version: %s", spec, folder, strerror(errno));
+    } else {
+        close(fd);
+        rc = version_text(w, log, false, out, cap);
+        if (rc < 0)
+            mfb_fail(err, "%s: cannot run '%s --version' (set CC to a C compiler)", spec, cc);
+        unlink(log);
+    }
+    free(log);
+out:
+    free(w);
+    return rc;
 }
 
 /* The manifest, written last: the headers a FILE.c included (from the compiler's dependency

@@ -22,6 +22,9 @@
  * function the build can export, a link that needs more than the C library. */
 int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err);
 
+/* What `$CC --version` says (up to cap bytes), CC as every build takes it (default cc): 0, or -1 with one line
+ * naming spec (the variant asking) when it cannot be run. */
+int mfb_varbuild_cc_version(const char *spec, char *out, size_t cap, struct mfb_err *err);
 /* mkdir -p of path, for the cache's folders (variants/, profiles/): 0, or -1 with errno. */
 int mfb_make_dirs(const char *path);
 
