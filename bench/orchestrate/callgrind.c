@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "orchestrate/program.h"
 #include "base/elfobj.h"
 #include "base/filetext.h"
 
@@ -30,14 +31,8 @@ const char *const mfb_cg_options[] = {"--tool=callgrind", "-q", "--cache-sim=yes
 
 int mfb_cg_find(char *path, size_t cap, struct mfb_err *err)
 {
-    const char *p = getenv("PATH");
-    while (p && *p) {
-        const char *end = strchr(p, ':');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n > 0 && (size_t)snprintf(path, cap, "%.*s/valgrind", (int)n, p) < cap && access(path, X_OK) == 0)
-            return 0;
-        p = end ? end + 1 : NULL;
-    }
+    if (mfb_program_find("valgrind", path, cap) == 0)
+        return 0;
     return mfb_fail(err, "memfbench counts: valgrind not found on PATH: install it (Debian/Ubuntu package valgrind)");
 }
 

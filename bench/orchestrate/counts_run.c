@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "base/self.h"
 #include "config.h"
 #include "impl/plugin.h"
 #include "impl/source.h"
@@ -230,25 +231,26 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         mfb_dist_free(&dist);
         return MFB_EXIT_USAGE;
     }
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (mfb_cg_find(valgrind, sizeof valgrind, &err) < 0 || mfb_cg_version(valgrind, version, sizeof version, &err) < 0 ||
-        (n <= 0 && mfb_fail(&err, "memfbench counts: cannot find this program's path (/proc/self/exe)") < 0)) {
-        fprintf(stderr, "%s\n", err.msg);
-        mfb_dist_free(&dist);
-        return MFB_EXIT_FAIL;
-    }
-    self[n] = 0;
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(dir, sizeof dir, "%s/memfbench-counts.XXXXXX", tmp);
     struct mfb_output out;
-    if (mfb_output_open(&out, cfg->output, &err) < 0) {
-        fprintf(stderr, "memfbench counts: %s\n", err.msg);
-        mfb_dist_free(&dist);
-        return MFB_EXIT_FAIL;
-    }
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "memfbench counts: cannot make a folder in %s: %s\n", tmp, strerror(errno));
-        mfb_output_abort(&out);
+    int failed = 0; /* which step failed: the line it says */
+    if (mfb_cg_find(valgrind, sizeof valgrind, &err) < 0 || mfb_cg_version(valgrind, version, sizeof version, &err) < 0)
+        failed = 1;
+    else if (!strcmp(mfb_self_path(self, sizeof self), "memfbench"))
+        failed = mfb_fail(&err, "memfbench counts: cannot find this program's path (/proc/self/exe)") < 0;
+    else if (mfb_output_open(&out, cfg->output, &err) < 0)
+        failed = 2;
+    else if (!mkdtemp(dir))
+        failed = 3;
+    if (failed) {
+        if (failed == 3) {
+            fprintf(stderr, "memfbench counts: cannot make a folder in %s: %s\n", tmp, strerror(errno));
+            mfb_output_abort(&out);
+        } else {
+            fprintf(stderr, "%s%s\n", failed == 2 ? "memfbench counts: " : "", err.msg);
+        }
+        free(what);
         mfb_dist_free(&dist);
         return MFB_EXIT_FAIL;
     }
