@@ -218,6 +218,8 @@ int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int ar
             rc = mfb_fail(err, "%s: %s needs a value", t->command, argv[optind - 1]);
         else if (!r)
             rc = unknown_option(t, argv[optind - 1], err);
+        else if (r->kind == MFB_FLAG_ACTION && t->apply && ch != 'h')
+            rc = t->apply(ch, optarg, request, err);
         else if (r->kind == MFB_FLAG_ACTION) {
             *action = ch;
             rc = 1;
@@ -233,30 +235,10 @@ int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int ar
 int mfb_flags_each(const char *command, const struct mfb_flag *rows, size_t n, int argc, char **argv,
                    int (*apply)(int id, char *arg, void *ctx, struct mfb_err *err), void *ctx, struct mfb_err *err)
 {
-    struct option *opts = calloc(n + 1, sizeof *opts);
-    char *shorts = malloc(MFB_FLAGS_SHORTS_CAP(n));
-    if (!opts || !shorts) {
-        free(opts);
-        free(shorts);
-        return mfb_fail(err, "%s: out of memory", command);
-    }
-    mfb_flags_getopt(rows, n, false, opts, shorts);
-    optind = 0;
-    opterr = 0;
-    int ch, rc = 0;
-    while (rc == 0 && (ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        if (ch == 'h')
-            rc = 1;
-        else if (ch == ':')
-            rc = mfb_fail(err, "%s: %s needs a value", command, argv[optind - 1]);
-        else if (ch == '?')
-            rc = mfb_fail(err, "%s: unknown option '%s' (see %s --help)", command, argv[optind - 1], command);
-        else
-            rc = apply(ch, optarg, ctx, err);
-    }
-    free(opts);
-    free(shorts);
-    if (rc == 0 && optind < argc)
-        rc = mfb_fail(err, "%s: unexpected argument '%s'", command, argv[optind]);
+    const struct mfb_flag_table t = {.command = command, .rows = rows, .n = n, .apply = apply};
+    int action = 0, operands = 0;
+    int rc = mfb_flags_parse(&t, false, argc, argv, ctx, &action, &operands, err);
+    if (rc == 0 && operands < argc)
+        rc = mfb_fail(err, "%s: unexpected argument '%s'", command, argv[operands]);
     return rc;
 }

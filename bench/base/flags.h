@@ -93,6 +93,9 @@ struct mfb_flag_table {
     size_t n;
     /* CHOICE rows: the value named word in set, or -1 */
     int (*choice)(int set, const char *word);
+    /* The rows that only declare an option (MFB_ROW, kind ACTION) but --help: the command's own
+     * switch, given the row's id and value (NULL: such a row ends the parse as an action). */
+    int (*apply)(int id, char *arg, void *request, struct mfb_err *err);
 };
 
 /* Every row's initial value into the request (its other members are left as they are). */
@@ -108,11 +111,10 @@ int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, co
 int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int argc, char **argv, void *request,
                     int *action, int *operands, struct mfb_err *err);
 
-/* The loop of a command whose rows only declare its options (MFB_ROW): each option and its value
- * handed to apply(id, value, ctx, err) in order; 0 when every option applied and no operand is
- * left, 1 at --help ('h', which apply never sees), -1 with err: "COMMAND: --x needs a value",
- * "COMMAND: unknown option '--x' (see COMMAND --help)", "COMMAND: unexpected argument 'x'", or
- * apply's own line. */
+/* mfb_flags_parse for a command whose rows only declare its options (MFB_ROW): each option and
+ * its value handed to apply(id, value, ctx, err) in order; 0 when every option applied and no
+ * operand is left, 1 at --help ('h', which apply never sees), -1 with err (mfb_flags_parse's
+ * lines, "COMMAND: unexpected argument 'x'", or apply's own). */
 int mfb_flags_each(const char *command, const struct mfb_flag *rows, size_t n, int argc, char **argv,
                    int (*apply)(int id, char *arg, void *ctx, struct mfb_err *err), void *ctx, struct mfb_err *err);
 

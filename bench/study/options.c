@@ -381,7 +381,8 @@ static int parse_choice(int set, const char *word)
     return mfb_choice_parse((enum mfb_choice_set)set, word);
 }
 
-static const struct mfb_flag_table run_table = {CMD, run_flags, sizeof run_flags / sizeof run_flags[0], parse_choice};
+static const struct mfb_flag_table run_table = {CMD, run_flags, sizeof run_flags / sizeof run_flags[0], parse_choice,
+                                               NULL};
 
 const struct mfb_flag_table *mfb_study_flags(void)
 {
