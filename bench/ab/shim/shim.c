@@ -53,10 +53,15 @@ static enum family routed_family = F_MEMCPY;
 static void *routed;               /* the variant's function; NULL: every call to the C library */
 static int counting;               /* MEMFBENCH_AB_COUNT given */
 static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C library] */
-/* Calls per family, always kept: a relaxed load and store, not a read-modify-write, so a call
+/* Calls per family, always kept (a call made before the shim has read its family, by another
+ * library's constructor, counts too): a relaxed load and store, not a read-modify-write, so a call
  * pays no locked instruction and no arm more than another. Threads may lose an increment to each
- * other now and then: the count is a check that a run did its work (ab.c), not a measurement. */
-static atomic_uint_fast64_t family_calls[F_COUNT];
+ * other now and then: the count is a check that a run did its work (ab.c), not a measurement.
+ * On 64-byte lines of their own: written on every call, they must not share a line with the
+ * dispatch pointers every thread reads on every call (each write would take it from their cores). */
+static struct {
+    _Alignas(64) atomic_uint_fast64_t n[F_COUNT];
+} family_calls;
 
 static atomic_int state;           /* 0 unresolved, 1 resolving, 2 ready */
 /* this thread is inside resolve(): its calls take the byte loops. initial-exec: reading it never
@@ -134,7 +139,7 @@ static void load_variant(const char *spec)
  * a flag, in every arm alike. */
 static inline void count(enum entry e, enum family f)
 {
-    atomic_store_explicit(&family_calls[f], atomic_load_explicit(&family_calls[f], memory_order_relaxed) + 1,
+    atomic_store_explicit(&family_calls.n[f], atomic_load_explicit(&family_calls.n[f], memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (__builtin_expect(counting, 0))
         atomic_fetch_add_explicit(&counts[e][routed && routed_family == f ? 0 : 1], 1, memory_order_relaxed);
@@ -239,7 +244,7 @@ static void write_calls(void)
         return;
     char line[64];
     int k = snprintf(line, sizeof line, "%s %llu\n", family_names[routed_family],
-                     (unsigned long long)atomic_load_explicit(&family_calls[routed_family], memory_order_relaxed));
+                     (unsigned long long)atomic_load_explicit(&family_calls.n[routed_family], memory_order_relaxed));
     if (k > 0 && write(fd, line, (size_t)k) < 0) {
         /* nothing more to do: memfbench ab reads a missing line as a run that did not end normally */
     }
