@@ -95,6 +95,8 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
     }
     double overhead_ns = r->runtime.timer->overhead_ticks * r->runtime.timer->ns_per_tick;
     double P = mfb_calls_per_pass(c);
+    /* a coarse clock's step (cntvct under qemu: about 1 us) */
+    double step_ns = fmax(r->runtime.timer->tick_ns, r->runtime.timer->min_step_ns);
     c->target_batch_ns = fmax(TARGET_OVERHEADS * overhead_ns, TARGET_MIN_NS);
     c->max_batch_ns = MAX_BATCH_NS;
     if (c->rule == MFB_BATCH_GIVEN) {
@@ -115,9 +117,8 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
         }
         /* a coarse clock: double the passes until the fastest batch spans TARGET_STEPS steps,
          * within the cap (it never binds where one step is under 20 ns) */
-        double step_ns = fmax(r->runtime.timer->tick_ns, r->runtime.timer->min_step_ns);
         while (passes < cap && P * fast * passes < TARGET_STEPS * step_ns)
-            passes *= 2;
+            passes = passes > cap / 2 ? cap : 2 * passes;
         c->passes = passes;
     }
     double calls = (double)mfb_calls_per_pass(c) * c->passes;
@@ -127,7 +128,6 @@ void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
     if (c->single_call)
         mfb_warn(r->runtime.warn, MFB_W_LONG_CALLS, "calls are so long that every batch times a single call "
                  "(batch.single_call = true)");
-    double step_ns = fmax(r->runtime.timer->tick_ns, r->runtime.timer->min_step_ns);
     if (c->fastest_batch_ns < TARGET_STEPS * step_ns)
         mfb_warn(r->runtime.warn, MFB_W_BATCH, "libc's batch lasts %.1f us, %.0f steps of the %s clock (%.1f ns a step): "
                  "its quantization is over 0.1 %% of a batch", c->fastest_batch_ns / 1e3,
