@@ -238,7 +238,7 @@ def metric_tables(runs: list[Run], args: argparse.Namespace, level: float, match
                 used.add(str(args.counts_file))
             th = fits(r, threaded)
             tables.append(variants_table(r, fits(r, pressure, True), th[0] if th else None, c, args.counts_file,
-                                         fits(r, pgo), level))
+                                         fits(r, pgo), level, getattr(args, "baseline", None)))
     except InputError as e:
         raise UsageError(str(e)) from e
     if match:

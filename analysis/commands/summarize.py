@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"(no decomposition: {e})")
     if args.report is not None:
-        md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes)
+        md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes,
+                                baseline=args.baseline)
         print(f"report: {html} (and {md.name})")
     return 0
 

@@ -300,7 +300,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     return c
 
 
-def _baseline_of(run: Run, baseline: str | None) -> str:
+def baseline_of(run: Run, baseline: str | None) -> str:
     """The run's baseline: the one asked for (its NAME@ID where the files split that name by code,
     io/identity.py), else the run's own first variant."""
     if baseline is None:
@@ -334,7 +334,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         # nor are runs whose baseline ran different code (io/identity.py names it NAME@ID):
         # a ratio to one code is not a ratio to another
         groups.setdefault((r.cpu_model, r.measure, r.function, r.distribution, ip, r.neighbours,
-                           _baseline_of(r, baseline)), []).append(r)
+                           baseline_of(r, baseline)), []).append(r)
     out: list[Comparison] = []
     for (cpu_model, measure, function, distribution, pressure, neighbours, base), rs in groups.items():
         df = combine(rs)
@@ -439,5 +439,5 @@ def time_ratios(run: Run, baseline: str | None = None, level: float = 0.95) -> d
     show."""
     comps = compare_runs([run], baseline, level=level, secondary=False, allow_single_process=True)
     out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
-    out[_baseline_of(run, baseline)] = (1.0, 1.0, 1.0)
+    out[baseline_of(run, baseline)] = (1.0, 1.0, 1.0)
     return out

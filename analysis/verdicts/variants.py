@@ -22,7 +22,7 @@ import numpy as np
 from ..io.identity import code_id
 from ..io.load import Run
 from ..stats.threads import core_mates, interference, interval_method, is_threaded, threads_config
-from .compare import time_ratios
+from .compare import baseline_of, time_ratios
 from .pgo import Gain, pair_of, run_gains
 from .pressure import pressure_bytes, pressure_frame
 
@@ -80,7 +80,7 @@ def _check_same(run: Run, other: Run, option: str, distribution: bool) -> None:
                          + (f" on {run.distribution}" if distribution else "") + f" as {run.path}")
 
 
-def pressure_slopes(run: Run, files: list[Run], level: float) -> tuple[dict[str, Slope], str]:
+def pressure_slopes(run: Run, files: list[Run], level: float, baseline: str) -> tuple[dict[str, Slope], str]:
     """Each variant's slope, and how it was measured. The run is the size-0 point unless a pressure
     file is of size 0 (or the run itself has a block)."""
     for f in files:
@@ -89,7 +89,7 @@ def pressure_slopes(run: Run, files: list[Run], level: float) -> tuple[dict[str,
     if not any(pressure_bytes(f) == 0 for f in files) and all(f.path != run.path for f in files):
         points.append(run)
     try:
-        df = pressure_frame(points, run.baseline, level)
+        df = pressure_frame(points, baseline, level)
     except ValueError as e:
         raise InputError(f"--pressure: {e}") from e
     sizes = sorted({int(s) for s in df["pressure_bytes"]}) if len(df) else []
@@ -104,9 +104,9 @@ def pressure_slopes(run: Run, files: list[Run], level: float) -> tuple[dict[str,
         x, y = g["pressure_bytes"].to_numpy(dtype=float) / 1024, g["diff_ns"].to_numpy(dtype=float)
         out[str(v)] = Slope(float(np.polyfit(x, y, 1)[0]), [int(s) for s in g["pressure_bytes"]], [float(d) for d in y])
     names = ", ".join(f"{p.path} ({pressure_bytes(p)} B)" for p in sorted(points, key=pressure_bytes))
-    return out, (f"analyze pressure's diff_ns (variant minus {run.baseline}, ns per call, paired round by round, the "
+    return out, (f"analyze pressure's diff_ns (variant minus {baseline}, ns per call, paired round by round, the "
                  f"block cancelling) at each --icache-pressure size, its least-squares slope per KiB of block "
-                 f"over {names}: above 0, the variant loses ground to {run.baseline} as the i-cache fills"
+                 f"over {names}: above 0, the variant loses ground to {baseline} as the i-cache fills"
                  + "".join(other_code(run, f) for f in files))
 
 
@@ -209,17 +209,19 @@ def pgo_gains(run: Run, others: list[Run], level: float) -> tuple[dict[str, Gain
 
 def variants_table(run: Run, pressure: list[Run] | None = None, threaded: Run | None = None,
                    counts: dict[str, Any] | None = None, counts_path: str | None = None,
-                   pgo: list[Run] | None = None, level: float = 0.95) -> VariantsTable:
-    """The table of one run (its variants but the harness's noop and the layout sentinels).
+                   pgo: list[Run] | None = None, level: float = 0.95, baseline: str | None = None) -> VariantsTable:
+    """The table of one run (its variants but the harness's noop and the layout sentinels), its
+    ratios and pressure slopes to `baseline` (default the run's first variant, as compare's).
     InputError names the option whose file cannot serve this run."""
     try:
-        ratios = time_ratios(run, None, level)
+        ratios = time_ratios(run, baseline, level)
     except ValueError as e:
         raise InputError(f"{run.path}: {e}") from e
+    base = baseline_of(run, baseline)
     how: dict[str, str] = {"ns/call ratio": f"compare of {run.path}: median paired ratio of time per call to "
-                                            f"{run.baseline}, {level:.0%} interval per comparison (below 1: faster)"}
+                                            f"{base}, {level:.0%} interval per comparison (below 1: faster)"}
     sizes, how["code size"] = code_sizes(run, counts, counts_path)
-    slopes, how["i-cache pressure slope"] = (pressure_slopes(run, pressure, level) if pressure else
+    slopes, how["i-cache pressure slope"] = (pressure_slopes(run, pressure, level, base) if pressure else
                                        ({}, "not measured: no --pressure file (memfbench run --icache-pressure "
                                             "SIZE makes one)"))
     slow, how["beside a second thread"] = (slowdowns(run, threaded, level) if threaded is not None else
@@ -232,8 +234,8 @@ def variants_table(run: Run, pressure: list[Run] | None = None, threaded: Run | 
         if v in skip:
             continue
         size = sizes.get(v)
-        rows.append(VariantRow(variant=v, baseline=v == run.baseline, ratio=ratios.get(v),
+        rows.append(VariantRow(variant=v, baseline=v == base, ratio=ratios.get(v),
                                code_bytes=size[0] if size else None, code_with_callees=bool(size and size[1]),
                                pressure=slopes.get(v), slowdown=slow.get(v), pgo=gains.get(v),
                                profiled_build_of=profiled.get(v)))
-    return VariantsTable(run, run.baseline, rows, how)
+    return VariantsTable(run, base, rows, how)

@@ -59,17 +59,18 @@ def _fold(summary: str, lines: list[str]) -> list[str]:
 def write_report(runs: list[Run], comps: list[Comparison], out_dir: Path, label: str = "",
                  quiet: frozenset[str] = frozenset(), svg: bool = False,
                  probe_doc: dict[str, Any] | None = None, probe_path: str | Path | None = None,
-                 notes: list[str] | None = None, tables: list[VariantsTable] | None = None) -> tuple[Path, Path]:
+                 notes: list[str] | None = None, tables: list[VariantsTable] | None = None,
+                 baseline: str | None = None) -> tuple[Path, Path]:
     """Writes report.md (figures as files beside it) and report.html (figures embedded) into
     out_dir (created; its parent must exist), all at once: built in a temporary folder beside it,
     so a failure leaves no partial report. Never writes over an input file. Raises
     files.OutputError naming out_dir (with `label`, the option that gave it). tables: the seed-000
     table of each run of a distribution (verdicts/variants.py), made from the run alone where not
-    given."""
+    given (its ratios to `baseline`, as the verdicts')."""
     inputs = [r.path for r in runs] + ([probe_path] if probe_path is not None else [])
     if tables is None:
         level = comps[0].level if comps else 0.95
-        tables = [variants_table(r, level=level) for r in runs if not r.doc.get("sweep")]
+        tables = [variants_table(r, level=level, baseline=baseline) for r in runs if not r.doc.get("sweep")]
     by_run = {t.run.path: t for t in tables}
     names = write_folder_atomic(out_dir, lambda tmp: _write_report_files(runs, comps, tmp, quiet, svg, probe_doc,
                                                                          notes or [], by_run), label, inputs)

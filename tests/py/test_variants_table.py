@@ -185,3 +185,21 @@ def test_the_report_has_the_table(files, tmp_path: Path) -> None:
     one_line_refusal(analysis("report", files["plain"], "-o", str(tmp_path / "r2"), "--pressure", f), "--pressure",
               "fits none")
     assert not (tmp_path / "r2").exists()
+
+
+def test_the_table_takes_the_verdicts_baseline(files, tmp_path: Path) -> None:
+    """report --baseline B: the table's ratios and pressure slopes are to B, as the verdicts are."""
+    from analysis.io.load import load_run
+    from analysis.verdicts.variants import variants_table
+
+    run, pressure = load_run(files["plain"]), load_run(files["pressure"])
+    other = next(v for v in run.variants if v != run.baseline and v not in run.harness_variants)
+    t = variants_table(run, [pressure], baseline=other)
+    rows = {r.variant: r for r in t.rows}
+    assert t.baseline == other and rows[other].baseline and not rows[run.baseline].baseline
+    assert rows[other].ratio == (1.0, 1.0, 1.0) and rows[run.baseline].ratio != (1.0, 1.0, 1.0)
+    assert f"to {other}," in t.how["ns/call ratio"] and f"minus {other}," in t.how["i-cache pressure slope"]
+    out = tmp_path / "rep"
+    p = analysis("report", files["plain"], "--pressure", files["pressure"], "--baseline", other, "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert f"minus {other}," in (out / "report.md").read_text()
