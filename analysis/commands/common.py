@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..io.files import check_output_file, check_output_folder
 from ..io.identity import separate
@@ -34,14 +35,10 @@ def seed_arg(text: str) -> int:
     """A seed as memfbench writes and reads one (base/parse.h): decimal without a leading zero, or
     hexadecimal with 0x, below 2^64. A leading zero is refused, not read as decimal: a seed copied
     into a tool that reads 010 as octal would be another seed under the same text."""
-    t = text.strip()
-    try:
-        v = int(t, 16) if t[:2].lower() == "0x" and len(t) > 2 else int(t, 10)
-    except ValueError:
-        v = -1
-    if v < 0 or v >= 2 ** 64 or (t[:2].lower() != "0x" and (not t.isdigit() or (len(t) > 1 and t[0] == "0"))):
+    # the forms spelled out: int() would also take '0x_1', '1_0', ' 5 ' and other scripts' digits
+    if not re.fullmatch(r"0[xX][0-9a-fA-F]+|0|[1-9][0-9]*", text) or int(text, 0) >= 2 ** 64:
         raise argparse.ArgumentTypeError(f"'{text}' is not a seed (decimal without a leading zero, or hex with 0x)")
-    return v
+    return int(text, 0)
 
 
 def study_options(p: argparse.ArgumentParser) -> None:
@@ -108,8 +105,6 @@ def check_study_options(args: argparse.Namespace) -> None:
     check_margin_level(args)
     if not 1000 <= args.resamples <= MAX_RESAMPLES:
         raise UsageError(f"--resamples {args.resamples}: must be from 1000 to {MAX_RESAMPLES}")
-    if args.seed < 0:
-        raise UsageError(f"--seed {args.seed}: must be non-negative")
     if args.baseline == "":
         raise UsageError("--baseline: empty variant name")
     codes = [c.strip() for c in args.quiet_warnings.split(",")] if args.quiet_warnings else []

@@ -88,8 +88,6 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--permutations {args.permutations}: must be from 99 to 99999")
     if args.min_size < 2:
         raise UsageError(f"--min-size {args.min_size}: must be at least 2")
-    if args.seed < 0:
-        raise UsageError(f"--seed {args.seed}: must be non-negative")
 
 
 def _file_point(path: str, args: argparse.Namespace) -> hist.FilePoint:
