@@ -23,7 +23,7 @@ from ..io.identity import code_id
 from ..io.load import Run
 from ..stats.threads import core_mates, interference, interval_method, is_threaded, threads_config
 from .compare import baseline_of, time_ratios
-from .pgo import Gain, pair_of, run_gains
+from .pgo import Gain, pair_of, pgo_pairs, run_gains
 from .pressure import pressure_bytes, pressure_frame
 
 Interval3 = tuple[float, float, float]
@@ -185,17 +185,19 @@ def pgo_gains(run: Run, others: list[Run], level: float) -> tuple[dict[str, Gain
     """Per variant NAME, its PGO gain (another run's pairs where given, else the run's own), and per
     NAME-pgo of the run the NAME it is the profiled build of. A pair compare cannot compare (a
     variant without samples) is left out, and said so."""
-    own = run_gains(run, level)
-    profiled = {pair_of(x).variant: pair_of(x).of for x in own}
-    found, sources = own, [run.path] if own else []
-    for o in others:
-        _check_same(run, o, "--pgo", False)
-        found = run_gains(o, level)
+    # which of the run's variants is whose profiled build needs no comparison; the gains are computed
+    # once, from the --pgo file where one is given (the last, as the option keeps it), else the run
+    profiled = {p.variant: p.of for p in pgo_pairs(run)}
+    source = others[-1] if others else run
+    if source is not run:
+        _check_same(run, source, "--pgo", False)
+    found = run_gains(source, level)
+    sources = [run.path] if found else []
+    if source is not run:
         if not found:
-            raise InputError(f"--pgo {o.path}: no NAME-pgo variant (variants[].build.pgo): memfbench run --pgo "
+            raise InputError(f"--pgo {source.path}: no NAME-pgo variant (variants[].build.pgo): memfbench run --pgo "
                              "makes one")
-        ofs = {pair_of(x).of for x in found}
-        sources = [o.path + other_code(run, o, ofs)]
+        sources = [source.path + other_code(run, source, {pair_of(x).of for x in found})]
     gains = {x.pairs[0].of: x for x in found if isinstance(x, Gain)}
     failed = "".join(f"; {p.variant} vs {p.of}: not computed ({why})" for p, why in
                      (x for x in found if not isinstance(x, Gain)))
