@@ -470,8 +470,7 @@ def gen_pgo_table(a: argparse.Namespace) -> str:
     """tools.pgo_table: the shipped examples' PGO gains (gcc, clang), the trained-on x tested-on
     table and callgrind's counts of each build beside its profiled one."""
     build = Path(a.memfbench).resolve().parents[1]
-    p = _run([sys.executable, "-m", "tools.pgo_table", "--build", str(build.relative_to(ROOT)), "--cpu", "1"],
-             cwd=ROOT)
+    p = _run([sys.executable, "-m", "tools.pgo_table", "--build", str(build), "--cpu", "1"], cwd=ROOT)
     return p.stdout.strip() + "\n\n" + provenance(f"{Path(sys.executable)} -m tools.pgo_table --build build --cpu 1")
 
 
@@ -479,6 +478,7 @@ def gen_counts_table(a: argparse.Namespace) -> str:
     """memfbench counts of libc, the built-ins and the known-cost wrappers, twice: each variant's
     counts per call, whether the second file's totals and code equal the first's, and the wrappers'
     extra instructions against the 1/25 their design gives in time."""
+    from analysis.views.counts import code_cell
     names = "libc-wrapped,libc-slow1pct,libc-twice,sse2,avx2,rep_movsb,sizeclass,bytes"
     with tempfile.TemporaryDirectory() as tmp:
         docs = []
@@ -492,7 +492,7 @@ def gen_counts_table(a: argparse.Namespace) -> str:
     for name, v in first.items():
         w = second[name]
         same = all(v[k] == w[k] for k in ("totals", "per_call", "code", "code_bytes"))
-        code = f"{v.get('code_bytes')}{'' if v.get('code_bytes_complete') else '+'}"
+        code = code_cell(v)
         rows.append(f"| {name} | {v['per_call']['Ir']:.2f} | {v['per_call']['Bc'] + v['per_call']['Bi']:.2f} | "
                     f"{v['per_call']['Bcm'] + v['per_call']['Bim']:.3f} | {code} | {'yes' if same else 'NO'} |")
     ir = {n: first[n]["per_call"]["Ir"] for n in ("libc-wrapped", "libc-slow1pct", "libc-twice")}

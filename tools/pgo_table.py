@@ -25,6 +25,8 @@ if str(ROOT) not in sys.path:
 
 from analysis.io import load  # noqa: E402
 from analysis.verdicts.pgo import PgoGroup, pgo_table, run_gains, Gain  # noqa: E402
+from analysis.views.counts import code_cell  # noqa: E402
+from analysis.views.pgo import cell_text  # noqa: E402
 
 SOURCES = {"sizeclass": "examples/source/memcpy_sizeclass.c:sizeclass_memcpy",
            "branchfree": "examples/source/memcpy_branchfree.c:branchfree_memcpy"}
@@ -49,10 +51,6 @@ def _run(cmd: list[str], env: dict[str, str]) -> None:
         raise SystemExit(f"pgo_table: {' '.join(cmd)} failed (exit {p.returncode}): {last}")
 
 
-def pct(g: Gain) -> str:
-    return f"{(g.ratio - 1) * 100:+.1f} % [{(g.low - 1) * 100:+.1f}, {(g.high - 1) * 100:+.1f}]"
-
-
 def gains_table(files: dict[tuple[str, str, int], Path]) -> str:
     """One row per example and compiler: each study's gain on the fleet table."""
     rows = ["| example | compiler | PGO gain, study 1 | PGO gain, study 2 |", "|---|---|---|---|"]
@@ -62,7 +60,7 @@ def gains_table(files: dict[tuple[str, str, int], Path]) -> str:
             for rep in (1, 2):
                 gains = [g for g in run_gains(load.load_run(files[(cc, "gain", rep)]))
                          if isinstance(g, Gain) and g.pairs[0].of == name]
-                cells.append(pct(gains[0]) if gains else "not measured")
+                cells.append(cell_text(gains[0] if gains else None))
             rows.append(f"| {name} | {cc} | {cells[0]} | {cells[1]} |")
     return "\n".join(rows)
 
@@ -73,7 +71,7 @@ def cross_table(group: PgoGroup, names: dict[str, str]) -> str:
     head = "| trained on \\ tested on | " + " | ".join(short.get(t, t) for t in group.tested) + " | where the gain holds |"
     rows = [head, "|---" * (len(group.tested) + 2) + "|"]
     for t in group.trained:
-        cells = [pct(group.cells[(t, c)]) if (t, c) in group.cells else "not measured" for c in group.tested]
+        cells = [cell_text(group.cells.get((t, c))) for c in group.tested]
         rows.append(f"| {short.get(t, t)} | " + " | ".join(cells) + f" | {group.labels[t]} |")
     return "\n".join(rows)
 
@@ -96,8 +94,7 @@ def counts_table(memfbench: str, files: dict[tuple[str, str, int], Path], out: P
         for name in SOURCES:
             a, b = per[f"{name}-{cc}"], per[f"{name}-pgo-{cc}"]
             rows.append(f"| {name} | {cc} | {a['per_call']['Ir']:.1f} | {b['per_call']['Ir']:.1f} | "
-                        f"{a['per_call']['Bc']:.1f} | {b['per_call']['Bc']:.1f} | {a.get('code_bytes')} | "
-                        f"{b.get('code_bytes')} |")
+                        f"{a['per_call']['Bc']:.1f} | {b['per_call']['Bc']:.1f} | {code_cell(a)} | {code_cell(b)} |")
     return "\n".join(rows)
 
 
