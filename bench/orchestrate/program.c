@@ -71,10 +71,10 @@ int mfb_program_run(char **argv, const struct mfb_program_env *env)
         return 127;
     }
     if (end.killed)
-        fprintf(stderr, "memfbench record: %s did not end within 750 ms of signal %d; killed\n", argv[0],
-                end.stop_signal);
-    else if (end.status > 128)
-        fprintf(stderr, "memfbench record: %s was killed by signal %d\n", argv[0], end.status - 128);
+        fprintf(stderr, "memfbench record: %s did not end within %d ms of signal %d; killed\n", argv[0],
+                MFB_STOP_GRACE_MS, end.stop_signal);
+    else if (end.signal)
+        fprintf(stderr, "memfbench record: %s was killed by signal %d\n", argv[0], end.signal);
     return end.status;
 }
 

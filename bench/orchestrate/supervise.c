@@ -15,9 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long the program gets to end after a stop request (or its time limit) before it is killed:
- * memfbench ends within a second of the signal, whatever the program does with it. */
-#define STOP_GRACE_MS 750
 /* At most this many scans for leftovers, this far apart: 0.32 s, deep enough for any process tree
  * a program leaves (each scan kills one generation). */
 #define LEFTOVER_PASSES 32
@@ -248,7 +245,7 @@ int mfb_supervise_run(const struct mfb_supervised *s, struct mfb_supervised_end 
         }
         if (!stopping && (stop_signal || limit_passed)) {
             stopping = true;
-            deadline = now_s() + STOP_GRACE_MS / 1e3;
+            deadline = now_s() + MFB_STOP_GRACE_MS / 1e3;
             if (stop_signal) {
                 end->stop_signal = stop_signal;
                 pass_on(s, pid, stop_signal, stop_sent);
@@ -273,6 +270,7 @@ int mfb_supervise_run(const struct mfb_supervised *s, struct mfb_supervised_end 
     end->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
     end->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     end->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    end->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     /* A program's group or orphans still running after it ended: always stopped when the program
      * has a group of its own (ab: a daemon of one run would load the next), and after a stop for
      * one that shares memfbench's group (record: a normal end leaves what it started alone). */

@@ -3,7 +3,7 @@
  * when it outlives its time limit, with every process it left behind.
  *
  * Stopping: a stop request (SIGINT, SIGTERM, SIGHUP to memfbench) is passed on to the program (to
- * its process group when it has one of its own), which gets STOP_GRACE_MS to end; then it and its
+ * its process group when it has one of its own), which gets MFB_STOP_GRACE_MS to end; then it and its
  * group are killed (SIGKILL). memfbench is the subreaper of what the program starts, so a daemon
  * that left the group (setsid, double fork) is still its descendant: after the program ends, each
  * process it left running is killed and counted. The program is started with PR_SET_PDEATHSIG,
@@ -31,8 +31,13 @@ struct mfb_supervised {
     double limit_s;             /* the program is stopped after this long; 0: no limit */
 };
 
+/* How long the program gets to end after a stop request (or its time limit) before it is killed:
+ * memfbench ends within a second of the signal, whatever the program does with it. */
+#define MFB_STOP_GRACE_MS 750
+
 struct mfb_supervised_end {
     int status;                 /* exit status, or 128 + signal when killed */
+    int signal;                 /* the signal that ended it; 0: it exited (status 129-255 too) */
     int stop_signal;            /* nonzero: a stop request for this signal came while it ran */
     bool timed_out;             /* it outlived limit_s and was stopped */
     bool killed;                /* it did not end within the grace and was killed */

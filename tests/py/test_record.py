@@ -77,6 +77,14 @@ def test_exit_status_is_passed_through(memfbench, tmp_path):
     assert json.loads((out / "provenance.json").read_text())["exit_status"] == 3
 
 
+def test_an_exit_status_over_128_is_not_called_a_signal(memfbench, tmp_path):
+    """exit(130) is an exit, not SIGINT: the status passes through and no signal is named."""
+    out = tmp_path / "e130"
+    p = record(memfbench, out, MIX, "exit", "130")
+    assert p.returncode == 130 and "signal" not in p.stderr, p.stderr
+    assert json.loads((out / "provenance.json").read_text())["exit_status"] == 130
+
+
 def test_killed_or_missing_programs_leave_no_folder(memfbench, tmp_path):
     p = record(memfbench, tmp_path / "k", MIX, "kill")
     assert p.returncode == 128 + 9 and not (tmp_path / "k").exists()
