@@ -1,6 +1,6 @@
 #include "ab/ab.h"
 
-#include "base/inputs.h"
+#include "files/inputs.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -16,8 +16,8 @@
 #include "base/sha256.h"
 #include "impl/plugin.h"
 #include "impl/variants.h"
-#include "orchestrate/program.h"
-#include "report/temporaries.h"
+#include "programs/find.h"
+#include "files/temporaries.h"
 #include "config.h"
 
 const char *mfb_ab_arm_kind_name(enum mfb_ab_arm_kind k)
@@ -283,6 +283,6 @@ void mfb_ab_free(struct mfb_ab *ab)
     free(ab->done);
     ab->done = NULL;
     if (ab->work[0])
-        mfb_temp_remove_tree(ab->work);
+        mfb_temp_discard(ab->work);
     ab->work[0] = '\0';
 }

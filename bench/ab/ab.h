@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "programs/kinds.h"
 #include "base/functions.h"
 
 /* Arms beyond plain and libc: enough for a study, bounded so no array follows user input. */
@@ -74,6 +75,7 @@ struct mfb_ab {
     bool by_class;              /* --by-class: the replays time each size class too */
     uint64_t recorded_calls;    /* --predict-from: the function's calls in the recorded run */
     double watchdog_s;          /* --watchdog: a run's time limit; 0: the default rule (ab.h) */
+    struct mfb_deadlines deadlines; /* --deadline: its own processes' (the check, the replays) */
     /* Where the runs' own files live (the shim's call counts, the program's output before it is
      * copied to program_output, the check's messages): a private folder beside the result,
      * named as a memfbench temporary so that one left by a killed ab is swept by the next. */

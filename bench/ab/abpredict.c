@@ -118,14 +118,15 @@ static int replay_one(const struct mfb_ab *ab, const char *const *variants, int 
     if (!quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "memfbench ab: replaying the recorded %s (a default study) for the prediction\n",
                 trace ? "trace in order" : "table");
-    int st;
-    if (mfb_ab_run_self(argv, trace ? "the replay of the recorded trace" : "the replay of the recorded table", NULL,
-                        &st, exit_status, err) < 0)
-        return -1;
-    if (st != 0)
-        return mfb_fail(err, "memfbench ab: the replay of %s failed (memfbench run exit %d); no file is written",
-                        trace ? ab->trace : table, st);
-    return 0;
+    if (mfb_ab_run_self(ab, argv, trace ? "the replay of the recorded trace" : "the replay of the recorded table",
+                        exit_status, err) == 0)
+        return 0;
+    if (*exit_status != MFB_EXIT_FAIL)
+        return -1; /* stopped: the line says so */
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return mfb_fail(err, "memfbench ab: the replay of %s failed: %s; no file is written", trace ? ab->trace : table,
+                    why);
 }
 
 int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,

@@ -17,8 +17,9 @@
 
 #include "base/environ.h"
 #include "base/rng.h"
-#include "orchestrate/supervise.h"
-#include "report/temporaries.h"
+#include "programs/run.h"
+#include "programs/stop.h"
+#include "files/temporaries.h"
 
 
 /* Lines of the shim's count file read at most (one per process of a run); a file past this is
@@ -36,15 +37,17 @@ int mfb_ab_workspace(struct mfb_ab *ab, const char *output, struct mfb_err *err)
     } else {
         mfb_temp_split(output, dir, sizeof dir, &base);
     }
-    char *tmpl = mfb_temp_template(dir, base, "-ab");
-    if (!tmpl)
-        return mfb_fail(err, "memfbench ab: out of memory");
-    bool made = mkdtemp(tmpl) != NULL;
+    char *tmpl = mfb_temp_make(dir, base, "-ab", true);
+    bool made = tmpl != NULL;
     int saved = errno;
     /* absolute: the program may change its folder, and the shim opens the count file by name */
     bool named = made && realpath(tmpl, ab->work) != NULL;
     if (made && !named)
-        rmdir(tmpl);
+        mfb_temp_discard(tmpl);
+    if (named) { /* registered by the name it is removed by */
+        mfb_temp_forget(tmpl);
+        mfb_temp_register(ab->work);
+    }
     free(tmpl);
     if (!named)
         return mfb_fail(err, "memfbench ab: cannot make a folder for the runs' files in %s: %s", dir,
@@ -79,30 +82,6 @@ static char **run_environ(const struct mfb_ab *ab, const struct mfb_ab_arm *a, c
     work_file(ab, "calls", path, sizeof path);
     snprintf(calls, cn, "MEMFBENCH_AB_CALLS=%s", path);
     return mfb_environ_with(change, 4);
-}
-
-struct run_child {
-    const struct mfb_ab *ab;
-    char **argv, **env;
-    int out;  /* where its stdout and stderr go */
-};
-
-static void run_exec(void *ctx)
-{
-    const struct run_child *c = ctx;
-    int in = open("/dev/null", O_RDONLY);
-    if (in >= 0)
-        dup2(in, STDIN_FILENO);
-    dup2(c->out, STDOUT_FILENO);
-    dup2(c->out, STDERR_FILENO);
-    if (c->ab->cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(c->ab->cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
-    execve(c->ab->program, c->argv, c->env);
-    _exit(127);
 }
 
 /* The run's count file, made empty before it starts (the shim appends and never creates it, so a
@@ -233,18 +212,19 @@ static int run_once(struct mfb_ab *ab, const struct mfb_ab_arm *a, char **argv, 
         free(env);
         return mfb_fail(err, "memfbench ab: %s: %s", path, strerror(errno));
     }
-    struct run_child c = {ab, argv, env, out};
     double limit = run_limit(ab);
     /* SIGKILL when ab dies: a run is worth nothing without ab, and a program that handles SIGTERM
      * would run on */
-    struct mfb_supervised s = {.who = "memfbench ab", .name = ab->program, .in_child = run_exec, .ctx = &c,
-                               .own_group = true, .death_signal = SIGKILL, .limit_s = limit};
-    struct mfb_supervised_end end;
-    int rc = mfb_supervise_run(&s, &end, err);
+    struct mfb_prog p = {.kind = MFB_PROG_PROGRAM, .who = "memfbench ab", .name = ab->program, .path = ab->program,
+                         .argv = argv, .env = env, .in = MFB_IO_NULL, .out = MFB_IO_FD, .err = MFB_IO_FD,
+                         .out_fd = out, .err_fd = out, .death_signal = SIGKILL, .limit_s = limit, .cpu = ab->cpu};
+    struct mfb_prog_outcome end;
+    int rc = mfb_prog_run(&p, &end, err);
     close(out);
     free(env);
     if (rc < 0)
         return -1;
+    mfb_prog_outcome_free(&end);
     r->wall_s = end.wall_s;
     if (end.wall_s > ab->longest_wall_s)
         ab->longest_wall_s = end.wall_s;
@@ -253,19 +233,22 @@ static int run_once(struct mfb_ab *ab, const struct mfb_ab_arm *a, char **argv, 
     r->leftovers = end.leftovers;
     ab->leftovers += end.leftovers;
     *status = end.status;
+    if (end.end == MFB_PROG_NOT_STARTED)
+        return mfb_fail(err, "memfbench ab: run %d (block %d, arm %s): %s %s; no file written", n, r->block + 1, a->name,
+                        ab->program, end.why);
     struct stat st;
     r->output_bytes = keep && stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     if (a->kind == MFB_AB_PLAIN)
         r->calls = -1;
     else
         calls_read(ab, r);
-    if (end.stop_signal) {
-        *exit_status = MFB_EXIT_INTERRUPTED;
-        return mfb_fail(err, "memfbench ab: stopped by signal %d during run %d (block %d, arm %s): the program%s "
-                        "stopped; no file written", end.stop_signal, n, r->block + 1, a->name,
+    if (end.end == MFB_PROG_STOPPED) {
+        *exit_status = 128 + end.signal;
+        return mfb_fail(err, "memfbench ab: interrupted by %s during run %d (block %d, arm %s): the program%s "
+                        "stopped; no file written", mfb_stop_signal_name(end.signal), n, r->block + 1, a->name,
                         end.leftovers ? " and what it left running were" : " was");
     }
-    if (end.timed_out)
+    if (end.end == MFB_PROG_TIMED_OUT)
         return mfb_fail(err, "memfbench ab: run %d (block %d, arm %s): %s had not ended after %.0f s (%s); stopped, "
                         "no file written", n, r->block + 1, a->name, ab->program, limit,
                         ab->watchdog_s > 0 ? "--watchdog" : "the default limit: 10 minutes for the first run, then 10 "
@@ -349,10 +332,10 @@ int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status,
         int first = ab->ndone;
         bool checked[MFB_AB_MAX_ARMS] = {false};
         for (int k = 0; k < ab->narms; k++) {
-            if (mfb_supervise_stop_requested()) {
-                *exit_status = MFB_EXIT_INTERRUPTED;
-                return mfb_fail(err, "memfbench ab: stopped by signal %d before run %d; no file written",
-                                mfb_supervise_stop_requested(), ab->ndone + 1);
+            if (mfb_stop_signal()) {
+                *exit_status = mfb_stop_exit_status();
+                return mfb_fail(err, "memfbench ab: interrupted by %s before run %d; no file written",
+                                mfb_stop_signal_name(mfb_stop_signal()), ab->ndone + 1);
             }
             struct mfb_ab_run *r = &ab->done[ab->ndone];
             *r = (struct mfb_ab_run){.block = b, .order = k, .arm = order[k], .warmup = b < ab->warmup};

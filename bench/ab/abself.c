@@ -1,14 +1,12 @@
 #include "ab/abself.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "orchestrate/supervise.h"
-#include "processes/reexec.h"
-
-extern char **environ;
+#include "programs/run.h"
+#include "programs/reply.h"
+#include "programs/stop.h"
 
 int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *source_option, const char *source,
                      bool with_libc, const char *const *variants, int n, char *cpu, size_t cpu_n)
@@ -37,51 +35,34 @@ int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *sou
     return k;
 }
 
-struct self_child {
-    const struct mfb_reexec *exec;
-    const char *stderr_path;
-};
-
-static void self_exec(void *ctx)
-{
-    const struct self_child *c = ctx;
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-    }
-    if (c->stderr_path) {
-        int e = open(c->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (e >= 0)
-            dup2(e, STDERR_FILENO);
-    }
-    mfb_reexec_child(c->exec, environ);
-}
-
-int mfb_ab_run_self(const char *const *argv, const char *what, const char *stderr_path, int *status,
-                    int *exit_status, struct mfb_err *err)
+int mfb_ab_run_self(const struct mfb_ab *ab, const char *const *argv, const char *what, int *exit_status,
+                    struct mfb_err *err)
 {
     *exit_status = MFB_EXIT_FAIL;
-    /* this very binary again, under $MEMFBENCH_EXEC_WRAPPER where the host cannot run it itself
-     * (an aarch64 memfbench under qemu-user) */
-    struct mfb_reexec x;
-    if (mfb_reexec_prepare(&x, (char **)argv, err) < 0)
-        return -1;
-    struct self_child c = {&x, stderr_path};
     /* Its own group: a stop reaches every process of a --processes study at once. SIGTERM when ab
-     * dies: memfbench run removes its temporaries on it. No time limit: run has its own watchdog
-     * for variants that stop returning. */
-    struct mfb_supervised s = {.who = "memfbench ab", .name = "memfbench run", .in_child = self_exec, .ctx = &c,
-                               .own_group = true, .death_signal = SIGTERM};
-    struct mfb_supervised_end end;
-    int rc = mfb_supervise_run(&s, &end, err);
-    mfb_reexec_free(&x);
-    if (rc < 0)
+     * dies: memfbench run removes its temporaries on it. Its own watchdog ends variants that stop
+     * returning; the kind's deadline (--deadline process=S) and the first word bound the rest. */
+    struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench ab", .name = what, .argv = (char *const *)argv,
+                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_NULL, .err = MFB_IO_CAPTURE, .reply = true,
+                         .death_signal = SIGTERM, .deadlines = &ab->deadlines, .cpu = -1};
+    struct mfb_prog_outcome o;
+    if (mfb_prog_run(&p, &o, err) < 0)
         return -1;
-    *status = end.status;
-    if (end.stop_signal) {
-        *exit_status = MFB_EXIT_INTERRUPTED;
-        return mfb_fail(err, "memfbench ab: stopped by signal %d during %s; no file written", end.stop_signal, what);
+    int rc = 0;
+    struct mfb_reply r;
+    struct mfb_err why = {{0}};
+    if (o.end == MFB_PROG_STOPPED) {
+        *exit_status = 128 + o.signal;
+        rc = mfb_fail(err, "memfbench ab: interrupted by %s during %s; no file written", mfb_stop_signal_name(o.signal),
+                      what);
+    } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &r, &why) < 0) {
+        char how[400], last[400];
+        mfb_prog_describe(&p, &o, how, sizeof how);
+        mfb_prog_last_line(o.err, last, sizeof last);
+        rc = mfb_fail(err, "memfbench ab: %s: memfbench run ended with %s%s%s", what, how, last[0] ? ": " : "", last);
+    } else if (r.status != MFB_REPLY_OK) {
+        rc = mfb_fail(err, "%s", r.message[0] ? r.message : "it refused without a message");
     }
-    return 0;
+    mfb_prog_outcome_free(&o);
+    return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "ab/ab.h"
 #include "base/error.h"
+#include "programs/run.h"
 
 /* Room for a child's argv: the common head below, a -v per variant, and a few options more. */
 #define MFB_AB_SELF_ARGV (24 + 2 * MFB_AB_MAX_VARIANTS)
@@ -17,10 +18,12 @@
 int mfb_ab_self_argv(const struct mfb_ab *ab, const char **argv, const char *source_option, const char *source,
                      bool with_libc, const char *const *variants, int n, char *cpu, size_t cpu_n);
 
-/* Runs this binary with argv (what: what it does, for the messages), its stdout to /dev/null and its
- * stderr to stderr_path (NULL: ab's). 0 with its exit status in *status; -1 with err when it could
- * not start or was stopped (then *exit_status is MFB_EXIT_INTERRUPTED). */
-int mfb_ab_run_self(const char *const *argv, const char *what, const char *stderr_path, int *status,
-                    int *exit_status, struct mfb_err *err);
+/* Runs this binary with argv (what: what it does, for the messages) as memfbench's own child
+ * (programs/run.h), its stdout to /dev/null and its stderr kept: 0 when it replied that it did
+ * what it was asked; -1 with err otherwise: its reply's one line (why it refused or failed), or how
+ * it ended without one (could not start, killed, no reply). *exit_status is then 128 + the signal
+ * when a stop request ended it, MFB_EXIT_FAIL else. */
+int mfb_ab_run_self(const struct mfb_ab *ab, const char *const *argv, const char *what, int *exit_status,
+                    struct mfb_err *err);
 
 #endif

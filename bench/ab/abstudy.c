@@ -8,7 +8,7 @@
 #include "ab/abfile.h"
 #include "orchestrate/analysis.h"
 #include "report/hostinfo.h"
-#include "orchestrate/supervise.h"
+#include "programs/stop.h"
 #include "report/output.h"
 
 /* The checks before anything runs, cheapest first; each refusal one line, exit 2. The variants
@@ -23,7 +23,7 @@ static int prepare(struct mfb_ab *ab, const struct mfb_ab_request *rq, struct mf
         (rq->predict_from && mfb_ab_check_recording(ab, rq->predict_from, rq->output, err) < 0))
         return -1;
     if (mfb_ab_workspace(ab, rq->output, err) < 0 || mfb_ab_verify(ab, rq->variants, rq->nvariants, err) < 0) {
-        *exit_status = mfb_supervise_stop_requested() ? MFB_EXIT_INTERRUPTED : MFB_EXIT_FAIL;
+        *exit_status = mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
         return -1;
     }
     if (mfb_ab_arms(ab, rq->variants, rq->nvariants, err) < 0 || mfb_ab_check_outputs(ab, rq->output, err) < 0 ||
@@ -38,7 +38,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     struct mfb_output out = {0};
     /* from here a stop request (SIGINT, SIGTERM, SIGHUP) ends ab within a second, with the program
      * or the replay it runs and everything they started */
-    mfb_supervise_install();
+    mfb_stop_install();
     int status;
     if (prepare(ab, rq, &out, &status, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
@@ -60,15 +60,15 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     mfb_host_read(&host, &caches, ab->cpu, &warn);
     cJSON *doc = mfb_ab_document(ab, rq->program, rq->nprogram, rq->command, rq->ncommand, mfb_host_json(&host));
     mfb_warnings_free(&warn);
-    int rc = mfb_supervise_stop_requested() ? mfb_fail(&err, "stopped by signal %d; no file written",
-                                                        mfb_supervise_stop_requested())
-                                            : mfb_output_commit(&out, doc, NULL, &err);
+    int rc = mfb_stop_signal() ? mfb_fail(&err, "interrupted by %s; no file written",
+                                          mfb_stop_signal_name(mfb_stop_signal()))
+                               : mfb_output_commit(&out, doc, NULL, &err);
     cJSON_Delete(doc);
     mfb_output_abort(&out); /* after a commit: nothing left to remove, only the path to free */
     if (rc < 0) {
         fprintf(stderr, "memfbench ab: %s\n", err.msg);
         mfb_ab_unlink_replays(ab); /* replays without their result are a partial output */
-        status = mfb_supervise_stop_requested() ? MFB_EXIT_INTERRUPTED : MFB_EXIT_FAIL;
+        status = mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
         goto done;
     }
     status = MFB_EXIT_OK;
@@ -79,7 +79,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
         return mfb_analysis_exec(3, args); /* returns only when the analysis cannot run */
     }
 done:
-    if (status == MFB_EXIT_INTERRUPTED)
+    if (mfb_stop_signal())
         mfb_ab_unlink_replays(ab);
     mfb_ab_free(ab);
     return status;

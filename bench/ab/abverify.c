@@ -10,30 +10,12 @@
 #include <string.h>
 
 #include "ab/abself.h"
-#include "base/filetext.h"
-
-/* The last line of the check's messages: memfbench run says why in one line, last. */
-static void last_line(const char *path, char *out, size_t n)
-{
-    struct mfb_err ignored = {{0}};
-    size_t len;
-    char *text = mfb_file_text(path, 1u << 20, &len, &ignored);
-    out[0] = '\0';
-    if (!text)
-        return;
-    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-        text[--len] = '\0';
-    char *start = strrchr(text, '\n');
-    snprintf(out, n, "%s", start ? start + 1 : text);
-    free(text);
-}
 
 int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err)
 {
-    char table[PATH_MAX + 64], cpu[16], watchdog[32], messages[PATH_MAX + 16];
+    char table[PATH_MAX + 64], cpu[16], watchdog[32];
     snprintf(table, sizeof table, "%s/%s_size.csv", ab->recording, mfb_func_name(ab->func));
     snprintf(watchdog, sizeof watchdog, "%g", ab->watchdog_s);
-    snprintf(messages, sizeof messages, "%s/check.txt", ab->work);
     const char *argv[MFB_AB_SELF_ARGV];
     /* the recorded table's shapes when there is one: the calls the program makes */
     int k = mfb_ab_self_argv(ab, argv, ab->recording[0] ? "-d" : NULL, table, false, variants, n, cpu, sizeof cpu);
@@ -48,14 +30,13 @@ int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, s
     argv[k++] = "-o";
     argv[k++] = "-";
     argv[k] = NULL;
-    int status, exit_status;
-    if (mfb_ab_run_self(argv, "the variants' check", messages, &status, &exit_status, err) < 0)
-        return -1;
-    if (status == 0)
+    int exit_status;
+    if (mfb_ab_run_self(ab, argv, "the variants' check", &exit_status, err) == 0)
         return 0;
-    char why[1024];
-    last_line(messages, why, sizeof why);
+    if (exit_status != MFB_EXIT_FAIL)
+        return -1; /* stopped: the line says so */
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
     return mfb_fail(err, "memfbench ab: the variants' check (memfbench run on every call shape of %s) refused: %s",
-                    ab->recording[0] ? table : "the function's default distribution",
-                    why[0] ? why : "it ended without a message");
+                    ab->recording[0] ? table : "the function's default distribution", why);
 }

@@ -12,10 +12,13 @@
  * ends the first at once and lets the second finish its round, which keeps what was measured.
  * PREPARING is memfbench's own set-up before any variant runs (the distribution, the buffers and
  * their fill: over a second for a large arena): a stop ends it at the next tick, and no variant
- * is blamed for a crash or a long wait there. */
+ * is blamed for a crash or a long wait there. BUILDING is a program memfbench started that builds
+ * the code under test (the compiler, --pgo's training): the program runner stops it and its group
+ * on the request and returns (programs/run.h), so the guard leaves the stop to it, and what the
+ * build made is removed on the way out. */
 enum mfb_phase {
     MFB_PHASE_IDLE, MFB_PHASE_PREPARING, MFB_PHASE_LOADING, MFB_PHASE_VERIFYING, MFB_PHASE_CALIBRATING,
-    MFB_PHASE_TIMING
+    MFB_PHASE_TIMING, MFB_PHASE_BUILDING
 };
 
 struct mfb_activity {

@@ -15,8 +15,13 @@ static bool same_name(const char *entry, const char *spec)
 
 char **mfb_environ_with(char *const *change, size_t n)
 {
+    return mfb_env_with(environ, change, n);
+}
+
+char **mfb_env_with(char *const *base, char *const *change, size_t n)
+{
     size_t count = 0;
-    while (environ[count])
+    while (base[count])
         count++;
     char **env = calloc(count + n + 1, sizeof *env);
     if (!env)
@@ -25,9 +30,9 @@ char **mfb_environ_with(char *const *change, size_t n)
     for (size_t i = 0; i < count; i++) {
         bool changed = false;
         for (size_t j = 0; j < n && !changed; j++)
-            changed = same_name(environ[i], change[j]);
+            changed = same_name(base[i], change[j]);
         if (!changed)
-            env[k++] = environ[i];
+            env[k++] = base[i];
     }
     for (size_t j = 0; j < n; j++)
         if (strchr(change[j], '='))

@@ -9,5 +9,7 @@
  * (an entry without '=' only removes NAME). A calloc'd, NULL-terminated array the caller frees;
  * its strings stay environ's and change's. NULL when out of memory. */
 char **mfb_environ_with(char *const *change, size_t n);
+/* The same over base (a NULL-terminated environment) instead of this process's. */
+char **mfb_env_with(char *const *base, char *const *change, size_t n);
 
 #endif

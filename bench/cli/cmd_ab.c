@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/flags.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "base/flags.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "base/parse.h"
 #include "cli/commands.h"
 #include "config.h"
-#include "orchestrate/counts.h"
+#include "counts/counts.h"
 
 enum { OPT_CALLS = 256, OPT_REPLAY, OPT_CACHE };
 

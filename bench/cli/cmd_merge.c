@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "base/flags.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "orchestrate/recordings_merge.h"
 
 /* --bpftrace options at most: the command line would be unwieldy long before. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "base/parse.h"
 #include "cli/commands.h"
 #include "base/flags.h"

@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "base/flags.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "orchestrate/record_run.h"
 #include "workload/trace.h"
 

@@ -1,7 +1,5 @@
 /* memfbench run: the command line into a checked study (cli/options.c), then its run
  * (orchestrate/study_run.c). */
-#include <stdio.h>
-
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "orchestrate/study_run.h"
@@ -14,9 +12,7 @@ int mfb_cmd_run(int argc, char **argv)
     int rc = mfb_options_parse(argc, argv, &cfg, &plan, &err);
     if (rc == 1)
         return MFB_EXIT_OK;
-    if (rc < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
+    if (rc < 0)
+        return mfb_study_refuse(err.msg);
     return mfb_study_execute(&cfg, &plan);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/flags.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "cli/commands.h"
 #include "orchestrate/suite_run.h"
 

@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "study/options.h"
 #include "config.h"
 

@@ -7,7 +7,7 @@
 
 #include "base/elfobj.h"
 #include "base/filetext.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "base/parse.h"
 #include "base/seeds.h"
 #include "base/strbuf.h"
@@ -16,8 +16,8 @@
 #include "impl/plugin.h"
 #include "impl/source.h"
 #include "machine/layout.h"
-#include "orchestrate/pgo.h"
-#include "orchestrate/varbuild.h"
+#include "source/pgo.h"
+#include "source/varbuild.h"
 #include "study/options.h"
 #include "probe/cachefrom.h"
 
@@ -105,7 +105,7 @@ static int source_slot(struct mfb_run *r, struct mfb_source *src, struct mfb_err
     return r->config.nvars++;
 }
 
-/* A source variant (impl/source.h): built at every code placement (orchestrate/varbuild.c, or
+/* A source variant (impl/source.h): built at every code placement (source/varbuild.c, or
  * found in the cache), loaded and placed. */
 static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
 {
@@ -114,19 +114,23 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
     if (slot < 0)
         return -1;
     r->runtime.activity->variant = spec;
-    if (mfb_varbuild(src, c->variant_cflags, err) < 0)
+    sig_atomic_t around = r->runtime.activity->phase; /* the compiler runs: its runner answers a stop */
+    r->runtime.activity->phase = MFB_PHASE_BUILDING;
+    int built = mfb_varbuild(src, c->variant_cflags, &c->deadlines, err);
+    r->runtime.activity->phase = around;
+    if (built < 0)
         return -1;
     return place_source(r, slot, spec, "", err);
 }
 
 /* --pgo: NAME-pgo beside the source variant NAME, built with the profile of a training replay
- * (orchestrate/pgo.c); every process of the study finds the profile and the build in the cache. */
+ * (source/pgo.c); every process of the study finds the profile and the build in the cache. */
 static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
 {
     struct mfb_pgo_request req = {.func = c->func, .dist_dir = c->dist_dir, .train = c->pgo_train,
                                   .study_dist = c->distribution ? c->distribution : mfb_func_default_distribution(c->func),
                                   .seed = mfb_study_pgo_seed(c), .calls = MFB_PGO_TRAIN_CALLS,
-                                  .flags_option = c->variant_cflags};
+                                  .flags_option = c->variant_cflags, .deadlines = &c->deadlines};
     req.seed_given = c->pgo_seed_given;
     char cache[96];
     if (c->l1d) { /* --cache: the training's buffers planned as the study's */
@@ -144,7 +148,11 @@ static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spe
                         (unsigned long long)c->seed);
     struct mfb_source *src;
     r->runtime.activity->variant = spec;
-    if (mfb_pgo_build(spec, &req, &src, err) < 0)
+    sig_atomic_t around = r->runtime.activity->phase; /* the compiler and the training run: their runner answers a stop */
+    r->runtime.activity->phase = MFB_PHASE_BUILDING;
+    int built = mfb_pgo_build(spec, &req, &src, err);
+    r->runtime.activity->phase = around;
+    if (built < 0)
         return -1;
     int slot = source_slot(r, src, err);
     if (slot < 0)

@@ -1,51 +1,30 @@
 #include "orchestrate/gitlabel.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "impl/plugin.h"
 #include "impl/source.h"
-
-extern char **environ;
+#include "programs/run.h"
 
 /* The first line git prints for args, in out (at most n - 1 bytes); -1 when git is missing, the
  * folder is no repository or the output is empty. git's messages go to /dev/null: no label is a
- * normal outcome here, not an error to show. */
+ * normal outcome here, not an error to show. git runs as a tool (programs/run.h): a repository on a
+ * hung network file system cannot hold the study. */
 static int git_line(const char *const args[], char *out, size_t n)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
+    struct mfb_prog p = {.kind = MFB_PROG_TOOL, .who = "memfbench", .name = "git", .path = "git",
+                         .argv = (char *const *)args, .in = MFB_IO_NULL, .out = MFB_IO_CAPTURE, .err = MFB_IO_NULL,
+                         .capture_max = 4096, .cpu = -1};
+    struct mfb_prog_outcome o;
+    struct mfb_err ignored;
+    if (mfb_prog_run(&p, &o, &ignored) < 0)
         return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, fd[0]);
-    posix_spawn_file_actions_addclose(&fa, fd[1]);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)args, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    size_t got = 0;
-    if (rc == 0) {
-        ssize_t k;
-        /* read to the end, keeping the first n - 1 bytes, so git never blocks on a full pipe */
-        char sink[256];
-        while ((k = read(fd[0], got < n - 1 ? out + got : sink, got < n - 1 ? n - 1 - got : sizeof sink)) > 0)
-            got += got < n - 1 ? (size_t)k : 0;
-    }
-    close(fd[0]);
-    int status = 0;
-    if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return -1;
-    out[got] = '\0';
+    bool ok = mfb_prog_ok(&o) && o.out;
+    snprintf(out, n, "%s", ok ? o.out : "");
+    mfb_prog_outcome_free(&o);
     out[strcspn(out, "\n")] = '\0';
-    return out[0] ? 0 : -1;
+    return ok && out[0] ? 0 : -1;
 }
 
 void mfb_label_default(struct mfb_label *l, const char *const *variants, int nvariants)

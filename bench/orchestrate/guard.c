@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "programs/reply.h"
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
@@ -120,6 +121,9 @@ static void report_and_exit_with(const char *what, const char *then, int status)
         break;
     }
     put(&l, then);
+    /* the parent that started this process hears the same line (programs/reply.h) */
+    l.buf[l.n] = '\0';
+    mfb_reply_close_async(status == MFB_EXIT_FAIL ? MFB_REPLY_FAILED : MFB_REPLY_INTERRUPTED, l.buf + 11);
     put(&l, "\n");
     ssize_t w = write(STDERR_FILENO, l.buf, l.n);
     (void)w;
@@ -131,7 +135,8 @@ static void report_and_exit_with(const char *what, const char *then, int status)
 /* Whether the code under test is running (loaded, verified, calibrated or timed). */
 static bool in_variant(void)
 {
-    return guard.a && guard.a->phase != MFB_PHASE_IDLE && guard.a->phase != MFB_PHASE_PREPARING;
+    return guard.a && guard.a->phase != MFB_PHASE_IDLE && guard.a->phase != MFB_PHASE_PREPARING &&
+           guard.a->phase != MFB_PHASE_BUILDING;
 }
 
 static void report_and_exit(const char *what)
@@ -192,7 +197,7 @@ static void stopped_in_a_call(bool rounds)
     put(&l, stop_signal_name(guard.stop_signal));
     put(&l, rounds ? " in a batch of its calls still under way 0.75 s after the signal,"
                    : " in a call still under way 0.75 s after the signal,");
-    report_and_exit_with(l.buf, "; the run ends without a result file", MFB_EXIT_INTERRUPTED);
+    report_and_exit_with(l.buf, "; the run ends without a result file", guard.stop_signal ? 128 + guard.stop_signal : MFB_EXIT_INTERRUPTED);
 }
 
 static void on_tick(int sig)
@@ -201,11 +206,13 @@ static void on_tick(int sig)
     if (guard.stop_ticks >= 0 && guard.a && guard.a->phase == MFB_PHASE_PREPARING) {
         static const char msg[] = "memfbench: interrupted while preparing the run (before any variant ran); "
                                   "no result file\n";
+        mfb_reply_close_async(MFB_REPLY_INTERRUPTED, "interrupted while preparing the run (before any variant ran); "
+                                                     "no result file");
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)w;
         if (guard.tmp)
             unlink(guard.tmp);
-        _exit(MFB_EXIT_INTERRUPTED);
+        _exit(guard.stop_signal ? 128 + guard.stop_signal : MFB_EXIT_INTERRUPTED);
     }
     if (guard.stop_ticks >= 0 && in_variant()) {
         bool moved = guard.a->beat != guard.last_beat;

@@ -18,15 +18,8 @@
 #include "probe/sweeps.h"
 #include "report/hostinfo.h"
 #include "report/output.h"
+#include "programs/stop.h"
 
-/* Set by SIGINT/SIGTERM/SIGHUP: a handler reaches static storage only. */
-static volatile sig_atomic_t probe_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    probe_stop = 1;
-}
 
 /* The CPUs: latency's, and the bandwidth threads' (the first of which is latency's CPU), resolved
  * and checked as memfbench run's timing threads are (orchestrate/cpus.c). */
@@ -85,15 +78,13 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     struct mfb_timer timer;
     struct mfb_host host;
     int status = MFB_EXIT_FAIL;
+    /* SIGINT, SIGTERM, SIGHUP end the curves and keep what was measured (programs/stop.h); taken
+     * before the output's temporary exists, so a stop never leaves it behind */
+    mfb_stop_install();
     if (mfb_output_open(&out, cfg->output, &err) < 0) {
         fprintf(stderr, "memfbench probe: %s\n", err.msg);
         return MFB_EXIT_FAIL;
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     if (pin(cfg->cpu, &err) < 0 || mfb_timer_init(&timer, cfg->clock, &err) < 0)
         goto fail;
     mfb_cache_detect(&res.caches, cfg->cpu);
@@ -117,12 +108,12 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     /* the host block and its checks (load, governor) before measuring: the probe's own load
      * must not read as another program's */
     mfb_host_read(&host, &res.caches, cfg->cpu, &res.warn);
-    struct mfb_probe_run run = {.cfg = cfg, .timer = &timer, .stop = &probe_stop, .line = res.caches.line};
+    struct mfb_probe_run run = {.cfg = cfg, .timer = &timer, .stop = mfb_stop_flag(), .line = res.caches.line};
     if (cfg->latency && mfb_probe_latency_curves(&run, &res, &pg, &err) < 0)
         goto fail;
-    if (cfg->bandwidth && !probe_stop && (pin(cfg->cpus[0], &err) < 0 || mfb_probe_bandwidth_curves(&run, &res, &pg, &err) < 0))
+    if (cfg->bandwidth && !mfb_stop_signal() && (pin(cfg->cpus[0], &err) < 0 || mfb_probe_bandwidth_curves(&run, &res, &pg, &err) < 0))
         goto fail;
-    res.interrupted = probe_stop != 0;
+    res.interrupted = mfb_stop_signal() != 0;
     mfb_probe_stage(&pg, "levels, cross-check, file");
     mfb_probe_find_levels(&res);
     cJSON *doc = mfb_probe_document(cfg, &res, &timer, &host);
@@ -137,7 +128,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     if (res.interrupted)
         fprintf(stderr, "memfbench probe: interrupted; %s holds the points measured (status.complete = false)\n",
                 cfg->output);
-    status = res.interrupted ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
+    status = res.interrupted ? mfb_stop_exit_status() : MFB_EXIT_OK;
     goto done;
 fail:
     fprintf(stderr, "memfbench probe: %s\n", err.msg);

@@ -12,13 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "base/self.h"
 #include "config.h"
-#include "orchestrate/program.h"
+#include "base/environ.h"
+#include "programs/find.h"
+#include "programs/run.h"
+#include "programs/stop.h"
 #include "report/folder.h"
 #include "report/provenance.h"
-#include "report/temporaries.h"
+#include "files/temporaries.h"
 #include "workload/recording.h"
 #include "workload/trace.h"
 
@@ -92,6 +95,60 @@ static void report(const struct mfb_record_request *a, const struct mfb_recordin
     }
 }
 
+/* Runs the program with the recorder first in LD_PRELOAD and its settings in the environment:
+ * its exit status (128 + the signal that ended it), 127 when it could not be started; a stop
+ * request passes on to it (programs/run.h), *stopped then holds the signal. The program keeps
+ * record's process group, as it may read the terminal, and gets SIGTERM when record dies, so its
+ * recorder's exit handlers still write what was counted. */
+static int run_program(const struct mfb_record_request *r, const char *lib, const char *raw, int *stopped)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 16;
+    char *preload = malloc(n), dir[4200], rate[64], flush[64], trace[64];
+    if (!preload) {
+        fprintf(stderr, "memfbench record: out of memory\n");
+        return MFB_EXIT_FAIL;
+    }
+    snprintf(preload, n, "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    snprintf(dir, sizeof dir, "MEMFBENCH_RECORD_DIR=%s", raw);
+    snprintf(rate, sizeof rate, "MEMFBENCH_RECORD_RATE=%s", r->rate);
+    snprintf(flush, sizeof flush, "MEMFBENCH_RECORD_FLUSH%s%s", r->flush ? "=" : "", r->flush ? r->flush : "");
+    snprintf(trace, sizeof trace, "MEMFBENCH_RECORD_TRACE%s%s", r->trace ? "=" : "", r->trace ? r->trace : "");
+    char *change[] = {preload, dir, rate, flush, trace};
+    char **env = mfb_environ_with(change, 5);
+    struct mfb_prog p = {.kind = MFB_PROG_PROGRAM, .who = "memfbench record", .name = r->program[0],
+                         .path = r->program[0], .argv = r->program, .env = env, .in = MFB_IO_INHERIT,
+                         .out = MFB_IO_INHERIT, .err = MFB_IO_INHERIT, .keep_group = true, .death_signal = SIGTERM,
+                         .deadlines = r->deadlines, .cpu = -1};
+    struct mfb_prog_outcome o;
+    struct mfb_err err = {{0}};
+    int status = MFB_EXIT_FAIL;
+    if (!env) {
+        fprintf(stderr, "memfbench record: out of memory\n");
+    } else if (mfb_prog_run(&p, &o, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+    } else {
+        char how[400];
+        mfb_prog_describe(&p, &o, how, sizeof how);
+        status = o.status;
+        if (o.end == MFB_PROG_NOT_STARTED) {
+            fprintf(stderr, "memfbench record: %s\n", o.why);
+            status = 127;
+        } else if (o.end == MFB_PROG_STOPPED) {
+            *stopped = o.signal;
+            if (o.killed)
+                fprintf(stderr, "memfbench record: %s did not end within %g s of %s; killed\n", r->program[0],
+                        mfb_prog_kind(p.kind)->grace_s, mfb_stop_signal_name(o.signal));
+        } else if (o.end != MFB_PROG_EXITED) {
+            fprintf(stderr, "memfbench record: %s: %s\n", r->program[0], how);
+        }
+        mfb_prog_outcome_free(&o);
+    }
+    free(env);
+    free(preload);
+    return status;
+}
+
 /* What record reads is the program (a name without a slash is looked up in PATH, never in the
  * current folder, so only a path can name a file here): the new folder must not be it. */
 static int record_check_output(const char *program, const char *out, struct mfb_err *err)
@@ -126,8 +183,8 @@ int mfb_record_execute(const struct mfb_record_request *r)
         mfb_folder_abort(tmp);
         return MFB_EXIT_FAIL;
     }
-    struct mfb_program_env env = {.preload = lib, .raw_dir = raw, .rate = r->rate, .flush = r->flush, .trace = r->trace};
-    int status = mfb_program_run(r->program, &env);
+    int stopped = 0;
+    int status = run_program(r, lib, raw, &stopped);
     struct mfb_recording rec = {0};
     int rc = add_raw_files(&rec, raw, &err);
     int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
@@ -166,6 +223,12 @@ int mfb_record_execute(const struct mfb_record_request *r)
         mfb_folder_abort(tmp);
         if (status == 0)
             status = MFB_EXIT_FAIL;
+    }
+    /* A stop ends record as it ends every command: 128 + the signal, after saying what it kept. */
+    if (stopped) {
+        fprintf(stderr, "memfbench record: interrupted by %s: %s\n", mfb_stop_signal_name(stopped),
+                written > 0 ? "the folder holds the calls counted until then" : "nothing written");
+        status = 128 + stopped;
     }
     mfb_recording_free(&rec);
     free(tmp);

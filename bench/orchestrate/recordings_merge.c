@@ -14,7 +14,7 @@
 
 #include "base/filetext.h"
 #include "base/functions.h"
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "report/folder.h"
 #include "report/provenance.h"
 #include "workload/distribution.h"

@@ -18,6 +18,8 @@
 #include "orchestrate/guard.h"
 #include "orchestrate/plan.h"
 #include "processes/processes.h"
+#include "programs/reply.h"
+#include "programs/stop.h"
 #include "machine/flush.h"
 #include "machine/pagesize.h"
 #include "measure/run.h"
@@ -25,17 +27,6 @@
 #include "report/hostinfo.h"
 #include "report/output.h"
 #include "report/summary.h"
-
-/* Set by SIGINT/SIGTERM/SIGHUP to the signal's number (never 0), which the guard names. A signal
- * handler can only reach static storage, so this one flag is file-scope; everything else is passed
- * explicitly. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    stop_requested = sig;
-    mfb_guard_stop_requested(sig); /* a call that never returns to see the flag is ended by the guard */
-}
 
 /* Everything after the command line, called below a random stack offset. */
 /* Verification and calibration, the other timing threads and the stressors started, the rounds,
@@ -53,20 +44,18 @@ static int measure(struct mfb_run *run, struct mfb_background *background, const
         run->runtime.background = background;
     }
     run->res.before_rounds_s = (double)(mfb_mono_ns() - run->res.started_ns) / 1e9;
-    int rc = mfb_run_rounds(run, &stop_requested, err);
+    int rc = mfb_run_rounds(run, mfb_stop_flag(), err);
     mfb_background_stop(background);
     return merged ? mfb_team_join(run, rc, merged, err) : rc;
 }
 
 /* SIGINT, SIGTERM and SIGHUP (the terminal closed) end the rounds as Ctrl-C does, keeping what was
- * measured; a build without optimization says what that costs. */
+ * measured (programs/stop.h); a variant call that never returns to see the request is ended by the
+ * guard. A build without optimization says what that costs. */
 static void install_signals(struct mfb_warnings *warn)
 {
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    mfb_stop_install();
+    mfb_stop_on_request(mfb_guard_stop_requested);
 #ifndef __OPTIMIZE__
     mfb_warn(warn, MFB_W_BUILD, "memfbench was built without optimization");
 #else
@@ -80,7 +69,7 @@ static int write_result(struct mfb_run *run, const struct mfb_host *host, struct
                         const struct mfb_samples *samples,
                         struct mfb_err *err)
 {
-    if (stop_requested && run->res.rounds == 0) { /* the first round was dropped when the stop came */
+    if (mfb_stop_signal() && run->res.rounds == 0) { /* the first round was dropped when the stop came */
         fprintf(stderr, "memfbench: interrupted before the first round ended; no result file\n");
         return MFB_EXIT_INTERRUPTED;
     }
@@ -91,7 +80,7 @@ static int write_result(struct mfb_run *run, const struct mfb_host *host, struct
         return -1;
     if (!run->config.study->quiet)
         mfb_summary_print(stderr, run, run->config.study->output);
-    if (!stop_requested)
+    if (!mfb_stop_signal())
         return MFB_EXIT_OK;
     fprintf(stderr, "memfbench: interrupted after %u rounds; %s holds every batch measured (status.complete "
                     "= false)\n", run->res.rounds, run->config.study->output);
@@ -139,6 +128,34 @@ static int set_up_process(struct mfb_run *run, const struct mfb_cpu_plan *plan, 
     return 0;
 }
 
+/* The answer to a memfbench that started this run as its own child (programs/reply.h): what it
+ * was to write, and how it ended in one line. */
+static void study_reply(const struct mfb_study *cfg, int status, const struct mfb_err *err)
+{
+    if (!mfb_reply_wanted())
+        return;
+    if (cfg)
+        mfb_reply_field("output", cfg->output);
+    enum mfb_reply_status st = status == MFB_EXIT_OK ? MFB_REPLY_OK : status >= 128 ? MFB_REPLY_INTERRUPTED
+                                                                                     : MFB_REPLY_FAILED;
+    char line[sizeof err->msg + 32];
+    if (status != MFB_EXIT_OK && !err->msg[0])
+        snprintf(line, sizeof line, "%s", st == MFB_REPLY_INTERRUPTED ? "interrupted" : "failed without a message");
+    else
+        snprintf(line, sizeof line, "%s", err->msg);
+    mfb_reply_close(st, line);
+}
+
+int mfb_study_refuse(const char *line)
+{
+    fprintf(stderr, "%s\n", line);
+    mfb_reply_open();
+    struct mfb_err err;
+    snprintf(err.msg, sizeof err.msg, "%s", line);
+    study_reply(NULL, MFB_EXIT_USAGE, &err);
+    return MFB_EXIT_USAGE;
+}
+
 static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, const struct mfb_cpu_plan *plan,
                                                const struct mfb_layout *layout)
 {
@@ -179,8 +196,8 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
      * the configuration is resolved (its children have their own guards; it forwards a stop). */
     mfb_guard_install(&activity, out.tmp, cfg.watchdog_s); /* a child's file is its parent's to remove */
     activity.phase = MFB_PHASE_PREPARING; /* until the variants run: a stop ends the set-up at once */
-    if (stop_requested)
-        mfb_guard_stop_requested((int)stop_requested); /* the signal came before the guard was there to hear it */
+    if (mfb_stop_signal())
+        mfb_guard_stop_requested(mfb_stop_signal()); /* the signal came before the guard was there to hear it */
     run.config.seed = cfg.seed;
     struct mfb_caches probed;
     if (mfb_assemble_config(&run, out.f == stdout ? NULL : out.path, &dist, &trace, &sweep, &probed, &err) < 0) {
@@ -194,7 +211,7 @@ static __attribute__((noinline)) int run_study(const struct mfb_study *cfg_in, c
         /* the children resolve their own; the parent keeps nothing of a trace's size */
         mfb_trace_free(&trace);
         mfb_dist_free(&dist);
-        status = mfb_run_processes(&cfg, &run, &out, run.config.seed, &stop_requested, &err);
+        status = mfb_run_processes(&cfg, &run, &out, run.config.seed, &err);
         if (status == MFB_EXIT_FAIL)
             goto fail;
         goto done;
@@ -230,11 +247,16 @@ done:
     free(sweep);
     mfb_trace_free(&trace);
     mfb_warnings_free(&warn);
+    /* a stop ends every command alike: 128 + the signal */
+    if (status != MFB_EXIT_OK && mfb_stop_signal())
+        status = mfb_stop_exit_status();
+    study_reply(&cfg, status, &err);
     return status;
 }
 
 int mfb_study_execute(const struct mfb_study *cfg, const struct mfb_cpu_plan *plan)
 {
+    mfb_reply_open(); /* before anything can fail: a parent that started it hears why */
     /* ASLR moves the stack by whole pages: a random offset below one page moves the low bits of
      * every stack address too, differently in every process (--processes). */
     struct mfb_layout layout;

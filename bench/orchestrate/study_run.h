@@ -7,5 +7,8 @@
 
 /* Runs the study (its seed resolved) on its CPU plan below a random stack offset: the exit status. */
 int mfb_study_execute(const struct mfb_study *cfg, const struct mfb_cpu_plan *plan);
+/* A command line memfbench run refuses: the line on stderr, and on the reply channel where a
+ * memfbench started this run (programs/reply.h); MFB_EXIT_USAGE. */
+int mfb_study_refuse(const char *line);
 
 #endif

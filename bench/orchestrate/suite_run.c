@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "base/functions.h"
 #include "orchestrate/analysis.h"
+#include "programs/reply.h"
+#include "programs/run.h"
+#include "programs/stop.h"
 #include "report/folder.h"
 
 /* fleetbench's per-workload tables of a function: <Function>_0 .. <Function>_8 beside its _Fleet. */
@@ -70,7 +73,9 @@ static char *with_function(const char *arg, enum mfb_func f)
     return s;
 }
 
-/* Runs one study into path: its exit status (-1 when it could not be started). */
+/* Runs one study into path as memfbench's own child (programs/run.h: its own group, a stop passed
+ * on, its reply read): its exit status, 128 + the signal when a stop request ended it, 1 when it
+ * failed without one (why, in one line on stderr, as every failure is said). */
 static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const char *dist, const char *path)
 {
     char **argv = calloc((size_t)r->nrun_args + OWN_ARGS, sizeof *argv);
@@ -93,16 +98,29 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     argv[n++] = (char *)path;
     if (r->quiet)
         argv[n++] = "-q";
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execv("/proc/self/exe", argv);
-        _exit(127);
+    /* its progress and summary on the terminal, as a study's; its verdict on the reply channel */
+    struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench suite", .name = "a study", .argv = argv,
+                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_INHERIT, .err = MFB_IO_INHERIT, .reply = true,
+                         .death_signal = SIGTERM, .deadlines = r->deadlines, .cpu = -1};
+    struct mfb_prog_outcome o;
+    struct mfb_err err = {{0}};
+    struct mfb_reply reply;
+    if (mfb_prog_run(&p, &o, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        status = MFB_EXIT_FAIL;
+        goto done;
     }
-    int ws;
-    if (pid > 0 && waitpid(pid, &ws, 0) == pid)
-        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (o.end == MFB_PROG_STOPPED) {
+        status = 128 + o.signal;
+    } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &reply, &err) < 0) {
+        char how[400];
+        mfb_prog_describe(&p, &o, how, sizeof how);
+        fprintf(stderr, "memfbench suite: the study of %s on %s ended with %s\n", mfb_func_name(f), dist, how);
+        status = o.status ? o.status : MFB_EXIT_FAIL;
+    } else {
+        status = reply.status == MFB_REPLY_OK ? 0 : o.status ? o.status : MFB_EXIT_FAIL;
+    }
+    mfb_prog_outcome_free(&o);
 done:
     for (int i = 0; i < nmade; i++)
         free(made[i]);
@@ -124,6 +142,7 @@ static void file_name(const struct mfb_suite_request *r, enum mfb_func f, const 
 
 int mfb_suite_execute(const struct mfb_suite_request *r)
 {
+    mfb_stop_install(); /* before the folder's temporary exists: a stop never leaves it behind */
     struct mfb_err err = {{0}};
     char *tmp = mfb_folder_begin(r->out, &err);
     if (!tmp) {
@@ -139,7 +158,10 @@ int mfb_suite_execute(const struct mfb_suite_request *r)
         if (!r->quiet)
             fprintf(stderr, "memfbench suite: study %d: %s on %s\n", k + 1, mfb_func_name(f), dist);
         status = run_study(r, f, dist, path);
-        if (status != 0)
+        if (status != 0 && mfb_stop_signal())
+            fprintf(stderr, "memfbench suite: interrupted by %s during the study of %s on %s; no suite written\n",
+                    mfb_stop_signal_name(mfb_stop_signal()), mfb_func_name(f), dist);
+        else if (status != 0)
             fprintf(stderr, "memfbench suite: the study of %s on %s ended with exit status %d; no suite written\n",
                     mfb_func_name(f), dist, status);
     }
@@ -148,6 +170,8 @@ int mfb_suite_execute(const struct mfb_suite_request *r)
             fprintf(stderr, "memfbench suite: %s\n", err.msg);
         mfb_folder_abort(tmp);
         free(tmp);
+        if (mfb_stop_signal())
+            return mfb_stop_exit_status();
         return status == 0 || status < 0 ? 1 : status;
     }
     free(tmp);

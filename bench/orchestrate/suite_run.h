@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "programs/kinds.h"
+
 /* The sets a suite can run. */
 enum mfb_suite_set {
     MFB_SUITE_FLEET,     /* the five functions, each on its fleet table */
@@ -24,6 +26,7 @@ struct mfb_suite_request {
     char **run_args;           /* memfbench run options for every study ("{function}" replaced) */
     int nrun_args;
     bool quiet;
+    const struct mfb_deadlines *deadlines; /* --deadline: each study's (NULL: the defaults) */
 };
 
 /* Runs the studies and the analysis: the exit status. */

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/environ.h"
@@ -23,10 +21,12 @@
 #include "machine/timer.h"
 #include "processes/child.h"
 #include "processes/merge.h"
-#include "processes/reexec.h"
+#include "programs/reply.h"
+#include "programs/run.h"
+#include "programs/stop.h"
 #include "study/options.h"
 #include "report/output.h"
-#include "report/temporaries.h"
+#include "files/temporaries.h"
 
 /* The child's environment: the parent's, plus MEMFBENCH_PAD of a random length. The environment
  * strings sit at the top of the stack, so the pad moves the child's initial stack by a different
@@ -53,11 +53,12 @@ struct child_args {
     const char *tmp;     /* its result file */
 };
 
-/* Runs a child with its stderr going to errlog (so a failure is reported as one line, the
- * child's own, by the parent). A stop request (SIGINT, SIGTERM, SIGHUP to the parent) is passed
- * on to the child, which ends its rounds and writes what it measured. Returns its exit status
- * (128 + signal when killed by one), or -1 when it could not be started. */
-static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE *errlog, volatile sig_atomic_t *stop)
+/* Runs one child (programs/run.h: this binary again, its own process group, a stop request passed
+ * on to it, which ends its rounds and writes what it measured), its stderr kept and its reply read:
+ * 0 with *o and *r filled (r->status FAILED with the reason when the child ended without a reply),
+ * -1 with err when it could not be run at all. */
+static int spawn(const struct mfb_study *cfg, const struct child_args *ca, struct mfb_prog_outcome *o,
+                 struct mfb_reply *r, struct mfb_err *err)
 {
     /* The child's study: the parent's, with what the parent sets for each child; its command
      * line is written from the option rows (study/options.c): the options passed on as the
@@ -74,64 +75,37 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, FILE 
     child.quiet = true;
     child.output = ca->tmp;
     char **argv;
-    struct mfb_err err;
-    if (mfb_study_child_argv(cfg, &child, &argv, &err) < 0)
+    if (mfb_study_child_argv(cfg, &child, &argv, err) < 0)
         return -1;
-    struct mfb_reexec exec;
-    if (mfb_reexec_prepare(&exec, argv, &err) < 0) {
-        fprintf(errlog, "memfbench: %s\n", err.msg);
-        free(argv);
-        return -1;
-    }
-    uint64_t seed = ca->seed;
     char pad[MFB_ENV_PAD_MAX + 16];
-    char **env = padded_environ(mfb_stream_seed(seed, MFB_STREAM_ENV_PAD), pad, sizeof pad);
+    char **env = padded_environ(mfb_stream_seed(ca->seed, MFB_STREAM_ENV_PAD), pad, sizeof pad);
     if (!env) {
-        mfb_reexec_free(&exec);
         free(argv);
-        return -1;
+        return mfb_fail(err, "out of memory starting process %d", ca->index + 1);
     }
-    fflush(errlog);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* The child dies with the parent (kill -9 of the parent leaves no orphan measuring on);
-         * a parent already gone before prctl took effect is caught by getppid. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-            _exit(127);
-        /* A fresh exec: new address-space layout (when ASLR is on), fresh buffers and calibration. */
-        dup2(fileno(errlog), STDERR_FILENO);
-        mfb_reexec_child(&exec, env);
-    }
-    mfb_reexec_free(&exec);
-    free(argv);
+    char name[32];
+    snprintf(name, sizeof name, "process %d", ca->index + 1);
+    /* The child dies with the parent (kill -9 of the parent leaves no orphan measuring on). A fresh
+     * exec: new address-space layout (when ASLR is on), fresh buffers and calibration. */
+    struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench", .name = name, .argv = argv, .env = env,
+                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_NULL, .err = MFB_IO_CAPTURE, .reply = true,
+                         .death_signal = SIGKILL, .deadlines = &cfg->deadlines, .cpu = -1};
+    int rc = mfb_prog_run(&p, o, err);
     free(env);
-    if (pid < 0)
+    free(argv);
+    if (rc < 0)
         return -1;
-    int status;
-    bool passed_on = false;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-        if (*stop && !passed_on) {
-            kill(pid, SIGTERM);
-            passed_on = true;
-        }
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* The last non-empty line of f without the "memfbench: " prefix, or "" when there is none. */
-static void last_line(FILE *f, char *out, size_t n)
-{
-    char buf[512];
-    out[0] = '\0';
-    rewind(f);
-    while (fgets(buf, sizeof buf, f)) {
-        buf[strcspn(buf, "\n")] = '\0';
-        if (buf[0])
-            snprintf(out, n, "%s", strncmp(buf, "memfbench: ", 11) ? buf : buf + 11);
-    }
+    struct mfb_err why = {{0}};
+    if ((o->end == MFB_PROG_EXITED || o->end == MFB_PROG_STOPPED) &&
+        mfb_reply_parse(o->reply, o->reply_len, r, &why) == 0)
+        return 0;
+    /* no reply: how it ended, and its last line of stderr where it said one */
+    char how[400], last[400];
+    mfb_prog_describe(&p, o, how, sizeof how);
+    mfb_prog_last_line(o->err, last, sizeof last);
+    *r = (struct mfb_reply){.status = o->end == MFB_PROG_STOPPED ? MFB_REPLY_INTERRUPTED : MFB_REPLY_FAILED};
+    snprintf(r->message, sizeof r->message, "%.500s%s%.400s", how, last[0] ? ": " : "", last);
+    return 0;
 }
 
 /* A study's processes as they run: their temporary files, their typed results (their samples are
@@ -176,10 +150,10 @@ static void end_progress(struct study_run *s)
     s->progress_shown = false;
 }
 
-/* Runs process i into its temporary file and merges its samples: the child's exit status, or -1
- * with the message in err (a child that failed is named with its last line of stderr). */
-static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint64_t master_seed,
-                   volatile sig_atomic_t *stop, struct mfb_err *err)
+/* Runs process i into its temporary file and merges its samples: MFB_EXIT_OK, MFB_EXIT_INTERRUPTED
+ * (a stop request ended it; what it measured is merged when it wrote it), or -1 with the message in
+ * err (a child that failed is named with its reply's line, or how it ended). */
+static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint64_t master_seed, struct mfb_err *err)
 {
     /* With -o - the processes' files have no folder of the user's to sit beside: they go to
      * $TMPDIR (else /tmp), not into the current folder, which may be read-only. */
@@ -189,7 +163,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     bool to_stdout = !strcmp(cfg->output, "-");
     const char *target = to_stdout ? stdout_target : cfg->output;
     /* A study killed with -o - (kill -9, a power cut) left its files there: removed once, by the
-     * first process, when the study that made them has ended (report/temporaries.h). */
+     * first process, when the study that made them has ended (files/temporaries.h). */
     if (to_stdout && i == 0)
         mfb_temp_remove_stale(tmpdir, false);
     char what[16];
@@ -203,34 +177,24 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
                         strerror(e));
     }
     progress(cfg, s, i);
-    FILE *errlog = tmpfile();
-    if (!errlog)
-        return mfb_fail(err, "cannot create a temporary file for the errors of process %d", i + 1);
     struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
                             .code_placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
                             .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
-    int rc = spawn(cfg, &ca, errlog, stop);
-    if (rc != MFB_EXIT_OK && rc != MFB_EXIT_INTERRUPTED) {
-        char line[512], why[64];
-        last_line(errlog, line, sizeof line);
-        fclose(errlog);
-        if (rc > 128)
-            snprintf(why, sizeof why, "killed by signal %d (%s)", rc - 128, strsignal(rc - 128));
-        else
-            snprintf(why, sizeof why, "exit status %d without a message", rc);
+    struct mfb_prog_outcome o;
+    struct mfb_reply r;
+    if (spawn(cfg, &ca, &o, &r, err) < 0)
+        return -1;
+    mfb_prog_outcome_free(&o);
+    if (r.status == MFB_REPLY_FAILED)
         return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k,
-                        line[0] ? line : why);
-    }
-    /* Stopped inside a call that never returned (orchestrate/guard.h): nothing written, nothing to merge. */
+                        r.message[0] ? r.message : "it said no more");
+    /* Stopped before it wrote a result (inside a call that never returned: orchestrate/guard.h):
+     * nothing to merge. */
     struct stat st;
-    if (rc == MFB_EXIT_INTERRUPTED && (stat(s->tmp[i], &st) != 0 || st.st_size == 0)) {
-        char line[512];
-        last_line(errlog, line, sizeof line);
-        fclose(errlog);
-        mfb_fail(err, "process %d: %s", i + 1, line[0] ? line : "stopped before it wrote a result");
-        return rc;
+    if (r.status == MFB_REPLY_INTERRUPTED && (stat(s->tmp[i], &st) != 0 || st.st_size == 0)) {
+        mfb_fail(err, "process %d: %s", i + 1, r.message[0] ? r.message : "stopped before it wrote a result");
+        return MFB_EXIT_INTERRUPTED;
     }
-    fclose(errlog);
     /* Process 0's study-level sections make the merged file; the others keep their entry only. */
     if (mfb_child_read(s->tmp[i], i, s->k, i == 0, &s->all, &s->results[i], err) < 0 ||
         (i > 0 && mfb_child_same_study(&s->results[0], &s->results[i], s->k, err) < 0))
@@ -240,7 +204,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
     if (i == 0 && !cfg->batch_passes)
         s->batch_passes = s->results[0].batch_passes;
     s->done++;
-    return rc;
+    return r.status == MFB_REPLY_INTERRUPTED ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
 }
 
 /* --target-ci after each process: whether to stop (s->stop_reason says why), -1 on error. */
@@ -288,7 +252,7 @@ static void print_warnings(const struct mfb_study *cfg, const struct mfb_child_r
 }
 
 int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembled, struct mfb_output *out,
-                      uint64_t master_seed, volatile sig_atomic_t *stop, struct mfb_err *err)
+                      uint64_t master_seed, struct mfb_err *err)
 {
     /* With --target-ci, cfg->processes is the minimum: processes are added one at a time, each
      * with a default study's share of time, until every process-level interval is within the
@@ -298,8 +262,8 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     s.each = s.targeted ? MFB_DEFAULT_TIME_S / MFB_DEFAULT_PROCESSES : cfg->time_s > 0 ? cfg->time_s / s.k : 0;
     int status = MFB_EXIT_FAIL;
     uint64_t t0 = mfb_mono_ns();
-    for (int i = 0; i < s.k && !*stop; i++) {
-        int rc = run_one(cfg, &s, i, master_seed, stop, err);
+    for (int i = 0; i < s.k && !mfb_stop_signal(); i++) {
+        int rc = run_one(cfg, &s, i, master_seed, err);
         if (rc < 0)
             goto cleanup;
         if (rc == MFB_EXIT_INTERRUPTED)
@@ -338,7 +302,7 @@ cleanup:
     mfb_stoprule_free(&s.rule);
     for (int i = 0; i < s.k; i++) {
         if (s.tmp[i]) {
-            unlink(s.tmp[i]);
+            mfb_temp_discard(s.tmp[i]);
             free(s.tmp[i]);
         }
         mfb_child_free(&s.results[i]);

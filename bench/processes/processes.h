@@ -4,8 +4,6 @@
 #ifndef MFB_PROCESSES_H
 #define MFB_PROCESSES_H
 
-#include <signal.h>
-
 #include "base/error.h"
 #include "measure/run.h"
 #include "study/study.h"
@@ -14,6 +12,6 @@
 /* Runs the children and writes the merged document through out; assembled is the parent's run as
  * assembled before them (its source variants' builds go into the file). Returns the exit status. */
 int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembled, struct mfb_output *out,
-                      uint64_t master_seed, volatile sig_atomic_t *stop, struct mfb_err *err);
+                      uint64_t master_seed, struct mfb_err *err);
 
 #endif

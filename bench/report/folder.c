@@ -1,6 +1,6 @@
 #include "report/folder.h"
 
-#include "report/temporaries.h"
+#include "files/temporaries.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,14 +35,9 @@ char *mfb_folder_begin(const char *target, struct mfb_err *err)
         return NULL;
     }
     mfb_temp_remove_stale(dir, true); /* a folder left by a record or merge that was killed */
-    char *tmp = mfb_temp_template(dir, base, "");
+    char *tmp = mfb_temp_make(dir, base, "", true);
     if (!tmp) {
-        mfb_fail(err, "out of memory");
-        return NULL;
-    }
-    if (!mkdtemp(tmp)) {
         mfb_fail(err, "%s: cannot create a folder in %s: %s", target, dir, strerror(errno));
-        free(tmp);
         return NULL;
     }
     /* mkdtemp makes it 0700; the result is an ordinary folder */
@@ -90,6 +85,7 @@ int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err)
 {
     if (rename_noreplace(tmp, target) != 0)
         return mfb_fail(err, "%s: cannot move the folder into place: %s", target, strerror(errno));
+    mfb_temp_forget(tmp);
     return 0;
 }
 
@@ -100,6 +96,7 @@ int mfb_folder_commit(const char *tmp, const char *target, struct mfb_err *err)
 int mfb_folder_commit_beside(const char *tmp, const char *target, char *placed, size_t cap, struct mfb_err *err)
 {
     if (rename_noreplace(tmp, target) == 0) {
+        mfb_temp_forget(tmp);
         snprintf(placed, cap, "%s", target);
         return 0;
     }
@@ -112,11 +109,15 @@ int mfb_folder_commit_beside(const char *tmp, const char *target, char *placed, 
             why = ENAMETOOLONG;
             break;
         }
-        if (rename_noreplace(tmp, placed) == 0)
+        if (rename_noreplace(tmp, placed) == 0) {
+            mfb_temp_forget(tmp);
             return 1;
+        }
         why = errno;
     }
-    /* the temporary is named as what it is: removed by a later run in that folder once we are gone */
+    /* the temporary is named as what it is: removed by a later run in that folder once we are gone,
+     * not at this one's exit (it holds the only copy) */
+    mfb_temp_forget(tmp);
     return mfb_fail(err, "%s: cannot move the folder into place or beside it (%s); it is kept as %s: rename it "
                          "before another memfbench command writes into that folder", target,
                     why == EEXIST ? "every name tried exists" : strerror(why), tmp);
@@ -125,5 +126,5 @@ int mfb_folder_commit_beside(const char *tmp, const char *target, char *placed, 
 void mfb_folder_abort(const char *tmp)
 {
     if (tmp)
-        mfb_temp_remove_tree(tmp);
+        mfb_temp_discard(tmp);
 }

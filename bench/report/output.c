@@ -1,7 +1,7 @@
 #include "report/output.h"
 
 #include "report/gzip.h"
-#include "report/temporaries.h"
+#include "files/temporaries.h"
 
 #include <stdbool.h>
 #include <errno.h>
@@ -17,19 +17,13 @@ char *mfb_output_temp(const char *target, const char *what)
     char dir[PATH_MAX];
     const char *base;
     mfb_temp_split(target, dir, sizeof dir, &base);
-    char *p = mfb_temp_template(dir, base, what);
+    char *p = mfb_temp_make(dir, base, what, false);
     if (!p)
         return NULL;
-    int fd = mkstemp(p);
-    if (fd < 0) {
-        free(p);
-        return NULL;
-    }
-    /* mkstemp creates the file 0600; a result file is an ordinary file (0666 less umask). */
+    /* made 0600; a result file is an ordinary file (0666 less umask). */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
+    chmod(p, 0666 & ~mask);
     return p;
 }
 
@@ -150,7 +144,7 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
     o->f = NULL;
     if (!o->tmp)
         return 0; /* written in place (mfb_output_open_direct) */
-    if (rename(o->tmp, o->path) != 0) {
+    if (mfb_temp_settle(o->tmp, o->path) != 0) {
         int e = errno;
         return mfb_fail(err, "%s: cannot move the result into place: %s", o->path, strerror(e));
     }
@@ -165,7 +159,7 @@ void mfb_output_abort(struct mfb_output *o)
         fclose(o->f);
     o->f = NULL;
     if (o->tmp) {
-        unlink(o->tmp);
+        mfb_temp_discard(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
     }

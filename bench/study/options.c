@@ -18,7 +18,8 @@ enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGE
        OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE,
        OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE, OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT,
-       OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED };
+       OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED,
+       OPT_DEADLINE };
 
 /* The longest option name (code-placement-seed, allow-single-process) and the longest number a
  * parent writes (a 64-bit seed, a time with six decimals), with room to spare. */
@@ -164,6 +165,11 @@ static int parse_quiet_warnings(const char *arg, void *req, struct mfb_err *err)
     return mfb_fail(err, CMD ": --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad, known);
 }
 
+static int parse_deadline(const char *arg, void *req, struct mfb_err *err)
+{
+    return mfb_deadlines_parse(arg, &((struct mfb_study *)req)->deadlines, err);
+}
+
 static int parse_label(const char *arg, void *req, struct mfb_err *err)
 {
     return mfb_label_given(&((struct mfb_study *)req)->label, arg, err);
@@ -281,6 +287,8 @@ static const struct mfb_flag run_flags[] = {
      "(verifying or timing) ends the run with its name (default 60)",
      .kind = MFB_FLAG_REAL, .member = AT(watchdog_s), .lo = 0.1, .hi = MFB_MAX_WATCHDOG_S,
      .good = "a number of seconds from 0.1 to 86400", .echo = "watchdog_s", .has_initial = true, .initial = MFB_DEFAULT_WATCHDOG_S},
+    {"deadline", required_argument, OPT_DEADLINE, false, "KIND=S", MFB_DEADLINE_HELP,
+     .kind = MFB_FLAG_CUSTOM, .parse = parse_deadline, .echo = "deadline"},
     {"cpu", required_argument, 'c', true, "N", "pin to CPU N (default: the last allowed CPU); 'none' to not pin",
      .kind = MFB_FLAG_CUSTOM, .parse = parse_cpu, .given = GIVEN(cpu_given), .echo = "cpu"},
     {"threads", required_argument, OPT_THREADS, false, "N",
@@ -554,6 +562,15 @@ static cJSON *echo_custom(const struct mfb_flag *r, const struct mfb_study *s)
         return s->cpu >= 0 ? cJSON_CreateNumber(s->cpu) : cJSON_CreateNull();
     case OPT_LABEL:
         return label_json(&s->label);
+    case OPT_DEADLINE: { /* every kind's, resolved: seconds, or null for none */
+        cJSON *o = cJSON_CreateObject();
+        for (int k = 0; k < MFB_PROG_KINDS; k++) {
+            double v = mfb_deadline_of(&s->deadlines, (enum mfb_prog_kind)k);
+            cJSON_AddItemToObject(o, mfb_prog_kind((enum mfb_prog_kind)k)->name,
+                                  v > 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+        }
+        return o;
+    }
     case OPT_QUIETW: {
         cJSON *quiet = cJSON_CreateArray();
         for (int k = 0; k < MFB_W_COUNT; k++)

@@ -12,6 +12,7 @@
 #include "base/cpulist.h"
 #include "base/functions.h"
 #include "base/code_placement.h"
+#include "programs/kinds.h"
 #include "study/choices.h"
 #include "workload/classes.h"
 #include "workload/sampler.h"
@@ -108,6 +109,7 @@ struct mfb_study {
     long warmup_rounds;                /* -1: detected from the data */
     double target_ci;                  /* percent; 0: off */
     double watchdog_s;                 /* a variant call not returning for this long ends the run */
+    struct mfb_deadlines deadlines;    /* --deadline: the bounds of the programs it starts (programs/kinds.h) */
     long max_batches;                  /* batches kept, over all processes (MFB_DEFAULT_MAX_BATCHES) */
     long processes;                    /* fresh processes whose samples are merged */
     bool processes_given;

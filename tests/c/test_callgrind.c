@@ -11,7 +11,7 @@
 
 #include "base/elfobj.h"
 #include "base/filetext.h"
-#include "orchestrate/callgrind.h"
+#include "counts/callgrind.h"
 #include "tap.h"
 
 /* A global function of this binary, so that its .symtab has it with a size. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/inputs.h"
+#include "files/inputs.h"
 #include "tap.h"
 
 static void touch(const char *path)

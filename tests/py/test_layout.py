@@ -141,7 +141,7 @@ def test_the_branch_check_sees_a_branch() -> None:
 # impl/variants.h, workload/distribution.h and trace.h for `list` and record's limits, probe/plan.h
 # for the probe's) and calls a driver; it never reaches a mechanism (machine/, measure/), the
 # result file (report/, processes/, cJSON) or the code under test's set-up (impl/ beyond the list).
-CLI_MAY_INCLUDE = ("base/", "cli/", "study/", "orchestrate/", "ab/ab.h", "ab/abstudy.h", "probe/plan.h",
+CLI_MAY_INCLUDE = ("base/", "files/inputs.h", "cli/", "study/", "orchestrate/", "ab/ab.h", "ab/abstudy.h", "counts/counts.h", "probe/plan.h",
                    "impl/variants.h", "workload/distribution.h", "workload/trace.h", "config.h")
 
 

@@ -91,7 +91,7 @@ def test_killed_or_missing_programs_leave_no_folder(memfbench, tmp_path):
     assert "killed by signal 9" in p.stderr and "no calls recorded" in p.stderr
     p = record(memfbench, tmp_path / "n", "no-such-program-here")
     assert p.returncode == 127 and not (tmp_path / "n").exists()
-    assert p.stderr.strip().splitlines() == ["memfbench record: no-such-program-here: No such file or directory"]
+    assert p.stderr.strip().splitlines() == ["memfbench record: no-such-program-here: not found on PATH"]
     assert sorted(x.name for x in tmp_path.iterdir()) == []
 
 

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "programs/kinds.h"
+#include "programs/reply.h"
 
 /* The events callgrind counts with --cache-sim=yes --branch-sim=yes, in the order of its output
  * (Ir: instructions; Dr, Dw: data reads, writes; I1mr, D1mr, D1mw: first-level misses; ILmr,
@@ -36,7 +38,7 @@ struct mfb_cg_function {
 struct mfb_cg_result {
     uint64_t total[MFB_CG_EVENTS];
     char caches[3][96]; /* the simulated I1, D1 and LL caches as callgrind describes them */
-    char out[512];      /* what the command printed on stdout */
+    struct mfb_reply reply; /* what the replay answered (programs/reply.h): its code's symbol, object, ... */
     /* The variant's code: the functions the counted loop called once per call (the variant's own;
      * the loop's one-off calls are the harness's), then everything callgrind saw them call, each
      * once, the first sorted by name, the rest by object and name. malloc'd; mfb_cg_result_free. */
@@ -48,17 +50,20 @@ struct mfb_cg_result {
 
 /* valgrind's full path from PATH into path; -1 with a line saying to install it. */
 int mfb_cg_find(char *path, size_t cap, struct mfb_err *err);
-/* `valgrind --version` (e.g. valgrind-3.19.0). */
-int mfb_cg_version(const char *valgrind, char *out, size_t cap, struct mfb_err *err);
+/* `valgrind --version` (e.g. valgrind-3.19.0), run as a tool (programs/kinds.h) under dl. */
+int mfb_cg_version(const char *valgrind, const struct mfb_deadlines *dl, char *out, size_t cap, struct mfb_err *err);
 /* The options memfbench counts gives callgrind besides --toggle-collect=FUNCTION and
  * --callgrind-out-file=FILE, NULL-terminated. */
 extern const char *const mfb_cg_options[];
-/* Runs argv (valgrind and its options, then the command), its stdout into r->out, its stderr
- * passed through; then reads outfile's totals and the code: the callees of the function `loop`
- * (the one --toggle-collect names) called at least `calls` times, and what they called in the
- * counted region, with the sizes of those functions. Free r with mfb_cg_result_free, whatever it returns. */
-int mfb_cg_run(char *const *argv, const char *outfile, const char *loop, uint64_t calls, struct mfb_cg_result *r,
-               struct mfb_err *err);
+/* Runs argv (valgrind and its options, then memfbench's replay) as a program of kind valgrind under
+ * dl (programs/run.h: its own group, stopped on a request or at its deadline), the replay's reply
+ * into r->reply; then reads outfile's totals and the code: the callees of the function `loop` (the
+ * one --toggle-collect names) called at least `calls` times, and what they called in the counted
+ * region, with the sizes of those functions. -1 with one line (the replay's own, or how valgrind
+ * ended; *stopped is then the stop request's signal when one ended it). Free r with
+ * mfb_cg_result_free, whatever it returns. */
+int mfb_cg_run(char *const *argv, const struct mfb_deadlines *dl, const char *outfile, const char *loop,
+               uint64_t calls, struct mfb_cg_result *r, int *stopped, struct mfb_err *err);
 /* The same reading of a callgrind file already written (the tests give it one): totals, code and
  * sizes into r, which starts zeroed. */
 int mfb_cg_read(const char *outfile, const char *loop, uint64_t calls, struct mfb_cg_result *r, struct mfb_err *err);

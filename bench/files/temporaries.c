@@ -1,4 +1,4 @@
-#include "report/temporaries.h"
+#include "files/temporaries.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -111,4 +111,109 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 void mfb_temp_remove_tree(const char *path)
 {
     nftw(path, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The register: a growable list of paths (a study registers one file per process, up to
+ * MFB_MAX_PROCESSES, besides its output; no command comes near thousands). */
+static struct {
+    char **path;
+    int n, cap;
+    bool at_exit;
+    pid_t owner; /* the process that registered them: a forked child that exits removes nothing */
+} reg;
+
+static void remove_registered(void)
+{
+    if (reg.owner != getpid())
+        return;
+    for (int i = 0; i < reg.n; i++) {
+        mfb_temp_remove_tree(reg.path[i]);
+        free(reg.path[i]);
+    }
+    reg.n = 0;
+}
+
+bool mfb_temp_register(const char *path)
+{
+    if (!reg.at_exit) {
+        atexit(remove_registered);
+        reg.at_exit = true;
+        reg.owner = getpid();
+    }
+    if (reg.n == reg.cap) {
+        int cap = reg.cap ? 2 * reg.cap : 16;
+        char **p = realloc(reg.path, (size_t)cap * sizeof *p);
+        if (!p)
+            return false;
+        reg.path = p;
+        reg.cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return false;
+    reg.path[reg.n++] = copy;
+    return true;
+}
+
+void mfb_temp_forget(const char *path)
+{
+    for (int i = reg.n - 1; i >= 0; i--)
+        if (!strcmp(reg.path[i], path)) {
+            free(reg.path[i]);
+            reg.path[i] = reg.path[--reg.n];
+            return;
+        }
+}
+
+char *mfb_temp_make(const char *dir, const char *base, const char *what, bool folder)
+{
+    char *p = mfb_temp_template(dir, base, what);
+    if (!p) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    int fd = -1;
+    if (folder ? mkdtemp(p) == NULL : (fd = mkstemp(p)) < 0) {
+        int e = errno;
+        free(p);
+        errno = e;
+        return NULL;
+    }
+    if (fd >= 0)
+        close(fd);
+    mfb_temp_register(p);
+    return p;
+}
+
+int mfb_temp_settle(const char *tmp, const char *target)
+{
+    if (rename(tmp, target) != 0)
+        return -1;
+    mfb_temp_forget(tmp);
+    return 0;
+}
+
+void mfb_temp_discard(const char *path)
+{
+    mfb_temp_remove_tree(path);
+    mfb_temp_forget(path);
+}
+
+int mfb_temp_registered(void)
+{
+    return reg.n;
+}
+
+void mfb_temp_sweep(const char *cache_root)
+{
+    const char *t = getenv("TMPDIR");
+    mfb_temp_remove_stale(t && *t ? t : "/tmp", false);
+    if (!cache_root || !cache_root[0])
+        return;
+    const char *sub[] = {"variants", "profiles"};
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        char dir[PATH_MAX];
+        if (snprintf(dir, sizeof dir, "%s/%s", cache_root, sub[i]) < (int)sizeof dir)
+            mfb_temp_remove_stale(dir, false);
+    }
 }

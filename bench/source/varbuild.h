@@ -12,19 +12,23 @@
 
 #include "base/error.h"
 #include "impl/source.h"
+#include "programs/kinds.h"
 
 /* The flags of a source variant when neither --variant-cflags nor CFLAGS gives them. */
 #define MFB_VARBUILD_DEFAULT_FLAGS "-O2"
 
 /* Fills s's build facts (compiler, flags, dir, key, cached, build_s) for s->path, s->symbol and
  * s->kind, from the cache or by building; flags_option is --variant-cflags (NULL: $CFLAGS, else the
- * default). -1 with one line naming the file: the compiler's first error, a symbol that is not a
- * function the build can export, a link that needs more than the C library. */
-int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err);
+ * default); dl the command's --deadline (NULL: the defaults). -1 with one line naming the file: the
+ * compiler's first error, a symbol that is not a function the build can export, a link that needs
+ * more than the C library, a step past its deadline, or a stop request (programs/stop.h), after
+ * which nothing of the build is left. */
+int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mfb_deadlines *dl, struct mfb_err *err);
 
 /* What `$CC --version` says (up to cap bytes), CC as every build takes it (default cc): 0, or -1 with one line
  * naming spec (the variant asking) when it cannot be run. */
-int mfb_varbuild_cc_version(const char *spec, char *out, size_t cap, struct mfb_err *err);
+int mfb_varbuild_cc_version(const char *spec, const struct mfb_deadlines *dl, char *out, size_t cap,
+                            struct mfb_err *err);
 /* mkdir -p of path, for the cache's folders (variants/, profiles/): 0, or -1 with errno. */
 int mfb_make_dirs(const char *path);
 

@@ -1,4 +1,4 @@
-#include "base/inputs.h"
+#include "files/inputs.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

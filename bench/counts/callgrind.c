@@ -1,15 +1,17 @@
 /* valgrind's callgrind for memfbench counts (orchestrate/callgrind.h). */
-#include "orchestrate/callgrind.h"
+#include "counts/callgrind.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
-#include "orchestrate/program.h"
+#include "programs/find.h"
+#include "programs/run.h"
+#include "programs/stop.h"
 #include "base/elfobj.h"
 #include "base/filetext.h"
 
@@ -24,10 +26,11 @@ const char *mfb_cg_event_name(enum mfb_cg_event e)
 /* -q: valgrind's banner and summary stay off stderr, so a failure's line is the program's own.
  * --collect-atstart=no: nothing counts until the toggled function is entered (the set-up, the
  * sampler and the verification run millions of instructions). --dump-instr=no: the totals and the
- * functions are all we read, and a smaller file is written faster. --demangle=no: a function is
+ * functions are all we read, and a smaller file is written faster. --vgdb=no: no gdb server, so no
+ * vgdb-pipe FIFOs in /tmp to outlive a killed run. --demangle=no: a function is
  * named as its object's symbol table names it, so a C++ variant's size is found there too. */
 const char *const mfb_cg_options[] = {"--tool=callgrind", "-q", "--cache-sim=yes", "--branch-sim=yes",
-                                      "--collect-atstart=no", "--dump-instr=no", "--demangle=no", NULL};
+                                      "--collect-atstart=no", "--dump-instr=no", "--demangle=no", "--vgdb=no", NULL};
 
 int mfb_cg_find(char *path, size_t cap, struct mfb_err *err)
 {
@@ -36,61 +39,23 @@ int mfb_cg_find(char *path, size_t cap, struct mfb_err *err)
     return mfb_fail(err, "memfbench counts: valgrind not found on PATH: install it (Debian/Ubuntu package valgrind)");
 }
 
-/* Runs argv with its stdout into out (at most cap - 1 bytes kept); the exit status, or -1. */
-static int run_capture(char *const *argv, char *out, size_t cap, struct mfb_err *err)
-{
-    int fd[2];
-    if (pipe(fd) < 0)
-        return mfb_fail(err, "memfbench counts: pipe: %s", strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return mfb_fail(err, "memfbench counts: fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execv(argv[0], argv);
-        fprintf(stderr, "memfbench counts: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    size_t len = 0;
-    char chunk[4096];
-    ssize_t got;
-    while ((got = read(fd[0], chunk, sizeof chunk)) != 0) {
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        size_t keep = (size_t)got < cap - 1 - len ? (size_t)got : cap - 1 - len;
-        memcpy(out + len, chunk, keep);
-        len += keep;
-    }
-    out[len] = 0;
-    close(fd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return mfb_fail(err, "memfbench counts: waitpid: %s", strerror(errno));
-    if (WIFSIGNALED(status))
-        return mfb_fail(err, "memfbench counts: %s ended by signal %d", argv[0], WTERMSIG(status));
-    return WEXITSTATUS(status);
-}
-
-int mfb_cg_version(const char *valgrind, char *out, size_t cap, struct mfb_err *err)
+int mfb_cg_version(const char *valgrind, const struct mfb_deadlines *dl, char *out, size_t cap, struct mfb_err *err)
 {
     char *argv[] = {(char *)valgrind, "--version", NULL};
-    int rc = run_capture(argv, out, cap, err);
-    if (rc < 0)
+    struct mfb_prog p = {.kind = MFB_PROG_TOOL, .who = "memfbench counts", .name = valgrind, .path = valgrind,
+                         .argv = argv, .in = MFB_IO_NULL, .out = MFB_IO_CAPTURE, .err = MFB_IO_NULL, .capture_max = 4096,
+                         .deadlines = dl, .cpu = -1};
+    struct mfb_prog_outcome o;
+    if (mfb_prog_run(&p, &o, err) < 0)
         return -1;
+    snprintf(out, cap, "%s", o.out ? o.out : "");
     out[strcspn(out, "\n")] = 0;
-    if (rc != 0 || strncmp(out, "valgrind-", 9) != 0)
-        return mfb_fail(err, "memfbench counts: %s --version did not say which valgrind it is", valgrind);
+    bool ok = mfb_prog_ok(&o) && strncmp(out, "valgrind-", 9) == 0;
+    char how[400];
+    mfb_prog_describe(&p, &o, how, sizeof how);
+    mfb_prog_outcome_free(&o);
+    if (!ok)
+        return mfb_fail(err, "memfbench counts: %s --version did not say which valgrind it is (%s)", valgrind, how);
     return 0;
 }
 
@@ -495,14 +460,32 @@ void mfb_cg_result_free(struct mfb_cg_result *r)
     r->ncode = r->nentry = 0;
 }
 
-int mfb_cg_run(char *const *argv, const char *outfile, const char *loop, uint64_t calls, struct mfb_cg_result *r,
-               struct mfb_err *err)
+int mfb_cg_run(char *const *argv, const struct mfb_deadlines *dl, const char *outfile, const char *loop,
+               uint64_t calls, struct mfb_cg_result *r, int *stopped, struct mfb_err *err)
 {
     memset(r, 0, sizeof *r);
-    int rc = run_capture(argv, r->out, sizeof r->out, err);
-    if (rc < 0)
+    *stopped = 0;
+    struct mfb_prog p = {.kind = MFB_PROG_VALGRIND, .who = "memfbench counts", .name = "valgrind", .path = argv[0],
+                         .argv = argv, .in = MFB_IO_NULL, .out = MFB_IO_NULL, .err = MFB_IO_CAPTURE, .reply = true,
+                         .death_signal = SIGKILL, .deadlines = dl, .cpu = -1};
+    struct mfb_prog_outcome o;
+    if (mfb_prog_run(&p, &o, err) < 0)
         return -1;
-    if (rc != 0)
-        return mfb_fail(err, "memfbench counts: the replay under callgrind failed (exit %d; its message above)", rc);
-    return mfb_cg_read(outfile, loop, calls, r, err);
+    int rc = 0;
+    struct mfb_err why = {{0}};
+    if (o.end == MFB_PROG_STOPPED) {
+        *stopped = o.signal;
+        rc = mfb_fail(err, "memfbench counts: interrupted by %s while valgrind counted; no file written",
+                      mfb_stop_signal_name(o.signal));
+    } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &r->reply, &why) < 0) {
+        char how[400], last[400];
+        mfb_prog_describe(&p, &o, how, sizeof how);
+        mfb_prog_last_line(o.err, last, sizeof last);
+        rc = mfb_fail(err, "memfbench counts: the replay under callgrind ended with %s%s%s", how, last[0] ? ": " : "",
+                      last);
+    } else if (r->reply.status != MFB_REPLY_OK) {
+        rc = mfb_fail(err, "%s", r->reply.message[0] ? r->reply.message : "memfbench counts: the replay failed");
+    }
+    mfb_prog_outcome_free(&o);
+    return rc < 0 ? -1 : mfb_cg_read(outfile, loop, calls, r, err);
 }

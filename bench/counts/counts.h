@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/functions.h"
+#include "programs/kinds.h"
 
 /* --calls: enough that the loop's fixed cost (a few hundred instructions) is below 0.1 instruction
  * per call by default, few enough that callgrind (about 50-100x slower than native) takes a second. */
@@ -35,6 +36,7 @@ struct mfb_counts_config {
     const char *output;    /* the parent's file */
     bool replay;           /* the internal mode: replay variants[0] (under callgrind) */
     bool quiet;
+    struct mfb_deadlines deadlines; /* --deadline: the builds' and valgrind's */
     int argc;              /* the command line, echoed */
     char **argv;
 };

@@ -1,4 +1,4 @@
-#include "orchestrate/varbuild.h"
+#include "source/varbuild.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +13,10 @@
 #include "base/filetext.h"
 #include "base/sha256.h"
 #include "machine/timer.h"
-#include "orchestrate/program.h"
-#include "orchestrate/toolrun.h"
-#include "report/temporaries.h"
+#include "programs/find.h"
+#include "programs/stop.h"
+#include "source/toolrun.h"
+#include "files/temporaries.h"
 
 
 /* The manifest is read up to this many bytes. */
@@ -43,13 +44,13 @@ int mfb_make_dirs(const char *path)
 
 struct build {
     struct mfb_source *s;
+    const struct mfb_deadlines *dl;
     struct mfb_words cc, flags, extra;
     char cc_path[PATH_MAX];
     char root[PATH_MAX];   /* the cache's variants folder */
     char entry[PATH_MAX];  /* root/<key> */
     char tmp[PATH_MAX];    /* the build folder, renamed to entry when complete (its files' names
                             * are short: TMP_ROOM bytes are kept free for them) */
-    char log[PATH_MAX];
     char version[512];
 };
 
@@ -132,21 +133,30 @@ static bool entry_current(struct build *b)
     return ok;
 }
 
-/* Runs one step of the build; on failure, one line naming the variant, the step and the tool's
- * first error. */
+/* Runs one step of the build; on failure, one line naming the variant, the step and why: the tool's
+ * first error, or how it ended (not started, killed, past its deadline, stopped). */
 static int step(struct build *b, const struct mfb_argv *v, const char *what, struct mfb_err *err)
 {
-    int rc = mfb_tool_run(v, b->log, NULL);
-    if (rc == 0)
-        return 0;
-    char line[512];
-    mfb_tool_first_error(b->log, line, sizeof line);
-    if (rc == 127 && !strcmp(line, "no message")) /* exec failed: the child wrote nothing */
-        return mfb_fail(err, "%s: cannot run the compiler '%s' (set CC to a C compiler)", b->s->spec, v->a[0]);
-    bool undefined = strstr(line, "undefined reference") != NULL;
-    return mfb_fail(err, "%s: %s failed: %s%s", b->s->spec, what, line,
-                    undefined ? " (the code must link on its own against the C library; give what it needs in one "
-                                "archive, FILE.a:SYMBOL)" : "");
+    struct mfb_prog_outcome o;
+    if (mfb_tool_run(MFB_PROG_BUILD, b->dl, v, NULL, &o, err) < 0)
+        return -1;
+    int rc = 0;
+    if (o.end == MFB_PROG_NOT_STARTED) {
+        rc = mfb_fail(err, "%s: cannot run the compiler '%s': %s (set CC to a C compiler)", b->s->spec, v->a[0], o.why);
+    } else if (o.end == MFB_PROG_STOPPED) {
+        rc = mfb_fail(err, "%s: interrupted by %s while %s; nothing of the build is kept", b->s->spec,
+                      mfb_stop_signal_name(o.signal), what);
+    } else if (!mfb_prog_ok(&o)) {
+        char why[700], who[64];
+        snprintf(who, sizeof who, "'%.40s'", v->a[0]);
+        mfb_tool_why(who, MFB_PROG_BUILD, &o, why, sizeof why);
+        bool undefined = strstr(why, "undefined reference") != NULL;
+        rc = mfb_fail(err, "%s: %s failed: %s%s", b->s->spec, what, why,
+                      undefined ? " (the code must link on its own against the C library; give what it needs in one "
+                                  "archive, FILE.a:SYMBOL)" : "");
+    }
+    mfb_prog_outcome_free(&o);
+    return rc;
 }
 
 /* Bytes of b->tmp kept free for "/<file>" (pad7.s, manifest, code.o, ...). */
@@ -177,14 +187,18 @@ static int build_object(struct build *b, struct mfb_err *err)
         mfb_argv_add(&v, "-MD");
         mfb_argv_add(&v, "-MF");
         mfb_argv_add(&v, deps);
-        return step(b, &v, "compiling it", err);
+        if (step(b, &v, "compiling it", err) < 0)
+            return -1;
+        break;
     case MFB_SOURCE_OBJECT:
         mfb_argv_add(&v, "-r");
         mfb_argv_add(&v, "-nostdlib");
         mfb_argv_add(&v, "-o");
         mfb_argv_add(&v, object);
         mfb_argv_add(&v, b->s->path);
-        return step(b, &v, "reading the object", err);
+        if (step(b, &v, "reading the object", err) < 0)
+            return -1;
+        break;
     case MFB_SOURCE_ARCHIVE:
         snprintf(member, sizeof member, "-Wl,-u,%s", b->s->symbol);
         mfb_argv_add(&v, "-r");
@@ -193,9 +207,15 @@ static int build_object(struct build *b, struct mfb_err *err)
         mfb_argv_add(&v, "-o");
         mfb_argv_add(&v, object);
         mfb_argv_add(&v, b->s->path);
-        return step(b, &v, "taking its members from the archive", err);
+        if (step(b, &v, "taking its members from the archive", err) < 0)
+            return -1;
+        break;
     }
-    return -1;
+    /* a "compiler" that succeeds without writing the object (CC=/bin/true) is no compiler */
+    if (access(object, R_OK) != 0)
+        return mfb_fail(err, "%s: the compiler '%s' exited 0 but wrote no object (set CC to a C compiler)",
+                        b->s->spec, b->cc.w[0]);
+    return 0;
 }
 
 /* Placement k's pad: an object whose only content opens the text at a page boundary plus k steps
@@ -246,37 +266,36 @@ static int link_placement(struct build *b, unsigned k, struct mfb_err *err)
     return step(b, &v, "linking it into a shared object", err);
 }
 
-/* The compiler's first line of --version, for the file. */
 /* What cc --version says into out (its first line only with first), "unknown" when nothing; -1
  * when it fails. */
-static int version_text(const struct mfb_words *cc, const char *log, bool first, char *out, size_t cap)
+static int version_text(const struct mfb_words *cc, const struct mfb_deadlines *dl, bool first, char *out, size_t cap)
 {
     struct mfb_argv v = {.n = 0};
     mfb_argv_add_words(&v, cc);
     mfb_argv_add(&v, "--version");
     struct mfb_err ignored;
-    size_t len;
-    int rc = mfb_tool_run(&v, log, NULL) == 0 ? 0 : -1;
-    char *text = rc == 0 ? mfb_file_text(log, MFB_TOOL_MAX_LOG, &len, &ignored) : NULL;
-    snprintf(out, cap, "%s", text && *text ? text : "unknown");
+    struct mfb_prog_outcome o;
+    if (mfb_tool_run(MFB_PROG_TOOL, dl, &v, NULL, &o, &ignored) < 0)
+        return -1;
+    int rc = mfb_prog_ok(&o) ? 0 : -1;
+    snprintf(out, cap, "%s", rc == 0 && o.out && *o.out ? o.out : "unknown");
     if (first)
         out[strcspn(out, "\n")] = '\0';
-    free(text);
+    mfb_prog_outcome_free(&o);
     return rc;
 }
 
 static void compiler_version(struct build *b)
 {
-    version_text(&b->cc, b->log, true, b->version, sizeof b->version);
+    version_text(&b->cc, b->dl, true, b->version, sizeof b->version);
 }
 
-int mfb_varbuild_cc_version(const char *spec, char *out, size_t cap, struct mfb_err *err)
+int mfb_varbuild_cc_version(const char *spec, const struct mfb_deadlines *dl, char *out, size_t cap,
+                            struct mfb_err *err)
 {
     const char *cc = getenv("CC");
     cc = cc && *cc ? cc : "cc";
     struct mfb_words *w = malloc(sizeof *w);
-    char root[PATH_MAX], folder[PATH_MAX + 16];
-    mfb_source_cache_root(root, sizeof root);
     int rc = -1;
     if (!w)
         return mfb_fail(err, "%s: out of memory", spec);
@@ -286,20 +305,9 @@ int mfb_varbuild_cc_version(const char *spec, char *out, size_t cap, struct mfb_
         mfb_fail(err, "%s: CC is empty", spec);
         goto out;
     }
-    /* the log is a file of our own in the cache's folder, never a name another user could plant */
-    snprintf(folder, sizeof folder, "%s/variants", root);
-    char *log = root[0] && mfb_make_dirs(folder) == 0 ? mfb_temp_template(folder, TEMP_BASE, "-cc") : NULL;
-    int fd = log ? mkstemp(log) : -1;
-    if (fd < 0) {
-        mfb_fail(err, "%s: cannot make a file in %s to read the compiler's version: %s", spec, folder, strerror(errno));
-    } else {
-        close(fd);
-        rc = version_text(w, log, false, out, cap);
-        if (rc < 0)
-            mfb_fail(err, "%s: cannot run '%s --version' (set CC to a C compiler)", spec, cc);
-        unlink(log);
-    }
-    free(log);
+    rc = version_text(w, dl, false, out, cap);
+    if (rc < 0)
+        mfb_fail(err, "%s: cannot run '%s --version' (set CC to a C compiler)", spec, cc);
 out:
     free(w);
     return rc;
@@ -394,38 +402,39 @@ static void tidy(struct build *b)
  * just made (theirs is as good: the key is the same). */
 static int install(struct build *b, struct mfb_err *err)
 {
-    if (rename(b->tmp, b->entry) == 0)
+    if (mfb_temp_settle(b->tmp, b->entry) == 0)
         return 0;
     if (errno != ENOTEMPTY && errno != EEXIST)
         return mfb_fail(err, "%s: cannot move its build into the cache %s: %s", b->s->spec, b->entry, strerror(errno));
     if (entry_current(b)) {
-        mfb_temp_remove_tree(b->tmp);
+        mfb_temp_discard(b->tmp);
         return 0;
     }
-    char *old = mfb_temp_template(b->root, TEMP_BASE, "-old");
-    if (!old || !mkdtemp(old) || rename(b->entry, old) != 0 || rename(b->tmp, b->entry) != 0) {
+    char *old = mfb_temp_make(b->root, TEMP_BASE, "-old", true);
+    if (!old || rename(b->entry, old) != 0 || mfb_temp_settle(b->tmp, b->entry) != 0) {
         int e = errno;
         if (old)
-            mfb_temp_remove_tree(old);
+            mfb_temp_discard(old);
         free(old);
         return mfb_fail(err, "%s: cannot replace the stale build %s: %s", b->s->spec, b->entry, strerror(e));
     }
-    mfb_temp_remove_tree(old);
+    mfb_temp_discard(old);
     free(old);
     return 0;
 }
 
 static int build(struct build *b, struct mfb_err *err)
 {
-    char *tmpl = mfb_temp_template(b->root, TEMP_BASE, "-build");
-    if (!tmpl || strlen(tmpl) >= sizeof b->tmp - TMP_ROOM || !mkdtemp(tmpl)) {
-        int e = errno;
+    char *tmpl = mfb_temp_make(b->root, TEMP_BASE, "-build", true);
+    if (!tmpl || strlen(tmpl) >= sizeof b->tmp - TMP_ROOM) {
+        int e = tmpl ? ENAMETOOLONG : errno;
+        if (tmpl)
+            mfb_temp_discard(tmpl);
         free(tmpl);
         return mfb_fail(err, "%s: cannot make a build folder in %s: %s", b->s->spec, b->root, strerror(e));
     }
     snprintf(b->tmp, sizeof b->tmp, "%s", tmpl);
     free(tmpl);
-    tmp_file(b, b->log, sizeof b->log, "log");
     char object[PATH_MAX + 16];
     tmp_file(b, object, sizeof object, MFB_SOURCE_OBJECT_NAME);
     struct mfb_elf_symbol sym;
@@ -455,7 +464,7 @@ static int build(struct build *b, struct mfb_err *err)
         rc = install(b, err);
     }
     if (rc < 0)
-        mfb_temp_remove_tree(b->tmp);
+        mfb_temp_discard(b->tmp);
     return rc;
 }
 
@@ -466,13 +475,14 @@ static char *dup_or_fail(const char *s, bool *failed)
     return d;
 }
 
-int mfb_varbuild(struct mfb_source *s, const char *flags_option, struct mfb_err *err)
+int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mfb_deadlines *dl, struct mfb_err *err)
 {
     uint64_t t0 = mfb_mono_ns();
     struct build *b = calloc(1, sizeof *b);
     if (!b)
         return mfb_fail(err, "%s: out of memory", s->spec);
     b->s = s;
+    b->dl = dl;
     const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
     cc = cc && *cc ? cc : "cc";
     s->flags_source = flags_option ? MFB_FLAGS_OPTION : cflags ? MFB_FLAGS_ENV : MFB_FLAGS_DEFAULT;

@@ -17,12 +17,13 @@
 #include "impl/plugin.h"
 #include "impl/source.h"
 #include "measure/counted.h"
-#include "orchestrate/callgrind.h"
-#include "orchestrate/counts.h"
-#include "orchestrate/varbuild.h"
+#include "counts/callgrind.h"
+#include "counts/counts.h"
+#include "source/varbuild.h"
 #include "report/document.h"
 #include "report/output.h"
-#include "report/temporaries.h"
+#include "files/temporaries.h"
+#include "programs/stop.h"
 #include "workload/distribution.h"
 
 #define SCHEMA_VERSION 1
@@ -67,17 +68,11 @@ static cJSON *strings(char *const *v)
     return a;
 }
 
-/* "key value" lines the replay printed: the value of key, or "" */
-static void field(const char *out, const char *key, char *val, size_t cap)
+/* A field of the replay's reply (programs/reply.h), or "". */
+static const char *field(const struct mfb_cg_result *r, const char *key)
 {
-    size_t k = strlen(key);
-    val[0] = 0;
-    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (!strncmp(p, key, k) && p[k] == ' ') {
-            size_t n = strcspn(p + k + 1, "\n");
-            snprintf(val, cap, "%.*s", (int)(n < cap ? n : cap - 1), p + k + 1);
-            return;
-        }
+    const char *v = mfb_reply_get(&r->reply, key);
+    return v ? v : "";
 }
 
 /* The code the variant ran (orchestrate/callgrind.h) and its size: the sum of the sizes known, null
@@ -121,18 +116,12 @@ static cJSON *variant_json(const struct mfb_counts_config *cfg, const char *name
 {
     const struct mfb_variant *v = mfb_variant_find(cfg->func, name);
     cJSON *o = cJSON_CreateObject();
-    char val[256];
-    field(r->out, "name", val, sizeof val);
-    cJSON_AddStringToObject(o, "name", v ? v->name : val);
-    field(r->out, "origin", val, sizeof val);
-    cJSON_AddStringToObject(o, "origin", v ? mfb_origin_name(v->origin) : what->description[0] ? "source" : val);
+    cJSON_AddStringToObject(o, "name", v ? v->name : field(r, "name"));
+    cJSON_AddStringToObject(o, "origin", v ? mfb_origin_name(v->origin) : what->description[0] ? "source" : field(r, "origin"));
     cJSON_AddStringToObject(o, "description", v ? v->description : what->description[0] ? what->description : name);
-    field(r->out, "symbol", val, sizeof val);
-    cJSON_AddStringToObject(o, "symbol", val);
-    field(r->out, "object", val, sizeof val);
-    cJSON_AddStringToObject(o, "object", val);
-    field(r->out, "verified", val, sizeof val);
-    cJSON_AddNumberToObject(o, "verified_calls", strtod(val, NULL));
+    cJSON_AddStringToObject(o, "symbol", field(r, "symbol"));
+    cJSON_AddStringToObject(o, "object", field(r, "object"));
+    cJSON_AddNumberToObject(o, "verified_calls", strtod(field(r, "verified"), NULL));
     cJSON_AddItemToObject(o, "command", strings(argv));
     cJSON *tot = cJSON_AddObjectToObject(o, "totals"), *per = cJSON_AddObjectToObject(o, "per_call");
     for (int e = 0; e < MFB_CG_EVENTS; e++) {
@@ -174,12 +163,12 @@ static cJSON *document(const struct mfb_counts_config *cfg, const struct mfb_dis
 
 /* A source variant (-v FILE.c:SYMBOL[=NAME], .o, .a) built as run builds it (orchestrate/varbuild.c:
  * $CC, $CFLAGS else -O2; cached), counted from its first placement's shared object. */
-static int build_source(const char *spec, struct counted *out, struct mfb_err *err)
+static int build_source(const char *spec, const struct mfb_deadlines *dl, struct counted *out, struct mfb_err *err)
 {
     struct mfb_source *s = mfb_source_new(spec, err);
     if (!s)
         return -1;
-    int rc = mfb_varbuild(s, NULL, err);
+    int rc = mfb_varbuild(s, NULL, dl, err);
     if (rc == 0) {
         snprintf(out->replay, sizeof out->replay, "%s/" MFB_SOURCE_PLACED_FMT ":%s=%s", s->dir, 0u, s->symbol, s->name);
         snprintf(out->description, sizeof out->description, "source %s:%s, built by %s %s (placement 0)", s->path,
@@ -198,7 +187,7 @@ static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d
         snprintf(what[i].replay, sizeof what[i].replay, "%s", cfg->variants[i]);
         what[i].description[0] = '\0';
         if (mfb_source_spec(cfg->variants[i], &kind)) {
-            if (build_source(cfg->variants[i], &what[i], err) < 0)
+            if (build_source(cfg->variants[i], &cfg->deadlines, &what[i], err) < 0)
                 return -1;
             continue;
         }
@@ -221,6 +210,7 @@ static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d
 
 int mfb_counts_execute(const struct mfb_counts_config *cfg)
 {
+    mfb_stop_install(); /* before anything it must clean up after: a stop ends the replay under way */
     struct mfb_err err = {{0}};
     struct mfb_dist dist = {0};
     char valgrind[PATH_MAX], version[128], self[PATH_MAX], dir[PATH_MAX];
@@ -231,17 +221,22 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         mfb_dist_free(&dist);
         return MFB_EXIT_USAGE;
     }
+    /* the callgrind files go to a folder named as every temporary is (files/temporaries.h), so a
+     * killed run's is found and removed by the next run of any command writing there */
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/memfbench-counts.XXXXXX", tmp);
+    mfb_temp_remove_stale(tmp, false);
+    dir[0] = '\0';
     struct mfb_output out;
+    char *made = NULL;
     int failed = 0; /* which step failed: the line it says */
-    if (mfb_cg_find(valgrind, sizeof valgrind, &err) < 0 || mfb_cg_version(valgrind, version, sizeof version, &err) < 0)
+    if (mfb_cg_find(valgrind, sizeof valgrind, &err) < 0 ||
+        mfb_cg_version(valgrind, &cfg->deadlines, version, sizeof version, &err) < 0)
         failed = 1;
     else if (!strcmp(mfb_self_path(self, sizeof self), "memfbench"))
         failed = mfb_fail(&err, "memfbench counts: cannot find this program's path (/proc/self/exe)") < 0;
     else if (mfb_output_open(&out, cfg->output, &err) < 0)
         failed = 2;
-    else if (!mkdtemp(dir))
+    else if (!(made = mfb_temp_make(tmp, "counts", "", true)) || snprintf(dir, sizeof dir, "%s", made) >= (int)sizeof dir)
         failed = 3;
     if (failed) {
         if (failed == 3) {
@@ -251,11 +246,13 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
             fprintf(stderr, "%s%s\n", failed == 2 ? "memfbench counts: " : "", err.msg);
         }
         free(what);
+        free(made);
         mfb_dist_free(&dist);
         return MFB_EXIT_FAIL;
     }
+    free(made);
     cJSON *doc = NULL;
-    int rc = 0;
+    int rc = 0, stopped = 0;
     for (int i = 0; i < cfg->nvariants && rc == 0; i++) {
         char outfile[PATH_MAX + 32], log[PATH_MAX + 32];
         struct cmdline c;
@@ -266,7 +263,7 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         if (!cfg->quiet)
             fprintf(stderr, "memfbench counts: %s %s under callgrind (%u calls)\n", mfb_func_name(cfg->func),
                     cfg->variants[i], cfg->calls);
-        rc = mfb_cg_run(c.argv, outfile, MFB_COUNTED_LOOP_SYMBOL, cfg->calls, &r, &err);
+        rc = mfb_cg_run(c.argv, &cfg->deadlines, outfile, MFB_COUNTED_LOOP_SYMBOL, cfg->calls, &r, &stopped, &err);
         unlink(outfile);
         if (rc == 0) {
             if (!doc)
@@ -275,7 +272,7 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         }
         mfb_cg_result_free(&r);
     }
-    mfb_temp_remove_tree(dir);
+    mfb_temp_discard(dir);
     free(what);
     if (rc == 0)
         rc = mfb_output_commit(&out, doc, NULL, &err);
@@ -284,7 +281,8 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
     if (rc < 0) {
         fprintf(stderr, "%s\n", err.msg);
         mfb_output_abort(&out);
-        return MFB_EXIT_FAIL;
+        /* a stop ends every command alike: 128 + the signal */
+        return stopped || mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
     }
     if (!cfg->quiet)
         fprintf(stderr, "memfbench counts: wrote %s (memfbench analyze counts %s)\n", cfg->output, cfg->output);

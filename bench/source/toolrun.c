@@ -1,17 +1,11 @@
-#include "orchestrate/toolrun.h"
+#include "source/toolrun.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "base/filetext.h"
-
-extern char **environ;
 
 int mfb_words_split(const char *what, const char *text, struct mfb_words *out, struct mfb_err *err)
 {
@@ -40,31 +34,21 @@ void mfb_argv_add_words(struct mfb_argv *v, const struct mfb_words *w)
         mfb_argv_add(v, w->w[i]);
 }
 
-int mfb_tool_run(const struct mfb_argv *v, const char *log, char *const *env)
+int mfb_tool_run(enum mfb_prog_kind kind, const struct mfb_deadlines *dl, const struct mfb_argv *v, char *const *env,
+                 struct mfb_prog_outcome *o, struct mfb_err *err)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, v->a[0], &fa, NULL, (char *const *)v->a, env ? env : environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return 127;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 127;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    struct mfb_prog p = {.kind = kind, .who = "memfbench", .name = v->a[0], .path = v->a[0], .argv = (char *const *)v->a,
+                         .env = env, .in = MFB_IO_NULL, .out = MFB_IO_CAPTURE, .err = MFB_IO_TO_OUT,
+                         .capture_max = MFB_TOOL_MAX_LOG, .death_signal = SIGKILL, .deadlines = dl, .cpu = -1};
+    return mfb_prog_run(&p, o, err);
 }
 
 void mfb_tool_first_error(const char *log, char *out, size_t cap)
 {
-    struct mfb_err ignored;
-    size_t len;
-    char *text = mfb_file_text(log, MFB_TOOL_MAX_LOG, &len, &ignored);
-    snprintf(out, cap, "%s", "no message");
+    out[0] = '\0';
+    if (!log || !*log)
+        return;
+    char *text = strdup(log);
     if (!text)
         return;
     const char *pick = NULL, *first = NULL;
@@ -84,4 +68,19 @@ void mfb_tool_first_error(const char *log, char *out, size_t cap)
     if (pick || first)
         snprintf(out, cap, "%.400s", pick ? pick : first);
     free(text);
+}
+
+void mfb_tool_why(const char *what, enum mfb_prog_kind kind, const struct mfb_prog_outcome *o, char *out, size_t cap)
+{
+    char line[512];
+    mfb_tool_first_error(o->out, line, sizeof line);
+    struct mfb_prog p = {.kind = kind};
+    char how[400];
+    mfb_prog_describe(&p, o, how, sizeof how);
+    if (o->end == MFB_PROG_EXITED && line[0])
+        snprintf(out, cap, "%s", line);
+    else if (o->end == MFB_PROG_EXITED)
+        snprintf(out, cap, "%s ended with %s and printed nothing", what, how);
+    else
+        snprintf(out, cap, "%s %s%s%s", what, how, line[0] ? ": " : "", line);
 }

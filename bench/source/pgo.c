@@ -1,7 +1,8 @@
-#include "orchestrate/pgo.h"
+#include "source/pgo.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,15 @@
 
 #include "base/environ.h"
 #include "base/filetext.h"
-#include "base/self.h"
 #include "base/sha256.h"
 #include "machine/timer.h"
-#include "orchestrate/program.h"
-#include "orchestrate/toolrun.h"
-#include "orchestrate/varbuild.h"
-#include "report/temporaries.h"
+#include "programs/find.h"
+#include "programs/reply.h"
+#include "programs/run.h"
+#include "programs/stop.h"
+#include "source/toolrun.h"
+#include "source/varbuild.h"
+#include "files/temporaries.h"
 #include "workload/distribution.h"
 
 /* The profile flags of each family. GCC names the profile of code.o code.gcda beside it, and
@@ -42,10 +45,10 @@
 
 /* The variant compiler's family, from what its --version says (CC as varbuild runs it): GCC
  * names itself cc or gcc on its first line, and its copyright holder on the next. */
-static int family(const char *spec, enum mfb_pgo_family *out, struct mfb_err *err)
+static int family(const char *spec, const struct mfb_deadlines *dl, enum mfb_pgo_family *out, struct mfb_err *err)
 {
     char version[1024];
-    if (mfb_varbuild_cc_version(spec, version, sizeof version, err) < 0)
+    if (mfb_varbuild_cc_version(spec, dl, version, sizeof version, err) < 0)
         return -1;
     bool clang = strstr(version, "clang") != NULL;
     bool gcc = !clang && (strstr(version, "Free Software Foundation") || strstr(version, "gcc") ||
@@ -149,73 +152,86 @@ static int profdata_tool(const char *compiler_path, char *out, size_t cap)
 }
 
 /* clang's raw profile in folder merged into profile; the tool's path in tool. */
-static int merge_raw(const char *spec, const char *folder, const char *compiler_path, const char *profile,
-                     char *tool, size_t tool_cap, struct mfb_err *err)
+static int merge_raw(const char *spec, const struct mfb_deadlines *dl, const char *folder, const char *compiler_path,
+                     const char *profile, char *tool, size_t tool_cap, struct mfb_err *err)
 {
     if (profdata_tool(compiler_path, tool, tool_cap) != 0)
         return mfb_fail(err, "%s: --pgo with clang needs llvm-profdata to merge the training's profile (Debian "
                         "package llvm)", spec);
-    char raw[PATH_MAX + 32], log[PATH_MAX + 32];
+    char raw[PATH_MAX + 32];
     snprintf(raw, sizeof raw, "%s/" RAW_PROFILE, folder);
-    snprintf(log, sizeof log, "%s/merge.log", folder);
     if (access(raw, R_OK) != 0)
         return mfb_fail(err, "%s: --pgo: the training wrote no raw profile (LLVM_PROFILE_FILE)", spec);
     struct mfb_argv v = {.n = 0};
     const char *args[] = {tool, "merge", "-o", profile, raw, NULL};
     for (int i = 0; args[i]; i++)
         mfb_argv_add(&v, args[i]);
-    if (mfb_tool_run(&v, log, NULL) != 0) {
-        char line[512];
-        mfb_tool_first_error(log, line, sizeof line);
-        return mfb_fail(err, "%s: --pgo: %s merge failed: %s", spec, tool, line);
+    struct mfb_prog_outcome o;
+    if (mfb_tool_run(MFB_PROG_TRAINING, dl, &v, NULL, &o, err) < 0)
+        return -1;
+    int rc = 0;
+    if (o.end == MFB_PROG_STOPPED) {
+        rc = mfb_fail(err, "%s: --pgo: interrupted by %s while merging the training's profile", spec,
+                      mfb_stop_signal_name(o.signal));
+    } else if (!mfb_prog_ok(&o)) {
+        char why[700];
+        mfb_tool_why(tool, MFB_PROG_TRAINING, &o, why, sizeof why);
+        rc = mfb_fail(err, "%s: --pgo: %s merge failed: %s", spec, tool, why);
     }
-    unlink(raw);
-    return 0;
+    mfb_prog_outcome_free(&o);
+    if (rc == 0)
+        unlink(raw);
+    return rc;
 }
 
-/* The training replay: memfbench counts --replay of the instrumented build's first placement, in
- * a child whose exit writes the profile into folder. Its verification's count into *verified. */
+/* The training replay: memfbench counts --replay of the instrumented build's first placement, as
+ * memfbench's own child (programs/run.h: its own group, the training's deadline, a reply), whose
+ * exit writes the profile into folder. Its verification's count into *verified. */
 static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req, const char *table,
                  const char *folder, uint64_t *verified, struct mfb_err *err)
 {
-    char self[PATH_MAX], plugin[PATH_MAX + 256], calls[16], seed[24], log[PATH_MAX], store[3 * PATH_MAX + 96];
-    mfb_self_path(self, sizeof self);
+    char plugin[PATH_MAX + 256], calls[16], seed[24], store[3 * PATH_MAX + 96];
     if (snprintf(plugin, sizeof plugin, "%s/" MFB_SOURCE_PLACED_FMT ":%s", ins->dir, 0u, ins->symbol) >=
         (int)sizeof plugin)
         return mfb_fail(err, "%s: --pgo: the cache path is too long", ins->spec);
     snprintf(calls, sizeof calls, "%u", req->calls);
     snprintf(seed, sizeof seed, "0x%llx", (unsigned long long)req->seed);
-    snprintf(log, sizeof log, "%.*s/train.log", PATH_MAX - 16, folder);
     char **env = training_env(folder, store, sizeof store);
     if (!env)
         return mfb_fail(err, "%s: --pgo: the training folder's path is too long, or out of memory", ins->spec);
-    struct mfb_argv v = {.n = 0};
-    const char *args[] = {self, "counts", "--replay", "-f", mfb_func_name(req->func), "-d", table, "-v", plugin,
-                          "--calls", calls, "--seed", seed, NULL};
-    for (int i = 0; args[i]; i++)
-        mfb_argv_add(&v, args[i]);
-    if (req->cache) {
-        mfb_argv_add(&v, "--cache");
-        mfb_argv_add(&v, req->cache);
-    }
-    int rc = mfb_tool_run(&v, log, env);
+    const char *args[] = {"memfbench", "counts", "--replay", "-f", mfb_func_name(req->func), "-d", table, "-v", plugin,
+                          "--calls", calls, "--seed", seed, req->cache ? "--cache" : NULL, req->cache, NULL};
+    struct mfb_prog p = {.kind = MFB_PROG_TRAINING, .who = "memfbench", .name = "the training replay",
+                         .argv = (char *const *)args, .env = env, .self = true, .in = MFB_IO_NULL, .out = MFB_IO_NULL,
+                         .err = MFB_IO_CAPTURE, .reply = true, .death_signal = SIGKILL, .deadlines = req->deadlines,
+                         .cpu = -1};
+    struct mfb_prog_outcome o;
+    int rc = mfb_prog_run(&p, &o, err);
     free(env);
-    size_t len;
-    struct mfb_err ignored;
-    char *text = mfb_file_text(log, MAX_TEXT, &len, &ignored);
-    const char *at = text ? strstr(text, "verified ") : NULL;
-    if (rc != 0 || !at) {
-        char line[512] = "no message";
-        if (text && *text) {
-            snprintf(line, sizeof line, "%.400s", text);
-            line[strcspn(line, "\n")] = '\0';
-        }
-        free(text);
-        return mfb_fail(err, "%s: --pgo: the training replay on %s failed (exit %d): %s", ins->spec, table, rc, line);
+    if (rc < 0)
+        return -1;
+    struct mfb_reply r;
+    struct mfb_err why = {{0}};
+    const char *v = NULL;
+    if (o.end == MFB_PROG_STOPPED) {
+        rc = mfb_fail(err, "%s: --pgo: interrupted by %s during the training replay; nothing of it is kept", ins->spec,
+                      mfb_stop_signal_name(o.signal));
+    } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &r, &why) < 0) {
+        char how[400], last[400];
+        mfb_prog_describe(&p, &o, how, sizeof how);
+        mfb_prog_last_line(o.err, last, sizeof last);
+        rc = mfb_fail(err, "%s: --pgo: the training replay on %s ended with %s%s%s", ins->spec, table, how,
+                      last[0] ? ": " : "", last);
+    } else if (r.status != MFB_REPLY_OK) {
+        rc = mfb_fail(err, "%s: --pgo: the training replay on %s failed: %s", ins->spec, table,
+                      r.message[0] ? r.message : "no message");
+    } else if (!(v = mfb_reply_get(&r, "verified"))) {
+        rc = mfb_fail(err, "%s: --pgo: the training replay's reply has no verified count", ins->spec);
+    } else {
+        *verified = strtoull(v, NULL, 10);
     }
-    *verified = strtoull(at + 9, NULL, 10);
-    free(text);
-    return 0;
+    mfb_prog_outcome_free(&o);
+    return rc;
 }
 
 /* The profile for ins trained as req asks: found in the cache entry, or trained into a folder
@@ -257,8 +273,8 @@ static int profile(const struct mfb_source *ins, const struct mfb_pgo_request *r
         free(text);
     } else {
         mfb_temp_remove_stale(profiles, false);
-        char *tmp = mfb_temp_template(profiles, TEMP_BASE, "-train");
-        if (!tmp || !mkdtemp(tmp)) {
+        char *tmp = mfb_temp_make(profiles, TEMP_BASE, "-train", true);
+        if (!tmp) {
             free(tmp);
             return mfb_fail(err, "%s: --pgo: cannot make a training folder in %s: %s", ins->spec, profiles,
                             strerror(errno));
@@ -268,7 +284,7 @@ static int profile(const struct mfb_source *ins, const struct mfb_pgo_request *r
         uint64_t t0 = mfb_mono_ns();
         int rc = train(ins, req, table, tmp, &pgo->verified_calls, err);
         if (rc == 0 && pgo->family == MFB_PGO_CLANG)
-            rc = merge_raw(ins->spec, tmp, ins->compiler_path, made, tool, sizeof tool, err);
+            rc = merge_raw(ins->spec, req->deadlines, tmp, ins->compiler_path, made, tool, sizeof tool, err);
         struct stat st;
         if (rc == 0 && (stat(made, &st) != 0 || st.st_size == 0))
             rc = mfb_fail(err, "%s: --pgo: the training wrote no profile %s (was the code instrumented?)", ins->spec,
@@ -284,9 +300,9 @@ static int profile(const struct mfb_source *ins, const struct mfb_pgo_request *r
                 rc = mfb_fail(err, "%s: --pgo: cannot write %s", ins->spec, path);
         }
         /* another process may have put the same profile there first: theirs is as good */
-        if (rc == 0 && rename(tmp, entry) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+        if (rc == 0 && mfb_temp_settle(tmp, entry) != 0 && errno != ENOTEMPTY && errno != EEXIST)
             rc = mfb_fail(err, "%s: --pgo: cannot move the profile into %s: %s", ins->spec, entry, strerror(errno));
-        mfb_temp_remove_tree(tmp);
+        mfb_temp_discard(tmp);
         free(tmp);
         if (rc < 0)
             return -1;
@@ -324,14 +340,14 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
         mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", spec);
         goto out;
     }
-    if (family(spec, &pgo->family, err) < 0)
+    if (family(spec, req->deadlines, &pgo->family, err) < 0)
         goto out;
     /* the instrumented build: the same file and flags with the family's instrumentation */
     pgo->instrument_flags = strdup(pgo->family == MFB_PGO_GCC ? GCC_INSTRUMENT : CLANG_INSTRUMENT);
     ins->pgo_stage = MFB_PGO_INSTRUMENTED;
     ins->pgo_family = pgo->family;
     ins->extra_flags = pgo->instrument_flags;
-    if (!pgo->instrument_flags || mfb_varbuild(ins, req->flags_option, err) < 0 || profile(ins, req, pgo, err) < 0)
+    if (!pgo->instrument_flags || mfb_varbuild(ins, req->flags_option, req->deadlines, err) < 0 || profile(ins, req, pgo, err) < 0)
         goto out;
     snprintf(pgo->instrumented_key, sizeof pgo->instrumented_key, "%s", ins->key);
     if (pgo->family == MFB_PGO_GCC)
@@ -363,7 +379,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
     trained->profile = pgo->profile_file;
     trained->pgo = pgo;
     pgo = NULL;
-    if (mfb_varbuild(trained, req->flags_option, err) < 0) {
+    if (mfb_varbuild(trained, req->flags_option, req->deadlines, err) < 0) {
         char line[sizeof err->msg];
         snprintf(line, sizeof line, "%s", err->msg);
         mfb_fail(err, "%s (built with its %s profile)", line, mfb_pgo_family_name(trained->pgo_family));

@@ -1,4 +1,4 @@
-#include "processes/reexec.h"
+#include "programs/reexec.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/functions.h"
 #include "impl/source.h"
+#include "programs/kinds.h"
 
 struct mfb_pgo_request {
     enum mfb_func func;
@@ -29,6 +30,7 @@ struct mfb_pgo_request {
     const char *flags_option;  /* --variant-cflags (NULL: $CFLAGS, else the default) */
     const char *cache;         /* the study's --cache as L1D:L2:LLC bytes, for the replay's buffers
                                 * (NULL: this machine's caches) */
+    const struct mfb_deadlines *deadlines; /* the command's --deadline (NULL: the defaults) */
 };
 
 /* Builds NAME-pgo of the source variant spec (its name: NAME-pgo where NAME is the spec's name):

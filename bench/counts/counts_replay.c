@@ -11,7 +11,8 @@
 #include "machine/pagesize.h"
 #include "measure/counted.h"
 #include "measure/workset.h"
-#include "orchestrate/counts.h"
+#include "counts/counts.h"
+#include "programs/reply.h"
 #include "workload/distribution.h"
 #include "workload/sampler.h"
 
@@ -69,6 +70,13 @@ static volatile uint64_t counts_kept;
 
 int mfb_counts_replay(const struct mfb_counts_config *cfg)
 {
+    /* an internal mode: it answers the memfbench that started it (programs/reply.h), and nobody else */
+    mfb_reply_open();
+    if (!mfb_reply_wanted()) {
+        fprintf(stderr, "memfbench counts: --replay is internal (memfbench counts and run --pgo start it under "
+                        "callgrind or for a training); run memfbench counts -v V -o FILE\n");
+        return MFB_EXIT_USAGE;
+    }
     struct mfb_err err = {{0}};
     struct mfb_dist dist = {0};
     struct mfb_workset ws = {0};
@@ -106,16 +114,19 @@ int mfb_counts_replay(const struct mfb_counts_config *cfg)
         struct mfb_codeinfo code;
         mfb_variant_codeinfo(&v, &code);
         counts_kept = sink;
-        /* for the parent, one field a line: what was verified and where the code came from */
-        printf("verified %llu\nsymbol %s\nobject %s\nname %s\norigin %s\n", (unsigned long long)checked,
-               code.symbol ? code.symbol : "", code.object ? code.object : "", v.name, mfb_origin_name(v.origin));
-    } else {
-        fprintf(stderr, "%s\n", err.msg);
+        /* for the parent: what was verified and where the code came from */
+        mfb_reply_field_u64("verified", (unsigned long long)checked);
+        mfb_reply_field("symbol", code.symbol ? code.symbol : "");
+        mfb_reply_field("object", code.object ? code.object : "");
+        mfb_reply_field("name", v.name);
+        mfb_reply_field("origin", mfb_origin_name(v.origin));
     }
     free(calls);
     mfb_plugin_unload(&v, plugin); /* an instrumented library writes its profile as it closes */
     if (ws.arena)
         mfb_workset_free(&ws);
     mfb_dist_free(&dist);
+    /* the reply last: the profile is written by now */
+    mfb_reply_close(rc == 0 ? MFB_REPLY_OK : MFB_REPLY_FAILED, rc == 0 ? "" : err.msg);
     return rc == 0 ? MFB_EXIT_OK : MFB_EXIT_FAIL;
 }
