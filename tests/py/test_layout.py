@@ -270,3 +270,76 @@ def test_the_tree_edit_check_sees_an_edit() -> None:
     assert TREE_EDIT.search('cJSON_ReplaceItemInObjectCaseSensitive(c, "processes", n);')
     assert TREE_EDIT.search('cJSON_DeleteItemFromObjectCaseSensitive(doc, "samples");')
     assert not TREE_EDIT.search("cJSON_Delete(doc);")  # freeing a whole tree is not editing it
+
+
+# --- the chassis's rooms (issue 51): each mechanism lives in one room, and the test names it ---
+
+# orchestrate/ holds the command drivers (<command>_run.c, recordings_merge.c) and the assembly of a
+# study (its variants, CPU plan and its application, the guard around the code under test, the
+# default label, the analysis run in place of `memfbench analyze`); nothing else.
+ORCHESTRATE_ASSEMBLY = {"assemble", "cpus", "plan", "guard", "gitlabel", "analysis", "recordings_merge"}
+# Where code that is not a driver goes, by what it does.
+ROOMS = ("programs/ (starting a program, stop requests, the reply channel), files/ (inputs, temporaries), "
+         "source/ (building the user's code), counts/ and ab/ (a command's wing), processes/ (a study's processes)")
+
+
+def strays_in_orchestrate(bench: Path | None = None) -> list[str]:
+    bench = bench or BENCH
+    return [f"bench/orchestrate/{p.name}: neither a command's driver (<command>_run.c) nor the assembly of a study; "
+            f"put it in its room: {ROOMS}" for p in sorted((bench / "orchestrate").glob("*.c"))
+            if not p.stem.endswith("_run") and p.stem not in ORCHESTRATE_ASSEMBLY]
+
+
+def test_orchestrate_holds_only_drivers_and_a_studys_assembly() -> None:
+    assert strays_in_orchestrate() == []
+
+
+def test_the_orchestrate_rule_names_the_rooms(tmp_path: Path) -> None:
+    (tmp_path / "orchestrate").mkdir()
+    (tmp_path / "orchestrate" / "valgrind_parse.c").write_text("", encoding="utf-8")
+    (tmp_path / "orchestrate" / "counts_run.c").write_text("", encoding="utf-8")
+    found = strays_in_orchestrate(tmp_path)
+    assert len(found) == 1 and "valgrind_parse.c" in found[0] and "programs/" in found[0]
+
+
+# One way to start a program (programs/run.c), one stop request (programs/stop.c), one maker of
+# temporaries (files/temporaries.c). The analysis is exec'd in place of the process (nothing waits
+# for it: orchestrate/analysis.c); programs/reexec.c runs this binary again for the runner.
+MECHANISMS = [
+    (re.compile(r"\b(?:fork|vfork|posix_spawnp?|execv|execvp|execve|execl\w*|system|popen|waitpid|wait4|wait)\s*\("),
+     "starts or waits for a program: use programs/run.h (mfb_prog_run)",
+     {"programs/run.c", "programs/reexec.c", "orchestrate/analysis.c"}),
+    (re.compile(r"\bsigaction\s*\(\s*SIG(?:INT|TERM|HUP)\b|\bsignal\s*\(\s*SIG(?:INT|TERM|HUP)\b"),
+     "takes stop requests itself: use programs/stop.h (mfb_stop_install, mfb_stop_signal)",
+     {"programs/stop.c", "programs/run.c"}),
+    (re.compile(r"\b(?:mkstemp|mkdtemp|tmpfile|tmpnam|tempnam)\s*\("),
+     "makes a temporary itself: use files/temporaries.h (mfb_temp_make), which registers it",
+     {"files/temporaries.c"}),
+]
+
+
+def mechanisms_out_of_their_room(bench: Path | None = None) -> list[str]:
+    bench = bench or BENCH
+    bad = []
+    for path in sorted(bench.rglob("*.c")):
+        rel = path.relative_to(bench).as_posix()
+        if rel.startswith("ab/shim/"):
+            continue  # the shim runs inside the user's program, not memfbench
+        text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+        for pattern, why, allowed in MECHANISMS:
+            if rel not in allowed and pattern.search(text):
+                bad.append(f"bench/{rel} {why}")
+    return bad
+
+
+def test_each_mechanism_lives_in_its_room() -> None:
+    assert mechanisms_out_of_their_room() == []
+
+
+def test_the_mechanism_check_sees_a_fork(tmp_path: Path) -> None:
+    (tmp_path / "counts").mkdir()
+    (tmp_path / "counts" / "x.c").write_text("int f(void) { return fork(); } /* fork() in a comment */\n",
+                                             encoding="utf-8")
+    (tmp_path / "counts" / "y.c").write_text("/* mkstemp( only in a comment */\n", encoding="utf-8")
+    found = mechanisms_out_of_their_room(tmp_path)
+    assert len(found) == 1 and "bench/counts/x.c starts or waits" in found[0]
