@@ -147,7 +147,7 @@ int mfb_reply_parse(const char *text, size_t len, struct mfb_reply *r, struct mf
             break;
         const char *sp = memchr(line, ' ', n);
         if (!sp || sp == line || sp - line >= (long)sizeof r->field[0].key)
-            return mfb_fail(err, "its reply has a line of no field: '%.60s'", line);
+            return mfb_fail(err, "its reply has a line of no field: '%.*s'", (int)(n < 60 ? n : 60), line);
         size_t klen = (size_t)(sp - line), vlen = n - klen - 1;
         if (klen == 6 && !memcmp(line, "status", 6)) {
             status = true;

@@ -276,6 +276,7 @@ static void wait_for(const struct mfb_prog *p, pid_t pid, bool own_group, double
 {
     const struct mfb_prog_kind_info *kind = mfb_prog_kind(p->kind);
     const struct sink *reply = sinks[2];
+    double first_word = p->first_word_s > 0 ? p->first_word_s : MFB_FIRST_WORD_S;
     double grace_end = 0;
     for (;;) {
         pid_t r = wait4(pid, wstatus, WNOHANG, ru);
@@ -293,7 +294,7 @@ static void wait_for(const struct mfb_prog *p, pid_t pid, bool own_group, double
                 pass_on(pid, own_group, sig, mfb_stop_sent());
             } else if (limit > 0 && t - t0 >= limit) {
                 how->timed_out = true;
-            } else if (p->reply && reply->len == 0 && t - t0 >= MFB_FIRST_WORD_S) {
+            } else if (p->reply && reply->len == 0 && t - t0 >= first_word) {
                 how->silent = true;
             }
             if (sig || how->timed_out || how->silent) {
@@ -312,8 +313,8 @@ static void wait_for(const struct mfb_prog *p, pid_t pid, bool own_group, double
         /* sleep until a pipe has bytes, a child ends or a request comes (the wake pipe), or the
          * next bound passes */
         double next = how->stopping ? grace_end : limit > 0 ? t0 + limit : -1;
-        if (!how->stopping && p->reply && reply->len == 0 && (next < 0 || t0 + MFB_FIRST_WORD_S < next))
-            next = t0 + MFB_FIRST_WORD_S;
+        if (!how->stopping && p->reply && reply->len == 0 && (next < 0 || t0 + first_word < next))
+            next = t0 + first_word;
         int ms = next < 0 ? -1 : next <= t ? 0 : (int)((next - t) * 1e3) + 1;
         if (o->killed)
             ms = 10; /* the killed end at once: look again soon */
@@ -546,7 +547,7 @@ void mfb_prog_describe(const struct mfb_prog *p, const struct mfb_prog_outcome *
         return;
     case MFB_PROG_SILENT:
         snprintf(out, cap, "no word from it %g s after it was started, stopped (does MEMFBENCH_EXEC_WRAPPER run the "
-                           "program it is given?)", MFB_FIRST_WORD_S);
+                           "program it is given?)", p->first_word_s > 0 ? p->first_word_s : MFB_FIRST_WORD_S);
         return;
     case MFB_PROG_STOPPED:
         snprintf(out, cap, "stopped by %s", mfb_stop_signal_name(o->signal));

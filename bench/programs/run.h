@@ -54,6 +54,7 @@ struct mfb_prog {
     int death_signal;        /* sent to it when memfbench dies (PR_SET_PDEATHSIG; 0: SIGKILL) */
     const struct mfb_deadlines *deadlines; /* the command's --deadline (NULL: the defaults) */
     double limit_s;          /* > 0: this deadline instead of the kind's */
+    double first_word_s;     /* with reply: > 0, this bound on the first word instead of MFB_FIRST_WORD_S */
     int cpu;                 /* >= 0: pinned to this CPU (and what it starts) */
     const char *dir;         /* NULL, or the folder it runs in */
 };
@@ -62,7 +63,7 @@ enum mfb_prog_end {
     MFB_PROG_EXITED,      /* it exited, with status (0 or not) */
     MFB_PROG_SIGNALED,    /* a signal memfbench did not send ended it */
     MFB_PROG_TIMED_OUT,   /* it passed its deadline and was stopped */
-    MFB_PROG_SILENT,      /* memfbench's own: no word on its reply channel within MFB_FIRST_WORD_S */
+    MFB_PROG_SILENT,      /* memfbench's own: no word on its reply channel within its first-word bound */
     MFB_PROG_STOPPED,     /* a stop request (signal) ended it */
     MFB_PROG_NOT_STARTED, /* it could not be started: not found, not executable, no fork */
     MFB_PROG_NO_REPLY,    /* memfbench's own: it exited without a complete reply */
