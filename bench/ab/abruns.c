@@ -1,4 +1,4 @@
-/* The runs of memfbench ab: each one the program under one arm, supervised (orchestrate/supervise.h:
+/* The runs of memfbench ab: each one the program under one arm, supervised (programs/run.h:
  * stopped with everything it started when ab is asked to stop or when it outlives its limit), its
  * times taken, its calls counted by the shim, its output kept within bounds; and the checks that
  * make a run a sample: it ended with status 0, it ran through the shim, and it did the work libc's

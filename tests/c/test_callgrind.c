@@ -1,4 +1,4 @@
-/* memfbench counts' reading of a callgrind file (orchestrate/callgrind.c) on files written here:
+/* memfbench counts' reading of a callgrind file (counts/callgrind.c) on files written here:
  * name compression ("(id) name", "(id)", plain names), a cob= that holds for one call only,
  * recursion levels ('2) as one function, the harness's one-off callee, the loop and a call made
  * only outside the counted region (calls, no cost) left out, a call cycle listed once; sizes from the symbol table of a real object (this test's own binary)

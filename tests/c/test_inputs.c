@@ -1,4 +1,4 @@
-/* The one input rule (base/inputs.c): an output is refused when it is an input by any name (the
+/* The one input rule (files/inputs.c): an output is refused when it is an input by any name (the
  * path itself, a symbolic link, a hard link, another spelling), allowed when it is new or another
  * file; inputs that add up are refused when one repeats. Works in a fresh folder under TMPDIR. */
 #include <stdio.h>

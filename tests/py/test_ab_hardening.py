@@ -3,7 +3,7 @@ program runs, runs that did not do the work refused, a time limit, stops obeyed 
 with the program's whole tree, bounded program output, and --predict-from read in full first.
 
 Each refusal: one line, no result file, nothing left running. The one-second bound of a stop is
-the product's promise (orchestrate/supervise.h); it is asserted on the plain build only, where
+the product's promise (programs/run.h); it is asserted on the plain build only, where
 nothing else slows the processes down."""
 from __future__ import annotations
 

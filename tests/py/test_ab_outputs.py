@@ -1,4 +1,4 @@
-"""memfbench ab under the input/output rule of every subcommand (base/inputs.c): neither -o nor
+"""memfbench ab under the input/output rule of every subcommand (files/inputs.c): neither -o nor
 --program-output may name the program, a variant's shared object, a file of the recording, or each
 other; each is one line, exit 2, and leaves the input as it was (issue 42, case 1 and 2)."""
 from __future__ import annotations

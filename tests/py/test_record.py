@@ -102,7 +102,7 @@ def test_killed_or_missing_programs_leave_no_folder(memfbench, tmp_path):
     (["-o", "{tmp}/x"], "no program given"),
     (["--", MIX], "-o DIR is required"),
     (["-o", "{tmp}/no/such/x", "--", MIX], "does not exist"),
-    (["-o", MIX, "--", MIX], "names an input, the program"),  # the one input rule, base/inputs.c
+    (["-o", MIX, "--", MIX], "names an input, the program"),  # the one input rule, files/inputs.c
 ])
 def test_bad_record_arguments(memfbench, tmp_path, args, fragment):
     (tmp_path / "exists").mkdir()
@@ -190,7 +190,7 @@ def test_merge_adds_call_counts_and_bpftrace(memfbench, tmp_path):
                            (["-o", str(tmp_path / "m5"), str(one), str(link)], "the same recorded folder as"),
                            (["-o", str(tmp_path / "m7"), "--bpftrace", f"memcpy:{bpf}", "--bpftrace",
                              f"memset:{bpf}"], "the same bpftrace histogram as"),
-                           # the one input rule (base/inputs.c): -o never names what merge reads
+                           # the one input rule (files/inputs.c): -o never names what merge reads
                            (["-o", str(link), str(one)], "names an input, the recorded folder"),
                            # a recording cut short (killed, disk full): its provenance is not whole
                            (["-o", str(tmp_path / "m6"), str(cut)], "provenance.json: not JSON (cut short?")):
