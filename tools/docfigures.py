@@ -224,6 +224,34 @@ def gen_warnings(a: argparse.Namespace) -> str:
     return "\n".join(rows) + "\n\n<sub>Generated from `memfbench list --warnings` (bench/base/warn.c).</sub>\n"
 
 
+# A row of the kinds table in bench/programs/kinds.c: name, what, deadline, grace, memory (N * GIB or 0).
+_KIND = re.compile(r'\[MFB_PROG_\w+\] = \{"(?P<name>\w+)", "[^"]*", (?P<deadline>[\d.]+), (?P<grace>[\d.]+), '
+                   r'(?:(?P<gib>\d+) \* GIB|0)\}')
+# What each kind covers, for the reader (the code's own comment on each row says why its numbers).
+_KIND_WHAT = {
+    "tool": "`cc --version`, `git describe`, `valgrind --version`",
+    "build": "one step of a source variant's build (compiler, assembler, linker)",
+    "training": "`--pgo`'s training replay, `llvm-profdata merge`",
+    "valgrind": "one variant's replay under callgrind (`counts`)",
+    "process": "memfbench's own processes (a study's, `ab`'s check and replays, a suite's studies)",
+    "program": "the user's program (`ab`'s runs, bounded by `--watchdog`; `record`'s)",
+}
+_KIND_NONE = {"process": "none (their own watchdog and rounds bound them; a first word within 30 s)"}
+
+
+def gen_program_kinds(a: argparse.Namespace) -> str:
+    """The kinds of program memfbench starts with their bounds, from bench/programs/kinds.c."""
+    del a
+    text = (ROOT / "bench" / "programs" / "kinds.c").read_text(encoding="utf-8")
+    rows = ["| kind | what | default deadline | grace after a stop | memory |", "| --- | --- | --- | --- | --- |"]
+    for m in _KIND.finditer(text):
+        name, deadline = m["name"], float(m["deadline"])
+        limit = f"{deadline:g} s" if deadline > 0 else _KIND_NONE.get(name, "none")
+        memory = f"{m['gib']} GiB" if m["gib"] else "the system's"
+        rows.append(f"| `{name}` | {_KIND_WHAT.get(name, name)} | {limit} | {float(m['grace']):g} s | {memory} |")
+    return "\n".join(rows) + "\n\n<sub>Generated from bench/programs/kinds.c's table.</sub>\n"
+
+
 _SECTION = re.compile(r"<!-- validation section: (?P<key>[^>]*?) -->\n## (?P<title>[^\n]*)\n(?P<body>.*?)"
                       r"<!-- end of validation section -->", re.S)
 
@@ -1257,6 +1285,7 @@ GENERATORS: dict[str, Generator] = {
     "pgo-table": Generator(True, gen_pgo_table),
     "counts-table": Generator(True, gen_counts_table),
     "warnings": Generator(False, gen_warnings),
+    "program-kinds": Generator(False, gen_program_kinds),
     "validation-summary": Generator(False, gen_validation_summary),
     "study": Generator(True, gen_study),
     "analysis-timings": Generator(True, gen_analysis_timings),
