@@ -204,11 +204,26 @@ int mfb_temp_registered(void)
     return reg.n;
 }
 
-void mfb_temp_sweep(const char *cache_root)
+void mfb_cache_root(char *out, size_t cap)
+{
+    const char *own = getenv("MEMFBENCH_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (own && *own)
+        snprintf(out, cap, "%s", own);
+    else if (xdg && *xdg)
+        snprintf(out, cap, "%s/memfbench", xdg);
+    else if (home && *home)
+        snprintf(out, cap, "%s/.cache/memfbench", home);
+    else
+        snprintf(out, cap, "%s", "");
+}
+
+void mfb_temp_sweep(void)
 {
     const char *t = getenv("TMPDIR");
     mfb_temp_remove_stale(t && *t ? t : "/tmp", false);
-    if (!cache_root || !cache_root[0])
+    char cache_root[PATH_MAX];
+    mfb_cache_root(cache_root, sizeof cache_root);
+    if (!cache_root[0])
         return;
     const char *sub[] = {"variants", "profiles"};
     for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {

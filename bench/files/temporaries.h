@@ -38,10 +38,13 @@ void mfb_temp_forget(const char *path);
 void mfb_temp_discard(const char *path);
 /* How many temporaries are registered (the tests' view of a command's exit paths). */
 int mfb_temp_registered(void);
-/* Removes every memfbench temporary whose process is gone from the folders any command may write
- * into besides its output's: $TMPDIR (else /tmp), and the cache's variants/ and profiles/ when
- * cache_root is not NULL or "". */
-void mfb_temp_sweep(const char *cache_root);
+/* The folder of memfbench's cache (built source variants, profiles): $MEMFBENCH_CACHE, else
+ * $XDG_CACHE_HOME/memfbench, else $HOME/.cache/memfbench; "" when none of them is set. */
+void mfb_cache_root(char *out, size_t cap);
+/* Removes every memfbench temporary whose process is gone (a run killed outright) from the
+ * folders any command may write into besides its output's: $TMPDIR (else /tmp) and the cache's
+ * variants/ and profiles/. Every command calls it as it starts. */
+void mfb_temp_sweep(void);
 
 /* Removes every memfbench temporary in dir whose process is gone (kill -9), files and folders,
  * and with say one line on stderr when there were any: how many. */

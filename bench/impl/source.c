@@ -1,5 +1,7 @@
 #include "impl/source.h"
 
+#include "files/temporaries.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/filetext.h"
+#include "files/temporaries.h"
 
 /* An object memfbench links a variant from: far above any one function's object, a bound on what
  * is read of a user's file. */
@@ -58,15 +61,7 @@ bool mfb_source_spec(const char *spec, enum mfb_source_kind *kind)
 
 void mfb_source_cache_root(char *out, size_t cap)
 {
-    const char *own = getenv("MEMFBENCH_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (own && *own)
-        snprintf(out, cap, "%s", own);
-    else if (xdg && *xdg)
-        snprintf(out, cap, "%s/memfbench", xdg);
-    else if (home && *home)
-        snprintf(out, cap, "%s/.cache/memfbench", home);
-    else
-        snprintf(out, cap, "%s", "");
+    mfb_cache_root(out, cap);
 }
 
 struct mfb_source *mfb_source_new(const char *spec, struct mfb_err *err)

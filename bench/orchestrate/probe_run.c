@@ -18,6 +18,7 @@
 #include "probe/sweeps.h"
 #include "report/hostinfo.h"
 #include "report/output.h"
+#include "files/temporaries.h"
 #include "programs/stop.h"
 
 
@@ -81,6 +82,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
     /* SIGINT, SIGTERM, SIGHUP end the curves and keep what was measured (programs/stop.h); taken
      * before the output's temporary exists, so a stop never leaves it behind */
     mfb_stop_install();
+    mfb_temp_sweep();
     if (mfb_output_open(&out, cfg->output, &err) < 0) {
         fprintf(stderr, "memfbench probe: %s\n", err.msg);
         return MFB_EXIT_FAIL;

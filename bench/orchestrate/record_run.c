@@ -163,6 +163,9 @@ static int record_check_output(const char *program, const char *out, struct mfb_
 
 int mfb_record_execute(const struct mfb_record_request *r)
 {
+    /* before the folder's temporary exists: a stop passes on to the program and removes it */
+    mfb_stop_install();
+    mfb_temp_sweep();
     struct mfb_err err = {{0}};
     const char *lib = mfb_program_library("MEMFBENCH_RECORDER", MFB_RECORDER_BUILD_PATH, MFB_RECORDER_INSTALL_PATH);
     struct stat st;

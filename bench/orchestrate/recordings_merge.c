@@ -15,6 +15,8 @@
 #include "base/filetext.h"
 #include "base/functions.h"
 #include "files/inputs.h"
+#include "files/temporaries.h"
+#include "programs/stop.h"
 #include "report/folder.h"
 #include "report/provenance.h"
 #include "workload/distribution.h"
@@ -157,6 +159,9 @@ static int check_replayable(const char *tmp, const char *out, const struct mfb_r
 
 int mfb_recordings_merge(const struct mfb_merge_request *r)
 {
+    /* nothing it runs takes long, but a stop still ends it and removes its temporary (at exit) */
+    mfb_stop_install();
+    mfb_temp_sweep();
     struct mfb_err err = {{0}};
     if (merge_inputs(r->folders, r->nfolders, r->bpf, r->nbpf, r->out, &err) < 0) {
         fprintf(stderr, "memfbench merge: %s\n", err.msg);
@@ -193,7 +198,12 @@ int mfb_recordings_merge(const struct mfb_merge_request *r)
         for (int i = 0; i < r->nbpf; i++)
             cJSON_AddItemToArray(src, cJSON_CreateString(r->bpf[i]));
         mfb_provenance_add_calls(p, &rec);
-        if (mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 || mfb_folder_commit(tmp, r->out, &err) < 0)
+        /* a stop request ends it here, before the folder is put in place */
+        if (mfb_stop_signal())
+            written = mfb_fail(&err, "interrupted by %s; %s not written", mfb_stop_signal_name(mfb_stop_signal()),
+                               r->out);
+        else if (mfb_folder_put_json(tmp, "provenance.json", p, &err) < 0 ||
+                 mfb_folder_commit(tmp, r->out, &err) < 0)
             written = -1;
         cJSON_Delete(p);
     } else if (written == 0) {
@@ -208,5 +218,7 @@ int mfb_recordings_merge(const struct mfb_merge_request *r)
     }
     free(tmp);
     mfb_recording_free(&rec);
+    if (written < 0 && mfb_stop_signal())
+        return mfb_stop_exit_status();
     return written < 0 ? (rc < 0 ? MFB_EXIT_FAIL : MFB_EXIT_USAGE) : MFB_EXIT_OK;
 }

@@ -19,6 +19,7 @@
 #include "orchestrate/plan.h"
 #include "processes/processes.h"
 #include "programs/reply.h"
+#include "files/temporaries.h"
 #include "programs/stop.h"
 #include "machine/flush.h"
 #include "machine/pagesize.h"
@@ -56,6 +57,7 @@ static void install_signals(struct mfb_warnings *warn)
 {
     mfb_stop_install();
     mfb_stop_on_request(mfb_guard_stop_requested);
+    mfb_temp_sweep(); /* what a run killed outright left in $TMPDIR and the cache */
 #ifndef __OPTIMIZE__
     mfb_warn(warn, MFB_W_BUILD, "memfbench was built without optimization");
 #else

@@ -11,6 +11,7 @@
 #include "orchestrate/analysis.h"
 #include "programs/reply.h"
 #include "programs/run.h"
+#include "files/temporaries.h"
 #include "programs/stop.h"
 #include "report/folder.h"
 
@@ -143,6 +144,7 @@ static void file_name(const struct mfb_suite_request *r, enum mfb_func f, const 
 int mfb_suite_execute(const struct mfb_suite_request *r)
 {
     mfb_stop_install(); /* before the folder's temporary exists: a stop never leaves it behind */
+    mfb_temp_sweep();
     struct mfb_err err = {{0}};
     char *tmp = mfb_folder_begin(r->out, &err);
     if (!tmp) {
