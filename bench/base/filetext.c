@@ -1,5 +1,7 @@
 #include "base/filetext.h"
 
+#include "base/openin.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,17 +10,13 @@
 
 char *mfb_file_text(const char *path, size_t max, size_t *len, struct mfb_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        mfb_fail(err, "%s: cannot read: %s", path, strerror(e));
-        errno = e;
+    FILE *f = mfb_open_input(path, NULL, err);
+    if (!f)
         return NULL;
-    }
     struct stat st;
     char *text = NULL;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-        mfb_fail(err, "%s: not a regular file", path);
+    if (fstat(fileno(f), &st) != 0)
+        mfb_fail(err, "%s: cannot read: %s", path, strerror(errno));
     else if ((unsigned long long)st.st_size > max)
         mfb_fail(err, "%s: %lld bytes, more than the %zu such a file can hold", path, (long long)st.st_size, max);
     else if (!(text = malloc((size_t)st.st_size + 1)))

@@ -1,5 +1,7 @@
 #include "base/sha256.h"
 
+#include "base/openin.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -104,7 +106,9 @@ void mfb_sha256_final(struct mfb_sha256 *s, uint8_t out[32])
 
 int mfb_sha256_file(const char *path, char hex[65])
 {
-    FILE *f = fopen(path, "rb");
+    /* a regular file only: a header that is a FIFO or /dev/zero would hold the digest forever */
+    struct mfb_err ignored;
+    FILE *f = mfb_open_input(path, NULL, &ignored);
     if (!f)
         return -1;
     struct mfb_sha256 s;

@@ -1,5 +1,7 @@
 #include "workload/csv.h"
 
+#include "base/openin.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +11,9 @@ int mfb_csv_open(struct mfb_csv *c, const char *path, struct mfb_err *err)
 {
     memset(c, 0, sizeof *c);
     c->path = path;
-    c->f = fopen(path, "rb");
-    if (!c->f)
-        return mfb_fail(err, "%s: cannot open: %s", path, strerror(errno));
     /* a device or a pipe may never end (/dev/zero) and cannot be read twice: a table is a file */
-    struct stat st;
-    if (fstat(fileno(c->f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(c->f);
-        c->f = NULL;
-        return mfb_fail(err, "%s: not a regular file (a %s): give a table or trace as a file", path,
-                        S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "pipe" : "device or other");
-    }
-    return 0;
+    c->f = mfb_open_input(path, "give a table or trace as a file", err);
+    return c->f ? 0 : -1;
 }
 
 /* One line into c->buf, at most MFB_CSV_MAX_LINE bytes: its length, 0 at the end of the file, or

@@ -1,5 +1,7 @@
 #include "workload/distribution.h"
 
+#include "base/openin.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -97,7 +99,8 @@ static int load_csv_set(struct mfb_dist *d, const char *prefix, struct mfb_err *
 /* fleetbench's own format: three lines of key:probability pairs (sizes, overlap, alignment). */
 static int looks_like_fleetbench(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    struct mfb_err ignored;
+    FILE *f = mfb_open_input(path, NULL, &ignored);
     if (!f)
         return 0;
     char buf[256];

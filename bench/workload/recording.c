@@ -1,5 +1,7 @@
 #include "workload/recording.h"
 
+#include "base/openin.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -116,9 +118,9 @@ static int raw_line(struct mfb_recording *r, char *line, const char *path, int l
 
 int mfb_recording_add_raw(struct mfb_recording *r, const char *path, struct mfb_err *err)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = mfb_open_input(path, NULL, err);
     if (!fp)
-        return mfb_fail(err, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
     char line[256];
     int ln = 0, rc = 0;
     bool ended = false;
@@ -378,15 +380,10 @@ static int bpf_add_rows(struct mfb_rec_func *f, struct bpf_row *rows, size_t n, 
 
 int mfb_recording_add_bpftrace(struct mfb_recording *r, const char *path, enum mfb_func f, struct mfb_err *err)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return mfb_fail(err, "%s: cannot read: %s", path, strerror(errno));
     /* a device or a pipe may never end (/dev/zero): a histogram is a file bpftrace's output went to */
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return mfb_fail(err, "%s: not a regular file: give bpftrace's output as a file", path);
-    }
+    FILE *fp = mfb_open_input(path, "give bpftrace's output as a file", err);
+    if (!fp)
+        return -1;
     char line[BPF_MAX_LINE + 1];
     struct bpf_row *rows = NULL;
     size_t nrows = 0, cap = 0;
