@@ -531,6 +531,13 @@ bool mfb_prog_ok(const struct mfb_prog_outcome *o)
     return o->end == MFB_PROG_EXITED && o->status == 0;
 }
 
+/* Where memfbench's own child never answered: under an exec wrapper, the likeliest cause. */
+static const char *wrapper_hint(void)
+{
+    const char *w = getenv(MFB_EXEC_WRAPPER_ENV);
+    return w && *w ? " (does " MFB_EXEC_WRAPPER_ENV " run the program it is given?)" : "";
+}
+
 void mfb_prog_describe(const struct mfb_prog *p, const struct mfb_prog_outcome *o, char *out, size_t cap)
 {
     const struct mfb_prog_kind_info *k = mfb_prog_kind(p->kind);
@@ -546,8 +553,8 @@ void mfb_prog_describe(const struct mfb_prog *p, const struct mfb_prog_outcome *
                  k->what, k->name);
         return;
     case MFB_PROG_SILENT:
-        snprintf(out, cap, "no word from it %g s after it was started, stopped (does MEMFBENCH_EXEC_WRAPPER run the "
-                           "program it is given?)", p->first_word_s > 0 ? p->first_word_s : MFB_FIRST_WORD_S);
+        snprintf(out, cap, "no word from it %g s after it was started, stopped%s",
+                 p->first_word_s > 0 ? p->first_word_s : MFB_FIRST_WORD_S, wrapper_hint());
         return;
     case MFB_PROG_STOPPED:
         snprintf(out, cap, "stopped by %s", mfb_stop_signal_name(o->signal));
@@ -556,8 +563,7 @@ void mfb_prog_describe(const struct mfb_prog *p, const struct mfb_prog_outcome *
         snprintf(out, cap, "could not be started: %s", o->why);
         return;
     case MFB_PROG_NO_REPLY:
-        snprintf(out, cap, "exit status %d without memfbench's reply (does MEMFBENCH_EXEC_WRAPPER run the program it is "
-                           "given?)", o->status);
+        snprintf(out, cap, "exit status %d before it answered%s", o->status, wrapper_hint());
         return;
     }
     snprintf(out, cap, "ended");

@@ -121,7 +121,7 @@ static void replies(struct tap *t)
     rc = sh("exit 0", &p, &o);
     char how[400];
     mfb_prog_describe(&p, &o, how, sizeof how);
-    TAP_CHECK(t, rc == 0 && o.end == MFB_PROG_NO_REPLY && !mfb_prog_ok(&o) && strstr(how, "without memfbench's reply"),
+    TAP_CHECK(t, rc == 0 && o.end == MFB_PROG_NO_REPLY && !mfb_prog_ok(&o) && strstr(how, "before it answered"),
               "exit 0 without a reply is not success: %s", how);
     mfb_prog_outcome_free(&o);
     p = (struct mfb_prog){.kind = MFB_PROG_PROCESS, .reply = true, .first_word_s = 0.3};
