@@ -532,6 +532,13 @@ def gen_counts_table(a: argparse.Namespace) -> str:
             provenance(f"memfbench counts -v {names} -o FILE, twice"))
 
 
+def gen_subcommand_matrix(a: argparse.Namespace) -> str:
+    """tools.matrix: every subcommand the dispatcher lists through every case of the matrix
+    (tools/lib/matrix.py), each cell its result and a stop's seconds from the signal to the end."""
+    from tools import matrix
+    return matrix.table_text(a.memfbench) + "\n" + provenance(f"{Path(sys.executable)} -m tools.matrix")
+
+
 def gen_record_cost(a: argparse.Namespace) -> str:
     """tools.bench_record: the recorder's cost per call, each configuration 5 times interleaved."""
     p = _run([sys.executable, "-m", "tools.bench_record", "--cpu", "1"], cwd=ROOT)
@@ -1284,6 +1291,7 @@ GENERATORS: dict[str, Generator] = {
     "ab-signals": Generator(True, gen_ab_signals),
     "pgo-table": Generator(True, gen_pgo_table),
     "counts-table": Generator(True, gen_counts_table),
+    "subcommand-matrix": Generator(True, gen_subcommand_matrix),
     "warnings": Generator(False, gen_warnings),
     "program-kinds": Generator(False, gen_program_kinds),
     "validation-summary": Generator(False, gen_validation_summary),
