@@ -249,6 +249,12 @@ def _shown_names(doc: dict[str, Any]) -> None:
     for key in ("baseline", "distribution"):
         if isinstance(cfg.get(key), str):
             cfg[key] = shown_name(cfg[key])
+    # the warnings quote names too (a variant's, a file's): printed as the names are
+    statuses = [doc.get("status")] + [p.get("status") for p in doc.get("processes") or [] if isinstance(p, dict)]
+    for st in statuses:
+        for w in (st or {}).get("warnings") or []:
+            if isinstance(w, dict) and isinstance(w.get("message"), str):
+                w["message"] = shown_name(w["message"])
 
 
 def read_result(path: str | Path) -> dict[str, Any]:

@@ -147,10 +147,27 @@ def _read_rest(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
     raise _too_large(p, limit)
 
 
+def _open_regular(p: Path) -> BinaryIO:
+    """p opened to read, never blocking (a FIFO no program writes to would hold open(2) forever) and
+    only when it is a regular file, checked on the descriptor opened: a pipe or a device (/dev/zero)
+    is refused as memfbench's own readers refuse it (bench/base/openin.c)."""
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "folder" if stat.S_ISDIR(st.st_mode) else "pipe" if stat.S_ISFIFO(st.st_mode) else "device or other"
+            raise ResultFileError(f"{p}: not a regular file (a {kind}): give a result file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _read_bytes(p: Path) -> bytes | bytearray:
     limit = text_limit()
     try:
-        with open(p, "rb") as f:
+        with _open_regular(p) as f:
             head = f.read(_HEAD)
             if head.startswith(_GZIP_MAGIC):
                 return _gunzip(p, f, head, limit)

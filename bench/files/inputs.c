@@ -1,5 +1,8 @@
 #include "files/inputs.h"
 
+#include "files/temporaries.h"
+
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -94,5 +97,14 @@ int mfb_output_folder_check(const char *cmd, const char *option, const char *pat
         return mfb_fail(err, "%s: %s %s: the folder %s does not exist", cmd, option, path, dir);
     if (!S_ISDIR(st.st_mode))
         return mfb_fail(err, "%s: %s %s: %s is not a folder", cmd, option, path, dir);
+    /* a folder that takes no file (read-only, a file system such as /proc that root cannot write
+     * either, a full disk) is found now, by making the temporary the output would start as, not
+     * by access(2), which root passes everywhere */
+    const char *base = slash ? slash + 1 : path;
+    char *probe = mfb_temp_make(dir, *base ? base : "output", "-check", false);
+    if (!probe)
+        return mfb_fail(err, "%s: %s %s: cannot write into the folder %s: %s", cmd, option, path, dir, strerror(errno));
+    mfb_temp_discard(probe);
+    free(probe);
     return 0;
 }

@@ -100,7 +100,8 @@ static void report(const struct mfb_record_request *a, const struct mfb_recordin
  * request passes on to it (programs/run.h), *stopped then holds the signal. The program keeps
  * record's process group, as it may read the terminal, and gets SIGTERM when record dies, so its
  * recorder's exit handlers still write what was counted. */
-static int run_program(const struct mfb_record_request *r, const char *lib, const char *raw, int *stopped)
+static int run_program(const struct mfb_record_request *r, const char *lib, const char *raw, int *stopped,
+                       bool *killed)
 {
     const char *old = getenv("LD_PRELOAD");
     size_t n = strlen(lib) + (old ? strlen(old) : 0) + 16;
@@ -135,10 +136,8 @@ static int run_program(const struct mfb_record_request *r, const char *lib, cons
             fprintf(stderr, "memfbench record: %s\n", o.why);
             status = 127;
         } else if (o.end == MFB_PROG_STOPPED) {
-            *stopped = o.signal;
-            if (o.killed)
-                fprintf(stderr, "memfbench record: %s did not end within %g s of %s; killed\n", r->program[0],
-                        mfb_prog_kind(p.kind)->grace_s, mfb_stop_signal_name(o.signal));
+            *stopped = o.signal; /* said in the one line the end of record prints */
+            *killed = o.killed;
         } else if (o.end != MFB_PROG_EXITED) {
             fprintf(stderr, "memfbench record: %s: %s\n", r->program[0], how);
         }
@@ -187,7 +186,8 @@ int mfb_record_execute(const struct mfb_record_request *r)
         return MFB_EXIT_FAIL;
     }
     int stopped = 0;
-    int status = run_program(r, lib, raw, &stopped);
+    bool killed = false;
+    int status = run_program(r, lib, raw, &stopped, &killed);
     struct mfb_recording rec = {0};
     int rc = add_raw_files(&rec, raw, &err);
     int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
@@ -221,7 +221,8 @@ int mfb_record_execute(const struct mfb_record_request *r)
         if (status == 0)
             status = MFB_EXIT_FAIL;
     }
-    report(&at, &rec, written, traced, status, &err);
+    if (!stopped) /* a stop is said in one line, below */
+        report(&at, &rec, written, traced, status, &err);
     if (written <= 0) {
         mfb_folder_abort(tmp);
         if (status == 0)
@@ -229,7 +230,11 @@ int mfb_record_execute(const struct mfb_record_request *r)
     }
     /* A stop ends record as it ends every command: 128 + the signal, after saying what it kept. */
     if (stopped) {
-        fprintf(stderr, "memfbench record: interrupted by %s: %s\n", mfb_stop_signal_name(stopped),
+        char grace[96] = "";
+        if (killed)
+            snprintf(grace, sizeof grace, " (it did not end within %g s and was killed)",
+                     mfb_prog_kind(MFB_PROG_PROGRAM)->grace_s);
+        fprintf(stderr, "memfbench record: interrupted by %s%s: %s\n", mfb_stop_signal_name(stopped), grace,
                 written > 0 ? "the folder holds the calls counted until then" : "nothing written");
         status = 128 + stopped;
     }

@@ -99,9 +99,10 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     argv[n++] = (char *)path;
     if (r->quiet)
         argv[n++] = "-q";
-    /* its progress and summary on the terminal, as a study's; its verdict on the reply channel */
+    /* its summary kept and shown when it succeeds; its verdict on the reply channel, so a study that
+     * fails or is stopped is said in the suite's one line, not in two */
     struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench suite", .name = "a study", .argv = argv,
-                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_INHERIT, .err = MFB_IO_INHERIT, .reply = true,
+                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_INHERIT, .err = MFB_IO_CAPTURE, .reply = true,
                          .death_signal = SIGTERM, .deadlines = r->deadlines, .cpu = -1};
     struct mfb_prog_outcome o;
     struct mfb_err err = {{0}};
@@ -114,12 +115,20 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     if (o.end == MFB_PROG_STOPPED) {
         status = 128 + o.signal;
     } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &reply, &err) < 0) {
-        char how[400];
+        char how[400], last[400];
         mfb_prog_describe(&p, &o, how, sizeof how);
-        fprintf(stderr, "memfbench suite: the study of %s on %s ended with %s\n", mfb_func_name(f), dist, how);
+        mfb_prog_last_line(o.err, last, sizeof last);
+        fprintf(stderr, "memfbench suite: the study of %s on %s ended with %s%s%s; no suite written\n",
+                mfb_func_name(f), dist, how, last[0] ? ": " : "", last);
+        status = o.status ? o.status : MFB_EXIT_FAIL;
+    } else if (reply.status != MFB_REPLY_OK) {
+        fprintf(stderr, "memfbench suite: the study of %s on %s failed: %s; no suite written\n", mfb_func_name(f), dist,
+                reply.message[0] ? reply.message : "no message");
         status = o.status ? o.status : MFB_EXIT_FAIL;
     } else {
-        status = reply.status == MFB_REPLY_OK ? 0 : o.status ? o.status : MFB_EXIT_FAIL;
+        if (o.err_len) /* the study's own summary */
+            fwrite(o.err, 1, o.err_len, stderr);
+        status = 0;
     }
     mfb_prog_outcome_free(&o);
 done:
@@ -159,13 +168,10 @@ int mfb_suite_execute(const struct mfb_suite_request *r)
         snprintf(path, sizeof path, "%s/%s", tmp, name);
         if (!r->quiet)
             fprintf(stderr, "memfbench suite: study %d: %s on %s\n", k + 1, mfb_func_name(f), dist);
-        status = run_study(r, f, dist, path);
+        status = run_study(r, f, dist, path); /* a failure is said there, in one line */
         if (status != 0 && mfb_stop_signal())
             fprintf(stderr, "memfbench suite: interrupted by %s during the study of %s on %s; no suite written\n",
                     mfb_stop_signal_name(mfb_stop_signal()), mfb_func_name(f), dist);
-        else if (status != 0)
-            fprintf(stderr, "memfbench suite: the study of %s on %s ended with exit status %d; no suite written\n",
-                    mfb_func_name(f), dist, status);
     }
     if (status != 0 || mfb_folder_commit(tmp, r->out, &err) < 0) {
         if (status == 0)

@@ -499,6 +499,10 @@ int mfb_prog_run(const struct mfb_prog *p, struct mfb_prog_outcome *o, struct mf
     struct ending how = {0};
     struct sink *sinks[3] = {&pl.sink[0], &pl.sink[1], &pl.sink[2]};
     wait_for(p, pid, l.own_group, limit, t0, sinks, &wstatus, &ru, &how, o);
+    /* a request that came as it ended (the terminal's Ctrl-C reaches a program of memfbench's group
+     * at once, and it may end before the wait looks): the run was stopped all the same */
+    if (!o->signal && !how.timed_out && !how.silent && mfb_stop_signal())
+        o->signal = mfb_stop_signal();
     o->wall_s = now_s() - t0;
     o->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
     o->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
