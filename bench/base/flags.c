@@ -185,19 +185,65 @@ static int unknown_option(const struct mfb_flag_table *t, const char *arg, struc
     char word[64];
     const char *names[256];
     size_t n = 0;
+    const char *hint = t->unknown_hint ? t->unknown_hint : "";
     snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + strspn(arg, "-"), "="), arg + strspn(arg, "-"));
     for (size_t i = 0; i < t->n && n < sizeof names / sizeof names[0]; i++)
         if (t->rows[i].help) /* an internal option is never a suggestion */
             names[n++] = t->rows[i].name;
     int k = strlen(arg) > 2 && arg[1] == '-' ? mfb_nearest_name(word, names, n, 2) : -1;
     if (k >= 0)
-        return mfb_fail(err, "%s: unknown option '%s': did you mean --%s? (see %s --help)", t->command, arg, names[k],
-                        t->command);
-    return mfb_fail(err, "%s: unknown option '%s' (see %s --help)", t->command, arg, t->command);
+        return mfb_fail(err, "%s: unknown option '%s': did you mean --%s? (see %s --help%s)", t->command, arg,
+                        names[k], t->command, hint);
+    return mfb_fail(err, "%s: unknown option '%s' (see %s --help%s)", t->command, arg, t->command, hint);
 }
 
-int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int argc, char **argv, void *request,
-                    int *action, int *operands, struct mfb_err *err)
+/* The line as one line: a value quoted in it may hold a newline or another control character,
+ * shown as '?' (the terminal would act on it). */
+static void one_line(struct mfb_err *err)
+{
+    for (char *p = err->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* A value the row's own parser (or the command's apply) refused: its line made whole, as
+ * mfb_flags_parse says. */
+static int refused(const struct mfb_flag_table *t, const struct mfb_flag *r, const char *arg, struct mfb_err *err)
+{
+    if (!err->msg[0])
+        return mfb_fail(err, "%s: --%s: '%s' is not %s", t->command, r->name, arg ? arg : "",
+                        r->good ? r->good : "a value it takes");
+    if (err->msg[0] == '-') {
+        char line[sizeof err->msg];
+        snprintf(line, sizeof line, "%s", err->msg);
+        return mfb_fail(err, "%s: %s", t->command, line);
+    }
+    return -1;
+}
+
+/* A row's value applied, through the command's switch for a row that only declares. */
+static int apply_row(const struct mfb_flag_table *t, const struct mfb_flag *r, int id, char *arg, void *request,
+                     struct mfb_err *err)
+{
+    err->msg[0] = '\0';
+    int rc = r->kind == MFB_FLAG_ACTION ? t->apply(id, arg, request, err) : mfb_flags_apply(t, r, arg, request, err);
+    return rc < 0 ? refused(t, r, arg, err) : rc;
+}
+
+/* A value missing at the end of the command line: the option named as it was given. */
+static int missing_value(const struct mfb_flag_table *t, const char *given, struct mfb_err *err)
+{
+    /* getopt's optopt is the row's id for a long option and a letter alike */
+    const struct mfb_flag *r = mfb_flags_row(t, optopt);
+    if (r && r->letter && !(given[0] == '-' && given[1] == '-'))
+        return mfb_fail(err, "%s: -%c (--%s) needs a value", t->command, r->id, r->name);
+    if (r)
+        return mfb_fail(err, "%s: --%s needs a value", t->command, r->name);
+    return mfb_fail(err, "%s: %s needs a value", t->command, given);
+}
+
+int mfb_flags_parse(const struct mfb_flag_table *t, int argc, char **argv, void *request, int *action,
+                    int *operands, struct mfb_err *err)
 {
     /* n + 1 entries and the option string, on the heap: bounded by the table, not by argv */
     struct option *opts = calloc(t->n + 1, sizeof *opts);
@@ -207,7 +253,7 @@ int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int ar
         free(shorts);
         return mfb_fail(err, "%s: out of memory", t->command);
     }
-    mfb_flags_getopt(t->rows, t->n, stop_at_operand, opts, shorts);
+    mfb_flags_getopt(t->rows, t->n, t->operands == MFB_OPERANDS_AFTER, opts, shorts);
     /* 0, not 1: glibc then also forgets the position inside a group of short options (-hq). */
     optind = 0;
     opterr = 0;
@@ -215,30 +261,57 @@ int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int ar
     while (rc == 0 && (ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         const struct mfb_flag *r = ch == ':' || ch == '?' ? NULL : mfb_flags_row(t, ch);
         if (ch == ':')
-            rc = mfb_fail(err, "%s: %s needs a value", t->command, argv[optind - 1]);
+            rc = missing_value(t, argv[optind - 1], err);
         else if (!r)
             rc = unknown_option(t, argv[optind - 1], err);
-        else if (r->kind == MFB_FLAG_ACTION && t->apply && ch != 'h')
-            rc = t->apply(ch, optarg, request, err);
-        else if (r->kind == MFB_FLAG_ACTION) {
+        else if (r->kind == MFB_FLAG_ACTION && (!t->apply || ch == 'h')) {
             *action = ch;
             rc = 1;
         } else
-            rc = mfb_flags_apply(t, r, optarg, request, err);
+            rc = apply_row(t, r, ch, optarg, request, err);
     }
     *operands = optind;
+    if (rc == 0 && t->operands == MFB_OPERANDS_NONE && optind < argc)
+        rc = mfb_fail(err, "%s: unexpected argument '%s'", t->command, argv[optind]);
     free(opts);
     free(shorts);
+    if (rc < 0)
+        one_line(err);
     return rc;
 }
 
-int mfb_flags_each(const char *command, const struct mfb_flag *rows, size_t n, int argc, char **argv,
-                   int (*apply)(int id, char *arg, void *ctx, struct mfb_err *err), void *ctx, struct mfb_err *err)
+int mfb_flags_each(const struct mfb_flag_table *t, int argc, char **argv, void *ctx, int *operands,
+                   struct mfb_err *err)
 {
-    const struct mfb_flag_table t = {.command = command, .rows = rows, .n = n, .apply = apply};
-    int action = 0, operands = 0;
-    int rc = mfb_flags_parse(&t, false, argc, argv, ctx, &action, &operands, err);
-    if (rc == 0 && operands < argc)
-        rc = mfb_fail(err, "%s: unexpected argument '%s'", command, argv[operands]);
+    int action = 0, first = argc;
+    int rc = mfb_flags_parse(t, argc, argv, ctx, &action, &first, err);
+    if (operands)
+        *operands = first;
+    if (rc == 1 && t->usage)
+        t->usage(stdout);
+    return rc;
+}
+
+int mfb_flags_names(const char *command, const char *opt, char *list, const char **names, int *n, int max,
+                    struct mfb_err *err)
+{
+    size_t len = strlen(list);
+    int rc = 0;
+    if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+        rc = mfb_fail(err, "%s: %s: '%s' holds an empty name (names are separated by single commas)", command, opt,
+                      list);
+    char *save = NULL;
+    for (char *name = rc ? NULL : strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        for (int i = 0; i < *n && rc == 0; i++)
+            if (!strcmp(names[i], name))
+                rc = mfb_fail(err, "%s: %s: '%s' is named twice", command, opt, name);
+        if (rc == 0 && *n == max)
+            rc = mfb_fail(err, "%s: %s: more than %d names ('%s' is one too many)", command, opt, max, name);
+        if (rc < 0)
+            break;
+        names[(*n)++] = name;
+    }
+    if (rc < 0)
+        one_line(err);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "base/parse.h" /* the forms the shared rows say is good: MFB_CACHE_SIZES_FORM, MFB_SEED_FORMS */
 
 /* How a row's value becomes its member. */
 enum mfb_flag_kind {
@@ -67,12 +68,29 @@ struct mfb_flag {
 #define MFB_ROW(NAME, HAS_ARG, ID, LETTER, VALUE, HELP) \
     {.name = (NAME), .has_arg = (HAS_ARG), .id = (ID), .letter = (LETTER), .value = (VALUE), .help = (HELP)}
 /* The options every command that has them spells alike: the letter, the value's name and, for
- * --help, the text; what each does is the command's, so its help is given. */
+ * --help, the text, and for --seed what a good one is (an apply that refuses a seed says nothing:
+ * mfb_flags_parse says it from the row); what each does is the command's, so its help is given. */
 #define MFB_ROW_HELP MFB_ROW("help", no_argument, 'h', true, NULL, "this text")
 #define MFB_ROW_QUIET(HELP) MFB_ROW("quiet", no_argument, 'q', true, NULL, HELP)
 #define MFB_ROW_OUTPUT(VALUE, HELP) MFB_ROW("output", required_argument, 'o', true, VALUE, HELP)
-#define MFB_ROW_SEED(HELP) MFB_ROW("seed", required_argument, 's', true, "S", HELP)
+#define MFB_ROW_SEED(HELP)                                                                                \
+    {.name = "seed", .has_arg = required_argument, .id = 's', .letter = true, .value = "S", .help = (HELP), \
+     .good = "a 64-bit seed (" MFB_SEED_FORMS ")"}
 #define MFB_ROW_CPU(HELP) MFB_ROW("cpu", required_argument, 'c', true, "N", HELP)
+/* The options more than one command has and means alike, declared here once with their help.
+ * Each only declares: the command's apply stores the value (so its table needs one), and an
+ * apply that refuses the value without a message has it said from the row's good. --cache is
+ * parsed by mfb_parse_cache_sizes (base/parse.h), --deadline by mfb_deadlines_parse, whose help
+ * MFB_DEADLINE_HELP is programs/kinds.h's (which base/ cannot include: a command with the row
+ * includes it); a run echoes its deadlines under "deadline". */
+#define MFB_ROW_CACHE(ID)                                                                                   \
+    {.name = "cache", .has_arg = required_argument, .id = (ID), .value = "L1D:L2:LLC",                    \
+     .help = "the cache sizes the buffers are laid out for, e.g. 48K:2M:32M\n"                            \
+             "(default: this machine's, as detected)",                                                    \
+     .good = MFB_CACHE_SIZES_FORM}
+#define MFB_ROW_DEADLINE(ID) \
+    {.name = "deadline", .has_arg = required_argument, .id = (ID), .value = "KIND=S", .help = MFB_DEADLINE_HELP, \
+     .echo = "deadline"}
 
 /* Room for getopt's option string: its lead ("+:" at most), two characters per flag, the terminator. */
 #define MFB_FLAGS_SHORTS_CAP(n) (2 * (n) + 3)
@@ -86,6 +104,14 @@ void mfb_flags_getopt(const struct mfb_flag *f, size_t n, bool stop_at_operand, 
  * further help line indented to it. */
 void mfb_flags_usage(FILE *out, const struct mfb_flag *f, size_t n);
 
+/* Where a command's options end, and what the arguments after them are. */
+enum mfb_flags_operands {
+    MFB_OPERANDS_NONE,  /* no operand: an argument that is no option is refused */
+    MFB_OPERANDS_AFTER, /* options end at the first operand (or "--"): the rest is the command's own,
+                         * never read as options (record's and ab's program, a suite's run options) */
+    MFB_OPERANDS_AMONG  /* operands may stand between the options (merge's folders): gathered after them */
+};
+
 /* One command's table as the generic parser uses it. */
 struct mfb_flag_table {
     const char *command;           /* "memfbench run": every message starts with it */
@@ -96,6 +122,11 @@ struct mfb_flag_table {
     /* The rows that only declare an option (MFB_ROW, kind ACTION) but --help: the command's own
      * switch, given the row's id and value (NULL: such a row ends the parse as an action). */
     int (*apply)(int id, char *arg, void *request, struct mfb_err *err);
+    enum mfb_flags_operands operands;
+    /* "; run options go after --": said after "see COMMAND --help" of an unknown option (NULL: nothing) */
+    const char *unknown_hint;
+    /* The command's --help text, printed by mfb_flags_each (NULL: the caller prints it) */
+    void (*usage)(FILE *out);
 };
 
 /* Every row's initial value into the request (its other members are left as they are). */
@@ -105,17 +136,29 @@ const struct mfb_flag *mfb_flags_row(const struct mfb_flag_table *t, int id);
 /* Applies row r's value arg to the request: 0, or -1 with "COMMAND: --name: ..." in err. */
 int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, const char *arg, void *request,
                     struct mfb_err *err);
-/* Parses argv[1..argc) into the request, stopping at the first operand with stop_at_operand:
- * 0, 1 when an ACTION row was met (its id in *action), or -1 with err. *operands is the index of
- * the first argument that is no option. */
-int mfb_flags_parse(const struct mfb_flag_table *t, bool stop_at_operand, int argc, char **argv, void *request,
-                    int *action, int *operands, struct mfb_err *err);
+/* Parses argv[1..argc) into the request, options ending as t->operands says: 0, 1 when an
+ * ACTION row that apply does not take was met (--help; its id in *action), or -1 with one line
+ * in err that starts with the command and names the option: an unknown option (with the nearest
+ * one the table has, when a typo is likely), a missing value, a value the row refuses, an operand
+ * where none is taken. A CUSTOM row's parse or apply that fails with a line of its own starting
+ * "-" (a parser every command shares, such as --deadline's, names the option, not the command)
+ * gets the command in front; one that fails without a line has "'V' is not <good>" said from
+ * its row. *operands is the index of the first argument that is no option. */
+int mfb_flags_parse(const struct mfb_flag_table *t, int argc, char **argv, void *request, int *action,
+                    int *operands, struct mfb_err *err);
 
 /* mfb_flags_parse for a command whose rows only declare its options (MFB_ROW): each option and
- * its value handed to apply(id, value, ctx, err) in order; 0 when every option applied and no
- * operand is left, 1 at --help ('h', which apply never sees), -1 with err (mfb_flags_parse's
- * lines, "COMMAND: unexpected argument 'x'", or apply's own). */
-int mfb_flags_each(const char *command, const struct mfb_flag *rows, size_t n, int argc, char **argv,
-                   int (*apply)(int id, char *arg, void *ctx, struct mfb_err *err), void *ctx, struct mfb_err *err);
+ * its value handed to t->apply(id, value, ctx, err) in order; 0 when every option applied, 1 at
+ * --help ('h', which apply never sees; t->usage printed on stdout), -1 with err. *operands (NULL
+ * for a table that takes none) is the index of the first operand. */
+int mfb_flags_each(const struct mfb_flag_table *t, int argc, char **argv, void *ctx, int *operands,
+                   struct mfb_err *err);
+
+/* A value of names separated by commas (counts -v avx2,sse2) of option opt into names[*n..max):
+ * a name that is empty (",,", a comma first or last, an empty value) or already among
+ * names[0..*n) (in this value or an earlier one) is refused, as are more than max names. list
+ * is split in place; names point into it. 0, or -1 with "COMMAND: OPT: ..." in err. */
+int mfb_flags_names(const char *command, const char *opt, char *list, const char **names, int *n, int max,
+                    struct mfb_err *err);
 
 #endif

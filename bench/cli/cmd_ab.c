@@ -1,22 +1,22 @@
 /* memfbench ab [-v VARIANT]... [--runs N] -o FILE -- PROGRAM [ARGS...]: a program run end to end
  * under the C library's functions and under each variant (ab/ab.h), the file written,
  * then the verdict printed by the analysis (memfbench analyze ab FILE). */
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/flags.h"
-#include "files/inputs.h"
 #include "base/parse.h"
 #include "base/rng.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "ab/ab.h"
 #include "ab/abstudy.h"
 #include "orchestrate/cpus.h"
 
-enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS, OPT_WATCHDOG };
+enum { OPT_RUNS = 256, OPT_WARMUP, OPT_OUTPUT_OF, OPT_PREDICT, OPT_REPLAY_TIME, OPT_BY_CLASS, OPT_WATCHDOG,
+       OPT_DEADLINE };
 
 /* The runs of a default comparison: ten blocks give a t interval over ten paired differences. */
 #define AB_DEFAULT_RUNS 10
@@ -40,6 +40,7 @@ static const struct mfb_flag ab_flags[] = {
      "stop a run (the program and all it started) that has not ended after\n"
      "S seconds, and the study with it (default: 600 s for the first run,\n"
      "then 10 times the longest run, at least 60 s)"),
+    MFB_ROW_DEADLINE(OPT_DEADLINE),
     MFB_ROW("predict-from", required_argument, OPT_PREDICT, false, "DIR",
      "a recording of this program (memfbench record): also replay its table\n"
      "(a default study, FILE.replay.json; its trace in order too when it\n"
@@ -66,20 +67,13 @@ static void usage(FILE *out)
 }
 
 struct ab_args {
+    struct mfb_ab *ab;
     const char *variants[MFB_AB_MAX_VARIANTS + 1];
     int nvariants;
     const char *output;
     const char *predict_from;
     bool quiet, seed_given;
-    int program; /* argv index of PROGRAM */
 };
-
-static int bad(const char *fmt, const char *opt, const char *value)
-{
-    fprintf(stderr, fmt, opt, value);
-    fputc('\n', stderr);
-    return MFB_EXIT_USAGE;
-}
 
 static bool cpu_allowed(uint64_t cpu)
 {
@@ -98,115 +92,112 @@ static int seconds_arg(const char *arg, double lo, double hi, double *out)
     return 0;
 }
 
-/* The options before the program: 0, or the exit status to end with. */
-static int parse(int argc, char **argv, struct mfb_ab *ab, struct ab_args *a)
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
-    enum { NFLAGS = sizeof ab_flags / sizeof ab_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    mfb_flags_getopt(ab_flags, NFLAGS, true, opts, shorts);
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        uint64_t v;
-        switch (ch) {
-        case 'v':
-            if (a->nvariants == MFB_AB_MAX_VARIANTS)
-                return bad("memfbench ab: %s: at most 8 variants (%s is the ninth)", "-v", optarg);
-            a->variants[a->nvariants++] = optarg;
-            break;
-        case 'f':
-            if (mfb_func_parse(optarg, &ab->func) < 0)
-                return bad("memfbench ab: %s: '%s' is not memcpy, memmove, memset, memcmp or bcmp", "-f", optarg);
-            break;
-        case OPT_RUNS:
-            if (mfb_parse_u64(optarg, &v) < 0 || v < 2 || v > MFB_AB_MAX_RUNS)
-                return bad("memfbench ab: %s: '%s' is not a number of blocks from 2 to 10000", "--runs", optarg);
-            ab->runs = (int)v;
-            break;
-        case OPT_WARMUP:
-            if (mfb_parse_u64(optarg, &v) < 0 || v > 100)
-                return bad("memfbench ab: %s: '%s' is not a number of blocks from 0 to 100", "--warmup", optarg);
-            ab->warmup = (int)v;
-            break;
-        case 'c': {
-            struct mfb_err err = {{0}};
-            if (mfb_cpu_arg_parse("memfbench ab", optarg, true, &ab->cpu, &err) < 0)
-                return bad("%s%s", err.msg, "");
-            if (ab->cpu >= 0 && !cpu_allowed((uint64_t)ab->cpu))
-                return bad("memfbench ab: %s: '%s' is not a CPU this process may run on (or none)", "--cpu", optarg);
-            break;
-        }
-        case 's': {
-            uint64_t s;
-            if (mfb_parse_seed(optarg, &s) < 0)
-                return bad("memfbench ab: %s: '%s' is not a 64-bit seed (" MFB_SEED_FORMS ")", "--seed", optarg);
-            ab->seed = s;
-            a->seed_given = true;
-            break;
-        }
-        case OPT_OUTPUT_OF:
-            ab->program_output = optarg;
-            break;
-        case 'o':
-            a->output = optarg;
-            break;
-        case OPT_PREDICT:
-            a->predict_from = optarg;
-            break;
-        case OPT_REPLAY_TIME: /* at least 0.1 s for each of a default study's 10 processes */
-            if (seconds_arg(optarg, 1, 3600, &ab->replay_time_s) < 0)
-                return bad("memfbench ab: %s: '%s' is not a number of seconds from 1 to 3600", "--replay-time",
-                           optarg);
-            break;
-        case OPT_WATCHDOG:
-            if (seconds_arg(optarg, 0.1, 86400, &ab->watchdog_s) < 0)
-                return bad("memfbench ab: %s: '%s' is not a number of seconds from 0.1 to 86400", "--watchdog", optarg);
-            break;
-        case OPT_BY_CLASS:
-            ab->by_class = true;
-            break;
-        case 'q':
-            a->quiet = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return MFB_EXIT_OK;
-        case ':':
-            return bad("memfbench ab: %s needs a value%s", argv[optind - 1], "");
-        default:
-            return bad("memfbench ab: unknown option '%s'%s (see memfbench ab --help)", argv[optind - 1], "");
-        }
+    struct ab_args *a = ctx;
+    struct mfb_ab *ab = a->ab;
+    uint64_t v;
+    switch (ch) {
+    case 'v':
+        if (a->nvariants == MFB_AB_MAX_VARIANTS)
+            return mfb_fail(err, "memfbench ab: -v: at most %d variants (%s is the ninth)", MFB_AB_MAX_VARIANTS, arg);
+        a->variants[a->nvariants++] = arg;
+        break;
+    case 'f':
+        if (mfb_func_parse(arg, &ab->func) < 0)
+            return mfb_fail(err, "memfbench ab: -f: '%s' is not memcpy, memmove, memset, memcmp or bcmp", arg);
+        break;
+    case OPT_RUNS:
+        if (mfb_parse_u64(arg, &v) < 0 || v < 2 || v > MFB_AB_MAX_RUNS)
+            return mfb_fail(err, "memfbench ab: --runs: '%s' is not a number of blocks from 2 to %d", arg,
+                            MFB_AB_MAX_RUNS);
+        ab->runs = (int)v;
+        break;
+    case OPT_WARMUP:
+        if (mfb_parse_u64(arg, &v) < 0 || v > 100)
+            return mfb_fail(err, "memfbench ab: --warmup: '%s' is not a number of blocks from 0 to 100", arg);
+        ab->warmup = (int)v;
+        break;
+    case 'c':
+        if (mfb_cpu_arg_parse("memfbench ab", arg, true, &ab->cpu, err) < 0)
+            return -1;
+        if (ab->cpu >= 0 && !cpu_allowed((uint64_t)ab->cpu))
+            return mfb_fail(err, "memfbench ab: --cpu: '%s' is not a CPU this process may run on (or none)", arg);
+        break;
+    case 's':
+        if (mfb_parse_seed(arg, &ab->seed) < 0)
+            return -1; /* said from the row */
+        a->seed_given = true;
+        break;
+    case OPT_OUTPUT_OF:
+        ab->program_output = arg;
+        break;
+    case 'o':
+        a->output = arg;
+        break;
+    case OPT_PREDICT:
+        a->predict_from = arg;
+        break;
+    case OPT_REPLAY_TIME: /* at least 0.1 s for each of a default study's 10 processes */
+        if (seconds_arg(arg, 1, 3600, &ab->replay_time_s) < 0)
+            return mfb_fail(err, "memfbench ab: --replay-time: '%s' is not a number of seconds from 1 to 3600", arg);
+        break;
+    case OPT_WATCHDOG:
+        if (seconds_arg(arg, 0.1, 86400, &ab->watchdog_s) < 0)
+            return mfb_fail(err, "memfbench ab: --watchdog: '%s' is not a number of seconds from 0.1 to 86400", arg);
+        break;
+    case OPT_DEADLINE:
+        return mfb_deadlines_parse(arg, &ab->deadlines, err);
+    case OPT_BY_CLASS:
+        ab->by_class = true;
+        break;
+    case 'q':
+        a->quiet = true;
+        break;
     }
-    if (optind >= argc)
-        return bad("memfbench ab: no program: give it after the options, e.g. %s%s", "memfbench ab -v rep_movsb -o ab.json -- ",
-                   "gzip -k -c FILE");
-    if (!a->output)
-        return bad("memfbench ab: -o FILE is required%s%s", "", "");
-    if (ab->by_class && !a->predict_from)
-        return bad("memfbench ab: %s needs --predict-from DIR (it is how the replay is timed)%s", "--by-class", "");
-    struct mfb_err folder = {{0}};
-    if (mfb_output_folder_check("memfbench ab", "-o", a->output, &folder) < 0)
-        return bad("%s%s", folder.msg, "");
+    return 0;
+}
+
+/* Options end at the program's name, so its own options are its own. */
+static const struct mfb_flag_table ab_table = {.command = "memfbench ab", .rows = ab_flags,
+                                              .n = sizeof ab_flags / sizeof ab_flags[0], .apply = apply,
+                                              .operands = MFB_OPERANDS_AFTER, .usage = usage};
+
+/* The options before the program: 0, 1 at --help, or -1 with err; *program is its argv index. */
+static int parse(int argc, char **argv, struct ab_args *a, int *program, struct mfb_err *err)
+{
+    int rc = mfb_flags_each(&ab_table, argc, argv, a, program, err);
+    if (rc != 0)
+        return rc;
+    if (*program >= argc)
+        return mfb_fail(err, "memfbench ab: no program: give it after the options, e.g. memfbench ab -v rep_movsb "
+                             "-o ab.json -- gzip -k -c FILE");
+    if (mfb_options_output(ab_table.command, "FILE", false, a->output, err) < 0)
+        return -1;
+    if (a->ab->by_class && !a->predict_from)
+        return mfb_fail(err, "memfbench ab: --by-class needs --predict-from DIR (it is how the replay is timed)");
+    /* the program's runs have their own bound, which follows how long they take */
+    if (a->ab->deadlines.s[MFB_PROG_PROGRAM] != 0)
+        return mfb_fail(err, "memfbench ab: --deadline program: ab bounds each run of the program with --watchdog S");
     if (a->predict_from && !strcmp(a->output, "-"))
-        return bad("memfbench ab: %s needs -o FILE (its replay is written beside it)%s", "--predict-from", "");
-    a->program = optind;
-    return -1;
+        return mfb_fail(err, "memfbench ab: --predict-from needs -o FILE (its replay is written beside it)");
+    return 0;
 }
 
 int mfb_cmd_ab(int argc, char **argv)
 {
     struct mfb_ab ab = {.func = MFB_MEMCPY, .runs = AB_DEFAULT_RUNS, .warmup = 1, .cpu = mfb_cpus_last_allowed(),
                         .program_output = "/dev/null"};
-    struct ab_args a = {0};
-    int rc = parse(argc, argv, &ab, &a);
-    if (rc >= 0)
-        return rc;
+    struct ab_args a = {.ab = &ab};
+    struct mfb_err err = {{0}};
+    int program = argc;
+    int rc = parse(argc, argv, &a, &program, &err);
+    if (rc != 0)
+        return mfb_options_end(rc, &err);
     if (!a.seed_given)
         ab.seed = mfb_seed_fresh();
     struct mfb_ab_request rq = {.variants = a.variants, .nvariants = a.nvariants, .output = a.output,
-                                .predict_from = a.predict_from, .quiet = a.quiet, .program = argv + a.program,
-                                .nprogram = argc - a.program, .command = argv - 1, .ncommand = a.program + 1};
+                                .predict_from = a.predict_from, .quiet = a.quiet, .program = argv + program,
+                                .nprogram = argc - program, .command = argv - 1, .ncommand = program + 1};
     return mfb_ab_study(&ab, &rq);
 }

@@ -1,13 +1,12 @@
 /* memfbench merge -o DIR [--bpftrace FUNCTION:FILE]... FOLDER...: the command line into a request;
  * the merge is orchestrate/recordings_merge.c's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "base/flags.h"
-#include "files/inputs.h"
 #include "orchestrate/recordings_merge.h"
 
 /* --bpftrace options at most: the command line would be unwieldy long before. */
@@ -15,9 +14,8 @@
 
 /* The options of memfbench merge, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag merge_flags[] = {
-    MFB_ROW("output", required_argument, 'o', true, "DIR",
-     "the new folder (refused if it exists; written whole or not\n"
-     "at all)"),
+    MFB_ROW_OUTPUT("DIR", "the new folder (refused if it exists; written whole or not\n"
+                          "at all)"),
     MFB_ROW("bpftrace", required_argument, 'b', false, "FUNCTION:FILE",
      "a bpftrace histogram of FUNCTION's sizes (repeatable)"),
     MFB_ROW_HELP,
@@ -31,45 +29,42 @@ static void usage(FILE *out)
     mfb_flags_usage(out, merge_flags, sizeof merge_flags / sizeof merge_flags[0]);
 }
 
+/* What the options fill: the new folder and the histograms. */
+struct merge_args {
+    const char *out, *bpf[MAX_BPFTRACE];
+    int nbpf;
+};
+
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
+{
+    struct merge_args *a = ctx;
+    if (ch == 'o') {
+        a->out = arg;
+    } else if (ch == 'b') {
+        if (a->nbpf == MAX_BPFTRACE)
+            return mfb_fail(err, "memfbench merge: --bpftrace: at most %d files", MAX_BPFTRACE);
+        a->bpf[a->nbpf++] = arg;
+    }
+    return 0;
+}
+
+static const struct mfb_flag_table merge_table = {.command = "memfbench merge", .rows = merge_flags,
+                                                 .n = sizeof merge_flags / sizeof merge_flags[0], .apply = apply,
+                                                 .operands = MFB_OPERANDS_AMONG, .usage = usage};
+
 int mfb_cmd_merge(int argc, char **argv)
 {
-    const char *out = NULL, *bpf[MAX_BPFTRACE];
-    int nbpf = 0;
-    enum { NFLAGS = sizeof merge_flags / sizeof merge_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    mfb_flags_getopt(merge_flags, NFLAGS, false, opts, shorts);
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        if (ch == 'o') {
-            out = optarg;
-        } else if (ch == 'b') {
-            if (nbpf == MAX_BPFTRACE) {
-                fprintf(stderr, "memfbench merge: at most %d --bpftrace files\n", MAX_BPFTRACE);
-                return MFB_EXIT_USAGE;
-            }
-            bpf[nbpf++] = optarg;
-        } else if (ch == 'h') {
-            usage(stdout);
-            return MFB_EXIT_OK;
-        } else {
-            fprintf(stderr, "memfbench merge: %s '%s' (see memfbench merge --help)\n",
-                    ch == ':' ? "a value is missing for" : "unknown option", argv[optind - 1]);
-            return MFB_EXIT_USAGE;
-        }
-    }
-    if (!out || (optind >= argc && nbpf == 0)) {
-        fprintf(stderr, "memfbench merge: %s\n", !out ? "-o DIR is required" : "nothing to merge: give folders or --bpftrace");
-        return MFB_EXIT_USAGE;
-    }
+    struct merge_args a = {0};
     struct mfb_err err = {{0}};
-    if (mfb_output_folder_check("memfbench merge", "-o", out, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
-    struct mfb_merge_request r = {.out = out, .folders = argv + optind, .nfolders = argc - optind, .bpf = bpf,
-                                  .nbpf = nbpf};
+    int folders = argc;
+    int rc = mfb_flags_each(&merge_table, argc, argv, &a, &folders, &err);
+    if (rc == 0)
+        rc = mfb_options_output(merge_table.command, "DIR", false, a.out, &err);
+    if (rc == 0 && folders >= argc && a.nbpf == 0)
+        rc = mfb_fail(&err, "memfbench merge: nothing to merge: give folders or --bpftrace");
+    if (rc != 0)
+        return mfb_options_end(rc, &err);
+    struct mfb_merge_request r = {.out = a.out, .folders = argv + folders, .nfolders = argc - folders, .bpf = a.bpf,
+                                  .nbpf = a.nbpf};
     return mfb_recordings_merge(&r);
 }

@@ -1,15 +1,14 @@
 /* memfbench probe: the memory system a memcpy runs on. Latency per buffer size (random and
  * strided chains, on 4 KiB and on huge pages), the cache levels the curve shows, and read,
  * write and copy bandwidth per size, written atomically to one JSON file as `run` writes its. */
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "files/inputs.h"
 #include "base/parse.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "base/flags.h"
 #include "orchestrate/probe_run.h"
 #include "probe/plan.h"
@@ -133,7 +132,7 @@ static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
         break;
     case 's':
         if (mfb_parse_seed(arg, &c->seed) < 0)
-            return mfb_fail(err, "memfbench probe: --seed: '%s' is not a 64-bit number (" MFB_SEED_FORMS ")", arg);
+            return -1; /* said from the row */
         a->seed_given = true;
         break;
     case OPT_CLOCK:
@@ -153,15 +152,13 @@ static int parse(int argc, char **argv, struct mfb_probe_config *c, struct mfb_p
     *c = (struct mfb_probe_config){.min_size = MFB_PROBE_MIN_SIZE, .steps = MFB_PROBE_STEPS, .repeats = MFB_PROBE_REPEATS,
                                    .huge = MFB_HUGE_AUTO, .threads = 1, .cpu = -1, .argc = argc, .argv = argv};
     struct probe_parse ctx = {c, a};
-    int rc = mfb_flags_each("memfbench probe", probe_flags, sizeof probe_flags / sizeof probe_flags[0], argc, argv,
-                            apply, &ctx, err);
-    if (rc == 1)
-        usage(stdout);
+    const struct mfb_flag_table t = {.command = "memfbench probe", .rows = probe_flags,
+                                     .n = sizeof probe_flags / sizeof probe_flags[0], .apply = apply,
+                                     .usage = usage};
+    int rc = mfb_flags_each(&t, argc, argv, &ctx, NULL, err);
     if (rc != 0)
         return rc;
-    if (!c->output)
-        return mfb_fail(err, "memfbench probe: -o FILE is required ('-' for stdout)");
-    if (mfb_output_folder_check("memfbench probe", "-o", c->output, err) < 0)
+    if (mfb_options_output(t.command, "FILE", true, c->output, err) < 0)
         return -1;
     if (!c->latency && !c->bandwidth)
         c->latency = c->bandwidth = true;
@@ -176,11 +173,5 @@ int mfb_cmd_probe(int argc, char **argv)
     struct mfb_probe_given_args a = {0};
     struct mfb_err err = {{0}};
     int rc = parse(argc, argv, &cfg, &a, &err);
-    if (rc == 1)
-        return MFB_EXIT_OK;
-    if (rc < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
-    return mfb_probe_execute(&cfg, &a);
+    return rc != 0 ? mfb_options_end(rc, &err) : mfb_probe_execute(&cfg, &a);
 }

@@ -2,16 +2,17 @@
  * request; the recording is orchestrate/record_run.c's. */
 #include <stdbool.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "base/flags.h"
-#include "files/inputs.h"
 #include "orchestrate/record_run.h"
 #include "workload/trace.h"
+
+enum { OPT_DEADLINE = 256 };
 
 /* The options of memfbench record, in the order --help lists them (base/flags.h). */
 static const struct mfb_flag record_flags[] = {
@@ -24,6 +25,7 @@ static const struct mfb_flag record_flags[] = {
     MFB_ROW("trace", required_argument, 't', false, "N",
      "also keep each process's first N calls in order, with their callers:\n"
      "FUNCTION_trace.csv (memfbench run --trace FILE replays it) and callsites.csv"),
+    MFB_ROW_DEADLINE(OPT_DEADLINE),
     MFB_ROW_HELP,
 };
 
@@ -48,87 +50,59 @@ static bool whole_in(const char *s, long lo, long hi)
 
 struct record_args {
     const char *out, *rate, *flush, *trace; /* -o; --rate's N (of 1/N); --flush, --trace as given */
-    int program;                            /* argv index of the program to record */
+    struct mfb_deadlines deadlines;         /* --deadline */
 };
 
-/* The options before the program's name: 0, or the exit status to end with (--help, a usage
- * error, said on stderr in one line). */
-static int parse_args(int argc, char **argv, struct record_args *a)
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
-    *a = (struct record_args){.rate = "1"};
-    enum { NFLAGS = sizeof record_flags / sizeof record_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    /* options end at the program's name, so its own options are its own */
-    mfb_flags_getopt(record_flags, NFLAGS, true, opts, shorts);
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            a->out = optarg;
-            break;
-        case 'r': {
-            const char *n = strchr(optarg, '/') ? strchr(optarg, '/') + 1 : optarg;
-            if (!whole_in(n, 1, 1000000000L) || (strchr(optarg, '/') && strncmp(optarg, "1/", 2))) {
-                fprintf(stderr, "memfbench record: --rate: '%s' is not 1/N with N from 1 to 10^9\n", optarg);
-                return MFB_EXIT_USAGE;
-            }
-            a->rate = n;
-            break;
-        }
-        case 'f':
-            if (!whole_in(optarg, 1, 86400)) {
-                fprintf(stderr, "memfbench record: --flush: '%s' is not a whole number of seconds from 1 to 86400\n",
-                        optarg);
-                return MFB_EXIT_USAGE;
-            }
-            a->flush = optarg;
-            break;
-        case 't':
-            if (!whole_in(optarg, 1, (long)MFB_MAX_TRACE_CALLS)) {
-                fprintf(stderr, "memfbench record: --trace: '%s' is not a number of calls from 1 to %u\n", optarg,
-                        MFB_MAX_TRACE_CALLS);
-                return MFB_EXIT_USAGE;
-            }
-            a->trace = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return MFB_EXIT_OK;
-        case ':':
-            fprintf(stderr, "memfbench record: %s needs a value\n", argv[optind - 1]);
-            return MFB_EXIT_USAGE;
-        default:
-            fprintf(stderr, "memfbench record: unknown option '%s' (see memfbench record --help)\n", argv[optind - 1]);
-            return MFB_EXIT_USAGE;
-        }
+    struct record_args *a = ctx;
+    switch (ch) {
+    case 'o':
+        a->out = arg;
+        break;
+    case 'r': {
+        const char *n = strchr(arg, '/') ? strchr(arg, '/') + 1 : arg;
+        if (!whole_in(n, 1, 1000000000L) || (strchr(arg, '/') && strncmp(arg, "1/", 2)))
+            return mfb_fail(err, "memfbench record: --rate: '%s' is not 1/N with N from 1 to 10^9", arg);
+        a->rate = n;
+        break;
     }
-    if (!a->out) {
-        fprintf(stderr, "memfbench record: -o DIR is required\n");
-        return MFB_EXIT_USAGE;
+    case 'f':
+        if (!whole_in(arg, 1, 86400))
+            return mfb_fail(err, "memfbench record: --flush: '%s' is not a whole number of seconds from 1 to 86400",
+                            arg);
+        a->flush = arg;
+        break;
+    case 't':
+        if (!whole_in(arg, 1, (long)MFB_MAX_TRACE_CALLS))
+            return mfb_fail(err, "memfbench record: --trace: '%s' is not a number of calls from 1 to %u", arg,
+                            MFB_MAX_TRACE_CALLS);
+        a->trace = arg;
+        break;
+    case OPT_DEADLINE:
+        return mfb_deadlines_parse(arg, &a->deadlines, err);
     }
-    struct mfb_err err = {{0}};
-    if (mfb_output_folder_check("memfbench record", "-o", a->out, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "memfbench record: no program given (memfbench record -o DIR -- PROGRAM ARGS...)\n");
-        return MFB_EXIT_USAGE;
-    }
-    a->program = optind;
-    return -1;
+    return 0;
 }
+
+/* Options end at the program's name, so its own options are its own. */
+static const struct mfb_flag_table record_table = {.command = "memfbench record", .rows = record_flags,
+                                                  .n = sizeof record_flags / sizeof record_flags[0], .apply = apply,
+                                                  .operands = MFB_OPERANDS_AFTER, .usage = usage};
 
 int mfb_cmd_record(int argc, char **argv)
 {
-    struct record_args a;
-    int parsed = parse_args(argc, argv, &a);
-    if (parsed >= 0)
-        return parsed;
+    struct record_args a = {.rate = "1"};
+    struct mfb_err err = {{0}};
+    int program = argc;
+    int rc = mfb_flags_each(&record_table, argc, argv, &a, &program, &err);
+    if (rc == 0)
+        rc = mfb_options_output(record_table.command, "DIR", false, a.out, &err);
+    if (rc == 0 && program >= argc)
+        rc = mfb_fail(&err, "memfbench record: no program given (memfbench record -o DIR -- PROGRAM ARGS...)");
+    if (rc != 0)
+        return mfb_options_end(rc, &err);
     struct mfb_record_request r = {.out = a.out, .rate = a.rate, .flush = a.flush, .trace = a.trace,
-                                   .program = argv + a.program};
+                                   .program = argv + program, .deadlines = &a.deadlines};
     return mfb_record_execute(&r);
 }

@@ -1,15 +1,14 @@
 /* memfbench suite [--set NAME] -o DIR [-- RUN OPTIONS]: the command line into a request; the
  * studies and the suite line are orchestrate/suite_run.c's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/flags.h"
-#include "files/inputs.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "orchestrate/suite_run.h"
 
-enum { OPT_SET = 256 };
+enum { OPT_SET = 256, OPT_DEADLINE };
 
 static const struct mfb_flag suite_flags[] = {
     MFB_ROW("set", required_argument, OPT_SET, false, "NAME",
@@ -17,6 +16,7 @@ static const struct mfb_flag suite_flags[] = {
             "workloads: each function on fleetbench's workload tables 0-8"),
     MFB_ROW_OUTPUT("DIR", "the new folder of the studies' files (written whole or not at all)"),
     MFB_ROW_QUIET("each study quiet; the suite line is still printed"),
+    MFB_ROW_DEADLINE(OPT_DEADLINE),
     MFB_ROW_HELP,
 };
 
@@ -27,65 +27,69 @@ static void usage(FILE *out)
           "function and table of the set, then each variant's geometric mean of its ratios to the\n"
           "baseline with an interval that carries each study's own (memfbench analyze suite DIR/*).\n"
           "RUN OPTIONS go to every study; {function} in them is each study's function, e.g.\n"
-          "  memfbench suite -o s -- -v libc -v ./mylib.so:my_{function}=mine --cpu 1\n\n", out);
+          "  memfbench suite -o s -- -v libc -v ./mylib.so:my_{function}=mine -c 1\n"
+          "The suite's deadlines bound each study and go to it as its own (before the run options).\n\n", out);
     mfb_flags_usage(out, suite_flags, sizeof suite_flags / sizeof suite_flags[0]);
+}
+
+/* What the options fill: the request, and the deadlines it points to. */
+struct suite_args {
+    struct mfb_suite_request r;
+    struct mfb_deadlines deadlines;
+};
+
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
+{
+    struct suite_args *a = ctx;
+    int set;
+    switch (ch) {
+    case OPT_SET:
+        if ((set = mfb_suite_set_parse(arg)) < 0)
+            return mfb_fail(err, "memfbench suite: --set: '%s' is not fleet or workloads", arg);
+        a->r.set = (enum mfb_suite_set)set;
+        break;
+    case 'o':
+        a->r.out = arg;
+        break;
+    case 'q':
+        a->r.quiet = true;
+        break;
+    case OPT_DEADLINE:
+        return mfb_deadlines_parse(arg, &a->deadlines, err);
+    }
+    return 0;
+}
+
+/* Options end at the first run option (after --), which every study gets. */
+static const struct mfb_flag_table suite_table = {.command = "memfbench suite", .rows = suite_flags,
+                                                 .n = sizeof suite_flags / sizeof suite_flags[0], .apply = apply,
+                                                 .operands = MFB_OPERANDS_AFTER,
+                                                 .unknown_hint = "; run options go after --", .usage = usage};
+
+/* The run options a suite sets for each study itself: -o, -f, -d in any spelling. */
+static bool the_suites_own(const char *arg)
+{
+    return !strcmp(arg, "-o") || !strncmp(arg, "--output", 8) || !strcmp(arg, "-f") ||
+           !strncmp(arg, "--function", 10) || !strcmp(arg, "-d") || !strncmp(arg, "--distribution", 14);
 }
 
 int mfb_cmd_suite(int argc, char **argv)
 {
-    struct mfb_suite_request r = {.set = MFB_SUITE_FLEET};
-    enum { NFLAGS = sizeof suite_flags / sizeof suite_flags[0] };
-    struct option opts[NFLAGS + 1];
-    char shorts[MFB_FLAGS_SHORTS_CAP(NFLAGS)];
-    mfb_flags_getopt(suite_flags, NFLAGS, true, opts, shorts);
-    optind = 0;
-    opterr = 0;
-    int ch, set;
-    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-        switch (ch) {
-        case OPT_SET:
-            if ((set = mfb_suite_set_parse(optarg)) < 0) {
-                fprintf(stderr, "memfbench suite: --set: '%s' is not fleet or workloads\n", optarg);
-                return MFB_EXIT_USAGE;
-            }
-            r.set = (enum mfb_suite_set)set;
-            break;
-        case 'o':
-            r.out = optarg;
-            break;
-        case 'q':
-            r.quiet = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return MFB_EXIT_OK;
-        case ':':
-            fprintf(stderr, "memfbench suite: %s needs a value\n", argv[optind - 1]);
-            return MFB_EXIT_USAGE;
-        default:
-            fprintf(stderr, "memfbench suite: unknown option '%s' (see memfbench suite --help; run options go "
-                            "after --)\n", argv[optind - 1]);
-            return MFB_EXIT_USAGE;
-        }
-    }
-    if (!r.out) {
-        fprintf(stderr, "memfbench suite: -o DIR is required\n");
-        return MFB_EXIT_USAGE;
-    }
+    struct suite_args a = {.r = {.set = MFB_SUITE_FLEET}};
     struct mfb_err err = {{0}};
-    if (mfb_output_folder_check("memfbench suite", "-o", r.out, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        return MFB_EXIT_USAGE;
-    }
+    int run_args = argc;
+    int rc = mfb_flags_each(&suite_table, argc, argv, &a, &run_args, &err);
+    if (rc == 0)
+        rc = mfb_options_output(suite_table.command, "DIR", false, a.r.out, &err);
     /* what follows is for every study; -o and -f, -d are the suite's */
-    for (int i = optind; i < argc; i++)
-        if (!strcmp(argv[i], "-o") || !strncmp(argv[i], "--output", 8) || !strcmp(argv[i], "-f") ||
-            !strncmp(argv[i], "--function", 10) || !strcmp(argv[i], "-d") || !strncmp(argv[i], "--distribution", 14)) {
-            fprintf(stderr, "memfbench suite: %s: the suite sets each study's function, table and file; give the "
-                            "others after --\n", argv[i]);
-            return MFB_EXIT_USAGE;
-        }
-    r.run_args = argv + optind;
-    r.nrun_args = argc - optind;
-    return mfb_suite_execute(&r);
+    for (int i = run_args; i < argc && rc == 0; i++)
+        if (the_suites_own(argv[i]))
+            rc = mfb_fail(&err, "memfbench suite: %s: the suite sets each study's function, table and file; give "
+                                "the others after --", argv[i]);
+    if (rc != 0)
+        return mfb_options_end(rc, &err);
+    a.r.run_args = argv + run_args;
+    a.r.nrun_args = argc - run_args;
+    a.r.deadlines = &a.deadlines;
+    return mfb_suite_execute(&a.r);
 }

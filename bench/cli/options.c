@@ -40,17 +40,30 @@ int mfb_options_parse(int argc, char **argv, struct mfb_study *s, struct mfb_cpu
     s->argc = argc;
     s->argv = argv;
     int action = 0, operands = argc;
-    int rc = mfb_flags_parse(mfb_study_flags(), false, argc, argv, s, &action, &operands, err);
+    int rc = mfb_flags_parse(mfb_study_flags(), argc, argv, s, &action, &operands, err);
     if (rc < 0)
         return -1;
     if (rc == 1) { /* the one action row: --help */
         mfb_options_usage(stdout);
         return 1;
     }
-    if (operands < argc)
-        return mfb_fail(err, "memfbench run: unexpected argument '%s'", argv[operands]);
     if (s->output && mfb_output_folder_check("memfbench run", "-o", s->output, err) < 0)
         return -1;
     mfb_study_resolve(s);
     return mfb_cpus_plan_study(s, plan, err);
+}
+
+int mfb_options_output(const char *command, const char *form, bool dash, const char *out, struct mfb_err *err)
+{
+    if (!out)
+        return mfb_fail(err, "%s: -o %s is required%s", command, form, dash ? " ('-' for stdout)" : "");
+    return mfb_output_folder_check(command, "-o", out, err);
+}
+
+int mfb_options_end(int rc, const struct mfb_err *err)
+{
+    if (rc == 1)
+        return MFB_EXIT_OK;
+    fprintf(stderr, "%s\n", err->msg);
+    return MFB_EXIT_USAGE;
 }

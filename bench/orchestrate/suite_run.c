@@ -17,8 +17,10 @@
 
 /* fleetbench's per-workload tables of a function: <Function>_0 .. <Function>_8 beside its _Fleet. */
 #define WORKLOAD_TABLES 9
-/* A study's argv besides the user's options: run, -f F, -d D, -o FILE, -q, the NULL. */
-#define OWN_ARGS 10
+/* A study's argv besides the user's options: run, -f F, -d D, --deadline KINDS, -o FILE, -q, the NULL. */
+#define OWN_ARGS 12
+/* "--deadline"'s value for every kind: a name and a number (%g) each. */
+#define DEADLINES_TEXT 256
 
 static const char *const set_names[MFB_SUITE_SETS] = {[MFB_SUITE_FLEET] = "fleet", [MFB_SUITE_WORKLOADS] = "workloads"};
 static const char *const set_about[MFB_SUITE_SETS] = {
@@ -90,6 +92,14 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     argv[n++] = (char *)mfb_func_name(f);
     argv[n++] = "-d";
     argv[n++] = (char *)dist;
+    /* the suite's deadlines bound the study's own programs too (its builds, its processes); a
+     * --deadline among the run options comes after, so the one given for the studies wins */
+    char deadlines[DEADLINES_TEXT];
+    mfb_deadlines_format(r->deadlines, deadlines, sizeof deadlines);
+    if (deadlines[0]) {
+        argv[n++] = "--deadline";
+        argv[n++] = deadlines;
+    }
     for (int i = 0; i < r->nrun_args; i++) {
         if (!(made[nmade] = with_function(r->run_args[i], f)))
             goto done;

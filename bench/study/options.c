@@ -129,19 +129,6 @@ static int parse_cpu(const char *arg, void *req, struct mfb_err *err)
     return mfb_cpu_arg_parse(CMD, arg, true, &((struct mfb_study *)req)->cpu, err);
 }
 
-/* Three sizes, L1D:L2:LLC, each at least a page. */
-static int parse_cache(const char *arg, void *req, struct mfb_err *err)
-{
-    struct mfb_study *s = req;
-    size_t v[3];
-    if (mfb_parse_cache_sizes(arg, v) < 0)
-        return mfb_fail(err, CMD ": --cache: '%s' is not " MFB_CACHE_SIZES_FORM, arg);
-    s->l1d = v[0];
-    s->l2 = v[1];
-    s->llc = v[2];
-    return 0;
-}
-
 static int parse_cpus(const char *arg, void *req, struct mfb_err *err)
 {
     return mfb_cpu_list_parse(CMD, "--cpus", arg, MFB_MAX_THREADS, &((struct mfb_study *)req)->cpus, err);
@@ -163,11 +150,6 @@ static int parse_quiet_warnings(const char *arg, void *req, struct mfb_err *err)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
                  mfb_warning_kind((enum mfb_warning)k)->code);
     return mfb_fail(err, CMD ": --quiet-warnings: unknown code '%s' (codes: %s, or all)", bad, known);
-}
-
-static int parse_deadline(const char *arg, void *req, struct mfb_err *err)
-{
-    return mfb_deadlines_parse(arg, &((struct mfb_study *)req)->deadlines, err);
 }
 
 static int parse_label(const char *arg, void *req, struct mfb_err *err)
@@ -287,8 +269,7 @@ static const struct mfb_flag run_flags[] = {
      "(verifying or timing) ends the run with its name (default 60)",
      .kind = MFB_FLAG_REAL, .member = AT(watchdog_s), .lo = 0.1, .hi = MFB_MAX_WATCHDOG_S,
      .good = "a number of seconds from 0.1 to 86400", .echo = "watchdog_s", .has_initial = true, .initial = MFB_DEFAULT_WATCHDOG_S},
-    {"deadline", required_argument, OPT_DEADLINE, false, "KIND=S", MFB_DEADLINE_HELP,
-     .kind = MFB_FLAG_CUSTOM, .parse = parse_deadline, .echo = "deadline"},
+    MFB_ROW_DEADLINE(OPT_DEADLINE),
     {"cpu", required_argument, 'c', true, "N", "pin to CPU N (default: the last allowed CPU); 'none' to not pin",
      .kind = MFB_FLAG_CUSTOM, .parse = parse_cpu, .given = GIVEN(cpu_given), .echo = "cpu"},
     {"threads", required_argument, OPT_THREADS, false, "N",
@@ -315,8 +296,7 @@ static const struct mfb_flag run_flags[] = {
     {"clock", required_argument, OPT_CLOCK, false, "C", "auto (default), tsc, cntvct or monotonic",
      .kind = MFB_FLAG_CHOICE, .member = AT(clock), .choice = MFB_SET_CLOCK,
      .good = "auto, tsc, cntvct or monotonic", .echo = "clock_requested", .has_initial = true, .initial = MFB_CLOCK_AUTO},
-    {"cache", required_argument, OPT_CACHE, false, "L1D:L2:LLC", "override detected cache sizes, e.g. 48K:2M:32M",
-     .kind = MFB_FLAG_CUSTOM, .parse = parse_cache},
+    MFB_ROW_CACHE(OPT_CACHE),
     {"cache-from", required_argument, OPT_CACHEFROM, false, "FILE",
      "the cache sizes a memfbench probe file found (where sysfs is wrong)",
      .kind = MFB_FLAG_TEXT, .member = AT(cache_from), .echo = "cache_from"},
@@ -389,8 +369,28 @@ static int parse_choice(int set, const char *word)
     return mfb_choice_parse((enum mfb_choice_set)set, word);
 }
 
-static const struct mfb_flag_table run_table = {CMD, run_flags, sizeof run_flags / sizeof run_flags[0], parse_choice,
-                                               NULL};
+/* The rows every command with them shares (base/flags.h), into the study. */
+static int apply_shared(int id, char *arg, void *req, struct mfb_err *err)
+{
+    struct mfb_study *s = req;
+    size_t v[3];
+    switch (id) {
+    case OPT_DEADLINE:
+        return mfb_deadlines_parse(arg, &s->deadlines, err);
+    case OPT_CACHE:
+        if (mfb_parse_cache_sizes(arg, v) < 0)
+            return -1; /* said from the row */
+        s->l1d = v[0];
+        s->l2 = v[1];
+        s->llc = v[2];
+        return 0;
+    }
+    return 0;
+}
+
+static const struct mfb_flag_table run_table = {.command = CMD, .rows = run_flags,
+                                               .n = sizeof run_flags / sizeof run_flags[0], .choice = parse_choice,
+                                               .apply = apply_shared, .operands = MFB_OPERANDS_NONE};
 
 const struct mfb_flag_table *mfb_study_flags(void)
 {

@@ -7,11 +7,12 @@
 #include "study/options.h"
 
 /* Numbers on the edges of the parsers (signs, bases, overflow of 32 and 64 bits, floats) and the
- * words of the custom parsers (--cpu none, --unpredictable class, --large-window, --quiet-warnings all). */
+ * words of the custom parsers (--cpu none, --unpredictable class, --large-window, --quiet-warnings all,
+ * --deadline KIND=S). */
 static const char *const edge_values[] = {
     "0x", "48K:2M:32M", ":", ",", "-", "K", "M", "G", "e-400", "1e308", "inf", "nan", "4294967295", "2147483648",
     "9223372036854775807", "9223372036854775808", "18446744073709551616", "-1", "libc", "noop", "none", "class",
-    "sized", "evicted", "all", 
+    "sized", "evicted", "all", "build=", "valgrind=none", "process=0.5", "program=1e7",
 };
 
 int main(void)

@@ -17,14 +17,17 @@ from conftest import ROOT
 BENCH = ROOT / "bench"
 # command -> the file holding its option rows
 COMMANDS = {"run": "study/options.c", "probe": "cli/cmd_probe.c", "record": "cli/cmd_record.c",
-            "merge": "cli/cmd_merge.c", "ab": "cli/cmd_ab.c"}
-# Options a --processes parent gives its children (processes/processes.c); a user has no reason to.
-INTERNAL = {"run": {"process-index", "code-placement-seed"}}
+            "merge": "cli/cmd_merge.c", "ab": "cli/cmd_ab.c", "counts": "cli/cmd_counts.c",
+            "suite": "cli/cmd_suite.c"}
+# Options a --processes parent gives its children (processes/processes.c), and counts' replay that
+# counts starts under valgrind; a user has no reason to.
+INTERNAL = {"run": {"process-index", "code-placement-seed"}, "counts": {"replay"}}
 ROW = re.compile(r'(?:\{|MFB_ROW\()"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*'
                  r"('(.)'|[A-Z_0-9]+),\s*(true|false),")
 # The rows every command spells alike (base/flags.h): the macro -> its option and letter.
 SHARED = {"MFB_ROW_HELP": ("help", "h"), "MFB_ROW_QUIET(": ("quiet", "q"), "MFB_ROW_OUTPUT(": ("output", "o"),
-          "MFB_ROW_SEED(": ("seed", "s"), "MFB_ROW_CPU(": ("cpu", "c")}
+          "MFB_ROW_SEED(": ("seed", "s"), "MFB_ROW_CPU(": ("cpu", "c"), "MFB_ROW_CACHE(": ("cache", None),
+          "MFB_ROW_DEADLINE(": ("deadline", None)}
 
 
 def rows_block(command: str) -> str:
