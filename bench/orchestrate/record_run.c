@@ -101,7 +101,7 @@ static void report(const struct mfb_record_request *a, const struct mfb_recordin
  * record's process group, as it may read the terminal, and gets SIGTERM when record dies, so its
  * recorder's exit handlers still write what was counted. */
 static int run_program(const struct mfb_record_request *r, const char *lib, const char *raw, int *stopped,
-                       bool *killed)
+                       bool *killed, char *timed_out, size_t cap)
 {
     const char *old = getenv("LD_PRELOAD");
     size_t n = strlen(lib) + (old ? strlen(old) : 0) + 16;
@@ -138,6 +138,9 @@ static int run_program(const struct mfb_record_request *r, const char *lib, cons
         } else if (o.end == MFB_PROG_STOPPED) {
             *stopped = o.signal; /* said in the one line the end of record prints */
             *killed = o.killed;
+        } else if (o.end == MFB_PROG_TIMED_OUT) {
+            snprintf(timed_out, cap, "%s: %s", r->program[0], how); /* likewise */
+            status = MFB_EXIT_FAIL;
         } else if (o.end != MFB_PROG_EXITED) {
             fprintf(stderr, "memfbench record: %s: %s\n", r->program[0], how);
         }
@@ -187,7 +190,8 @@ int mfb_record_execute(const struct mfb_record_request *r)
     }
     int stopped = 0;
     bool killed = false;
-    int status = run_program(r, lib, raw, &stopped, &killed);
+    char timed_out[512] = "";
+    int status = run_program(r, lib, raw, &stopped, &killed, timed_out, sizeof timed_out);
     struct mfb_recording rec = {0};
     int rc = add_raw_files(&rec, raw, &err);
     int written = rc == 0 ? mfb_recording_write(&rec, tmp, &err) : -1;
@@ -221,8 +225,11 @@ int mfb_record_execute(const struct mfb_record_request *r)
         if (status == 0)
             status = MFB_EXIT_FAIL;
     }
-    if (!stopped) /* a stop is said in one line, below */
+    if (!stopped && !timed_out[0]) /* a stop or a deadline is said in one line, below */
         report(&at, &rec, written, traced, status, &err);
+    if (timed_out[0])
+        fprintf(stderr, "memfbench record: %s; %s\n", timed_out,
+                written > 0 ? "the folder holds the calls counted until then" : "nothing written");
     if (written <= 0) {
         mfb_folder_abort(tmp);
         if (status == 0)

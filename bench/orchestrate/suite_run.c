@@ -125,12 +125,15 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     if (o.end == MFB_PROG_STOPPED) {
         status = 128 + o.signal;
     } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &reply, &err) < 0) {
-        char how[400], last[400];
+        /* past its deadline, killed, never started, no reply: how it ended is the cause (its own last
+         * line, "interrupted", would only repeat it); a failure, not an interrupt, whatever it exited */
+        char how[400], last[400] = "";
         mfb_prog_describe(&p, &o, how, sizeof how);
-        mfb_prog_last_line(o.err, last, sizeof last);
-        fprintf(stderr, "memfbench suite: the study of %s on %s ended with %s%s%s; no suite written\n",
-                mfb_func_name(f), dist, how, last[0] ? ": " : "", last);
-        status = o.status ? o.status : MFB_EXIT_FAIL;
+        if (o.end == MFB_PROG_EXITED || o.end == MFB_PROG_NO_REPLY)
+            mfb_prog_last_line(o.err, last, sizeof last);
+        fprintf(stderr, "memfbench suite: the study of %s on %s: %s%s%s; no suite written\n", mfb_func_name(f), dist,
+                how, last[0] ? ": " : "", last);
+        status = MFB_EXIT_FAIL;
     } else if (reply.status != MFB_REPLY_OK) {
         fprintf(stderr, "memfbench suite: the study of %s on %s failed: %s; no suite written\n", mfb_func_name(f), dist,
                 reply.message[0] ? reply.message : "no message");
