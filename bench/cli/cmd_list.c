@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/functions.h"
 #include "base/warn.h"
+#include "base/flags.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "config.h"
 #include "impl/variants.h"
 #include "workload/distribution.h"
@@ -27,25 +30,62 @@ static void print_name(const char *name, void *ctx)
     printf("  %s\n", name);
 }
 
+enum { OPT_DIST_DIR = 256, OPT_WARNINGS };
+
+/* The options of memfbench list, in the order --help lists them (base/flags.h). */
+static const struct mfb_flag list_flags[] = {
+    MFB_ROW("dist-dir", required_argument, OPT_DIST_DIR, false, "DIR",
+     "list the distributions in DIR (default: the shipped ones)"),
+    MFB_ROW("warnings", no_argument, OPT_WARNINGS, false, NULL,
+     "the table of warnings and notes instead (code, severity, consequence,\n"
+     "fix; tab-separated)"),
+    MFB_ROW_HELP,
+};
+
+static void usage(FILE *out)
+{
+    fputs("usage: memfbench list [--dist-dir DIR] [--warnings]\n\n"
+          "Prints the functions, their variants (and whether this CPU can run them) and the shipped\n"
+          "distributions.\n\n", out);
+    mfb_flags_usage(out, list_flags, sizeof list_flags / sizeof list_flags[0]);
+}
+
+struct list_args {
+    const char *dir;
+    bool warnings;
+};
+
+static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
+{
+    struct list_args *a = ctx;
+    struct stat st;
+    if (ch == OPT_WARNINGS) {
+        a->warnings = true;
+    } else if (ch == OPT_DIST_DIR) {
+        /* a folder, checked here: a FIFO, a file or a missing path gets one line, not an empty list */
+        if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+            return mfb_fail(err, "memfbench list: --dist-dir %s: %s", arg,
+                            stat(arg, &st) != 0 ? "no such folder" : "not a folder");
+        a->dir = arg;
+    }
+    return 0;
+}
+
+static const struct mfb_flag_table list_table = {.command = "memfbench list", .rows = list_flags,
+                                                .n = sizeof list_flags / sizeof list_flags[0], .apply = apply,
+                                                .usage = usage};
+
 int mfb_cmd_list(int argc, char **argv)
 {
-    const char *dir = getenv("MEMFBENCH_DISTRIBUTIONS") ? getenv("MEMFBENCH_DISTRIBUTIONS") : MFB_DIST_DIR;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: memfbench list [--dist-dir DIR] [--warnings]\n\nPrints the functions, their variants (and "
-                   "whether this CPU can run them) and the shipped distributions; with --warnings, the table of "
-                   "warnings and notes (code, severity, consequence, fix; tab-separated).\n");
-            return MFB_EXIT_OK;
-        }
-        if (!strcmp(argv[i], "--warnings"))
-            return print_warnings();
-        if (!strcmp(argv[i], "--dist-dir") && i + 1 < argc) {
-            dir = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "memfbench list: unknown argument '%s'\n", argv[i]);
-        return MFB_EXIT_USAGE;
-    }
+    const char *env = getenv("MEMFBENCH_DISTRIBUTIONS");
+    struct list_args a = {.dir = env && *env ? env : MFB_DIST_DIR};
+    struct mfb_err err = {{0}};
+    int rc = mfb_flags_each(&list_table, argc, argv, &a, NULL, &err);
+    if (rc != 0)
+        return mfb_options_end(rc, &err);
+    if (a.warnings)
+        return print_warnings();
+    const char *dir = a.dir;
     const struct mfb_variant *v;
     size_t n = mfb_variants_all(&v);
     printf("functions and variants (* = not available on this CPU or in this build):\n");
