@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/msgpath.h"
 #include "base/sha256.h"
 #include "impl/plugin.h"
 #include "impl/variants.h"
@@ -263,6 +264,21 @@ int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb
         rc = mfb_inputs_check_output(&in, output, "-o", err);
     if (rc == 0 && ab->program_output && strcmp(ab->program_output, "/dev/null") != 0)
         rc = mfb_inputs_check_output(&in, ab->program_output, "--program-output", err);
+    /* --predict-from's replays are written beside the result (OUTPUT.replay.json): each is an
+     * output, checked as -o is, before the first run */
+    const char *replays[] = {ab->replay, ab->trace_replay};
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        struct stat st;
+        char shown[MFB_MSG_PATH_MAX];
+        if (!replays[i][0])
+            continue;
+        if (stat(replays[i], &st) == 0 && !S_ISREG(st.st_mode))
+            rc = mfb_fail(err, "%s: the replay file of -o exists and is %s: remove it or give another -o",
+                          mfb_msg_path(replays[i], shown, sizeof shown),
+                          S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
+        else
+            rc = mfb_inputs_check_output(&in, replays[i], "-o's replay file", err);
+    }
     mfb_inputs_free(&in);
     /* the program's output appended into the result file would corrupt it */
     struct stat a, b;

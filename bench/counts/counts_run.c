@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "base/msgpath.h"
 #include "base/self.h"
 #include "config.h"
 #include "impl/plugin.h"
@@ -22,6 +23,7 @@
 #include "source/varbuild.h"
 #include "report/document.h"
 #include "report/output.h"
+#include "files/inputs.h"
 #include "files/temporaries.h"
 #include "programs/stop.h"
 #include "workload/distribution.h"
@@ -161,9 +163,11 @@ static cJSON *document(const struct mfb_counts_config *cfg, const struct mfb_dis
     return doc;
 }
 
-/* A source variant (-v FILE.c:SYMBOL[=NAME], .o, .a) built as run builds it (orchestrate/varbuild.c:
- * $CC, $CFLAGS else -O2; cached), counted from its first placement's shared object. */
-static int build_source(const char *spec, const struct mfb_deadlines *dl, struct counted *out, struct mfb_err *err)
+/* A source variant (-v FILE.c:SYMBOL[=NAME], .o, .a) built as run builds it (source/varbuild.c:
+ * $CC, $CFLAGS else -O2; cached), counted from its first placement's shared object; the files it
+ * was built from (its headers too) added to in. */
+static int build_source(const char *spec, const struct mfb_deadlines *dl, struct counted *out, struct mfb_inputs *in,
+                        struct mfb_err *err)
 {
     struct mfb_source *s = mfb_source_new(spec, err);
     if (!s)
@@ -173,39 +177,75 @@ static int build_source(const char *spec, const struct mfb_deadlines *dl, struct
         snprintf(out->replay, sizeof out->replay, "%s/" MFB_SOURCE_PLACED_FMT ":%s=%s", s->dir, 0u, s->symbol, s->name);
         snprintf(out->description, sizeof out->description, "source %s:%s, built by %s %s (placement 0)", s->path,
                  s->symbol, s->compiler, s->flags);
+        rc = mfb_varbuild_add_inputs(s, in, err);
     }
     mfb_source_free(s);
     return rc;
 }
 
-/* Everything a bad request names is checked before the first replay starts: one line, exit 2. */
+/* One -v checked without building or loading anything: a source variant's file, a plugin's library
+ * (read, not loaded; its name no built-in's), or a built-in available here. Each file it names is
+ * added to in. */
+static int check_variant(const struct mfb_counts_config *cfg, const char *spec, struct mfb_inputs *in,
+                         struct mfb_err *err)
+{
+    enum mfb_source_kind kind;
+    bool source = mfb_source_spec(spec, &kind);
+    if (source || mfb_plugin_spec(spec)) {
+        struct mfb_source *s = source ? mfb_source_new(spec, err) : NULL;
+        mfb_source_free(s);
+        if ((source && !s) || (!source && (mfb_plugin_check(spec, err) < 0 || mfb_plugin_name_check(spec, cfg->func, err) < 0)))
+            return -1;
+        /* the file: the part before the last ':' */
+        return mfb_inputs_add(in, source ? MFB_INPUT_SOURCE : MFB_INPUT_PLUGIN, spec,
+                              (size_t)(strrchr(spec, ':') - spec), err);
+    }
+    const struct mfb_variant *v = mfb_variant_find(cfg->func, spec);
+    char shown[MFB_MSG_PATH_MAX];
+    if (!v)
+        return mfb_fail(err, "-v: '%s' is not a variant of %s (memfbench list)", mfb_msg_path(spec, shown, sizeof shown),
+                        mfb_func_name(cfg->func));
+    if (!mfb_variant_available(v))
+        return mfb_fail(err, "-v: '%s' is not available here: it needs %s", v->name, v->needs);
+    return 0;
+}
+
+/* Everything a bad request names is checked before the first program starts (a compiler, valgrind):
+ * the variants, the distribution, and -o against every file counts reads (the distribution's
+ * tables, the plugins, the sources); the headers a source includes are known once it is built,
+ * and checked then, before any replay. One line, exit 2. */
 static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d, struct counted *what,
                          struct mfb_err *err)
 {
-    for (int i = 0; i < cfg->nvariants; i++) {
+    struct mfb_inputs in = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < cfg->nvariants; i++)
+        rc = check_variant(cfg, cfg->variants[i], &in, err);
+    if (rc == 0 && mfb_dist_resolve(d, cfg->dist, cfg->func, cfg->dist_dir, err) < 0) {
+        char msg[sizeof err->msg], shown[MFB_MSG_PATH_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        rc = mfb_fail(err, "-d %s: %s", mfb_msg_path(cfg->dist, shown, sizeof shown), msg);
+    }
+    for (int i = 0; rc == 0 && i < d->nfiles; i++)
+        rc = mfb_inputs_add(&in, MFB_INPUT_DISTRIBUTION, d->files[i].path, strlen(d->files[i].path), err);
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, cfg->output, "-o", err);
+    for (int i = 0; rc == 0 && i < cfg->nvariants; i++) {
         enum mfb_source_kind kind;
         snprintf(what[i].replay, sizeof what[i].replay, "%s", cfg->variants[i]);
         what[i].description[0] = '\0';
-        if (mfb_source_spec(cfg->variants[i], &kind)) {
-            if (build_source(cfg->variants[i], &cfg->deadlines, &what[i], err) < 0)
-                return -1;
-            continue;
-        }
-        if (mfb_plugin_spec(cfg->variants[i])) /* loaded and checked by the replay */
-            continue;
-        const struct mfb_variant *v = mfb_variant_find(cfg->func, cfg->variants[i]);
-        if (!v)
-            return mfb_fail(err, "memfbench counts: -v: '%s' is not a variant of %s (memfbench list)", cfg->variants[i],
-                            mfb_func_name(cfg->func));
-        if (!mfb_variant_available(v))
-            return mfb_fail(err, "memfbench counts: -v: '%s' is not available here: it needs %s", v->name, v->needs);
+        if (mfb_source_spec(cfg->variants[i], &kind))
+            rc = build_source(cfg->variants[i], &cfg->deadlines, &what[i], &in, err);
     }
-    if (mfb_dist_resolve(d, cfg->dist, cfg->func, cfg->dist_dir, err) < 0) {
+    if (rc == 0)
+        rc = mfb_inputs_check_output(&in, cfg->output, "-o", err);
+    mfb_inputs_free(&in);
+    if (rc < 0) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
-        return mfb_fail(err, "memfbench counts: -d %s: %s", cfg->dist, msg);
+        mfb_fail(err, "memfbench counts: %s", msg);
     }
-    return 0;
+    return rc;
 }
 
 int mfb_counts_execute(const struct mfb_counts_config *cfg)
@@ -240,7 +280,10 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         failed = 3;
     if (failed) {
         if (failed == 3) {
-            fprintf(stderr, "memfbench counts: cannot make a folder in %s: %s\n", tmp, strerror(errno));
+            char shown[MFB_MSG_PATH_MAX];
+            const char *why = strerror(errno);
+            fprintf(stderr, "memfbench counts: cannot make a folder in %s: %s\n", mfb_msg_path(tmp, shown, sizeof shown),
+                    why);
             mfb_output_abort(&out);
         } else {
             fprintf(stderr, "%s%s\n", failed == 2 ? "memfbench counts: " : "", err.msg);
@@ -284,7 +327,10 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         /* a stop ends every command alike: 128 + the signal */
         return stopped || mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
     }
-    if (!cfg->quiet)
-        fprintf(stderr, "memfbench counts: wrote %s (memfbench analyze counts %s)\n", cfg->output, cfg->output);
+    if (!cfg->quiet) {
+        char shown[MFB_MSG_PATH_MAX];
+        mfb_msg_path(cfg->output, shown, sizeof shown);
+        fprintf(stderr, "memfbench counts: wrote %s (memfbench analyze counts %s)\n", shown, shown);
+    }
     return MFB_EXIT_OK;
 }

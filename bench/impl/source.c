@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/filetext.h"
+#include "base/msgpath.h"
 #include "files/temporaries.h"
 
 /* An object memfbench links a variant from: far above any one function's object, a bound on what
@@ -64,11 +65,50 @@ void mfb_source_cache_root(char *out, size_t cap)
     mfb_cache_root(out, cap);
 }
 
+/* Bytes of a variant's file looked at to tell what it is. */
+#define SNIFF_BYTES 4096
+
+/* Why the regular file at path cannot be a variant's file of kind k, from its first bytes: a
+ * compiler given an ELF file named x.c says little that names the cause (or nothing at all),
+ * and a linker given a text file named x.o says it in its own words. NULL when it can be. */
+static const char *wrong_content(const char *path, enum mfb_source_kind k)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL; /* the build says why it cannot read it */
+    unsigned char head[SNIFF_BYTES];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    bool elf = n >= 4 && !memcmp(head, "\177ELF", 4);
+    bool archive = n >= 8 && (!memcmp(head, "!<arch>\n", 8) || !memcmp(head, "!<thin>\n", 8));
+    switch (k) {
+    case MFB_SOURCE_C:
+        if (elf)
+            return "not C source: it starts like an ELF file (a program, library or object)";
+        if (archive)
+            return "not C source: it starts like an archive (FILE.a)";
+        if (n > 0 && memchr(head, '\0', n))
+            return "not C source: it holds binary data (a NUL byte in its first 4 KiB)";
+        return NULL;
+    case MFB_SOURCE_OBJECT:
+        return elf ? NULL : archive ? "not an object file: it starts like an archive (give it as FILE.a:SYMBOL)"
+                                    : "not an object file: it does not start like an ELF file";
+    case MFB_SOURCE_ARCHIVE:
+        return archive ? NULL : elf ? "not an archive: it starts like an ELF file"
+                                    : "not an archive: it does not start with ar's \"!<arch>\"";
+    }
+    return NULL;
+}
+
 struct mfb_source *mfb_source_new(const char *spec, struct mfb_err *err)
 {
+    /* the spec as messages print it: a file or folder name may hold a newline (base/msgpath.h);
+     * s->spec is used for nothing else */
+    char shown[MFB_MSG_PATH_MAX];
+    mfb_msg_path(spec, shown, sizeof shown);
     enum mfb_source_kind kind;
     if (!mfb_source_spec(spec, &kind)) {
-        mfb_fail(err, "--variant %s: not FILE.c, FILE.o or FILE.a followed by :SYMBOL", spec);
+        mfb_fail(err, "--variant %s: not FILE.c, FILE.o or FILE.a followed by :SYMBOL", shown);
         return NULL;
     }
     struct mfb_source *s = calloc(1, sizeof *s);
@@ -76,7 +116,7 @@ struct mfb_source *mfb_source_new(const char *spec, struct mfb_err *err)
     if (!s || !copy) {
         free(s);
         free(copy);
-        mfb_fail(err, "--variant %s: out of memory", spec);
+        mfb_fail(err, "--variant %s: out of memory", shown);
         return NULL;
     }
     s->kind = kind;
@@ -96,7 +136,9 @@ struct mfb_source *mfb_source_new(const char *spec, struct mfb_err *err)
         why = "not a regular file";
     else if (access(copy, R_OK) != 0)
         why = strerror(errno);
-    s->spec = strdup(spec);
+    else
+        why = wrong_content(copy, kind);
+    s->spec = strdup(shown);
     s->path = strdup(copy);
     s->symbol = strdup(colon + 1);
     s->name = strdup(name ? name : colon + 1);
@@ -104,10 +146,11 @@ struct mfb_source *mfb_source_new(const char *spec, struct mfb_err *err)
     if (!why && !(s->spec && s->path && s->symbol && s->name))
         file = false, why = "out of memory";
     if (why) {
+        char path[MFB_MSG_PATH_MAX];
         if (file && s->path)
-            mfb_fail(err, "--variant %.300s: %.300s: %s", spec, s->path, why);
+            mfb_fail(err, "--variant %.300s: %.300s: %s", shown, mfb_msg_path(s->path, path, sizeof path), why);
         else
-            mfb_fail(err, "--variant %.300s: %s", spec, why);
+            mfb_fail(err, "--variant %.300s: %s", shown, why);
         mfb_source_free(s);
         return NULL;
     }
@@ -123,11 +166,13 @@ static bool is_archive(const char *path)
 int mfb_source_check_symbol(const char *object, const char *display, const char *symbol, struct mfb_elf_symbol *sym,
                             struct mfb_err *err)
 {
+    char shown[MFB_MSG_PATH_MAX];
+    mfb_msg_path(display, shown, sizeof shown);
     size_t len;
     char *data = mfb_file_text(object, MAX_OBJECT_BYTES, &len, err);
     if (!data)
         return -1;
-    int rc = mfb_elf_symbol_read((const unsigned char *)data, len, display, symbol, sym, err);
+    int rc = mfb_elf_symbol_read((const unsigned char *)data, len, shown, symbol, sym, err);
     free(data);
     if (rc < 0)
         return -1;
@@ -159,7 +204,7 @@ int mfb_source_check_symbol(const char *object, const char *display, const char 
     }
     if (why) {
         mfb_elf_symbol_free(sym);
-        return mfb_fail(err, "%s: '%s' %s", display, symbol, why);
+        return mfb_fail(err, "%s: '%s' %s", shown, symbol, why);
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "base/elfobj.h"
 #include "base/filetext.h"
+#include "base/msgpath.h"
 #include "files/inputs.h"
 #include "base/parse.h"
 #include "base/seeds.h"
@@ -84,10 +85,11 @@ static int place_source(struct mfb_run *r, int slot, const char *spec, const cha
     unsigned k = mfb_layout_placement_at(&r->config.layout, slot, 0, 0);
     rv->code_placement = (int)k;
     rv->own.fn = rv->at[k];
+    char shown[MFB_MSG_PATH_MAX];
     if (!src->line_offsets_all)
         mfb_warn(r->runtime.warn, MFB_W_SOURCE_ALIGNMENT,
                  "%s (%s:%s) runs at one offset into a 64-byte line in all %d code "
-                 "placements", src->name, src->path, src->symbol, MFB_CODE_PLACEMENTS);
+                 "placements", src->name, mfb_msg_path(src->path, shown, sizeof shown), src->symbol, MFB_CODE_PLACEMENTS);
     return 0;
 }
 
@@ -123,22 +125,28 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
     return place_source(r, slot, spec, "", err);
 }
 
-/* --pgo: NAME-pgo beside the source variant NAME, built with the profile of a training replay
- * (source/pgo.c); every process of the study finds the profile and the build in the cache. */
-static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+/* What --pgo asks of the training of a source variant of c; cache holds --cache's sizes (96 bytes). */
+static struct mfb_pgo_request pgo_request(const struct mfb_study *c, char *cache, size_t cap)
 {
     struct mfb_pgo_request req = {.func = c->func, .dist_dir = c->dist_dir, .train = c->pgo_train,
                                   .study_dist = c->distribution ? c->distribution : mfb_func_default_distribution(c->func),
                                   .seed = mfb_study_pgo_seed(c), .calls = MFB_PGO_TRAIN_CALLS,
                                   .flags_option = c->variant_cflags, .deadlines = &c->deadlines};
     req.seed_given = c->pgo_seed_given;
-    char cache[96];
     if (c->l1d) { /* --cache: the training's buffers planned as the study's */
-        snprintf(cache, sizeof cache, "%zu:%zu:%zu", c->l1d, c->l2, c->llc);
+        snprintf(cache, cap, "%zu:%zu:%zu", c->l1d, c->l2, c->llc);
         req.cache = cache;
     }
-    /* the training never draws a timed process's calls: its seed is none of theirs (the parent
-     * knows every process's; a process, its own) */
+    return req;
+}
+
+/* --pgo's request for the source variant s checked before anything is built: s is a FILE.c, the
+ * training distribution resolves, and the training never draws a timed process's calls (its seed
+ * is none of theirs: the parent knows every process's; a process, its own). */
+static int check_pgo(const struct mfb_study *c, const struct mfb_source *s, struct mfb_err *err)
+{
+    char cache[96];
+    struct mfb_pgo_request req = pgo_request(c, cache, sizeof cache);
     bool clash = req.seed == c->seed;
     for (long i = 0; c->process_index < 0 && i < c->processes; i++)
         clash = clash || req.seed == mfb_process_seed(c->seed, (int)i);
@@ -146,6 +154,15 @@ static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spe
         return mfb_fail(err, "--pgo-seed 0x%llx: the seed of a timed process of this study (--seed %llu): the "
                         "training would replay the timed calls; give another", (unsigned long long)req.seed,
                         (unsigned long long)c->seed);
+    return mfb_pgo_check(&req, s, err);
+}
+
+/* --pgo: NAME-pgo beside the source variant NAME, built with the profile of a training replay
+ * (source/pgo.c); every process of the study finds the profile and the build in the cache. */
+static int add_pgo(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+{
+    char cache[96];
+    struct mfb_pgo_request req = pgo_request(c, cache, sizeof cache);
     struct mfb_source *src;
     r->runtime.activity->variant = spec;
     sig_atomic_t around = r->runtime.activity->phase; /* the compiler and the training run: their runner answers a stop */
@@ -260,12 +277,14 @@ static int unknown_variant(const char *spec, enum mfb_func f, const struct mfb_v
     unsigned char *data = NULL;
     if (strchr(spec, '/') || strstr(spec, ".so") || mfb_source_spec(spec, &(enum mfb_source_kind){0}))
         data = (unsigned char *)mfb_file_text(spec, LISTED_FILE_MAX, &len, &why);
+    char shown[MFB_MSG_PATH_MAX];
+    mfb_msg_path(spec, shown, sizeof shown);
     if (data) {
         char fns[400];
         int k = mfb_elf_functions(data, len, fns, sizeof fns);
         free(data);
-        return mfb_fail(err, "--variant: '%s' is a file: name the function to time, as %s:SYMBOL[=NAME]%s%s%s", spec,
-                        spec, k > 0 ? " (it offers: " : "", k > 0 ? fns : "", k > 0 ? ")" : "");
+        return mfb_fail(err, "--variant: '%s' is a file: name the function to time, as %s:SYMBOL[=NAME]%s%s%s", shown,
+                        shown, k > 0 ? " (it offers: " : "", k > 0 ? fns : "", k > 0 ? ")" : "");
     }
     char names[512];
     const char *list[MFB_MAX_VARIANTS * 4];
@@ -282,7 +301,99 @@ static int unknown_variant(const char *spec, enum mfb_func f, const struct mfb_v
     char hint[96] = "";
     if (near >= 0)
         snprintf(hint, sizeof hint, ": did you mean '%s'?", list[near]);
-    return mfb_fail(err, "--variant: '%s' is not a variant of %s%s (have:%s)", spec, mfb_func_name(f), hint, names);
+    return mfb_fail(err, "--variant: '%s' is not a variant of %s%s (have:%s)", shown, mfb_func_name(f), hint, names);
+}
+
+/* A variant's name as the command line asks for it, before anything is built or loaded. */
+struct asked {
+    const char *name; /* a built-in's, a copy's, or a file's NAME (else SYMBOL) */
+    bool source;      /* a source variant's, whose NAME-copy may follow */
+    bool pgo;         /* NAME-pgo: --pgo's build of the source NAME */
+};
+
+/* The name PATH:SYMBOL[=NAME] gives its variant: NAME, else SYMBOL (the tail of spec). */
+static const char *spec_name(const char *spec)
+{
+    const char *sym = strrchr(spec, ':') + 1, *eq = strchr(sym, '=');
+    return eq ? eq + 1 : sym;
+}
+
+static bool same_name(const struct asked *a, const struct asked *b)
+{
+    if (a->pgo == b->pgo)
+        return !strcmp(a->name, b->name);
+    const struct asked *p = a->pgo ? a : b, *o = a->pgo ? b : a;
+    size_t n = strlen(p->name);
+    return !strncmp(o->name, p->name, n) && !strcmp(o->name + n, "-pgo");
+}
+
+/* Whether name is NAME-copy of a source variant NAME asked for earlier (the first k). */
+static bool source_copy(const struct asked *asked, int k, const char *name)
+{
+    size_t len = strlen(name);
+    for (int j = 0; j < k; j++)
+        if (len > 5 && asked[j].source && !asked[j].pgo && strlen(asked[j].name) == len - 5 &&
+            !strncmp(asked[j].name, name, len - 5) && !strcmp(name + len - 5, "-copy"))
+            return true;
+    return false;
+}
+
+/* One -v checked without building or loading it: a source variant's file, a plugin's library (read,
+ * never loaded), a built-in (known and available here) or a source's copy; its names into asked. */
+static int check_one(const struct mfb_study *c, const char *spec, struct asked *asked, int *k, struct mfb_err *err)
+{
+    enum mfb_source_kind kind;
+    if (mfb_source_spec(spec, &kind)) {
+        struct mfb_source *s = mfb_source_new(spec, err);
+        int rc = s && c->pgo ? check_pgo(c, s, err) : s ? 0 : -1;
+        mfb_source_free(s);
+        if (rc < 0)
+            return -1;
+        asked[(*k)++] = (struct asked){.name = spec_name(spec), .source = true};
+        if (c->pgo)
+            asked[(*k)++] = (struct asked){.name = spec_name(spec), .source = true, .pgo = true};
+        return 0;
+    }
+    if (mfb_plugin_spec(spec)) {
+        if (mfb_plugin_check(spec, err) < 0)
+            return -1;
+        asked[(*k)++] = (struct asked){.name = spec_name(spec)};
+        return 0;
+    }
+    const struct mfb_variant *v = mfb_variant_find(c->func, spec);
+    if (!v && !source_copy(asked, *k, spec)) {
+        const struct mfb_variant *all;
+        size_t n = mfb_variants_all(&all);
+        return unknown_variant(spec, c->func, all, n, err);
+    }
+    if (v && !mfb_variant_available(v))
+        return mfb_fail(err, "--variant: '%s' cannot run here: needs %s", v->name, v->needs);
+    asked[(*k)++] = (struct asked){.name = v ? v->name : spec};
+    return 0;
+}
+
+/* Everything a bad -v names, checked before the first build or load (a build can take minutes, a
+ * training more): each variant (check_one, --pgo's request with each source), the number of them,
+ * every name new (a plugin's no built-in's). */
+static int check_variants(const struct mfb_study *c, struct mfb_err *err)
+{
+    struct asked asked[2 * MFB_MAX_VARIANTS + 2];
+    int k = 0;
+    for (int i = 0; i < c->nvariants; i++) {
+        int before = k;
+        if (check_one(c, c->variants[i], asked, &k, err) < 0)
+            return -1;
+        if (k > MFB_MAX_VARIANTS)
+            return mfb_fail(err, "--variant: at most %d variants in a run (--pgo adds one per source)", MFB_MAX_VARIANTS);
+        for (int n = before; n < k; n++)
+            for (int j = 0; j < n; j++)
+                if (same_name(&asked[j], &asked[n]))
+                    return mfb_fail(err, "--variant: '%s%s' is named twice (a plugin can be renamed with =NAME)",
+                                    asked[n].name, asked[n].pgo ? "-pgo" : "");
+        if (mfb_plugin_spec(c->variants[i]) && mfb_plugin_name_check(c->variants[i], c->func, err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
@@ -298,6 +409,8 @@ int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct m
                 return -1;
         return 0;
     }
+    if (check_variants(c, err) < 0)
+        return -1;
     int sources = 0;
     for (int i = 0; i < c->nvariants; i++) {
         enum mfb_source_kind kind;
@@ -465,13 +578,18 @@ static int run_inputs(const struct mfb_study *c, const struct mfb_dist *d, struc
     return 0;
 }
 
-/* The result must not replace a file the run reads (stdout, output NULL, replaces nothing). */
-static int check_inputs(const char *output, const struct mfb_study *c, const struct mfb_dist *d, struct mfb_err *err)
+/* The result must not replace a file the run reads (stdout, output NULL, replaces nothing); with
+ * built (the run's variants assembled), every header its source variants included too. */
+static int check_inputs(const char *output, const struct mfb_study *c, const struct mfb_dist *d,
+                        const struct mfb_run *built, struct mfb_err *err)
 {
     if (!output)
         return 0;
     struct mfb_inputs in = {0};
     int rc = run_inputs(c, d, &in, err);
+    for (int i = 0; built && rc == 0 && i < built->config.nvars; i++)
+        if (built->config.vars[i].owns_source)
+            rc = mfb_varbuild_add_inputs(built->config.vars[i].source, &in, err);
     if (rc == 0)
         rc = mfb_inputs_check_output(&in, output, "-o", err);
     mfb_inputs_free(&in);
@@ -482,8 +600,10 @@ int mfb_assemble_config(struct mfb_run *run, const char *output, struct mfb_dist
                         struct mfb_sweep **sweep, struct mfb_caches *probed, struct mfb_err *err)
 {
     const struct mfb_study *c = run->config.study;
-    if (mfb_assemble_variants(run, c, err) < 0 || mfb_assemble_workload(run, dist, trace, sweep, c, err) < 0 ||
-        check_inputs(output, c, dist, err) < 0)
+    /* the files named first, the variants built after: a bad output costs no compile (the headers
+     * a source includes are known once it is built, and checked then, before anything is written) */
+    if (mfb_assemble_workload(run, dist, trace, sweep, c, err) < 0 || check_inputs(output, c, dist, NULL, err) < 0 ||
+        mfb_assemble_variants(run, c, err) < 0 || check_inputs(output, c, dist, run, err) < 0)
         return -1;
     /* read before any process starts, so a bad probe file fails once, at once */
     return c->cache_from ? mfb_probe_read_caches(c->cache_from, probed, err) : 0;

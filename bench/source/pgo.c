@@ -11,6 +11,7 @@
 
 #include "base/environ.h"
 #include "base/filetext.h"
+#include "base/msgpath.h"
 #include "base/sha256.h"
 #include "machine/timer.h"
 #include "programs/find.h"
@@ -66,29 +67,63 @@ static int training_table(const struct mfb_pgo_request *req, char *out, size_t c
 {
     const char *spec = req->train ? req->train : req->study_dist;
     struct stat st;
+    char shown[MFB_MSG_PATH_MAX];
+    mfb_msg_path(spec, shown, sizeof shown);
     if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (snprintf(out, cap, "%s/%s_size.csv", spec, mfb_func_name(req->func)) >= (int)cap)
-            return mfb_fail(err, "--pgo-train %s: the path is too long", spec);
+            return mfb_fail(err, "--pgo-train %s: the path is too long", shown);
         if (access(out, R_OK) != 0)
             return mfb_fail(err, "--pgo-train %s: a folder without %s_size.csv (give a `memfbench record` folder "
-                            "of %s calls, or a distribution)", spec, mfb_func_name(req->func), mfb_func_name(req->func));
+                            "of %s calls, or a distribution)", shown, mfb_func_name(req->func), mfb_func_name(req->func));
         return 0;
     }
     snprintf(out, cap, "%s", spec);
     return 0;
 }
 
-/* The profile's cache key: the instrumented build (code, flags, compiler), every file the training
- * distribution reads, its seed and its number of calls. The tables are read here too, so a bad
- * --pgo-train fails in one line before anything is built. */
-static int training_key(const struct mfb_source *ins, const struct mfb_pgo_request *req, const char *table,
-                        char key[65], struct mfb_err *err)
+/* The training's size table (training_table) read into d: 0, or -1 with one line. */
+static int training_dist(const struct mfb_pgo_request *req, char *table, size_t cap, struct mfb_dist *d,
+                         struct mfb_err *err)
 {
-    struct mfb_dist d = {0};
-    if (mfb_dist_resolve(&d, table, req->func, req->dist_dir, err) < 0) {
+    if (training_table(req, table, cap, err) < 0)
+        return -1;
+    if (mfb_dist_resolve(d, table, req->func, req->dist_dir, err) < 0) {
         char line[sizeof err->msg];
         snprintf(line, sizeof line, "%s", err->msg);
         return mfb_fail(err, "--pgo-train: %s", line);
+    }
+    return 0;
+}
+
+/* A profile changes only what the compiler compiles: an object or an archive is linked as it is. */
+static int check_kind(const struct mfb_source *s, struct mfb_err *err)
+{
+    if (s->kind == MFB_SOURCE_C)
+        return 0;
+    return mfb_fail(err, "%s: --pgo needs the source (FILE.c): a %s is built as it is, so no profile can change it",
+                    s->spec, s->kind == MFB_SOURCE_OBJECT ? "FILE.o" : "FILE.a");
+}
+
+int mfb_pgo_check(const struct mfb_pgo_request *req, const struct mfb_source *s, struct mfb_err *err)
+{
+    if (check_kind(s, err) < 0)
+        return -1;
+    char table[PATH_MAX];
+    struct mfb_dist d = {0};
+    int rc = training_dist(req, table, sizeof table, &d, err);
+    mfb_dist_free(&d);
+    return rc;
+}
+
+/* The profile's cache key: the instrumented build (code, flags, compiler), every file the training
+ * distribution reads, its seed and its number of calls. */
+static int training_key(const struct mfb_source *ins, const struct mfb_pgo_request *req, char *table, size_t cap,
+                        char key[65], struct mfb_err *err)
+{
+    struct mfb_dist d = {0};
+    if (training_dist(req, table, cap, &d, err) < 0) {
+        mfb_dist_free(&d);
+        return -1;
     }
     struct mfb_sha256 h;
     mfb_sha256_init(&h);
@@ -213,6 +248,8 @@ static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req
     struct mfb_reply r;
     struct mfb_err why = {{0}};
     const char *v = NULL;
+    char shown[MFB_MSG_PATH_MAX];
+    mfb_msg_path(table, shown, sizeof shown);
     if (o.end == MFB_PROG_STOPPED) {
         rc = mfb_fail(err, "%s: --pgo: interrupted by %s during the training replay; nothing of it is kept", ins->spec,
                       mfb_stop_signal_name(o.signal));
@@ -220,10 +257,10 @@ static int train(const struct mfb_source *ins, const struct mfb_pgo_request *req
         char how[400], last[400];
         mfb_prog_describe(&p, &o, how, sizeof how);
         mfb_prog_last_line(o.err, last, sizeof last);
-        rc = mfb_fail(err, "%s: --pgo: the training replay on %s ended with %s%s%s", ins->spec, table, how,
+        rc = mfb_fail(err, "%s: --pgo: the training replay on %s ended with %s%s%s", ins->spec, shown, how,
                       last[0] ? ": " : "", last);
     } else if (r.status != MFB_REPLY_OK) {
-        rc = mfb_fail(err, "%s: --pgo: the training replay on %s failed: %s", ins->spec, table,
+        rc = mfb_fail(err, "%s: --pgo: the training replay on %s failed: %s", ins->spec, shown,
                       r.message[0] ? r.message : "no message");
     } else if (!(v = mfb_reply_get(&r, "verified"))) {
         rc = mfb_fail(err, "%s: --pgo: the training replay's reply has no verified count", ins->spec);
@@ -241,7 +278,7 @@ static int profile(const struct mfb_source *ins, const struct mfb_pgo_request *r
 {
     char table[PATH_MAX], key[65], root[PATH_MAX], profiles[PATH_MAX + 16], entry[PATH_MAX + 64],
          file[PATH_MAX + 96], facts[PATH_MAX + 96];
-    if (training_table(req, table, sizeof table, err) < 0 || training_key(ins, req, table, key, err) < 0)
+    if (training_key(ins, req, table, sizeof table, key, err) < 0)
         return -1;
     pgo->train_table = strdup(table);
     mfb_source_cache_root(root, sizeof root);
@@ -325,22 +362,20 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
         return -1;
     int rc = -1;
     char root[PATH_MAX], use[PATH_MAX + 160];
+    const char *shown = ins->spec; /* as messages print it (impl/source.c) */
     struct mfb_pgo *pgo = calloc(1, sizeof *pgo);
     if (!pgo) {
-        mfb_fail(err, "%s: out of memory", spec);
+        mfb_fail(err, "%s: out of memory", shown);
         goto out;
     }
-    if (ins->kind != MFB_SOURCE_C) {
-        mfb_fail(err, "%s: --pgo needs the source (FILE.c): a %s is built as it is, so no profile can change it", spec,
-                 ins->kind == MFB_SOURCE_OBJECT ? "FILE.o" : "FILE.a");
+    if (check_kind(ins, err) < 0)
         goto out;
-    }
     mfb_source_cache_root(root, sizeof root);
     if (!root[0]) {
-        mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", spec);
+        mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", shown);
         goto out;
     }
-    if (family(spec, req->deadlines, &pgo->family, err) < 0)
+    if (family(shown, req->deadlines, &pgo->family, err) < 0)
         goto out;
     /* the instrumented build: the same file and flags with the family's instrumentation */
     pgo->instrument_flags = strdup(pgo->family == MFB_PGO_GCC ? GCC_INSTRUMENT : CLANG_INSTRUMENT);
@@ -367,7 +402,7 @@ int mfb_pgo_build(const char *spec, const struct mfb_pgo_request *req, struct mf
         goto out;
     if (!pgo->use_flags || !pgo->of || !pgo->train_spec || !name) {
         free(name);
-        mfb_fail(err, "%s: out of memory", spec);
+        mfb_fail(err, "%s: out of memory", shown);
         goto out;
     }
     snprintf(name, nlen, "%s-pgo", ins->name);

@@ -33,6 +33,12 @@ struct mfb_pgo_request {
     const struct mfb_deadlines *deadlines; /* the command's --deadline (NULL: the defaults) */
 };
 
+/* The checks of req for the source variant s (mfb_source_new's, unbuilt) that need nothing built:
+ * s is a FILE.c, and the training distribution (--pgo-train's, else the study's) resolves, its
+ * tables read. 0, or -1 with one line: a command calls it before the first build, so a bad
+ * --pgo-train costs no compile and no training. */
+int mfb_pgo_check(const struct mfb_pgo_request *req, const struct mfb_source *s, struct mfb_err *err);
+
 /* Builds NAME-pgo of the source variant spec (its name: NAME-pgo where NAME is the spec's name):
  * the instrumented build, the training (or its cached profile), then the trained build at every
  * code placement; *out is the trained source, built but not loaded (impl/source.h), its pgo

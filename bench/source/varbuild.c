@@ -11,6 +11,7 @@
 
 #include "base/code_placement.h"
 #include "base/filetext.h"
+#include "base/msgpath.h"
 #include "base/sha256.h"
 #include "machine/timer.h"
 #include "programs/find.h"
@@ -52,6 +53,10 @@ struct build {
     char tmp[PATH_MAX];    /* the build folder, renamed to entry when complete (its files' names
                             * are short: TMP_ROOM bytes are kept free for them) */
     char version[512];
+    /* the file the compiler is given: as spelled, but resolved for --pgo's builds (make_key) */
+    char compiled[PATH_MAX];
+    /* the source's path and the cache's folder as messages print them (base/msgpath.h) */
+    char path_shown[MFB_MSG_PATH_MAX], root_shown[MFB_MSG_PATH_MAX];
 };
 
 static void facts(struct mfb_sha256 *h, const char *line)
@@ -67,7 +72,7 @@ static int make_key(struct build *b, struct mfb_err *err)
     struct mfb_source *s = b->s;
     char file_sha[65], line[PATH_MAX + 64];
     if (mfb_sha256_file(s->path, file_sha) != 0)
-        return mfb_fail(err, "%s: cannot read %s: %s", s->spec, s->path, strerror(errno));
+        return mfb_fail(err, "%s: cannot read %s: %s", s->spec, b->path_shown, strerror(errno));
     struct stat st;
     if (stat(b->cc_path, &st) != 0)
         return mfb_fail(err, "%s: cannot stat the compiler %s: %s", s->spec, b->cc_path, strerror(errno));
@@ -87,16 +92,21 @@ static int make_key(struct build *b, struct mfb_err *err)
     facts(&h, s->flags);
     /* --pgo: what the build is for, and the profile's bytes (its path alone could hold another) */
     facts(&h, s->pgo_stage == MFB_PGO_INSTRUMENTED ? "instrumented" : s->pgo_stage == MFB_PGO_TRAINED ? "trained" : "");
+    snprintf(b->compiled, sizeof b->compiled, "%s", s->path);
     if (s->pgo_stage != MFB_PGO_NONE) {
         /* GCC's profile checks each function's source file name and lines: the same bytes under
-         * another path are another profile's code */
+         * another path are another profile's code. The key takes the resolved path, and so does
+         * the compiler: an instrumented build found under the key was compiled from that path,
+         * whatever spelling found it, and its profile fits only a build from the same path. */
         char where[PATH_MAX];
-        facts(&h, realpath(s->path, where) ? where : s->path);
+        if (realpath(s->path, where))
+            snprintf(b->compiled, sizeof b->compiled, "%s", where);
+        facts(&h, b->compiled);
     }
     if (s->pgo_stage == MFB_PGO_TRAINED) {
         char profile_sha[65];
         if (mfb_sha256_file(s->profile, profile_sha) != 0)
-            return mfb_fail(err, "%s: cannot read its profile %s: %s", s->spec, s->profile, strerror(errno));
+            return mfb_fail(err, "%s: cannot read its profile in %s: %s", s->spec, b->root_shown, strerror(errno));
         facts(&h, profile_sha);
     }
     uint8_t d[32];
@@ -105,7 +115,34 @@ static int make_key(struct build *b, struct mfb_err *err)
         snprintf(s->key + 2 * i, 3, "%02x", d[i]);
     /* 32 hex digits name the entry: a collision needs about 2^64 builds */
     if (snprintf(b->entry, sizeof b->entry, "%s/%.32s", b->root, s->key) >= (int)sizeof b->entry)
-        return mfb_fail(err, "%s: the cache folder's path %s is too long", s->spec, b->root);
+        return mfb_fail(err, "%s: the cache folder's path %s is too long", s->spec, b->root_shown);
+    return 0;
+}
+
+/* A header's path in the manifest, a line of its own: a backslash and a newline (a name may hold
+ * one) escaped as two backslashes and as backslash-n. */
+static void manifest_path_write(FILE *f, const char *name)
+{
+    for (const char *p = name; *p; p++)
+        if (*p == '\\' || *p == '\n')
+            fprintf(f, "\\%c", *p == '\n' ? 'n' : '\\');
+        else
+            fputc(*p, f);
+}
+
+/* The path a manifest line holds (manifest_path_write) into out: 0, or -1 when it does not fit. */
+static int manifest_path(const char *text, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        char c = *p;
+        if (c == '\\' && (p[1] == 'n' || p[1] == '\\'))
+            c = *++p == 'n' ? '\n' : '\\';
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = c;
+    }
+    out[n] = '\0';
     return 0;
 }
 
@@ -125,8 +162,9 @@ static bool entry_current(struct build *b)
         if (!strncmp(line, "version ", 8)) {
             snprintf(b->version, sizeof b->version, "%s", line + 8);
         } else if (!strncmp(line, "dep ", 4) && strlen(line) > 4 + 64 + 1) {
-            char now[65];
-            ok = mfb_sha256_file(line + 4 + 65, now) == 0 && strncmp(now, line + 4, 64) == 0;
+            char now[65], name[PATH_MAX];
+            ok = manifest_path(line + 4 + 65, name, sizeof name) == 0 && mfb_sha256_file(name, now) == 0 &&
+                 strncmp(now, line + 4, 64) == 0;
         }
     }
     free(text);
@@ -181,7 +219,7 @@ static int build_object(struct build *b, struct mfb_err *err)
         mfb_argv_add_words(&v, &b->flags);
         mfb_argv_add(&v, "-fPIC");
         mfb_argv_add(&v, "-c");
-        mfb_argv_add(&v, b->s->path);
+        mfb_argv_add(&v, b->compiled);
         mfb_argv_add(&v, "-o");
         mfb_argv_add(&v, object);
         mfb_argv_add(&v, "-MD");
@@ -231,12 +269,12 @@ static int build_pad(struct build *b, unsigned k, struct mfb_err *err)
     tmp_file(b, obj, sizeof obj, name);
     FILE *f = fopen(src, "w");
     if (!f)
-        return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, src, strerror(errno));
+        return mfb_fail(err, "%s: cannot write a placement's pad in %s: %s", b->s->spec, b->root_shown, strerror(errno));
     fprintf(f, "\t.section .text.unlikely,\"ax\"\n\t.p2align 12\n");
     if (k > 0) /* gas warns of a .skip of 0 bytes */
         fprintf(f, "\t.skip %u, 0\n", k * MFB_PLACEMENT_STEP);
     if (fclose(f) != 0)
-        return mfb_fail(err, "%s: cannot write %s", b->s->spec, src);
+        return mfb_fail(err, "%s: cannot write a placement's pad in %s", b->s->spec, b->root_shown);
     struct mfb_argv v = {.n = 0};
     mfb_argv_add_words(&v, &b->cc);
     mfb_argv_add(&v, "-c");
@@ -313,51 +351,111 @@ out:
     return rc;
 }
 
+/* The next file name of a compiler's dependency file (-MD), from *at, unescaped into name (cap
+ * bytes; a longer one is cut): its length, 0 when none is left before end. GCC and clang write
+ * make's quoting: a space or tab as "\ " (a backslash before one doubled), '#' as "\#", '$' as
+ * "$$", and break long lines with " \" and a newline. A newline in a name is written as it is:
+ * the rule's only raw newline that is no name's is its last, so every one before end belongs to
+ * a name (the caller leaves the trailing one out of [*at, end)). */
+static size_t dep_name(const char **at, const char *end, char *name, size_t cap)
+{
+    const char *p = *at;
+    size_t n = 0;
+    /* the blanks and line continuations between names */
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || (*p == '\\' && p + 1 < end && p[1] == '\n')))
+        p += *p == '\\' ? 2 : 1;
+    while (p < end && *p != ' ' && *p != '\t') {
+        char c = *p++;
+        size_t slashes = 0;
+        if (c == '\\') {
+            for (slashes = 1; p < end && *p == '\\'; p++)
+                slashes++;
+            char next = p < end ? *p : '\0';
+            /* 2N+1 backslashes and a blank: N and the blank; 2N: N, and the name ends */
+            bool quotes = (next == ' ' || next == '\t') ? slashes % 2 == 1 : next == '#' || next == '\n';
+            size_t keep = (next == ' ' || next == '\t') ? slashes / 2 : quotes ? slashes - 1 : slashes;
+            for (size_t k = 0; k < keep && n + 1 < cap; k++)
+                name[n++] = '\\';
+            if (next == '\n' && quotes) { /* a continuation: the name ends */
+                p++;
+                break;
+            }
+            if (!quotes)
+                continue;
+            c = *p++;
+        } else if (c == '$' && p < end && *p == '$') {
+            p++;
+        }
+        if (n + 1 < cap)
+            name[n++] = c;
+    }
+    name[n] = '\0';
+    *at = p;
+    return n;
+}
+
 /* The manifest, written last: the headers a FILE.c included (from the compiler's dependency
- * file: "code.o: a.c b.h \" lines, a space in a name escaped "\ "), each with its digest. */
+ * file: "code.o: a.c b.h \" lines, dep_name's quoting), each with its digest. */
 static int write_manifest(struct build *b, struct mfb_err *err)
 {
-    char path[PATH_MAX + 16], deps[PATH_MAX + 16];
+    char path[PATH_MAX + 16], deps[PATH_MAX + 16], shown[MFB_MSG_PATH_MAX];
     tmp_file(b, path, sizeof path, "manifest");
     tmp_file(b, deps, sizeof deps, "deps");
     FILE *f = fopen(path, "w");
     if (!f)
-        return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, path, strerror(errno));
+        return mfb_fail(err, "%s: cannot write %s: %s", b->s->spec, mfb_msg_path(path, shown, sizeof shown),
+                        strerror(errno));
     fprintf(f, "%s\nversion %s\ncompiler %s\nflags %s\n", RECIPE, b->version, b->cc_path, b->s->flags);
-    size_t len;
+    size_t len = 0;
     struct mfb_err ignored;
     char *text = b->s->kind == MFB_SOURCE_C ? mfb_file_text(deps, MAX_MANIFEST, &len, &ignored) : NULL;
-    char *colon = text ? strchr(text, ':') : NULL;
+    /* the target is the object in the build folder, which is memfbench's: its name ends at the
+     * first ':' followed by a blank */
+    char *colon = text;
+    while (colon && (colon = strchr(colon, ':')) && colon[1] && !strchr(" \t\n\\", colon[1]))
+        colon++;
     int rc = 0;
-    if (colon) {
-        char name[PATH_MAX], *o = name;
-        for (char *p = colon + 1;; p++) {
-            bool end = !*p || ((*p == ' ' || *p == '\n' || *p == '\t') && !(p > colon + 1 && p[-1] == '\\'));
-            if (*p == '\\' && (p[1] == ' ' || p[1] == '\n')) {
-                if (p[1] == '\n')
-                    p++;
-                continue;
+    if (colon && *colon == ':') {
+        const char *at = colon + 1, *end = text + len;
+        while (end > at && end[-1] == '\n')
+            end--;
+        char name[PATH_MAX];
+        while (rc == 0 && dep_name(&at, end, name, sizeof name) > 0) {
+            char sha[65];
+            if (mfb_sha256_file(name, sha) == 0) {
+                fprintf(f, "dep %s ", sha);
+                manifest_path_write(f, name);
+                fputc('\n', f);
+            } else {
+                rc = mfb_fail(err, "%s: cannot read %s, which it includes", b->s->spec,
+                              mfb_msg_path(name, shown, sizeof shown));
             }
-            if (!end && o < name + sizeof name - 1) {
-                *o++ = *p;
-                continue;
-            }
-            if (o > name) {
-                *o = '\0';
-                char sha[65];
-                if (mfb_sha256_file(name, sha) == 0)
-                    fprintf(f, "dep %s %s\n", sha, name);
-                else
-                    rc = mfb_fail(err, "%s: cannot read %s, which it includes", b->s->spec, name);
-                o = name;
-            }
-            if (!*p)
-                break;
         }
     }
     free(text);
     if (fclose(f) != 0 && rc == 0)
-        rc = mfb_fail(err, "%s: cannot write %s", b->s->spec, path);
+        rc = mfb_fail(err, "%s: cannot write %s", b->s->spec, mfb_msg_path(path, shown, sizeof shown));
+    return rc;
+}
+
+int mfb_varbuild_add_inputs(const struct mfb_source *s, struct mfb_inputs *in, struct mfb_err *err)
+{
+    char path[PATH_MAX + 16];
+    if (mfb_inputs_add(in, MFB_INPUT_SOURCE, s->path, strlen(s->path), err) < 0)
+        return -1;
+    if (!s->dir || snprintf(path, sizeof path, "%s/manifest", s->dir) >= (int)sizeof path)
+        return 0;
+    size_t len;
+    struct mfb_err ignored;
+    char *text = mfb_file_text(path, MAX_MANIFEST, &len, &ignored);
+    int rc = 0;
+    for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line && rc == 0;
+         line = strtok_r(NULL, "\n", &save)) {
+        char name[PATH_MAX];
+        if (!strncmp(line, "dep ", 4) && strlen(line) > 4 + 64 + 1 && manifest_path(line + 4 + 65, name, sizeof name) == 0)
+            rc = mfb_inputs_add(in, MFB_INPUT_SOURCE, name, strlen(name), err);
+    }
+    free(text);
     return rc;
 }
 
@@ -374,7 +472,7 @@ static int copy_profile(struct build *b, const char *to, struct mfb_err *err)
     bool ok = f && fwrite(data, 1, len, f) == len;
     ok = f && fclose(f) == 0 && ok;
     free(data);
-    return ok ? 0 : mfb_fail(err, "%s: cannot write its profile to %s: %s", b->s->spec, to, strerror(errno));
+    return ok ? 0 : mfb_fail(err, "%s: cannot write its profile into %s: %s", b->s->spec, b->root_shown, strerror(errno));
 }
 
 /* Only what a lookup needs stays in the entry: the object, the placements, the manifest. */
@@ -405,7 +503,7 @@ static int install(struct build *b, struct mfb_err *err)
     if (mfb_temp_settle(b->tmp, b->entry) == 0)
         return 0;
     if (errno != ENOTEMPTY && errno != EEXIST)
-        return mfb_fail(err, "%s: cannot move its build into the cache %s: %s", b->s->spec, b->entry, strerror(errno));
+        return mfb_fail(err, "%s: cannot move its build into the cache %s: %s", b->s->spec, b->root_shown, strerror(errno));
     if (entry_current(b)) {
         mfb_temp_discard(b->tmp);
         return 0;
@@ -416,7 +514,7 @@ static int install(struct build *b, struct mfb_err *err)
         if (old)
             mfb_temp_discard(old);
         free(old);
-        return mfb_fail(err, "%s: cannot replace the stale build %s: %s", b->s->spec, b->entry, strerror(e));
+        return mfb_fail(err, "%s: cannot replace its stale build in %s: %s", b->s->spec, b->root_shown, strerror(e));
     }
     mfb_temp_discard(old);
     free(old);
@@ -431,7 +529,7 @@ static int build(struct build *b, struct mfb_err *err)
         if (tmpl)
             mfb_temp_discard(tmpl);
         free(tmpl);
-        return mfb_fail(err, "%s: cannot make a build folder in %s: %s", b->s->spec, b->root, strerror(e));
+        return mfb_fail(err, "%s: cannot make a build folder in %s: %s", b->s->spec, b->root_shown, strerror(e));
     }
     snprintf(b->tmp, sizeof b->tmp, "%s", tmpl);
     free(tmpl);
@@ -491,6 +589,7 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mf
     bool oom = false;
     char root[PATH_MAX];
     mfb_source_cache_root(root, sizeof root);
+    mfb_msg_path(s->path, b->path_shown, sizeof b->path_shown);
     if (mfb_words_split("CC", cc, &b->cc, err) < 0 || mfb_words_split(mfb_flags_source_name(s->flags_source), flags, &b->flags, err) < 0)
         goto out;
     if (b->cc.n == 0) {
@@ -506,9 +605,11 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mf
         mfb_fail(err, "%s: no folder for built variants: set MEMFBENCH_CACHE (or HOME)", s->spec);
         goto out;
     }
-    if (snprintf(b->root, sizeof b->root, "%s/variants", root) >= (int)sizeof b->root || mfb_make_dirs(b->root) != 0) {
-        mfb_fail(err, "%s: cannot make the folder for built variants %s/variants: %s (set MEMFBENCH_CACHE)", s->spec,
-                 root, strerror(errno));
+    int too_long = snprintf(b->root, sizeof b->root, "%s/variants", root) >= (int)sizeof b->root;
+    mfb_msg_path(b->root, b->root_shown, sizeof b->root_shown);
+    if (too_long || mfb_make_dirs(b->root) != 0) {
+        mfb_fail(err, "%s: cannot make the folder for built variants %s: %s (set MEMFBENCH_CACHE)", s->spec,
+                 b->root_shown, too_long ? "the path is too long" : strerror(errno));
         goto out;
     }
     /* the flags as one normalized line, as the key and the file record them; --pgo's after them
@@ -534,6 +635,15 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mf
     s->cached = entry_current(b);
     if (!s->cached && build(b, err) < 0)
         goto out;
+    /* the key of a FILE.c or FILE.o is not its symbol's: a build found for one symbol is checked
+     * for this one, as a build checks it, so a wrong one is named here, by the user's file */
+    char object[PATH_MAX + 16];
+    struct mfb_elf_symbol sym;
+    snprintf(object, sizeof object, "%s/" MFB_SOURCE_OBJECT_NAME, b->entry);
+    if (s->cached && mfb_source_check_symbol(object, s->path, s->symbol, &sym, err) < 0)
+        goto out;
+    if (s->cached)
+        mfb_elf_symbol_free(&sym);
     s->compiler_path = dup_or_fail(b->cc_path, &oom);
     s->compiler_version = dup_or_fail(b->version, &oom);
     s->dir = dup_or_fail(b->entry, &oom);

@@ -11,6 +11,7 @@
 #define MFB_VARBUILD_H
 
 #include "base/error.h"
+#include "files/inputs.h"
 #include "impl/source.h"
 #include "programs/kinds.h"
 
@@ -24,6 +25,12 @@
  * more than the C library, a step past its deadline, or a stop request (programs/stop.h), after
  * which nothing of the build is left. */
 int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mfb_deadlines *dl, struct mfb_err *err);
+
+/* The files a built source variant s was made from, added to in: its file and, for FILE.c, every
+ * header it included (its manifest's). The headers are known once it is built (or found built):
+ * a command checks its outputs against its other inputs before the build, and against these
+ * after it, before it writes anything. 0, or -1 with err (out of memory). */
+int mfb_varbuild_add_inputs(const struct mfb_source *s, struct mfb_inputs *in, struct mfb_err *err);
 
 /* What `$CC --version` says (up to cap bytes), CC as every build takes it (default cc): 0, or -1 with one line
  * naming spec (the variant asking) when it cannot be run. */

@@ -29,6 +29,6 @@ pid=$!
 sleep 3
 kill -TERM $pid
 wait $pid
-check stopped 130 $?
+check stopped 143 $?  # 128 + SIGTERM, as every command ends on a stop
 [ ! -e "$W/x.json" ] || { echo "FAIL: a result file after a refusal or a stop"; fail=1; }
 exit $fail
