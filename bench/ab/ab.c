@@ -163,7 +163,8 @@ static int add_variant(struct mfb_ab *ab, const char *value, struct mfb_err *err
         /* the plugin's own loader parses PATH:SYMBOL[=NAME], loads it and finds the symbol, as run does */
         struct mfb_variant v;
         void *h;
-        if (mfb_plugin_load(value, ab->func, &v, &h, err) < 0) {
+        /* a built-in's name means that built-in in every file and analysis: no plugin takes it */
+        if (mfb_plugin_name_check(value, ab->func, err) < 0 || mfb_plugin_load(value, ab->func, &v, &h, err) < 0) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             return mfb_fail(err, "memfbench ab: %s", msg);

@@ -1,5 +1,6 @@
 #include "files/inputs.h"
 
+#include "base/msgpath.h"
 #include "files/temporaries.h"
 
 #include <errno.h>
@@ -15,6 +16,8 @@ const char *mfb_input_kind_name(enum mfb_input_kind kind)
     case MFB_INPUT_DISTRIBUTION: return "distribution table";
     case MFB_INPUT_PLUGIN: return "plugin";
     case MFB_INPUT_SOURCE: return "source variant";
+    case MFB_INPUT_HEADER: return "header a source variant includes";
+    case MFB_INPUT_TRAINING: return "training table (--pgo-train)";
     case MFB_INPUT_TRACE: return "trace";
     case MFB_INPUT_PROBE_FILE: return "probe file";
     case MFB_INPUT_PROGRAM: return "program";
@@ -53,9 +56,12 @@ int mfb_inputs_check_output(const struct mfb_inputs *in, const char *path, const
     if (stat(path, &o) != 0)
         return 0;
     for (int k = 0; k < in->n; k++)
-        if (stat(in->v[k].path, &i) == 0 && same(&o, &i))
-            return mfb_fail(err, "%s: %s names an input, the %s %s; it would be overwritten", path,
-                            option, mfb_input_kind_name(in->v[k].kind), in->v[k].path);
+        if (stat(in->v[k].path, &i) == 0 && same(&o, &i)) {
+            char shown[2][MFB_MSG_PATH_MAX / 2];
+            return mfb_fail(err, "%s: %s names an input, the %s %s; it would be overwritten",
+                            mfb_msg_path(path, shown[0], sizeof shown[0]), option, mfb_input_kind_name(in->v[k].kind),
+                            mfb_msg_path(in->v[k].path, shown[1], sizeof shown[1]));
+        }
     return 0;
 }
 

@@ -15,6 +15,8 @@ enum mfb_input_kind {
     MFB_INPUT_DISTRIBUTION, /* a size/alignment/overlap/mismatch table */
     MFB_INPUT_PLUGIN,       /* a shared object given by --variant LIB.so:SYMBOL */
     MFB_INPUT_SOURCE,       /* a source variant's file: --variant FILE.c:SYMBOL (or .o, .a) */
+    MFB_INPUT_HEADER,       /* a header a source variant's FILE.c includes (its build's manifest lists them) */
+    MFB_INPUT_TRAINING,     /* a table --pgo's training replays (--pgo-train's) */
     MFB_INPUT_TRACE,        /* --trace */
     MFB_INPUT_PROBE_FILE,   /* --cache-from */
     MFB_INPUT_PROGRAM,      /* the program record runs */

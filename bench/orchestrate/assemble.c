@@ -555,8 +555,8 @@ void mfb_assemble_workset_warnings(const struct mfb_workset *ws, const struct mf
                  (double)ws->space.large.size / (double)caches->llc, caches->llc >> 20, MFB_LARGE_LLC_MULTIPLE);
 }
 
-/* What a run reads: every plugin, the distribution's tables (siblings included), the trace and
- * the probe file. The result file is checked against this list before anything is measured. */
+/* What a run reads: every plugin and source, the distribution's tables (siblings included), the
+ * trace, the probe file and --pgo-train's tables. The result file is checked against this list before anything is measured. */
 static int run_inputs(const struct mfb_study *c, const struct mfb_dist *d, struct mfb_inputs *in, struct mfb_err *err)
 {
     for (int i = 0; i < c->nvariants; i++) {
@@ -575,6 +575,11 @@ static int run_inputs(const struct mfb_study *c, const struct mfb_dist *d, struc
     for (int i = 0; i < d->nfiles; i++)
         if (mfb_inputs_add(in, MFB_INPUT_DISTRIBUTION, d->files[i].path, strlen(d->files[i].path), err) < 0)
             return -1;
+    if (c->pgo && c->pgo_train) { /* --pgo-train's tables (the study's own are listed above) */
+        char cache[96];
+        struct mfb_pgo_request req = pgo_request(c, cache, sizeof cache);
+        return mfb_pgo_train_inputs(&req, in, err);
+    }
     return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "report/summary.h"
 
+#include "base/msgpath.h"
+
 #include "base/self.h"
 
 #include <math.h>
@@ -341,12 +343,16 @@ void mfb_summary_print_builds(FILE *out, const struct mfb_run *run)
         const struct mfb_source *s = run->config.vars[i].owns_source ? run->config.vars[i].source : NULL;
         if (!s)
             continue;
+        /* the user's path and the cache's folder as a message prints paths: one line whatever they hold */
+        char path[MFB_MSG_PATH_MAX / 2], dir[MFB_MSG_PATH_MAX / 2];
+        mfb_msg_path(s->path, path, sizeof path);
+        mfb_msg_path(s->dir, dir, sizeof dir);
         if (s->cached)
             fprintf(out, "memfbench: %s: %s as built before (%s %s), found in the cache in %.3f s: %s\n",
-                    run->config.vars[i].v->name, s->path, s->compiler, s->flags, s->build_s, s->dir);
+                    run->config.vars[i].v->name, path, s->compiler, s->flags, s->build_s, dir);
         else
             fprintf(out, "memfbench: %s: built %s at %d code placements (%s %s) in %.2f s: %s\n",
-                    run->config.vars[i].v->name, s->path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, s->dir);
+                    run->config.vars[i].v->name, path, MFB_CODE_PLACEMENTS, s->compiler, s->flags, s->build_s, dir);
         if (s->pgo && s->pgo->cached)
             fprintf(out, "memfbench: %s: its %s profile (trained on %s, seed 0x%llx) found in the cache: %s\n",
                     run->config.vars[i].v->name, mfb_pgo_family_name(s->pgo->family), s->pgo->train_spec,

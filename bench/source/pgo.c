@@ -115,6 +115,17 @@ int mfb_pgo_check(const struct mfb_pgo_request *req, const struct mfb_source *s,
     return rc;
 }
 
+int mfb_pgo_train_inputs(const struct mfb_pgo_request *req, struct mfb_inputs *in, struct mfb_err *err)
+{
+    char table[PATH_MAX];
+    struct mfb_dist d = {0};
+    int rc = training_dist(req, table, sizeof table, &d, err);
+    for (int i = 0; rc == 0 && i < d.nfiles; i++)
+        rc = mfb_inputs_add(in, MFB_INPUT_TRAINING, d.files[i].path, strlen(d.files[i].path), err);
+    mfb_dist_free(&d);
+    return rc;
+}
+
 /* The profile's cache key: the instrumented build (code, flags, compiler), every file the training
  * distribution reads, its seed and its number of calls. */
 static int training_key(const struct mfb_source *ins, const struct mfb_pgo_request *req, char *table, size_t cap,

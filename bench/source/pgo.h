@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/functions.h"
+#include "files/inputs.h"
 #include "impl/source.h"
 #include "programs/kinds.h"
 
@@ -38,6 +39,9 @@ struct mfb_pgo_request {
  * tables read. 0, or -1 with one line: a command calls it before the first build, so a bad
  * --pgo-train costs no compile and no training. */
 int mfb_pgo_check(const struct mfb_pgo_request *req, const struct mfb_source *s, struct mfb_err *err);
+/* The files the training reads (its table and siblings, --pgo-train's or the study's) added to in,
+ * so no output of the study names one: 0, or -1 with one line. */
+int mfb_pgo_train_inputs(const struct mfb_pgo_request *req, struct mfb_inputs *in, struct mfb_err *err);
 
 /* Builds NAME-pgo of the source variant spec (its name: NAME-pgo where NAME is the spec's name):
  * the instrumented build, the training (or its cached profile), then the trained build at every

@@ -453,7 +453,7 @@ int mfb_varbuild_add_inputs(const struct mfb_source *s, struct mfb_inputs *in, s
          line = strtok_r(NULL, "\n", &save)) {
         char name[PATH_MAX];
         if (!strncmp(line, "dep ", 4) && strlen(line) > 4 + 64 + 1 && manifest_path(line + 4 + 65, name, sizeof name) == 0)
-            rc = mfb_inputs_add(in, MFB_INPUT_SOURCE, name, strlen(name), err);
+            rc = mfb_inputs_add(in, MFB_INPUT_HEADER, name, strlen(name), err);
     }
     free(text);
     return rc;
