@@ -204,8 +204,10 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
     bool merged = np > 1;
     fprintf(out, "\nmemfbench: %s on %s | %s | clock %s\n", v->function, v->distribution, v->cpu_model, v->clock);
     fprintf(out, "  %s\n", v->shape);
+    /* the processes' lowest and highest ratio in columns of their own, not in brackets: an
+     * interval is the analysis's to print (one estimator, one number), and this span is none */
     fprintf(out, "  %-15s %10s %21s %9s %9s%s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
-            merged ? "       process range" : "");
+            merged ? "    lowest   highest" : "");
     for (int vi = 0; vi < v->nvars; vi++) {
         struct stats s = variant_stats(all, vi, ns, bpn);
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f", v->names[vi], s.median, s.q1, s.q3, s.bpn);
@@ -220,7 +222,7 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
                 ratios[k++] = r;
         }
         mfb_quantile_sort(ratios, k);
-        fprintf(out, " %9.3f   [%6.3f, %6.3f]\n", mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN,
+        fprintf(out, " %9.3f %9.3f %9.3f\n", mfb_quantile_of_sorted(ratios, k, 0.5), k ? ratios[0] : NAN,
                 k ? ratios[k - 1] : NAN);
     }
     between(out, ctx, ns);
@@ -231,8 +233,10 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
     const char *rule = v->rotating ? ROTATING_RATIO : "median over rounds";
     if (merged)
         fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
-                     "batch time over '%s' in the same round; shown, the median over processes and their range "
-                     "(below 1: faster).\n  Intervals and verdicts: ", rule, v->names[0]);
+                     "batch time over '%s' in the same round; shown, the median over processes, the lowest and "
+                     "the highest (below 1: faster). Neither is the verdict's ratio or interval (the mean over "
+                     "processes under the model of the code placements, docs/analysis.md), which the analysis "
+                     "prints.\n  Intervals and verdicts: ", rule, v->names[0]);
     else
         fprintf(out, "  ns/call and bytes/ns: medians over measured batches. ratio: %s of the batch time over '%s' "
                      "in the same round (below 1: faster).\n  Intervals and verdicts: ", rule, v->names[0]);
