@@ -249,6 +249,10 @@ def _shown_names(doc: dict[str, Any]) -> None:
     for key in ("baseline", "distribution"):
         if isinstance(cfg.get(key), str):
             cfg[key] = shown_name(cfg[key])
+    # the distribution block's own copy of the name, which the context lines print
+    dist = doc.get("distribution")
+    if isinstance(dist, dict) and isinstance(dist.get("name"), str):
+        dist["name"] = shown_name(dist["name"])
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
