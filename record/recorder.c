@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h> /* rename */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -176,7 +177,15 @@ static void write_file(const char *prefix, void (*writer)(int fd))
     for (const char *s = tail; *s; s++)
         tmp[m++] = *s;
     tmp[m] = '\0';
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* The program knows the folder ($MEMFBENCH_RECORD_DIR) and may have put a FIFO, a folder or a
+     * link at this name: opened without blocking or following a link, and written only when it
+     * is a regular file, so no process of the program waits in its exit for a reader. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
     if (fd >= 0) {
         writer(fd);
         int ok = fsync(fd) == 0;

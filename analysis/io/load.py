@@ -255,6 +255,10 @@ def _shown_names(doc: dict[str, Any]) -> None:
         for w in (st or {}).get("warnings") or []:
             if isinstance(w, dict) and isinstance(w.get("message"), str):
                 w["message"] = shown_name(w["message"])
+    # the distribution block's own copy of the name, which the context lines print
+    dist = doc.get("distribution")
+    if isinstance(dist, dict) and isinstance(dist.get("name"), str):
+        dist["name"] = shown_name(dist["name"])
 
 
 def read_result(path: str | Path) -> dict[str, Any]:

@@ -369,8 +369,9 @@ def _html(md: list[str], figures: list[tuple[str, Path]]) -> str:
             body.append(f"<li>{_inline(line[2:])}</li>")
         else:
             open_block("")
-            if line.startswith("!["):
-                name = line[line.index("(") + 1:-1]
+            # a figure of this report; a line that only looks like one (text from a file) is text
+            name = line[line.index("(") + 1:-1] if line.startswith("![") and "(" in line else ""
+            if name in inline:
                 body.append(f'<p><img alt="{html.escape(name)}" src="data:image/png;base64,{inline[name]}"></p>')
             elif line.startswith("#"):
                 level = len(line) - len(line.lstrip("#"))

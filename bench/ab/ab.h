@@ -44,6 +44,8 @@ struct mfb_ab_run {
     double wall_s, user_s, sys_s;
     int64_t calls;      /* the function's calls the shim counted in the run's processes; -1: plain */
     int processes;      /* the processes that reported a count (each at its exit); 0 for plain */
+    int exits_inside;   /* of those, the ones that exited inside the variant's code (it called exit) */
+    bool uncounted;     /* the count file was no longer a regular file: the program replaced it */
     int leftovers;      /* processes the program left running after it ended, stopped */
     uint64_t output_bytes; /* what the program wrote to stdout and stderr */
 };
@@ -71,13 +73,16 @@ struct mfb_ab {
      * when it has none */
     char trace[PATH_MAX + 64];
     char trace_replay[PATH_MAX];
+    /* Where the replays are written: temporaries beside the result (files/temporaries.h), renamed
+     * to replay and trace_replay only once the result is in place, so that an ab killed at any
+     * moment leaves no replay without its result, only temporaries the next run sweeps. "": none. */
+    char replay_tmp[PATH_MAX], trace_replay_tmp[PATH_MAX];
     double replay_time_s;       /* --replay-time: the replay's -t; 0: memfbench run's default */
     bool by_class;              /* --by-class: the replays time each size class too */
     uint64_t recorded_calls;    /* --predict-from: the function's calls in the recorded run */
     double watchdog_s;          /* --watchdog: a run's time limit; 0: the default rule (ab.h) */
     struct mfb_deadlines deadlines; /* --deadline: its own processes' (the check, the replays) */
-    /* Where the runs' own files live (the shim's call counts, the program's output before it is
-     * copied to program_output, the check's messages): a private folder beside the result,
+    /* Where the runs' own files live (the shim's call counts): a private folder beside the result,
      * named as a memfbench temporary so that one left by a killed ab is swept by the next. */
     char work[PATH_MAX];
     uint64_t output_kept;       /* bytes copied to program_output so far */
@@ -92,14 +97,17 @@ struct mfb_ab {
 #define MFB_AB_FIRST_LIMIT_S 600.0
 #define MFB_AB_LIMIT_FACTOR 10.0
 #define MFB_AB_LIMIT_FLOOR_S 60.0
-/* A variant's run must count within this factor of the calls of libc's run in the same block (and
- * libc's runs within it of a recording's count): a run cut short (a variant that calls exit) or
- * run without the shim does a small part of the work, where a program's calls vary from one run to
- * the next by far less. */
+/* With --predict-from, libc's runs must count within this factor of the recording's calls: a
+ * recording of another input, or a run without the shim (a process that drops LD_PRELOAD), does
+ * other work, where a program's calls vary from one run to the next by far less. (A variant's run
+ * is not held to libc's count: a program that works for a given time makes calls in proportion to
+ * its share of the CPU. A variant that ends the program early is seen by the shim instead: the
+ * exit was called inside the variant's code.) */
 #define MFB_AB_CALLS_FACTOR 2.0
 /* --program-output: of each run's output the first and the last half of this many bytes are kept
- * (a line says what was cut), and the file stops growing at MFB_AB_OUTPUT_TOTAL bytes: a program
- * that writes a lot cannot fill the disk over many runs. */
+ * (a line says what was cut; the run's output is read from a pipe, only these bytes are held), and
+ * the file stops growing at MFB_AB_OUTPUT_TOTAL bytes: a program that writes a lot cannot fill the
+ * disk in one run or over many. */
 #define MFB_AB_OUTPUT_RUN (1u << 20)
 #define MFB_AB_OUTPUT_TOTAL (64ull << 20)
 
@@ -124,8 +132,8 @@ int mfb_ab_workspace(struct mfb_ab *ab, const char *output, struct mfb_err *err)
  * loaded into this process (mfb_ab_arms), whose constructor could end it. */
 int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, struct mfb_err *err);
 /* Runs every block (warm-up first), arms in a random order per block drawn from the seed; a run
- * that fails, outlives its limit, does no work or does less than libc's (its calls) ends it with
- * the run, the arm and the reason named. A stop request ends it with MFB_EXIT_INTERRUPTED in
+ * that fails, outlives its limit, cannot be counted, does no work or is ended by its variant (an
+ * exit inside the variant's code) ends it with the run, the arm and the reason named. A stop request ends it with MFB_EXIT_INTERRUPTED in
  * *exit_status; other failures MFB_EXIT_FAIL. */
 int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status, struct mfb_err *err);
 /* The one input/output rule of every subcommand (base/inputs.c), for ab: neither -o (output) nor
@@ -138,12 +146,16 @@ int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb
  * the recorded program the one given). */
 int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *output, struct mfb_err *err);
 /* A study (memfbench run, this binary; default but for --replay-time and --by-class) of libc and the
- * -v values on the recorded table, pinned as the runs were, into ab->replay; and, when the
- * recording has a trace, one of the trace in order into ab->trace_replay. */
-int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,
+ * -v values on the recorded table, pinned as the runs were, for ab->replay; and, when the
+ * recording has a trace, one of the trace in order for ab->trace_replay; each into its temporary
+ * (mfb_ab_settle_replays puts them in place). */
+int mfb_ab_replay(struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,
                   struct mfb_err *err);
+/* Renames the replays into place (OUTPUT.replay.json, OUTPUT.trace-replay.json): once the result
+ * is. 0, or -1 with err naming the replay that could not be. */
+int mfb_ab_settle_replays(struct mfb_ab *ab, struct mfb_err *err);
 /* Removes the replays this study wrote (its result could not be written: they have no result). */
-void mfb_ab_unlink_replays(const struct mfb_ab *ab);
+void mfb_ab_unlink_replays(struct mfb_ab *ab);
 void mfb_ab_free(struct mfb_ab *ab);
 
 #endif

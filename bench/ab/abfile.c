@@ -63,9 +63,10 @@ cJSON *mfb_ab_document(const struct mfb_ab *ab, char **argv, int argc, char **cm
                                                               : "600 s for the first run, then 10 times the longest run "
                                                                 "so far, at least 60 s");
     cJSON_AddStringToObject(c, "checks", "each variant verified by memfbench run on every call shape of the "
-                                         "distribution before any run; a run is a sample when it exits 0 and the "
-                                         "shim counted calls of the function within a factor of 2 of libc's run of "
-                                         "its block (and of the recording's count, with --predict-from)");
+                                         "distribution before any run; a run is a sample when it exits 0, the shim "
+                                         "counted calls of the function, and no process of it exited inside the "
+                                         "variant's code (with --predict-from, libc's runs also count within a "
+                                         "factor of 2 of the recording's calls)");
     cJSON *s = cJSON_AddObjectToObject(d, "shim");
     cJSON_AddStringToObject(s, "path", ab->shim);
     cJSON_AddStringToObject(s, "sha256", ab->shim_sha256);

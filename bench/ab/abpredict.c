@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ab/abself.h"
+#include "files/temporaries.h"
 #include "report/provenance.h"
 #include "workload/distribution.h"
 #include "workload/trace.h"
@@ -93,6 +94,13 @@ int mfb_ab_check_recording(struct mfb_ab *ab, const char *dir, const char *outpu
                         output) >= (int)sizeof ab->trace_replay) {
         return mfb_fail(err, "memfbench ab: -o %s: too long a name for its replay file", output);
     }
+    /* a folder or a FIFO where a replay goes would be found only when it is renamed there, after
+     * the runs and the result */
+    const char *targets[] = {ab->replay, ab->trace[0] ? ab->trace_replay : ""};
+    for (int i = 0; i < 2; i++)
+        if (targets[i][0] && lstat(targets[i], &st) == 0 && !S_ISREG(st.st_mode))
+            return mfb_fail(err, "memfbench ab: -o %s: %s, where its replay goes, exists and is not a regular file; "
+                            "remove it or give another -o", output, targets[i]);
     return check_replayable(ab, table, err);
 }
 
@@ -129,24 +137,56 @@ static int replay_one(const struct mfb_ab *ab, const char *const *variants, int 
                     why);
 }
 
-int mfb_ab_replay(const struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,
+/* A temporary beside target for its replay, registered (removed at exit unless settled), its path
+ * into tmp. */
+static int replay_temp(const char *target, char *tmp, size_t cap, struct mfb_err *err)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    mfb_temp_split(target, dir, sizeof dir, &base);
+    char *made = mfb_temp_make(dir, base, "", false);
+    if (!made)
+        return mfb_fail(err, "memfbench ab: cannot make a temporary beside %s: %s", target, strerror(errno));
+    snprintf(tmp, cap, "%s", made);
+    free(made);
+    return 0;
+}
+
+int mfb_ab_replay(struct mfb_ab *ab, const char *const *variants, int n, bool quiet, int *exit_status,
                   struct mfb_err *err)
 {
-    /* memfbench run writes its file only when it succeeds: a failed or stopped trace replay leaves
-     * the table's, which this study wrote and which has no result beside it */
-    if (replay_one(ab, variants, n, false, ab->replay, quiet, exit_status, err) < 0)
+    *exit_status = MFB_EXIT_FAIL;
+    /* memfbench run writes its file only when it succeeds; a failed or stopped replay leaves the
+     * temporaries, which mfb_ab_unlink_replays (or this process's exit) removes */
+    if (replay_temp(ab->replay, ab->replay_tmp, sizeof ab->replay_tmp, err) < 0 ||
+        replay_one(ab, variants, n, false, ab->replay_tmp, quiet, exit_status, err) < 0)
         return -1;
-    if (ab->trace[0] && replay_one(ab, variants, n, true, ab->trace_replay, quiet, exit_status, err) < 0) {
-        unlink(ab->replay);
+    if (ab->trace[0] && (replay_temp(ab->trace_replay, ab->trace_replay_tmp, sizeof ab->trace_replay_tmp, err) < 0 ||
+                         replay_one(ab, variants, n, true, ab->trace_replay_tmp, quiet, exit_status, err) < 0))
         return -1;
+    return 0;
+}
+
+int mfb_ab_settle_replays(struct mfb_ab *ab, struct mfb_err *err)
+{
+    char *tmp[] = {ab->replay_tmp, ab->trace_replay_tmp};
+    const char *target[] = {ab->replay, ab->trace_replay};
+    for (int i = 0; i < 2; i++) {
+        if (!tmp[i][0])
+            continue;
+        if (mfb_temp_settle(tmp[i], target[i]) != 0)
+            return mfb_fail(err, "memfbench ab: %s: cannot put the replay in place: %s", target[i], strerror(errno));
+        tmp[i][0] = '\0';
     }
     return 0;
 }
 
-void mfb_ab_unlink_replays(const struct mfb_ab *ab)
+void mfb_ab_unlink_replays(struct mfb_ab *ab)
 {
-    if (ab->recording[0])
-        unlink(ab->replay);
-    if (ab->trace[0])
-        unlink(ab->trace_replay);
+    char *tmp[] = {ab->replay_tmp, ab->trace_replay_tmp};
+    for (int i = 0; i < 2; i++)
+        if (tmp[i][0]) {
+            mfb_temp_discard(tmp[i]);
+            tmp[i][0] = '\0';
+        }
 }

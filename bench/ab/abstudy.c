@@ -11,6 +11,25 @@
 #include "programs/stop.h"
 #include "report/output.h"
 
+/* A refusal or failure on stderr as one line, whatever names it quotes: a program, a folder or a
+ * file whose name holds a newline (or another control character but a tab) is shown with it
+ * escaped as C writes it (\n, \x1b), so the message stays the one line a caller reads. */
+static void say(const char *prefix, const char *msg)
+{
+    fputs(prefix, stderr);
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '\n')
+            fputs("\\n", stderr);
+        else if (*c == '\r')
+            fputs("\\r", stderr);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02x", *c);
+        else
+            fputc(*c, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 /* The checks before anything runs, cheapest first; each refusal one line, exit 2. The variants
  * are checked (in a child) before one is loaded here, where a constructor could end ab. */
 static int prepare(struct mfb_ab *ab, const struct mfb_ab_request *rq, struct mfb_output *out, int *exit_status,
@@ -41,14 +60,14 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     mfb_stop_install();
     int status;
     if (prepare(ab, rq, &out, &status, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
+        say("", err.msg);
         mfb_output_abort(&out);
         mfb_ab_free(ab);
         return status;
     }
     if (mfb_ab_run_all(ab, rq->program, rq->quiet, &status, &err) < 0 ||
         (rq->predict_from && mfb_ab_replay(ab, rq->variants, rq->nvariants, rq->quiet, &status, &err) < 0)) {
-        fprintf(stderr, "%s\n", err.msg);
+        say("", err.msg);
         mfb_output_abort(&out);
         goto done;
     }
@@ -66,9 +85,15 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
     cJSON_Delete(doc);
     mfb_output_abort(&out); /* after a commit: nothing left to remove, only the path to free */
     if (rc < 0) {
-        fprintf(stderr, "memfbench ab: %s\n", err.msg);
+        say("memfbench ab: ", err.msg);
         mfb_ab_unlink_replays(ab); /* replays without their result are a partial output */
         status = mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
+        goto done;
+    }
+    /* the replays into place only now: a kill before leaves temporaries only, which the next run
+     * in this folder sweeps */
+    if (mfb_ab_settle_replays(ab, &err) < 0) {
+        say("", err.msg);
         goto done;
     }
     status = MFB_EXIT_OK;
@@ -79,8 +104,7 @@ int mfb_ab_study(struct mfb_ab *ab, const struct mfb_ab_request *rq)
         return mfb_analysis_exec(3, args); /* returns only when the analysis cannot run */
     }
 done:
-    if (mfb_stop_signal())
-        mfb_ab_unlink_replays(ab);
+    mfb_ab_unlink_replays(ab); /* the temporaries of replays not put in place, if any */
     mfb_ab_free(ab);
     return status;
 }

@@ -5,6 +5,7 @@
 
 #include "base/quantile.h"
 #include "measure/passes.h"
+#include "workload/table.h"
 
 /* A batch should last at least this many timer overheads, so the timer's own cost and jitter
  * are under 0.1 % of it, and at least 20 us; and at most 1 ms, since longer batches collect timer
@@ -31,6 +32,25 @@
 #define MEDIAN_TRIES 9
 /* |linearity - 1| above this warns: per-call times would depend on the batch size. */
 #define LINEARITY_TOLERANCE 0.05
+
+/* --trace: a window of the trace is one timed pass (its passes are given: one), so its calls are
+ * what each batch, its priming pass and its eviction go through. A window holds at most this many
+ * bytes at the trace's mean call size, down to one call. Without it a trace of four 64 MiB calls
+ * was replayed in windows of 512 calls, 32 GiB a pass, and 20 rounds did not end in 150 s. The
+ * bound is on the mean, not on the largest call, so a trace of small calls with a rare large one
+ * keeps full windows (its large calls only lengthen theirs); and it is known from the trace alone,
+ * so every process of a study replays the same windows. */
+#define TRACE_WINDOW_BYTES (16u << 20)
+
+/* log2 of the calls of a trace's window: at most `most`, fewer for a trace of large calls. */
+static uint8_t trace_window_log2(const struct mfb_run *r, uint8_t most)
+{
+    double mean = fmax(1, mfb_table_mean(&r->config.dist->size));
+    uint8_t k = most;
+    while (k > 0 && (double)(1u << k) * mean > TRACE_WINDOW_BYTES)
+        k--;
+    return k;
+}
 
 /* log2 of the largest power of two <= v (v >= 1): the long-call rule shortens the array to a
  * power of two so that every pass still visits it in a permuted order. */
@@ -73,7 +93,7 @@ static double pilot_ns_per_call(struct mfb_run *r, const struct mfb_variant *v, 
 void mfb_calibrate_batch(struct mfb_run *r, struct mfb_rng *rng)
 {
     struct mfb_calibration *c = &r->procedure.cal;
-    c->calls_log2 = r->runtime.ws->params_log2;
+    c->calls_log2 = r->modes.trace ? trace_window_log2(r, r->runtime.ws->params_log2) : r->runtime.ws->params_log2;
     c->passes = 1;
     /* libc's pilot checks the batch time (warnings, the 1 ms cap); it is timed here only when
      * libc is not one of the study's variants. */

@@ -169,6 +169,29 @@ static int verify_shapes(struct mfb_run *r, struct mfb_verify *ver, const struct
 
 /* Calls each other code placement of a built-in is checked on under rotation. */
 #define PLACED_CHECK_CALLS 64
+/* The first array's large calls (over 1 MiB) are checked in order while their sizes add up to
+ * this (the first always): each costs the reference's copy, the variant's and a compare of both
+ * buffers, and every large size is checked anyway with the shapes (under their own byte bound).
+ * A count alone (16) checked a trace of four 64 MiB calls on 1 GiB per variant, most of a
+ * --trace run's set-up. */
+#define ARRAY_LARGE_CHECK_BYTES (64ull << 20)
+#define LARGE_CALL_BYTES (1ull << 20)
+
+/* The calls of the first array a variant is checked on, into out (room for n): every small call
+ * and the large ones within ARRAY_LARGE_CHECK_BYTES. Returns how many. */
+static size_t array_checked(const struct mfb_call *in, size_t n, struct mfb_call *out)
+{
+    size_t k = 0;
+    uint64_t large = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t size = in[i].size & MFB_SIZE_MASK;
+        if (size > LARGE_CALL_BYTES && large > 0 && large + size > ARRAY_LARGE_CHECK_BYTES)
+            continue;
+        large += size > LARGE_CALL_BYTES ? size : 0;
+        out[k++] = in[i];
+    }
+    return k;
+}
 
 static int verify_variants(struct mfb_run *r, struct mfb_err *err)
 {
@@ -178,12 +201,18 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
     if (mfb_verify_init(&ver, mfb_table_max(&r->config.dist->size), mfb_stream_seed(r->config.seed, MFB_STREAM_VERIFY),
                         r->runtime.activity, err) < 0)
         return -1;
+    struct mfb_call *checked = malloc(mfb_workset_params(r->runtime.ws) * sizeof *checked);
+    if (!checked) {
+        mfb_verify_free(&ver);
+        return mfb_fail(err, "out of memory listing the calls to verify");
+    }
+    size_t nchecked = array_checked(mfb_run_params(r), mfb_workset_params(r->runtime.ws), checked);
     int rc = all_shapes ? mfb_shapes_init(&sh, r->config.dist, mfb_stream_seed(r->config.seed, MFB_STREAM_VERIFY),
                                           err) : 0;
     r->runtime.activity->phase = MFB_PHASE_VERIFYING;
     for (int i = 0; i < r->config.nvars && rc == 0; i++) {
         uint64_t before = ver.checked;
-        rc = mfb_verify_calls(&ver, r->config.vars[i].v, mfb_run_params(r), mfb_workset_params(r->runtime.ws), err);
+        rc = mfb_verify_calls(&ver, r->config.vars[i].v, checked, nchecked, err);
         if (rc == 0 && all_shapes)
             rc = verify_shapes(r, &ver, &sh, r->config.vars[i].v, err);
         /* --code-rotation round: every other placement's code is timed too; compiled from the same
@@ -191,7 +220,8 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
         bool rotates = r->config.layout.rotation == MFB_ROTATE_ROUND && r->config.vars[i].code_placement >= 0;
         for (unsigned p = 0; rc == 0 && rotates && p < MFB_CODE_PLACEMENTS; p++) {
             struct mfb_variant placed = mfb_run_variant_at(&r->config.vars[i], p);
-            rc = mfb_verify_calls(&ver, &placed, mfb_run_params(r), PLACED_CHECK_CALLS, err);
+            rc = mfb_verify_calls(&ver, &placed, checked, nchecked < PLACED_CHECK_CALLS ? nchecked : PLACED_CHECK_CALLS,
+                                  err);
         }
         r->config.vars[i].verified_calls = ver.checked - before;
         mfb_variant_codeinfo(r->config.vars[i].v, &r->config.vars[i].code);
@@ -209,6 +239,7 @@ static int verify_variants(struct mfb_run *r, struct mfb_err *err)
                  MFB_SHAPES_SMALL, MFB_SHAPES_SMALL, MFB_SHAPES_MAX_BYTES >> 20);
     mfb_shapes_free(&sh);
     mfb_verify_free(&ver);
+    free(checked);
     return rc;
 }
 

@@ -7,10 +7,16 @@
  *   MEMFBENCH_AB_FUNCTION=F            which function it implements: memcpy (default), memmove,
  *                                      memset, memcmp or bcmp; the others go to the C library
  *   unset, or MEMFBENCH_AB_VARIANT=libc every call to the C library: the shim's own cost
- *   MEMFBENCH_AB_CALLS=FILE            at exit, append "FUNCTION CALLS" for the function's calls
- *                                      (every entry point of its family, either side): how memfbench
- *                                      ab sees that a run did its work and ran through the shim
+ *   MEMFBENCH_AB_CALLS=FILE            at exit, append "FUNCTION CALLS INSIDE" for the function's
+ *                                      calls (every entry point of its family, either side) and
+ *                                      whether the process exited inside the variant's code (1: the
+ *                                      variant called exit): how memfbench ab sees that a run did
+ *                                      its work, ran through the shim and was not cut short
  *   MEMFBENCH_AB_COUNT=FILE            at exit, append "ENTRY ROUTED LIBC" per entry point (tests)
+ *
+ * Both files are the program's to break: it may make either a FIFO, a folder or a link to a device.
+ * The shim writes only into a regular file it opened without blocking and without following a
+ * link, so no process of the program ever waits in its exit for a reader that never comes.
  *
  * A call the routed code makes itself (a wrapper that calls memcpy) goes to the C library, or it
  * would call itself for ever: the variant is loaded with RTLD_DEEPBIND. Calls made before the shim
@@ -21,12 +27,15 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <unwind.h>
 #include <wchar.h>
 
 #include "impl/impl.h" /* the reference loops: the fallbacks of the calls made while resolving */
@@ -51,6 +60,7 @@ static cmp_fn *libc_memcmp, *libc_bcmp;
 
 static enum family routed_family = F_MEMCPY;
 static void *routed;               /* the variant's function; NULL: every call to the C library */
+static const void *routed_base;    /* the load address of the variant's library (dladdr); NULL: none */
 static int counting;               /* MEMFBENCH_AB_COUNT given */
 static atomic_uint_fast64_t counts[E_COUNT][2]; /* [entry][0: routed, 1: C library] */
 /* Calls per family, always kept (a call made before the shim has read its family, by another
@@ -133,6 +143,9 @@ static void load_variant(const char *spec)
     routed = dlsym(h, colon + 1);
     if (!routed)
         die("the variant's library has no such symbol", colon + 1);
+    Dl_info info;
+    if (dladdr(routed, &info) && info.dli_fbase)
+        routed_base = info.dli_fbase;
 }
 
 /* Counting (tests): which side an entry point's call went to. Off, it is one predictable branch on
@@ -218,10 +231,22 @@ static int first_bcmp(const void *a, const void *b, size_t n)
     return ready() ? atomic_load_explicit(&to_bcmp, memory_order_relaxed)(a, b, n) : mfb_ref_memcmp(a, b, n);
 }
 
+/* path opened for writing (flags added) without blocking on a FIFO, following a link or taking a
+ * folder or a device: a descriptor of a regular file, or -1. */
+static int open_regular(const char *path, int flags)
+{
+    int fd = path && *path ? open(path, flags | O_WRONLY | O_APPEND | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static void write_counts(void)
 {
-    const char *path = getenv("MEMFBENCH_AB_COUNT");
-    int fd = path && *path ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
+    int fd = open_regular(getenv("MEMFBENCH_AB_COUNT"), O_CREAT);
     if (fd < 0)
         return;
     char line[128];
@@ -234,23 +259,59 @@ static void write_counts(void)
     close(fd);
 }
 
-/* One line, "FUNCTION CALLS", appended in one write(2): the processes of a run (a program that
- * forks or runs others) append to the same file without tearing each other's lines. */
-static void write_calls(void)
+/* One line, "FUNCTION CALLS INSIDE", appended in one write(2): the processes of a run (a program
+ * that forks or runs others) append to the same file without tearing each other's lines. The file
+ * is never created here: memfbench ab makes it before each run. */
+static void write_calls(unsigned long long calls, bool inside)
 {
-    const char *path = getenv("MEMFBENCH_AB_CALLS");
-    int fd = path && *path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    int fd = open_regular(getenv("MEMFBENCH_AB_CALLS"), 0);
     if (fd < 0)
-        return;
+        return; /* memfbench ab reads a missing line, or a file that is not one, as a run it cannot count */
     char line[64];
-    int k = snprintf(line, sizeof line, "%s %llu\n", family_names[routed_family],
-                     (unsigned long long)atomic_load_explicit(&family_calls.n[routed_family], memory_order_relaxed));
+    int k = snprintf(line, sizeof line, "%s %llu %d\n", family_names[routed_family], calls, inside ? 1 : 0);
     if (k > 0 && write(fd, line, (size_t)k) < 0) {
         /* nothing more to do: memfbench ab reads a missing line as a run that did not end normally */
     }
     close(fd);
 }
 
+/* Frames looked at, at most, from the exit handler down: exit's caller is a handful below it. */
+#define EXIT_FRAMES 64
+
+struct exit_walk {
+    int frames;
+    bool inside;
+};
+
+static _Unwind_Reason_Code exit_frame(struct _Unwind_Context *ctx, void *arg)
+{
+    struct exit_walk *w = arg;
+    int interrupted = 0;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIPInfo(ctx, &interrupted);
+    /* a frame a signal interrupted (a handler that called exit) and everything below it ran before
+     * the exit was asked for: the program's own, not the variant's */
+    if (interrupted || ip == 0 || ++w->frames > EXIT_FRAMES)
+        return _URC_END_OF_STACK;
+    Dl_info info;
+    /* ip - 1: a return address, which may already be past its function's last byte */
+    if (routed_base && dladdr((void *)(ip - 1), &info) && info.dli_fbase == routed_base) {
+        w->inside = true;
+        return _URC_END_OF_STACK;
+    }
+    return _URC_NO_REASON;
+}
+
+/* Whether this exit was called from inside the variant's library: a frame of it on this thread's
+ * stack between the exit handlers and the signal frame, if any. Found by unwinding once, at exit,
+ * rather than by a flag set around every call: a flag costs the two arms of a comparison unlike
+ * amounts (docs/program-ab.md, "The shim"), the walk costs them alike and only once. A variant
+ * that calls _exit runs no handler; memfbench ab sees its run by the count it lacks. */
+static bool exited_inside_variant(void)
+{
+    struct exit_walk w = {0};
+    _Unwind_Backtrace(exit_frame, &w); /* both arms walk: the libc arm simply finds no variant */
+    return w.inside;
+}
 __attribute__((constructor)) static void at_load(void)
 {
     resolve();
@@ -258,11 +319,19 @@ __attribute__((constructor)) static void at_load(void)
 
 __attribute__((destructor)) static void at_unload(void)
 {
-    write_calls();
-    if (counting) {
-        counting = 0; /* stdio's own copies are not the program's */
-        write_counts();
+    unsigned long long calls = atomic_load_explicit(&family_calls.n[routed_family], memory_order_relaxed);
+    /* From here every call is the shim's own (the unwinder's, stdio's): to the C library, so that a
+     * variant that exits on every call in programs cannot run again inside this exit. */
+    counting = 0;
+    if (atomic_load(&state) == 2) {
+        atomic_store_explicit(&to_memcpy, libc_memcpy, memory_order_relaxed);
+        atomic_store_explicit(&to_memmove, libc_memmove, memory_order_relaxed);
+        atomic_store_explicit(&to_memset, libc_memset, memory_order_relaxed);
+        atomic_store_explicit(&to_memcmp, libc_memcmp, memory_order_relaxed);
+        atomic_store_explicit(&to_bcmp, libc_bcmp, memory_order_relaxed);
     }
+    write_calls(calls, exited_inside_variant());
+    write_counts();
 }
 
 #define EXPORT __attribute__((visibility("default")))
