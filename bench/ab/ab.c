@@ -1,6 +1,7 @@
 #include "ab/ab.h"
 
 #include "files/inputs.h"
+#include "report/output.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -246,7 +247,8 @@ static int add_recording(struct mfb_inputs *in, const char *dir, struct mfb_err 
     closedir(d);
     return rc;
 }
-int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err)
+int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *const *variants, int n, const char *output,
+                         struct mfb_err *err)
 {
     struct mfb_inputs in = {0};
     int rc = mfb_inputs_add(&in, MFB_INPUT_PROGRAM, ab->program, strlen(ab->program), err);
@@ -254,15 +256,15 @@ int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb
     for (int i = 0; rc == 0 && i < 2; i++)
         if (ours[i][0])
             rc = mfb_inputs_add(&in, MFB_INPUT_PLUGIN, ours[i], strlen(ours[i]), err);
-    for (int a = 0; rc == 0 && a < ab->narms; a++)
-        if (ab->arms[a].kind == MFB_AB_VARIANT) /* PATH:SYMBOL: the library is the part before the last ':' */
-            rc = mfb_inputs_add(&in, MFB_INPUT_PLUGIN, ab->arms[a].spec,
-                                (size_t)(strrchr(ab->arms[a].spec, ':') ? strrchr(ab->arms[a].spec, ':') - ab->arms[a].spec
-                                                                        : (long)strlen(ab->arms[a].spec)), err);
+    /* the variants as given (checked before any is loaded): PATH:SYMBOL's library is before the last ':' */
+    for (int a = 0; rc == 0 && a < n; a++)
+        if (mfb_plugin_spec(variants[a]))
+            rc = mfb_inputs_add(&in, MFB_INPUT_PLUGIN, variants[a], (size_t)(strrchr(variants[a], ':') - variants[a]),
+                                err);
     if (rc == 0 && ab->recording[0])
         rc = add_recording(&in, ab->recording, err);
-    if (rc == 0 && strcmp(output, "-") != 0)
-        rc = mfb_inputs_check_output(&in, output, "-o", err);
+    if (rc == 0 && strcmp(output, "-") != 0 && (rc = mfb_inputs_check_output(&in, output, "-o", err)) == 0)
+        rc = mfb_output_check(output, err); /* a folder or a FIFO at -o: refused before anything runs */
     if (rc == 0 && ab->program_output && strcmp(ab->program_output, "/dev/null") != 0)
         rc = mfb_inputs_check_output(&in, ab->program_output, "--program-output", err);
     /* --predict-from's replays are written beside the result (OUTPUT.replay.json): each is an

@@ -138,9 +138,11 @@ int mfb_ab_verify(const struct mfb_ab *ab, const char *const *variants, int n, s
 int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status, struct mfb_err *err);
 /* The one input/output rule of every subcommand (base/inputs.c), for ab: neither -o (output) nor
  * --program-output names an input (the program, the shim and built-ins, a variant's shared object,
- * a file of the recording) nor each other. Called once the program, the arms and the recording
- * are known. 0, or -1 with err naming the output and the input. */
-int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *output, struct mfb_err *err);
+ * a file of the recording) nor each other. Called once the program and the recording are known,
+ * with the variants as given (n of them), before anything runs. 0, or -1 with err naming the
+ * output and the input. */
+int mfb_ab_check_outputs(const struct mfb_ab *ab, const char *const *variants, int n, const char *output,
+                         struct mfb_err *err);
 /* --predict-from DIR, read in full before the first run: the function's table and trace (regular
  * files, replayable), provenance.json (the function's call count a whole number from 1 to 2^53,
  * the recorded program the one given). */

@@ -59,7 +59,7 @@ int mfb_ab_run_self(const struct mfb_ab *ab, const char *const *argv, const char
         char how[400], last[400];
         mfb_prog_describe(&p, &o, how, sizeof how);
         mfb_prog_last_line(o.err, last, sizeof last);
-        rc = mfb_fail(err, "memfbench ab: %s: memfbench run ended with %s%s%s", what, how, last[0] ? ": " : "", last);
+        rc = mfb_fail(err, "memfbench run ended with %s%s%s", how, last[0] ? ": " : "", last); /* the caller names what */
     } else if (r.status != MFB_REPLY_OK) {
         rc = mfb_fail(err, "%s", r.message[0] ? r.message : "it refused without a message");
     }

@@ -39,14 +39,14 @@ static int prepare(struct mfb_ab *ab, const struct mfb_ab_request *rq, struct mf
     mfb_ab_libraries(ab);
     if (mfb_ab_check_program(ab, rq->program[0], err) < 0 ||
         mfb_ab_check_builtins(ab, rq->variants, rq->nvariants, err) < 0 ||
-        (rq->predict_from && mfb_ab_check_recording(ab, rq->predict_from, rq->output, err) < 0))
+        (rq->predict_from && mfb_ab_check_recording(ab, rq->predict_from, rq->output, err) < 0) ||
+        mfb_ab_check_outputs(ab, rq->variants, rq->nvariants, rq->output, err) < 0)
         return -1;
     if (mfb_ab_workspace(ab, rq->output, err) < 0 || mfb_ab_verify(ab, rq->variants, rq->nvariants, err) < 0) {
         *exit_status = mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_FAIL;
         return -1;
     }
-    if (mfb_ab_arms(ab, rq->variants, rq->nvariants, err) < 0 || mfb_ab_check_outputs(ab, rq->output, err) < 0 ||
-        mfb_output_open(out, rq->output, err) < 0)
+    if (mfb_ab_arms(ab, rq->variants, rq->nvariants, err) < 0 || mfb_output_open(out, rq->output, err) < 0)
         return -1;
     return 0;
 }

@@ -251,6 +251,7 @@ static int check_request(const struct mfb_counts_config *cfg, struct mfb_dist *d
 int mfb_counts_execute(const struct mfb_counts_config *cfg)
 {
     mfb_stop_install(); /* before anything it must clean up after: a stop ends the replay under way */
+    mfb_temp_sweep();
     struct mfb_err err = {{0}};
     struct mfb_dist dist = {0};
     char valgrind[PATH_MAX], version[128], self[PATH_MAX], dir[PATH_MAX];
@@ -259,12 +260,12 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         fprintf(stderr, "%s\n", what ? err.msg : "memfbench counts: out of memory");
         free(what);
         mfb_dist_free(&dist);
-        return MFB_EXIT_USAGE;
+        /* a stop during a source's build ends it as every command ends on a stop */
+        return mfb_stop_signal() ? mfb_stop_exit_status() : MFB_EXIT_USAGE;
     }
     /* the callgrind files go to a folder named as every temporary is (files/temporaries.h), so a
      * killed run's is found and removed by the next run of any command writing there */
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    mfb_temp_remove_stale(tmp, false);
     dir[0] = '\0';
     struct mfb_output out;
     char *made = NULL;

@@ -38,7 +38,8 @@ int mfb_verify_call(struct mfb_verify *v, const struct mfb_variant *var, const s
 /* Checks one call as the sampler placed it (its offsets modulo a page, its overlap). */
 int mfb_verify_placed(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *call,
                       struct mfb_err *err);
-/* Checks every call of a parameter array (calls over 1 MiB: the first 16 only, for time). */
+/* Checks every call of a parameter array (calls over 1 MiB: the first 16 only, for time; a trace's
+ * replay passes in fewer, bounded by their bytes: measure/prepare.c). */
 int mfb_verify_calls(struct mfb_verify *v, const struct mfb_variant *var, const struct mfb_call *calls,
                      size_t n, struct mfb_err *err);
 

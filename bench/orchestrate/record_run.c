@@ -16,6 +16,7 @@
 #include "base/self.h"
 #include "config.h"
 #include "base/environ.h"
+#include "base/msgpath.h"
 #include "programs/find.h"
 #include "programs/run.h"
 #include "programs/stop.h"
@@ -133,7 +134,8 @@ static int run_program(const struct mfb_record_request *r, const char *lib, cons
         mfb_prog_describe(&p, &o, how, sizeof how);
         status = o.status;
         if (o.end == MFB_PROG_NOT_STARTED) {
-            fprintf(stderr, "memfbench record: %s\n", o.why);
+            char why[MFB_MSG_PATH_MAX];
+            fprintf(stderr, "memfbench record: %s\n", mfb_msg_path(o.why, why, sizeof why)); /* one line, whatever it names */
             status = 127;
         } else if (o.end == MFB_PROG_STOPPED) {
             *stopped = o.signal; /* said in the one line the end of record prints */

@@ -295,6 +295,11 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
             fprintf(stderr, "memfbench: merged %d process%s into %s\n", s.done, s.done == 1 ? "" : "es", cfg->output);
             mfb_merge_print_summary(s.results, s.done, &s.all, cfg->output);
         }
+        /* a stop is said even under -q, as a failure is: the file is not the study asked for */
+        if (mfb_stop_signal())
+            fprintf(stderr, "memfbench: interrupted by %s after %d of %d process%s; %s holds what they measured "
+                            "(status.complete = false)\n", mfb_stop_signal_name(mfb_stop_signal()), s.done, s.k,
+                    s.k == 1 ? "" : "es", cfg->output);
     }
     cJSON_Delete(doc);
 cleanup:

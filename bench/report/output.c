@@ -29,7 +29,7 @@ char *mfb_output_temp(const char *target, const char *what)
 
 /* Refuses targets a result must not replace: anything but a regular file (a device node, a
  * directory, a FIFO), a name that can only be a folder, a path too long to make. */
-static int check_target(const char *path, struct mfb_err *err)
+int mfb_output_check(const char *path, struct mfb_err *err)
 {
     size_t len = strlen(path);
     if (len == 0)
@@ -71,7 +71,7 @@ int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err)
         o->f = stdout;
         return 0;
     }
-    if (check_target(path, err) < 0)
+    if (mfb_output_check(path, err) < 0)
         return -1;
     /* A symbolic link to a file: the result replaces the file it points to, not the link. */
     char real[PATH_MAX];

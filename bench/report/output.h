@@ -18,6 +18,10 @@ struct mfb_output {
 };
 
 int mfb_output_open(struct mfb_output *o, const char *path, struct mfb_err *err);
+/* What mfb_output_open refuses of path before it makes anything (an empty name, a folder's name, a
+ * path too long, an existing path that is not a regular file), for a command that checks its
+ * output before its work starts: 0, or -1 with err. */
+int mfb_output_check(const char *path, struct mfb_err *err);
 /* For a file that already is a temporary (a child of --processes writes the one its parent
  * made): written in place, no rename. */
 int mfb_output_open_direct(struct mfb_output *o, const char *path, struct mfb_err *err);
