@@ -8,8 +8,8 @@ spike) is no such replicate: on a busy host one or two of them moved an A/A verd
 values (the log ratios the placement model is fitted to):
 
 - **starved**: fewer paired rounds than a floor, the larger of MIN_ROUNDS and STARVED_SHARE of
-  the median over the processes of its study (each process has the same time budget, so its
-  rounds say how much of the CPU it got);
+  the median over the processes of its study, at most half that median (each process has the same
+  time budget, so its rounds say how much of the CPU it got; rounds_floor);
 - **disturbed**: its value is an outlier of the placement model. A Huber M-fit of the model
   (iteratively reweighted least squares, scale from the median absolute residual) names the
   candidates, those beyond CANDIDATE robust sd; each is then tested against the least-squares
@@ -78,14 +78,17 @@ class Screened:
 
 
 def rounds_floor(rounds: np.ndarray, studies: np.ndarray | None = None) -> np.ndarray:
-    """Each process's floor of rounds: max(MIN_ROUNDS, STARVED_SHARE x the median rounds of the
-    processes of its study), studies naming each process's study (one study without)."""
+    """Each process's floor of rounds, from the median m of the rounds of its study's processes
+    (studies names each process's study; one study without): max(MIN_ROUNDS, STARVED_SHARE x m),
+    but never above m / 2, so that a study whose processes all ran few rounds on purpose (--rounds
+    3, a test's file) keeps them: only a process starved beside the others is left out."""
     rounds = np.asarray(rounds, float)
     studies = np.zeros(len(rounds), np.int64) if studies is None else np.asarray(studies)
     floor = np.empty(len(rounds), np.int64)
     for s in np.unique(studies):
         at = studies == s
-        floor[at] = max(MIN_ROUNDS, int(np.ceil(STARVED_SHARE * float(np.median(rounds[at])))))
+        m = float(np.median(rounds[at]))
+        floor[at] = min(max(MIN_ROUNDS, int(np.ceil(STARVED_SHARE * m))), int(np.ceil(m / 2)))
     return floor
 
 

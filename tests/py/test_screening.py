@@ -131,6 +131,9 @@ def test_the_rounds_floor_is_per_study() -> None:
     rounds = np.array([40, 44, 48, 3, 400, 420, 440, 90])
     floor = rounds_floor(rounds, np.array([0, 0, 0, 0, 1, 1, 1, 1]))
     assert list(floor) == [11] * 4 + [103] * 4  # ceil(0.25 x 42), ceil(0.25 x 410): both above MIN_ROUNDS
+    assert list(rounds_floor(np.array([20, 20, 22, 24]))) == [MIN_ROUNDS] * 4
+    # a study of few rounds on purpose keeps its processes: the floor is at most half its median
+    assert list(rounds_floor(np.array([3, 3, 1, 3]))) == [2] * 4
     s = screen(np.zeros(8), rounds, studies=np.array([0, 0, 0, 0, 1, 1, 1, 1]))
     assert list(np.flatnonzero(s.starved)) == [3, 7]
 
@@ -148,9 +151,10 @@ def test_the_run_s_own_marks_are_taken_and_named() -> None:
 def test_more_than_half_dropped_is_no_verdict() -> None:
     rng = np.random.default_rng(9)
     x, placements, rounds, _ = busy_study(rng, 0, 0, true=0.2)
-    rounds[:17] = 3
+    rounds[:12] = 3  # starved beside the others
     df = sim.batches(rng, x, placements, rounds)
-    c = adjust_family([compare_one(df, "sim", "memcpy", "d", "v", "b", secondary=False)])[0]
+    c = adjust_family([compare_one(df, "sim", "memcpy", "d", "v", "b", secondary=False,
+                                   marked={i: "" for i in range(12, 17)})])[0]
     assert c.too_many_dropped and len(c.dropped) == 17
     assert c.verdict == "inconclusive" and withheld(c)
     assert any("more than half" in n or "too busy" in n for n in c.notes)
