@@ -498,3 +498,56 @@ def interference_lines(run: Run, level: float, ratios: bool = True) -> list[str]
                         f"the paired change from alone to together, in % (its interval excluding 0: the comparison "
                         f"with {base} is not the same under the other threads' load)",
                     table(compared[RATIO_COLUMNS])]
+
+
+# ---- Studies pooled over time (analyze pool) ----------------------------------------------------
+
+def pooled_verdict_word(pc) -> str:
+    """A pooled comparison's verdict in the headline's words."""
+    if pc.verdict == "faster":
+        return f"{_pct((1 - pc.ratio) * 100)} % faster"
+    if pc.verdict == "slower":
+        return f"{_pct((pc.ratio - 1) * 100)} % slower"
+    return pc.verdict
+
+
+def pooled_lines(pcs: list, detail: bool = False) -> list[str]:
+    """analyze pool's text (verdicts/pool.py PooledComparison): per variant the pooled ratio, the
+    simultaneous interval its verdict rests on, the verdict, the studies, and where a study run
+    later would put its ratio; then the between-study sd of each and where it comes from; with
+    detail one line per study."""
+    if not pcs:
+        return ["(nothing to pool: no variant was compared with the baseline in two files or more)"]
+    first = pcs[0]
+    out = [f"== pooled over studies run at different times: time / the baseline's (below 1: faster)",
+           *_wrap(f"{first.function} on {first.distribution} vs {first.baseline} [{first.cpu_model}, host "
+                  f"{first.host}]")]
+    rows = [(pc.variant, fmt_ratio(pc.ratio), fmt_interval(pc.ci_adj_low, pc.ci_adj_high), pooled_verdict_word(pc),
+             f"{pc.studies} studies", "later " + fmt_interval(pc.pi_low, pc.pi_high)) for pc in pcs]
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    for r in rows:
+        out.append(INDENT + "  ".join(x.ljust(w) if i in (0, 2, 3) else x.rjust(w) if i in (1, 4) else x
+                                       for i, (x, w) in enumerate(zip(r, widths))).rstrip())
+    level = first.level
+    m = len(pcs)
+    same: dict[tuple[float, str], list[str]] = {}
+    for pc in pcs:
+        same.setdefault((round(pc.between_sd, 6), pc.between_source), []).append(pc.variant)
+    for (sd, source), names in same.items():
+        out += _wrap(f"between studies: ±{sd:.2%} for {', '.join(names)} ({source})")
+    for pc in pcs:
+        if pc.withheld_studies:
+            out += _wrap(f"{pc.variant}: {pc.withheld_studies} of its studies had their own verdict withheld (their "
+                         "ratios are in the pool)")
+    out += _wrap(f"[{level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "") + "; later: where a study "
+                 f"run later puts its ratio, {level:.0%} prediction]; equivalent: within the ±{100 * first.margin:g} % "
+                 "margin")
+    if detail:
+        for pc in pcs:
+            out.append(f"- {pc.variant}: ratio {pc.ratio:.4f}, {level:.0%} CI [{pc.ci_low:.4f}, {pc.ci_high:.4f}], "
+                       f"simultaneous [{pc.ci_adj_low:.4f}, {pc.ci_adj_high:.4f}], a later study [{pc.pi_low:.4f}, "
+                       f"{pc.pi_high:.4f}], adjusted p {fmt_p(pc.p_adjusted)}; per study:")
+            out += [f"    {s['file']} ({s['created_utc']}): {s['ratio']:.4f} [{s['ci_low']:.4f}, {s['ci_high']:.4f}], "
+                    f"{s['processes']} processes" + (f", {s['dropped']} dropped" if s["dropped"] else "")
+                    + (", its verdict withheld" if s["withheld"] else "") for s in pc.per_study]
+    return out
