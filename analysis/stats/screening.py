@@ -16,7 +16,8 @@ values (the log ratios the placement model is fitted to):
   fit of the placement model to the processes not flagged: its studentized residual (deleted
   residual for a process in that fit, prediction residual for one outside it) against Student's t
   at DISTURBED_ALPHA / (2 n), a Bonferroni bound over the n processes, until the flagged set does
-  not change. The robust fit keeps several disturbed processes from hiding each other (masking);
+  not change (a process whose leaving would take a parameter's last support stays in the fit,
+  where it is tested by its deleted residual). The robust fit keeps several disturbed processes from hiding each other (masking);
   the t test gives the rule a stated false-alarm rate: under Gaussian noise, a process of a clean
   study is flagged with probability at most DISTURBED_ALPHA / n, so a clean study loses any
   process at most DISTURBED_ALPHA of the time (tests/py/test_screening.py measures it).
@@ -132,6 +133,21 @@ def huber_fit(X: np.ndarray, y: np.ndarray, k: float = HUBER_K, iterations: int 
     return beta, 1.4826 * float(np.median(np.abs(r) / np.sqrt(1 - h)))
 
 
+def _flag_keeping_rank(X: np.ndarray, wanted: np.ndarray, score: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The values of `wanted` to hold out of the least-squares fit, the largest |score| first (ties,
+    which a fit that cannot tell two rows apart gives both, broken by the value's distance from the
+    median), each only where the values left still determine every parameter of X (a balanced
+    design can lose its rank with three rows taken out)."""
+    full = int(np.linalg.matrix_rank(X))
+    flagged = np.zeros(len(wanted), bool)
+    far = np.abs(y - np.median(y))
+    for i in sorted(np.flatnonzero(wanted), key=lambda j: (-round(float(abs(score[j])), 1), -far[j])):
+        flagged[i] = True
+        if int(np.linalg.matrix_rank(X[~flagged])) < full:
+            flagged[i] = False
+    return flagged
+
+
 def outliers(X: np.ndarray, y: np.ndarray, alpha: float = DISTURBED_ALPHA,
              candidate: float = CANDIDATE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The disturbed test (the module's docstring): which values are outliers of the model X, each
@@ -143,15 +159,14 @@ def outliers(X: np.ndarray, y: np.ndarray, alpha: float = DISTURBED_ALPHA,
     if not scale > 0:
         return np.zeros(n, bool), nan, X @ beta
     u = (y - X @ beta) / (scale * np.sqrt(1 - _leverage(X)))
-    candidates = np.abs(u) > candidate
-    flagged = candidates.copy()
+    flagged = _flag_keeping_rank(X, np.abs(u) > candidate, u, y)
     t, fitted = nan.copy(), X @ beta
     for _ in range(2 * n):
         clean = ~flagged
         Xc = X[clean]
         rank = int(np.linalg.matrix_rank(Xc)) if clean.any() else 0
         df = int(clean.sum()) - rank
-        if rank < np.linalg.matrix_rank(X) or df < 3:
+        if df < 3:
             return np.zeros(n, bool), nan, X @ beta  # too few left to test against
         G = np.linalg.pinv(Xc.T @ Xc)
         b = G @ Xc.T @ y[clean]
@@ -167,7 +182,7 @@ def outliers(X: np.ndarray, y: np.ndarray, alpha: float = DISTURBED_ALPHA,
         # outside it: the prediction residual of a new value, df degrees of freedom
         t[~clean] = r[~clean] / (np.sqrt(max(rss / df, 1e-300)) * np.sqrt(1 + q[~clean]))
         crit = laws.t_quantile(1 - alpha / (2 * n), df - 1)
-        new = np.abs(t) > crit
+        new = _flag_keeping_rank(X, np.abs(t) > crit, t, y)
         if (new == flagged).all():
             break
         flagged = new
