@@ -14,7 +14,6 @@ import numpy as np
 
 from analysis.stats import simulate as sim
 from analysis.stats.placement_model import design_estimate, placement_columns
-from analysis.stats.pooling import pool
 from analysis.stats.screening import levels_kept, screen
 
 TRUE = 0.008
@@ -60,14 +59,7 @@ def busy(rng: np.random.Generator, n: int, starved: int, spikes: int) -> str:
 
 
 def series(rng: np.random.Generator, n: int, k: int, tau: float) -> str:
-    later = mean = 0
-    for _ in range(n):
-        y, se, _ = sim.study_series(rng, k + 1, TRUE, tau, 0.003)
-        p = pool(y[:k], se[:k])
-        lo, hi = p.prediction(0.95)
-        later += lo <= y[k] <= hi
-        lo, hi = p.interval(0.95)
-        mean += lo <= TRUE <= hi
+    later, mean = sim.pooled_coverage(rng, n, k, TRUE, tau, 0.003)
     return (f"pooled, {k} studies, between-study sd {tau:.2%}, each study ±0.30 % sd, {n} series: a later study in "
             f"the prediction interval {later}, the interval held the mean {mean}")
 

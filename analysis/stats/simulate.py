@@ -61,3 +61,20 @@ def study_series(rng: np.random.Generator, studies: int, true: float, between_sd
     se = np.broadcast_to(np.asarray(within_se, float), (studies,)).copy()
     truth = true + rng.normal(0, between_sd, studies)
     return truth + rng.normal(0, 1, studies) * se, se, truth
+
+
+def pooled_coverage(rng: np.random.Generator, series: int, k: int, true: float, between_sd: float,
+                    within_se: float) -> tuple[int, int]:
+    """Of `series` simulated series of k + 1 studies (study_series), pooled over the first k
+    (stats/pooling.py with no default), how many put the last study's estimate inside the 95 %
+    prediction interval, and how many the true value inside the 95 % interval."""
+    from .pooling import pool
+    later = held = 0
+    for _ in range(series):
+        y, se, _ = study_series(rng, k + 1, true, between_sd, within_se)
+        p = pool(y[:k], se[:k])
+        lo, hi = p.prediction(0.95)
+        later += lo <= y[k] <= hi
+        lo, hi = p.interval(0.95)
+        held += lo <= true <= hi
+    return later, held

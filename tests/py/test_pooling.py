@@ -19,14 +19,8 @@ def test_a_later_study_falls_in_the_prediction_interval(k: int, tau: float) -> N
     """tau 0.46 % and 1.34 %: the between-study CVs of avx2/libc and rep_movsb/libc in the Zen 5
     VM's validation; each study's own error 0.3 % (a default study's)."""
     rng = np.random.default_rng(1000 * k + int(tau * 1e4))
-    n, later, mean = 1000, 0, 0
-    for _ in range(n):
-        y, se, _ = sim.study_series(rng, k + 1, TRUE, tau, 0.003)
-        p = pool(y[:k], se[:k])
-        lo, hi = p.prediction(0.95)
-        later += lo <= y[k] <= hi
-        lo, hi = p.interval(0.95)
-        mean += lo <= TRUE <= hi
+    n = 1000
+    later, mean = sim.pooled_coverage(rng, n, k, TRUE, tau, 0.003)
     assert later >= 0.90 * n
     assert mean >= 0.92 * n
 
