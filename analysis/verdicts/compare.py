@@ -267,9 +267,15 @@ def screen_processes(pr: pd.DataFrame, marked: dict[int, str]
     blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
     ids, counts = np.unique(procs, return_counts=True)
     units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids])
-    all_levels = levels_by_process(pr)
-    X = placement_columns(np.array([all_levels[int(g)] for g in ids]))[0] if all_levels is not None else None
-    s = screen(units, counts, X, studies=ids // 1000, marked=np.array([int(g) in marked for g in ids]))
+    is_marked = np.array([int(g) in marked for g in ids])
+    # the design is the processes the run kept: a re-run in a dropped process's slot (rerun_of) takes
+    # its placements, so the blocks are whole again without the one it replaced
+    all_levels = levels_by_process(pr[~np.isin(procs, ids[is_marked])]) if is_marked.any() else levels_by_process(pr)
+    X = None
+    if all_levels is not None:
+        rows = [all_levels.get(int(g)) for g in ids]
+        X = placement_columns(np.array([r if r is not None else rows[int(np.argmin(is_marked))] for r in rows]))[0]
+    s = screen(units, counts, X, studies=ids // 1000, marked=is_marked)
     out: list[dict[str, Any]] = []
     for i, g in enumerate(ids):
         if s.kept[i]:

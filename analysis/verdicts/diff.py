@@ -89,11 +89,18 @@ def process_units(df: pd.DataFrame, variant: str, normalize: str = "", marked: d
                                    code_placement_v=("code_placement", "first"), rounds=("ns_per_call", "size"))
     per["code_placement_b"] = -1  # no baseline: absolute times
     ids = per.index.to_numpy()
-    levels = placement_levels(per.reset_index(), ids)
+    is_marked = np.array([int(g) in marked for g in ids], bool)
+    # the design is the processes the run kept (a re-run in a dropped one's slot takes its placements)
+    levels = placement_levels(per.reset_index(), ids) if not is_marked.any() else None
+    if is_marked.any():
+        kept_rows = placement_levels(per[~is_marked].reset_index(), ids[~is_marked])
+        if kept_rows is not None:
+            levels = np.empty((len(ids), kept_rows.shape[1]), np.int64)
+            levels[~is_marked], levels[is_marked] = kept_rows, kept_rows[0]
     x = np.log(per["ns"].to_numpy())
     if len(x) > 1:
         s = screen(x, per["rounds"].to_numpy(), placement_columns(levels)[0] if levels is not None else None,
-                   studies=ids // 1000, marked=np.array([int(g) in marked for g in ids]))
+                   studies=ids // 1000, marked=is_marked)
         for i in np.flatnonzero(~s.kept):
             dropped.append({"process": int(ids[i]), "index": int(ids[i]) % 1000,
                             "reason": "dropped by the run" if s.marked[i] else "starved" if s.starved[i] else "disturbed",

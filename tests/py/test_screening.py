@@ -158,3 +158,19 @@ def test_more_than_half_dropped_is_no_verdict() -> None:
     assert c.too_many_dropped and len(c.dropped) == 17
     assert c.verdict == "inconclusive" and withheld(c)
     assert any("more than half" in n or "too busy" in n for n in c.notes)
+
+
+def test_a_re_run_in_its_slot_keeps_the_design_whole() -> None:
+    """What the C side will write: process 5 starved and marked dropped, process 32 re-ran its slot
+    (its placements): 33 processes, 32 of them the design's whole blocks, so the placement model
+    still gives the error, and process 5 is named as the run dropped it."""
+    rng = np.random.default_rng(12)
+    x, placements, rounds, _ = busy_study(rng, 0, 0)
+    placements = np.vstack([placements, placements[5]])
+    x = np.append(x, x[5] + 0.001)
+    rounds = np.append(rounds, 50)
+    rounds[5] = 3
+    df = sim.batches(rng, x, placements, rounds)
+    c = compare_one(df, "sim", "memcpy", "d", "v", "b", secondary=False, marked={5: "starved; re-run as process 32"})
+    assert [(d["process"], d["reason"]) for d in c.dropped] == [(5, "dropped by the run")]
+    assert c.processes == 32 and c.placement_model
