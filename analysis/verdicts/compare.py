@@ -129,7 +129,7 @@ def layout_source(c: Comparison) -> str:
     if np.isfinite(c.layout_floor) and c.layout_sensitivity == c.layout_floor and \
             not (np.isfinite(c.layout_measured) and c.layout_measured >= c.layout_floor):
         return f"{c.layout_floor_from}; {measured}"
-    return measured + (f", above the {c.layout_floor_from} (±{c.layout_floor:.1%})" if np.isfinite(c.layout_floor) else "")
+    return measured + (f"; its floor ±{c.layout_floor:.1%}, {c.layout_floor_from}" if np.isfinite(c.layout_floor) else "")
 
 
 def process_label(d: dict[str, Any]) -> str:
