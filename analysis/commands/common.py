@@ -115,7 +115,7 @@ def check_study_options(args: argparse.Namespace) -> None:
 
 # The arguments that name what a subcommand reads. inputs_of gathers them: the one list every
 # output of every subcommand is checked against, so none replaces a file it reads.
-INPUT_ARGUMENTS = ("files", "before", "after", "one_thread", "file", "folder", "probe", "pressure", "threads_file",
+INPUT_ARGUMENTS = ("files", "before", "after", "history", "one_thread", "file", "folder", "probe", "pressure", "threads_file",
                    "counts_file", "pgo_file")
 
 

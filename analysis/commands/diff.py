@@ -3,14 +3,15 @@ versions, kernels, hosts), with a gate against a saved baseline (--fail-if-slowe
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 from ..io.files import json_text, write_text_atomic
 from ..io.identity import code_changes, separate
-from ..io.load import load_runs
-from ..verdicts.diff import (context_differences, diff_runs, incomparable, shift_line, unmatched_models,
-                             unresolved_hint)
+from ..io.load import load_run, load_runs
+from ..verdicts.diff import (context_differences, diff_runs, drift_sentences, incomparable, one_study_command,
+                             shift_line, unmatched_models, unresolved_hint)
 from ..verdicts.gate import status_of
 from ..views.report import write_diff_report
 from .common import PROG, UsageError, check_margin_level, check_outputs, check_threshold, inputs_of
@@ -35,6 +36,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_out", help="also write the shifts as JSON to this file")
     p.add_argument("--report", metavar="DIR", help="also write a before/after report (report.md and report.html "
                                                   "with the shifts drawn) into DIR")
+    p.add_argument("--history", nargs="+", default=[], metavar="FILE|DIR",
+                   help="earlier studies of this host (result files, or folders of them): each variant's drift "
+                        "between studies is measured from them (at least 3 studies of it), not taken from the "
+                        "validation's stated default")
+    p.add_argument("--between-sd", type=float, metavar="P",
+                   help="the drift of one study's value between studies on this host, in percent (0: the two sides "
+                        "are not two studies apart); default: measured from --history, else the validation's "
+                        "stated default for the CPU")
     p.add_argument("--force", action="store_true",
                    help="compare sides that differ in function, measure, distribution or placement")
     return p
@@ -53,6 +62,13 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     raise UsageError("diff: needs BEFORE AFTER, or both --before and --after")
 
 
+def _history_files(paths: list[str]) -> list[str]:
+    """The files --history names: each file as given, each folder's result files (as history reads
+    a folder)."""
+    from .history import _series_files
+    return _series_files(paths) if paths else []
+
+
 def run(args: argparse.Namespace) -> int:
     before, after = _sides(args)
     check_margin_level(args)
@@ -61,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         check_threshold(gate)
     check_outputs(args, [(args.json_out, "--json")] if args.json_out is not None else [],
                   (args.report, "--report") if args.report is not None else None)
+    if args.between_sd is not None and not (math.isfinite(args.between_sd) and args.between_sd >= 0):
+        raise UsageError(f"--between-sd {args.between_sd:g}: must be a finite, non-negative percentage")
+    history_files = _history_files(args.history)
     runs = load_runs(before + after)
     rb, ra = runs[:len(before)], runs[len(before):]
     # a code change between the sides is what a diff measures; within a side, it is kept apart
@@ -72,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"diff: the two sides measure different things ({'; '.join(different)}): a verdict would "
                          f"be about what was asked, not about the code; --force compares them anyway")
     try:
-        shifts = diff_runs(rb, ra, args.normalize, args.variant or None, args.level, args.margin / 100)
+        history = [load_run(f) for f in history_files] if history_files else None
+        shifts = diff_runs(rb, ra, args.normalize, args.variant or None, args.level, args.margin / 100, history,
+                           None if args.between_sd is None else args.between_sd / 100)
     except ValueError as e:  # a variant or baseline not on both sides
         raise UsageError(str(e)) from e
     print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
@@ -94,9 +115,17 @@ def run(args: argparse.Namespace) -> int:
     for line in unresolved_hint(shifts, args.normalize, fewest):
         print(f"note: {line}")
         notes.append(f"note: {line}")
+    command = one_study_command(rb, ra, shifts, args.normalize)
+    for line in drift_sentences(shifts) + ([
+            "to compare two builds without the drift, run both as variants of one study (each round times both, "
+            "so the host's state cancels in their ratio): " + (command or "memfbench run -v libc "
+                                                               "-v OLD.c:SYMBOL=before -v NEW.c:SYMBOL=after")]
+            if any(s.between_sd > 0 for s in shifts) else []):
+        print(f"note: {line}")
+        notes.append(f"note: {line}")
     print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
           f"(simultaneous: Bonferroni), Welch t on each side's error over its processes (the code placement model "
-          f"where the files placed code)")
+          f"where the files placed code) and the drift between two studies")
     rows = [s.as_dict() for s in shifts]
     if gate is not None:
         for row in rows:
@@ -107,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json_out is not None:
         doc = {"schema": "memfbench-diff", "schema_version": 1, "before": before, "after": after,
                "normalized_by": args.normalize, "fail_if_slower_percent": gate, "level": args.level,
+               "history": history_files, "one_study_command": command,
                "failed": gate is not None and any(r["gate"] == "regression" for r in rows),
                "context_differences": changed, "code_changes": code, "shifts": rows}
         write_text_atomic(args.json_out, json_text(doc), "--json", inputs_of(args))

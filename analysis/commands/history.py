@@ -151,11 +151,16 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(hist.change_line(c, args.level) for c in changes) or _none_found(len(rs), args))
         for _, c in codes.iterrows():
             print(f"note: code changed at #{c['position']}: {c['whose']} {c['from']} -> {c['to']}")
+        drifts = hist.drift(points, changes)
+        print("\nbetween studies (this host's drift, beyond each study's own interval):")
+        print("\n".join(hist.drift_line(d) for d in drifts))
         all_changes += [{**c.as_dict(), "cpu_model": cpu, "measure": measure, "function": function,
                          "distribution": distribution} for c in changes]
         docs.append({"cpu_model": cpu, "measure": measure, "function": function, "distribution": distribution,
                      "order": how, "points": points.to_dict("records"), "code_changes": codes.to_dict("records"),
-                     "changes": [c.as_dict() for c in changes]})
+                     "changes": [c.as_dict() for c in changes],
+                     "between_studies": [{"variant": d.variant, "sd": d.sd, "studies": d.studies, "first": d.first,
+                                          "last": d.last} for d in drifts]})
         if args.plot is not None:
             from ..views.plots.history import history as history_figure
             taken: set[str] = set()

@@ -12,6 +12,13 @@ loaded runs), above io/ and below the verdicts.
 - power: detectable effects and the rounds or processes a change needs
 - placement_model: one process's estimate, the mean over processes with its design error (the
   code placement model), Welch's interval of two such means, the shift over process order
+- screening: which processes a verdict rests on: the starved (few rounds) and the disturbed (an
+  outlier of the placement model: a Huber fit, then a Bonferroni t test), left out and named
+- pooling: studies run at different times: random-effects pooling (REML) with a between-study
+  variance, its interval and a later study's prediction interval
+- validated: figures docs/validation.md measured per CPU family (the layout floor, the default
+  between-study sd), with the words that name their source
+- simulate: simulated studies and series with a known answer, for the tests and the drivers
 - diagnostics: drift, position and autocorrelation effects of one run, each with its interval
 - threads: several timing threads: their topology, per-thread summaries, thread 0's interference
 """

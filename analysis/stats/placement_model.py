@@ -164,16 +164,21 @@ def design_estimate(x: np.ndarray, levels: np.ndarray | None = None) -> DesignEs
                           between, float(np.sqrt(max(0.0, spread))), tuple(factors))
 
 
-def welch(before: DesignEstimate, after: DesignEstimate, level: float) -> tuple[float, float, float, float]:
+def welch(before: DesignEstimate, after: DesignEstimate, level: float, between: float = 0.0,
+          between_df: float = float("inf")) -> tuple[float, float, float, float]:
     """Difference of two means (after - before: two sides of a before/after, two segments of a
     series) with a Welch t interval on their design errors (Satterthwaite's degrees of freedom
-    from each side's) and its two-sided p."""
+    from each side's) and its two-sided p. between: the sd of a study's mean from one study to the
+    next (the host's drift: stats/pooling.py); two sides from two studies differ by it twice over,
+    so 2 between^2 joins the variance, with between_df degrees of freedom (inf: a stated value)."""
     d = float(after.estimate - before.estimate)
     va, vb = after.se ** 2, before.se ** 2
-    se = float(np.sqrt(va + vb))
+    vt = 2 * between ** 2
+    se = float(np.sqrt(va + vb + vt))
     if se == 0:
         return d, d, d, (1.0 if d == 0 else 0.0)
-    dof = (va + vb) ** 2 / (va ** 2 / max(after.df, 1) + vb ** 2 / max(before.df, 1))
+    dof = (va + vb + vt) ** 2 / (va ** 2 / max(after.df, 1) + vb ** 2 / max(before.df, 1)
+                                 + (vt ** 2 / between_df if np.isfinite(between_df) else 0.0))
     q = laws.t_quantile(0.5 + level / 2, dof)
     p = min(1.0, 2 * laws.t_sf(abs(d) / se, dof))
     return d, d - q * se, d + q * se, p

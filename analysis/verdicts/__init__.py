@@ -9,6 +9,8 @@ compares something, on the statistics of stats/ and the runs of io/.
 - diff: before/after: each variant against itself in two sets of files
 - gate: the regression gate and its verdict document
 - history: a series of files across commits and its change points
+- pool: studies of the same code on the same host run at different times, pooled with the drift
+  between them (a between-study variance): one ratio, its interval, a later study's
 - ab: program-level A/B (memfbench ab) and the prediction from a recording's replay
 - suite: one number across studies: each variant's geometric mean with an interval carrying the studies' own
 - pgo: the PGO gain of run --pgo (NAME-pgo / NAME) and the trained-on x tested-on table of several files

@@ -25,8 +25,11 @@ from ..stats.intervals import Interval, sign_test_ci, sign_test_p
 from ..stats.laws import mann_whitney_p
 from ..stats.multiplicity import ADJUSTERS
 from ..stats.placement_model import CODE_PLACEMENTS, DesignEstimate, design_estimate, process_estimate, shift_over_order
+from ..stats.placement_model import placement_columns
 from ..stats.power import minimum_detectable_effect, rounds_needed
 from ..stats.robust import hodges_lehmann
+from ..stats.screening import levels_kept, screen
+from ..stats.validated import layout_floor
 
 @dataclass
 class Comparison:
@@ -89,20 +92,65 @@ class Comparison:
     # code with one layout (prebuilt plugins) among the two, and how far identical code moved with its
     # placement in the same files: a difference under it may be that layout's, not the code's
     one_layout: str = ""
-    layout_sensitivity: float = float("nan")  # relative: 1.96 x the sd of one code's placement effects
+    layout_sensitivity: float = float("nan")  # relative: 1.96 x the sd of one code's placement effects, at
+                                              # least layout_floor where one_layout
     layout_sensitivity_from: str = ""         # the placed comparison it was measured on
     # a shift over process order (the machine changed state during the study): no verdict then
     state_change_at: int = 0                  # processes before the shift (0: none found)
     state_change_p: float = float("nan")
     state_before: float = float("nan")        # the ratio before and after it
     state_after: float = float("nan")
+    # processes left out of the verdict (stats/screening.py): one dict each, with why (dropped_text)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    too_many_dropped: bool = False            # more than half dropped: no verdict
+    layout_measured: float = float("nan")     # layout_sensitivity as these files measured it (before the floor)
+    layout_floor: float = float("nan")        # the validation's floor of layout_sensitivity (stats/validated.py)
+    layout_floor_from: str = ""
+    cpu_key: str = ""                         # vendor, family and model: which validation section applies
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("units")
         d.pop("design")
         d["notes"] = "; ".join(self.notes)
+        d["processes_dropped"] = len(self.dropped)
+        d["dropped_processes"] = dropped_text(self)
+        d["layout_source"] = layout_source(self)
         return d
+
+
+def layout_source(c: Comparison) -> str:
+    """Where a one-layout comparison's sensitivity comes from: measured in these files, or the
+    validation's floor for the CPU (and what was measured beside it); "" without one layout."""
+    if not c.one_layout or not np.isfinite(c.layout_sensitivity):
+        return ""
+    measured = (f"measured here ±{c.layout_measured:.1%} from {c.layout_sensitivity_from}"
+                if np.isfinite(c.layout_measured) else "nothing placed here to measure it")
+    if np.isfinite(c.layout_floor) and c.layout_sensitivity == c.layout_floor and \
+            not (np.isfinite(c.layout_measured) and c.layout_measured >= c.layout_floor):
+        return f"{c.layout_floor_from}; {measured}"
+    return measured + (f"; its floor ±{c.layout_floor:.1%}, {c.layout_floor_from}" if np.isfinite(c.layout_floor) else "")
+
+
+def process_label(d: dict[str, Any]) -> str:
+    """A dropped process as a reader finds it: its index in its file's processes[] (and the file
+    where the comparison pools several)."""
+    return (f"{d['file']} process {d['index']}" if d.get("file") else f"process {d.get('index', d['process'])}")
+
+
+def dropped_reason(d: dict[str, Any]) -> str:
+    """Why a process was left out, in words."""
+    if d["reason"] == "starved":
+        return f"starved: {d['rounds']} rounds, fewer than {d['min_rounds']}"
+    if d["reason"] == "disturbed":
+        return (f"disturbed: ratio {d['ratio']:.3f} where the others' model expects {d['expected']:.3f}, "
+                f"studentized residual {d['residual']:+.1f}")
+    return "dropped by the run" + (f": {d['detail']}" if d.get("detail") else "")
+
+
+def dropped_text(c: Comparison) -> str:
+    """The processes left out of a comparison and why, one phrase each ("" for none)."""
+    return "; ".join(f"{process_label(d)} ({dropped_reason(d)})" for d in c.dropped)
 
 
 def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
@@ -148,7 +196,7 @@ def withheld(c: Comparison) -> bool:
     allowed to (the long line says "no verdict ...")."""
     if c.verdict != "inconclusive" or c.rounds < 2:
         return False
-    held = bool(c.state_change_at) or not (c.across_processes or c.single_process_allowed)
+    held = bool(c.state_change_at) or c.too_many_dropped or not (c.across_processes or c.single_process_allowed)
     return held and verdict_of(c.ci_adj_low, c.ci_adj_high, c.p_adjusted, c.ratio, c.margin,
                                1 - c.level) != "inconclusive"
 
@@ -186,6 +234,63 @@ def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | No
     return np.where(levels >= 0, levels % LINE_OFFSETS, -1)
 
 
+def levels_by_process(pr: pd.DataFrame) -> dict[int, np.ndarray] | None:
+    """placement_levels of every process of the paired rounds, by process id (None: no design)."""
+    ids = np.unique(pr["process"].to_numpy())
+    levels = placement_levels(pr, ids)
+    return None if levels is None else {int(g): row for g, row in zip(ids, levels)}
+
+
+def kept_levels(all_levels: dict[int, np.ndarray] | None, ids: np.ndarray) -> np.ndarray | None:
+    """The placement model's levels of the processes ids, out of the whole study's (levels_by_process):
+    the model's rows where the kept processes still hold every placement of every placed code
+    (screening.levels_kept), else None (the t interval over them)."""
+    if all_levels is None or len(ids) == 0:
+        return None
+    full = np.array(list(all_levels.values()))
+    rows = np.array([all_levels[int(g)] for g in ids if int(g) in all_levels])
+    if len(rows) != len(ids):
+        return None
+    kept = np.isin(np.array(list(all_levels)), np.asarray(ids, np.int64))
+    return rows if levels_kept(full, kept) else None
+
+
+def screen_processes(pr: pd.DataFrame, marked: dict[int, str]
+                     ) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[int, np.ndarray] | None, bool]:
+    """The paired rounds of the processes a verdict accepts (stats/screening.py: not marked dropped by
+    the run, not starved of rounds, not disturbed), one dict per process left out (process id,
+    reason, its rounds and its study's floor, its ratio, what the model fitted to the others expects
+    and the test's studentized residual), the whole study's placement levels, and whether more than
+    half were left out (no verdict then)."""
+    procs = pr["process"].to_numpy()
+    d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
+    blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
+    ids, counts = np.unique(procs, return_counts=True)
+    units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids])
+    is_marked = np.array([int(g) in marked for g in ids])
+    # the design is the processes the run kept: a re-run in a dropped process's slot (rerun_of) takes
+    # its placements, so the blocks are whole again without the one it replaced
+    all_levels = levels_by_process(pr[~np.isin(procs, ids[is_marked])]) if is_marked.any() else levels_by_process(pr)
+    X = None
+    if all_levels is not None:
+        rows = [all_levels.get(int(g)) for g in ids]
+        X = placement_columns(np.array([r if r is not None else rows[int(np.argmin(is_marked))] for r in rows]))[0]
+    s = screen(units, counts, X, studies=ids // 1000, marked=is_marked)
+    out: list[dict[str, Any]] = []
+    for i, g in enumerate(ids):
+        if s.kept[i]:
+            continue
+        reason = ("dropped by the run" if s.marked[i] else "starved" if s.starved[i] else "disturbed")
+        out.append({"process": int(g), "reason": reason, "detail": marked.get(int(g), ""), "rounds": int(counts[i]),
+                    "min_rounds": int(s.floor[i]), "ratio": float(np.exp(units[i])),
+                    "expected": float(np.exp(s.fitted[i])) if np.isfinite(s.fitted[i]) else float("nan"),
+                    "residual": float(s.residual[i])})
+    if not out:
+        return pr, out, all_levels, False
+    keep = np.isin(procs, ids[s.kept])
+    return pr[keep].reset_index(drop=True), out, all_levels, s.too_many_dropped()
+
+
 def interval(units: np.ndarray, across_processes: bool, level: float,
              design: DesignEstimate | None = None) -> Interval:
     if across_processes:
@@ -199,7 +304,7 @@ def p_value(units: np.ndarray, across_processes: bool, design: DesignEstimate | 
     return sign_test_p(units)
 
 
-def net_interval(pr: pd.DataFrame, level: float) -> Interval | None:
+def net_interval(pr: pd.DataFrame, level: float, all_levels: dict[int, np.ndarray] | None = None) -> Interval | None:
     """The ratio's interval with the harness's cost per call (each process's own noop measurement)
     taken off both sides: per round ln((t_v - h) / (t_b - h)), then as for the gross ratio. The
     harness estimate's own variation between processes is inside the interval over processes.
@@ -215,24 +320,31 @@ def net_interval(pr: pd.DataFrame, level: float) -> Interval | None:
     groups = np.unique(procs)
     across = len(groups) > 1
     units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
-    design = design_estimate(units, placement_levels(pr[ok], groups)) if across else None
+    design = design_estimate(units, kept_levels(all_levels, groups)) if across else None
     return interval(units, across, level, design)
 
 
 def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED, allow_single_process: bool = False,
-                secondary: bool = True) -> Comparison:
+                secondary: bool = True, marked: dict[int, str] | None = None) -> Comparison:
     """One variant against the baseline. secondary=False leaves out the statistics no verdict rests
     on (ratio of medians and its bootstrap, Mann-Whitney, Hodges-Lehmann: NaN), which are most of
-    the cost; summarize and gate print none of them."""
+    the cost; summarize and gate print none of them. With several processes, those the run marked
+    dropped (marked: process id -> the file's reason) and those screen_processes drops are left
+    out of every figure, and named in `dropped`."""
     pr = paired_rounds(df, variant, baseline)
+    dropped: list[dict[str, Any]] = []
+    all_levels: dict[int, np.ndarray] | None = None
+    too_many = False
+    if len(np.unique(pr["process"])) > 1:
+        pr, dropped, all_levels, too_many = screen_processes(pr, marked or {})
     n = len(pr)
     nan = float("nan")
     if n < 2:
         c = Comparison(run, function, distribution, variant, baseline, n, nan, nan, nan, nan, nan, level, 1.0, 1.0,
                        nan, nan, nan, "", nan, nan, False, 0, float("inf"), 0, margin, "inconclusive",
-                       notes=["fewer than 2 measured rounds"])
+                       notes=["fewer than 2 measured rounds"], dropped=dropped, too_many_dropped=too_many)
         return c
     d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
     procs = pr["process"].to_numpy()
@@ -244,7 +356,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     rotating = bool((blocks >= 0).any())
     ids = np.unique(procs)
     units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
-    levels = placement_levels(pr, ids) if across else None
+    levels = kept_levels(all_levels, ids) if across else None
     design = design_estimate(units, levels) if across else None
     ci = interval(units, across, level, design)
     p = p_value(units, across, design)
@@ -271,8 +383,8 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         mde=minimum_detectable_effect(d, 1 - level), rounds_for_margin=rounds_needed(d, margin or 0.01),
         margin=margin, units=units, design=design, across_processes=across, processes=len(ids),
         within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
-        single_process_allowed=allow_single_process)
-    net = net_interval(pr, level)
+        single_process_allowed=allow_single_process, dropped=dropped, too_many_dropped=too_many)
+    net = net_interval(pr, level, all_levels)
     if net is not None:
         c.net_ratio, c.net_low, c.net_high = (float(np.exp(x)) for x in (net.estimate, net.low, net.high))
     if design is not None:
@@ -344,6 +456,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         placed = set().union(*(r.placed for r in rs))
         run_name = ",".join(sorted({r.path for r in rs}))
         allowed = allow_single_process or any(r.doc["config"].get("allow_single_process", False) for r in rs)
+        marked = marked_processes(rs)
         listed = set().union(*(r.variants for r in rs))
         # every file's variants: a name split by code (NAME@ID) is in some files of the group only
         names = ([x for v in variants for x in ([v] if v in listed else
@@ -364,8 +477,12 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             if v not in present:
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
             c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed,
-                            secondary)
+                            secondary, marked)
+            for d in c.dropped:  # named by its file's processes[] index (combine offsets each file's ids by 1000)
+                d["index"], at = d["process"] % 1000, d["process"] // 1000
+                d["file"] = rs[at].path if len(rs) > 1 else ""
             c.cpu_model, c.hosts, c.measure = cpu_model, len({r.hostname for r in rs}), measure
+            c.cpu_key = cpu_key(rs[0])
             c.icache_pressure = int(pressure)
             c.neighbours = neighbours
             c.placement_failed = placement_check.failures([r.doc for r in rs])
@@ -373,6 +490,26 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         label_layouts(group, fixed, placed)
         out.extend(c for c in group if c.variant not in sentinels or (variants and c.variant in variants))
     return adjust_family(out, level, adjust)
+
+
+def marked_processes(runs: list[Run]) -> dict[int, str]:
+    """Processes a run marked dropped itself, by their id in combine(runs) (1000 per file): an entry
+    of processes[] with a `dropped` member (its `reason`, or the member itself where it is text). A
+    process that re-ran another's design slot (`rerun_of`) counts as any other."""
+    out: dict[int, str] = {}
+    for i, r in enumerate(runs):
+        for k, p in enumerate(r.doc.get("processes") or []):
+            mark = p.get("dropped") if isinstance(p, dict) else None
+            if mark:
+                why = mark.get("reason", "") if isinstance(mark, dict) else str(mark) if mark is not True else ""
+                out[1000 * i + int(p.get("index", k))] = str(why)
+    return out
+
+
+def cpu_key(run: Run) -> str:
+    """The run's CPU as docs/validation.md keys its sections: 'VENDOR family F model M'."""
+    cpu = run.doc.get("host", {}).get("cpu", {})
+    return f"{cpu.get('vendor', '?')} family {cpu.get('family', '?')} model {cpu.get('model_number', '?')}"
 
 
 def placement_spread(c: Comparison, fixed_baseline: bool) -> float:
@@ -391,7 +528,8 @@ def label_layouts(comps: list[Comparison], fixed: set[str], placed: set[str]) ->
     """Names the one-layout code (prebuilt plugins) of each comparison and the layout sensitivity the
     same files measured: 1.96 times the largest sd of one placed code's placement effects among
     their comparisons (the built-ins', a source variant's or the layout sentinel's), the range one
-    layout's draw falls in 19 times in 20 on this machine."""
+    layout's draw falls in 19 times in 20 on this machine; never below the floor the validation
+    measured for the CPU (stats/validated.py), which is then named as its source."""
     spreads = [(placement_spread(c, c.baseline not in placed), c.variant) for c in comps if c.variant in placed]
     spreads = [(x, v) for x, v in spreads if np.isfinite(x)]
     widest = max(spreads, default=(float("nan"), ""))
@@ -399,6 +537,14 @@ def label_layouts(comps: list[Comparison], fixed: set[str], placed: set[str]) ->
         c.one_layout = ", ".join(x for x in (c.variant, c.baseline) if x in fixed)
         c.layout_sensitivity = 1.96 * widest[0] if np.isfinite(widest[0]) else float("nan")
         c.layout_sensitivity_from = widest[1]
+        if not c.one_layout:
+            continue
+        # never below what the validation measured on this CPU: one study's estimate, net of its
+        # noise, can read 0 beside a real alignment effect (stats/validated.py)
+        c.layout_floor, c.layout_floor_from = layout_floor(c.cpu_key)
+        c.layout_measured = c.layout_sensitivity
+        if not np.isfinite(c.layout_sensitivity) or c.layout_sensitivity < c.layout_floor:
+            c.layout_sensitivity = c.layout_floor
 
 
 def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "holm") -> list[Comparison]:
@@ -420,6 +566,11 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
             c.notes.append(f"no verdict (it would be '{c.verdict}'): the ratio shifted after process "
                            f"{c.state_change_at}, from {c.state_before:.4f} to {c.state_after:.4f} (p "
                            f"{c.state_change_p:.3g}); the machine changed state during the study: re-run it")
+            c.verdict = "inconclusive"
+        if c.too_many_dropped and c.verdict != "inconclusive":
+            c.notes.append(f"no verdict (it would be '{c.verdict}'): {len(c.dropped)} of "
+                           f"{len(c.dropped) + c.processes} processes were starved or disturbed; the machine was too "
+                           "busy for this study: re-run it on a quieter CPU")
             c.verdict = "inconclusive"
         if not c.across_processes and not c.single_process_allowed and c.verdict != "inconclusive":
             c.notes.append(f"no verdict from one process (it would be '{c.verdict}'): sample processes "

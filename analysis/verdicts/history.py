@@ -116,12 +116,14 @@ def file_point(run: Run, baseline: str | None = None, level: float = 0.95, resam
     the ratio over its processes with its interval) and the variant's and baseline's code ids (where
     the code changed along the series), with what the series is keyed and ordered by."""
     from .compare import compare_runs
+    from .pool import study_se
     comps = compare_runs([run], baseline, level=level, adjust="none", resamples=resamples, seed=seed,
                          allow_single_process=True, secondary=False)
     ids = {v["name"]: code_id(v) for v in run.doc["variants"]}
     text = label_text(run)
     rows = tuple({"label": text, "file": run.path, "variant": c.variant, "baseline": c.baseline, "ratio": c.ratio,
-                  "ci_low": c.ci_low, "ci_high": c.ci_high, "processes": c.processes,
+                  "ci_low": c.ci_low, "ci_high": c.ci_high, "se": study_se(c), "processes": c.processes,
+                  "dropped": len(c.dropped),
                   "code": ids.get(c.variant) or "", "baseline_code": ids.get(c.baseline) or ""} for c in comps)
     return FilePoint(run.path, series_key(run), dict(_label(run)), _created(run), rows)
 
@@ -368,6 +370,43 @@ def detect(points: pd.DataFrame, min_size: int = MIN_SIZE, alpha: float = ALPHA,
                               str(ra["file"]), float(np.exp(before.mean())), float(np.exp(after.mean())), change,
                               low, high, float(p), len(before), len(after), "; ".join(codes)))
     return out
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How far a variant's ratio moves from one study to the next on this host beyond each study's
+    own interval: REML's between-study sd over the longest stretch of the series without a change
+    point (stats/pooling.py), the studies it rests on, and where the stretch lies."""
+    variant: str
+    sd: float          # nan: no stretch of MIN_STUDIES_TAU studies
+    studies: int
+    first: int         # positions (from 1) of the stretch
+    last: int
+
+
+def drift(points: pd.DataFrame, changes: list[Change]) -> list[Drift]:
+    """Each variant's between-study sd, from its longest stretch between change points."""
+    from ..stats.pooling import between_sd
+    out = []
+    for variant, g in points.groupby("variant", sort=False, observed=True):
+        g = g.sort_values("position")
+        cuts = sorted(c.position for c in changes if c.variant == variant)
+        pos = g["position"].to_numpy()
+        edges = [int(pos[0])] + cuts + [int(pos[-1]) + 1]
+        a, b = max(zip(edges[:-1], edges[1:]), key=lambda e: e[1] - e[0])
+        seg = g[(g["position"] >= a) & (g["position"] < b)]
+        se = seg["se"].to_numpy(dtype=float) if "se" in seg else np.full(len(seg), np.nan)
+        sd = between_sd(np.log(seg["ratio"].to_numpy(dtype=float)), se)
+        out.append(Drift(str(variant), sd, len(seg), a, b - 1))
+    return out
+
+
+def drift_line(d: Drift) -> str:
+    if not np.isfinite(d.sd):
+        return f"- {d.variant}: between studies not measured (fewer than 3 studies without a change between them)"
+    return (f"- {d.variant}: ±{d.sd:.2%} a study (REML over the {d.studies} studies #{d.first} to #{d.last}, the longest "
+            "stretch without a change): a later study's ratio moves by this beyond its own interval; "
+            "analyze pool and diff --history use it")
 
 
 def code_changes(points: pd.DataFrame) -> pd.DataFrame:

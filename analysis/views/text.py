@@ -15,7 +15,7 @@ from ..io import placement_check
 from ..io.load import Run
 from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                              is_threaded, threads_line)
-from ..verdicts.compare import Comparison, verdict_of, withheld
+from ..verdicts.compare import Comparison, dropped_text, layout_source, process_label, verdict_of, withheld
 
 # Markdown's inline marks the lines use: **bold** and `code`.
 STRONG = re.compile(r"\*\*(.+?)\*\*")
@@ -135,8 +135,8 @@ def layout_note(c: Comparison) -> str:
     if not np.isfinite(c.layout_sensitivity):
         return (f"one code layout: {c.one_layout}; nothing in these files ran from several code placements to "
                 f"measure what a layout adds: give the source (-v FILE.c:SYMBOL) to average over placements")
-    return (f"one code layout: {c.one_layout}; identical code moved ±{c.layout_sensitivity:.1%} with its placement "
-            f"here ({c.layout_sensitivity_from}): a difference under that may be this build's alignment; give the "
+    return (f"one code layout: {c.one_layout}; identical code moves ±{c.layout_sensitivity:.1%} with its placement "
+            f"({layout_source(c)}): a difference under that may be this build's alignment; give the "
             f"source (-v FILE.c:SYMBOL) to average over placements")
 
 
@@ -152,6 +152,8 @@ def verdict_line(c: Comparison, with_host: bool = False) -> str:
     where += f" [{layout_note(c)}]" if c.one_layout else ""
     where += (f" [the machine changed state: {c.state_before:.4f} before process {c.state_change_at + 1}, "
               f"{c.state_after:.4f} from it on; no verdict from this study]" if c.state_change_at else "")
+    where += (f" [left out: {dropped_text(c)}" + ("; more than half of the processes: no verdict from this study]"
+                                                   if c.too_many_dropped else "]") if c.dropped else "")
     head = (f"- **{c.variant}** vs {c.baseline} on {c.distribution}{where}: **{c.verdict}**, ratio {c.ratio:.4f} "
             f"({(c.ratio - 1) * 100:+.2f} %)")
     margin = c.margin or 0.01
@@ -193,7 +195,7 @@ VERDICT_ORDER = ("faster", "slower", "equivalent", "inconclusive")
 # (compare.adjust_family): never printed as faster or slower.
 WITHHELD = "withheld"
 # The tags in the order they are printed and their legend is.
-TAGS = ("[<2 rounds]", "[1 process]", "[state]", "[placement]", "[1 layout]")
+TAGS = ("[<2 rounds]", "[1 process]", "[state]", "[dropped]", "[placement]", "[1 layout]")
 
 
 def _pct(x: float) -> str:
@@ -228,6 +230,8 @@ def headline_tags(c: Comparison) -> list[str]:
         tags.append("[1 process]")
     if c.state_change_at:
         tags.append("[state]")
+    if c.dropped:
+        tags.append("[dropped]")
     if c.placement_failed:
         tags.append("[placement]")
     if c.one_layout:
@@ -246,17 +250,54 @@ def _tag_legend(tag: str, tagged: list[Comparison]) -> str:
                 "--allow-single-process)")
     if tag == "[state]":
         return "[state] the machine changed state during the study: no verdict; re-run it"
+    if tag == "[dropped]":
+        return dropped_legend(tagged)
     if tag == "[placement]":
         where = {c.placement_failed for c in tagged}
         return ("[placement] the placement check failed (data not where planned): "
                 + (where.pop() if len(where) == 1 else "--detail says where"))
-    spreads = {round(c.layout_sensitivity, 4) for c in tagged if np.isfinite(c.layout_sensitivity)}
+    spreads = {(round(c.layout_sensitivity, 4), layout_source(c)) for c in tagged
+               if np.isfinite(c.layout_sensitivity)}
     if not spreads:
         return ("[1 layout] prebuilt code, one layout, and what a layout adds not measured here: give the "
                 "source (-v FILE.c:SYMBOL) to average over placements")
-    under = f"±{spreads.pop():.1%}" if len(spreads) == 1 else "the layout sensitivity (--detail)"
+    if len(spreads) == 1:
+        value, source = spreads.pop()
+        under = f"±{value:.1%} ({source})"
+    else:
+        under = "the layout sensitivity (--detail)"
     return (f"[1 layout] prebuilt code, one layout: a difference under {under} may be its alignment; give the "
             "source (-v FILE.c:SYMBOL) to average over placements")
+
+
+def dropped_legend(tagged: list[Comparison]) -> str:
+    """The [dropped] legend: every process left out and why, each once: the starved with their
+    rounds, the disturbed with the comparison and the ratio that set them apart, those the run
+    dropped with its reason."""
+    starved: dict[str, tuple[int, int]] = {}
+    others: dict[str, list[str]] = {}
+    for c in tagged:
+        for d in c.dropped:
+            who = process_label(d)
+            if d["reason"] == "starved":
+                starved[who] = (d["rounds"], d["min_rounds"])
+            elif d["reason"] == "disturbed":
+                others.setdefault(f"{who} disturbed", []).append(f"{c.variant} {d['ratio']:.3f}")
+            else:
+                others.setdefault(f"{who} dropped by the run" + (f" ({d['detail']})" if d.get("detail") else ""), [])
+    parts = []
+    if starved:
+        floors = sorted({f for _, f in starved.values()})
+        names = list(starved)
+        if len(names) > 1 and all(n.startswith("process ") for n in names):
+            names = ["processes " + ", ".join(n[len("process "):] for n in names)]
+        parts.append(", ".join(names) + f" starved ({', '.join(str(r) for r, _ in starved.values())} rounds; "
+                     f"under {'/'.join(map(str, floors))})")
+    parts += [who + (f" (ratio {', '.join(at)})" if at else "") for who, at in others.items()]
+    text = "[dropped] left out of the verdict, the model fitted to the rest: " + "; ".join(parts)
+    if any(c.too_many_dropped for c in tagged):
+        text += "; more than half of a comparison's processes: no verdict from it, re-run on a quieter CPU"
+    return text
 
 
 def legend_texts(comps: list[Comparison]) -> list[str]:
@@ -426,15 +467,15 @@ COMPARISON_COLUMNS = ["cpu_model", "hosts", "distribution", "variant", "baseline
                       "within_high", "net_ratio", "net_low", "net_high", "p_adjusted", "verdict", "ratio_of_medians",
                       "rom_low", "rom_high", "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin",
                       "processes_for_margin", "placement_failed", "one_layout", "layout_sensitivity",
-                      "state_change_at"]
+                      "state_change_at", "processes_dropped", "dropped_processes", "layout_source"]
 
 # The same columns for a reader (the report's fold): what a verdict says first (the variant, the
 # verdict, the ratio and the interval it rests on, the processes), then what qualifies it, then the
 # secondary statistics, then what the comparison is of.
 READER_COLUMNS = ["variant", "verdict", "ratio", "ci_adj_low", "ci_adj_high", "processes", "ci_low", "ci_high",
                   "p_adjusted", "pi_low", "pi_high", "between_process_sd", "within_low", "within_high", "net_ratio",
-                  "net_low", "net_high", "rounds", "processes_for_margin", "placement_failed", "one_layout",
-                  "layout_sensitivity", "state_change_at", "ratio_of_medians", "rom_low", "rom_high",
+                  "net_low", "net_high", "rounds", "processes_for_margin", "processes_dropped", "dropped_processes",
+                  "placement_failed", "one_layout", "layout_sensitivity", "layout_source", "state_change_at", "ratio_of_medians", "rom_low", "rom_high",
                   "mann_whitney_p", "hodges_lehmann_ratio", "mde", "rounds_for_margin", "baseline", "distribution",
                   "cpu_model", "hosts"]
 assert sorted(READER_COLUMNS) == sorted(COMPARISON_COLUMNS)
@@ -457,3 +498,56 @@ def interference_lines(run: Run, level: float, ratios: bool = True) -> list[str]
                         f"the paired change from alone to together, in % (its interval excluding 0: the comparison "
                         f"with {base} is not the same under the other threads' load)",
                     table(compared[RATIO_COLUMNS])]
+
+
+# ---- Studies pooled over time (analyze pool) ----------------------------------------------------
+
+def pooled_verdict_word(pc) -> str:
+    """A pooled comparison's verdict in the headline's words."""
+    if pc.verdict == "faster":
+        return f"{_pct((1 - pc.ratio) * 100)} % faster"
+    if pc.verdict == "slower":
+        return f"{_pct((pc.ratio - 1) * 100)} % slower"
+    return pc.verdict
+
+
+def pooled_lines(pcs: list, detail: bool = False) -> list[str]:
+    """analyze pool's text (verdicts/pool.py PooledComparison): per variant the pooled ratio, the
+    simultaneous interval its verdict rests on, the verdict, the studies, and where a study run
+    later would put its ratio; then the between-study sd of each and where it comes from; with
+    detail one line per study."""
+    if not pcs:
+        return ["(nothing to pool: no variant was compared with the baseline in two files or more)"]
+    first = pcs[0]
+    out = [f"== pooled over studies run at different times: time / the baseline's (below 1: faster)",
+           *_wrap(f"{first.function} on {first.distribution} vs {first.baseline} [{first.cpu_model}, host "
+                  f"{first.host}]")]
+    rows = [(pc.variant, fmt_ratio(pc.ratio), fmt_interval(pc.ci_adj_low, pc.ci_adj_high), pooled_verdict_word(pc),
+             f"{pc.studies} studies", "later " + fmt_interval(pc.pi_low, pc.pi_high)) for pc in pcs]
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    for r in rows:
+        out.append(INDENT + "  ".join(x.ljust(w) if i in (0, 2, 3) else x.rjust(w) if i in (1, 4) else x
+                                       for i, (x, w) in enumerate(zip(r, widths))).rstrip())
+    level = first.level
+    m = len(pcs)
+    same: dict[tuple[float, str], list[str]] = {}
+    for pc in pcs:
+        same.setdefault((round(pc.between_sd, 6), pc.between_source), []).append(pc.variant)
+    for (sd, source), names in same.items():
+        out += _wrap(f"between studies: ±{sd:.2%} for {', '.join(names)} ({source})")
+    for pc in pcs:
+        if pc.withheld_studies:
+            out += _wrap(f"{pc.variant}: {pc.withheld_studies} of its studies had their own verdict withheld (their "
+                         "ratios are in the pool)")
+    out += _wrap(f"[{level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "") + "; later: where a study "
+                 f"run later puts its ratio, {level:.0%} prediction]; equivalent: within the ±{100 * first.margin:g} % "
+                 "margin")
+    if detail:
+        for pc in pcs:
+            out.append(f"- {pc.variant}: ratio {pc.ratio:.4f}, {level:.0%} CI [{pc.ci_low:.4f}, {pc.ci_high:.4f}], "
+                       f"simultaneous [{pc.ci_adj_low:.4f}, {pc.ci_adj_high:.4f}], a later study [{pc.pi_low:.4f}, "
+                       f"{pc.pi_high:.4f}], adjusted p {fmt_p(pc.p_adjusted)}; per study:")
+            out += [f"    {s['file']} ({s['created_utc']}): {s['ratio']:.4f} [{s['ci_low']:.4f}, {s['ci_high']:.4f}], "
+                    f"{s['processes']} processes" + (f", {s['dropped']} dropped" if s["dropped"] else "")
+                    + (", its verdict withheld" if s["withheld"] else "") for s in pc.per_study]
+    return out

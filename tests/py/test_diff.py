@@ -25,7 +25,8 @@ def variant_line(stdout: str, name: str) -> str:
 def test_known_shift_of_the_ratio_to_the_baseline(template, tmp_path, after_ratio, verdict):
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
-    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    # synthetic sides drawn alike: no drift between them (test_drift.py has the default's)
+    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"), "--between-sd", "0")
     assert p.returncode == 0, p.stderr
     line = variant_line(p.stdout, "sizeclass")
     assert f"sizeclass: {verdict}," in line and "ratio to libc, 8 -> 8 processes" in line, line
@@ -44,7 +45,7 @@ def test_known_shift_of_absolute_time(template, tmp_path):
         if v == 1:
             s["ticks"][i] = int(s["ticks"][i] * 1.2)
             s["ns"][i] = s["ns"][i] * 1.2
-    p = analysis("diff", write(tmp_path / "b.json", doc), write(tmp_path / "a.json", slow))
+    p = analysis("diff", write(tmp_path / "b.json", doc), write(tmp_path / "a.json", slow), "--between-sd", "0")
     assert p.returncode == 0, p.stderr
     assert "sizeclass: slower, after/before 1.2" in variant_line(p.stdout, "sizeclass")
     # libc's batches are the same on both sides: no shift (its time per call varies 20 % from round to
@@ -100,7 +101,8 @@ def test_saved_baseline_gate(template, tmp_path, after_ratio, threshold, code, s
     base = write(tmp_path / "baseline.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     new = write(tmp_path / "new.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
     out = tmp_path / "gate.json"
-    p = analysis("diff", base, new, "--normalize", "libc", "--fail-if-slower", str(threshold), "--json", str(out))
+    p = analysis("diff", base, new, "--normalize", "libc", "--fail-if-slower", str(threshold), "--json", str(out),
+                 "--between-sd", "0")
     assert p.returncode == code, p.stdout + p.stderr
     doc = json.loads(out.read_text())
     assert doc["failed"] is (code == 1) and doc["fail_if_slower_percent"] == threshold
