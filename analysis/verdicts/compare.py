@@ -133,9 +133,11 @@ def layout_source(c: Comparison) -> str:
 
 
 def process_label(d: dict[str, Any]) -> str:
-    """A dropped process as a reader finds it: its index in its file's processes[] (and the file
-    where the comparison pools several)."""
-    return (f"{d['file']} process {d['index']}" if d.get("file") else f"process {d.get('index', d['process'])}")
+    """A dropped process as the run named it on the terminal: counted from 1 ("process 3 of 32"),
+    its index in the file's processes[] being one less (and the file where the comparison pools
+    several)."""
+    number = int(d.get("index", d["process"])) + 1
+    return f"{d['file']} process {number}" if d.get("file") else f"process {number}"
 
 
 def dropped_reason(d: dict[str, Any]) -> str:

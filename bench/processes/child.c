@@ -186,17 +186,19 @@ static int read_progress(const struct reading *rd, struct mfb_child_result *out)
     out->complete = cJSON_IsTrue(complete);
     if (!cJSON_IsString(reason) || mfb_stop_reason_parse(reason->valuestring, &out->stop_reason) < 0)
         return missing(rd, "status", "stop_reason", "a stop reason's name");
-    double passes = 0;
-    if (number(rd, "batch", "passes", &passes) < 0 || number(rd, "rounds", "duration_s", &out->rounds_s) < 0)
+    double passes = 0, measured = 0;
+    if (number(rd, "batch", "passes", &passes) < 0 || number(rd, "rounds", "duration_s", &out->rounds_s) < 0 ||
+        number(rd, "rounds", "measured", &measured) < 0)
         return -1;
     out->batch_passes = (long)passes;
+    out->measured_rounds = (long)measured;
     return 0;
 }
 
 int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, struct mfb_child_result *out,
                         struct mfb_err *err)
 {
-    *out = (struct mfb_child_result){.index = i, .sentinel = -1};
+    *out = (struct mfb_child_result){.index = i, .sentinel = -1, .rerun_of = -1};
     struct reading rd = {.doc = doc, .i = i, .k = k, .err = err};
     if (read_progress(&rd, out) < 0 || read_variants(&rd, out) < 0 || read_classes(&rd, out) < 0 ||
         read_background(&rd, out) < 0 || read_warnings(&rd, out) < 0)

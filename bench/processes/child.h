@@ -31,6 +31,10 @@ struct mfb_child_result {
     enum mfb_stop_reason stop_reason;    /* why its rounds ended */
     long batch_passes;                   /* the batch shape it timed (process 0 calibrates it) */
     double rounds_s;                     /* seconds of rounds */
+    long measured_rounds;                /* its rounds less warm-up: too few, and the parent runs its slot again */
+    int rerun_of;                        /* the index of the process whose design slot it ran again; -1: none */
+    char dropped[160];                   /* why the parent ran its slot again ("" when it did not): the
+                                          * analysis leaves it out (its processes[].dropped) */
     int nvars;                           /* variants, baseline first */
     char *names[MFB_MAX_VARIANTS];
     bool harness[MFB_MAX_VARIANTS];      /* origin "harness": never compared (the noop) */

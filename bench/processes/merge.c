@@ -180,8 +180,17 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         cJSON_AddItemToObject(doc, x->string, own);
     }
     cJSON *procs = cJSON_AddArrayToObject(doc, "processes");
-    for (int i = 0; i < end->done; i++)
-        cJSON_AddItemToArray(procs, cJSON_Duplicate(results[i].entry, 1));
+    for (int i = 0; i < end->done; i++) {
+        cJSON *e = cJSON_Duplicate(results[i].entry, 1);
+        /* the parent's own marks (processes.c): a process whose slot it ran again, and the one that did */
+        if (e && results[i].dropped[0]) {
+            cJSON *d = cJSON_AddObjectToObject(e, "dropped");
+            cJSON_AddStringToObject(d, "reason", results[i].dropped);
+        }
+        if (e && results[i].rerun_of >= 0)
+            cJSON_AddNumberToObject(e, "rerun_of", results[i].rerun_of);
+        cJSON_AddItemToArray(procs, e);
+    }
     return doc;
 }
 
@@ -226,11 +235,14 @@ void mfb_merge_print_summary(const struct mfb_child_result *results, int done, c
         rounds_s += results[i].rounds_s;
     char background[200];
     bool stressed = background_line(results, done, background, sizeof background);
+    bool left_out[MFB_MAX_PROCESSES] = {false}; /* a starved process whose slot ran again: as the analysis does */
+    for (int i = 0; i < done && i < MFB_MAX_PROCESSES; i++)
+        left_out[i] = results[i].dropped[0] != '\0';
     struct mfb_summary_view view = {
         .function = r0->function, .distribution = r0->distribution, .cpu_model = r0->host->cpu.model.text,
         .clock = r0->clock,
         .names = names, .nvars = r0->nvars, .processes = done, .rounds_s = rounds_s,
         .background = stressed ? background : NULL, .rotating = rotating,
-        .sentinel = r0->sentinel >= 0 ? names[r0->sentinel] : NULL};
+        .sentinel = r0->sentinel >= 0 ? names[r0->sentinel] : NULL, .left_out = left_out};
     mfb_summary_print_merged(stderr, all, &view, output);
 }

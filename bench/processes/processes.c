@@ -45,7 +45,8 @@ static char **padded_environ(uint64_t seed, char *pad, size_t pad_cap)
 
 /* What the parent gives one child besides the user's options. */
 struct child_args {
-    int index;
+    int index;           /* its process index in the file (a re-run's comes after the study's) */
+    int slot;            /* the design slot it runs: its code placements (machine/layout.c), its seed */
     uint64_t seed, code_placement_seed;
     double time_s;       /* 0: no time limit */
     long batch_passes;   /* 0: the child calibrates */
@@ -66,7 +67,7 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, struc
     struct mfb_study child = *cfg;
     child.seed = ca->seed;
     child.seed_given = true;
-    child.process_index = ca->index;
+    child.process_index = ca->slot;
     child.code_placement_seed = ca->code_placement_seed;
     child.code_placement_seed_given = true;
     child.time_s = ca->time_s;
@@ -113,7 +114,8 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, struc
 struct study_run {
     bool targeted;
     int k;                              /* processes at most (k <= MFB_MAX_PROCESSES: the parser refuses more) */
-    int done;                           /* processes finished */
+    int done;                           /* processes finished (their re-runs included) */
+    int reruns;                         /* design slots run again (rerun_starved) */
     char *tmp[MFB_MAX_PROCESSES];
     struct mfb_child_result results[MFB_MAX_PROCESSES]; /* results[0..done) */
     struct mfb_samples all;
@@ -137,7 +139,7 @@ static void progress(const struct mfb_study *cfg, struct study_run *s, int i)
         fprintf(stderr, "\r\033[Kmemfbench: process %d (at least %ld, until +-%g %%)", i + 1, cfg->processes,
                 cfg->target_ci);
     else
-        fprintf(stderr, "\r\033[Kmemfbench: process %d of %d", i + 1, s->k);
+        fprintf(stderr, "\r\033[Kmemfbench: process %d of %d", i + 1, s->k + s->reruns);
     fflush(stderr);
     s->progress_shown = true;
 }
@@ -153,7 +155,8 @@ static void end_progress(struct study_run *s)
 /* Runs process i into its temporary file and merges its samples: MFB_EXIT_OK, MFB_EXIT_INTERRUPTED
  * (a stop request ended it; what it measured is merged when it wrote it), or -1 with the message in
  * err (a child that failed is named with its reply's line, or how it ended). */
-static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint64_t master_seed, struct mfb_err *err)
+static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int slot, uint64_t master_seed,
+                   struct mfb_err *err)
 {
     /* With -o - the processes' files have no folder of the user's to sit beside: they go to
      * $TMPDIR (else /tmp), not into the current folder, which may be read-only. */
@@ -177,7 +180,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
                         strerror(e));
     }
     progress(cfg, s, i);
-    struct child_args ca = {.index = i, .seed = mfb_process_seed(master_seed, i),
+    struct child_args ca = {.index = i, .slot = slot, .seed = mfb_process_seed(master_seed, slot),
                             .code_placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
                             .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
     struct mfb_prog_outcome o;
@@ -186,7 +189,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
         return -1;
     mfb_prog_outcome_free(&o);
     if (r.status == MFB_REPLY_FAILED)
-        return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k,
+        return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k + s->reruns,
                         r.message[0] ? r.message : "it said no more");
     /* Stopped before it wrote a result (inside a call that never returned: orchestrate/guard.h):
      * nothing to merge. */
@@ -196,8 +199,9 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
         return MFB_EXIT_INTERRUPTED;
     }
     /* Process 0's study-level sections make the merged file; the others keep their entry only. */
-    if (mfb_child_read(s->tmp[i], i, s->k, i == 0, &s->all, &s->results[i], err) < 0 ||
-        (i > 0 && mfb_child_same_study(&s->results[0], &s->results[i], s->k, err) < 0))
+    int of = s->k + s->reruns; /* for the messages: "process 33 of 34" once a slot runs again */
+    if (mfb_child_read(s->tmp[i], i, of, i == 0, &s->all, &s->results[i], err) < 0 ||
+        (i > 0 && mfb_child_same_study(&s->results[0], &s->results[i], of, err) < 0))
         return -1;
     /* Every process times batches of the shape the first one calibrated: process-level
      * replicates then differ by layout, not by batch length. */
@@ -205,6 +209,66 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, uint
         s->batch_passes = s->results[0].batch_passes;
     s->done++;
     return r.status == MFB_REPLY_INTERRUPTED ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
+}
+
+/* A starved process: the host ran other work on its CPU while it measured, and it got a few rounds
+ * where the others got many. Such a process weighs as much as a full one in the model of the
+ * placements, with a fraction of the rounds behind its estimate (issue 52: 2 rounds against 32-79
+ * moved an A/A to 0.938 [0.786, 1.119]). Its slot (its code placements and seed) is run again once
+ * the study's processes have run, up to one slot in RERUN_SHARE, each a process's share of time,
+ * and the first run is kept in the file marked dropped, which the analysis leaves out
+ * (analysis/stats/screening.py applies the same rule to files without the marks). */
+#define RERUN_SHARE 8
+/* Fewer measured rounds than this, or than a quarter of the processes' median, is starved; never
+ * more than half the median, so a study run with few rounds on purpose re-runs nothing. */
+#define STARVED_FLOOR 8
+
+static int compare_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The starved processes' slots run again: 0, or -1 with err (a re-run that failed is the study's
+ * failure, as any process's is). */
+static int rerun_starved(const struct mfb_study *cfg, struct study_run *s, uint64_t master_seed, struct mfb_err *err)
+{
+    int n = s->done;
+    if (s->targeted || n < 2)
+        return 0;
+    long sorted[MFB_MAX_PROCESSES];
+    for (int i = 0; i < n; i++)
+        sorted[i] = s->results[i].measured_rounds;
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_long);
+    long median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    long floor = median / 4 > STARVED_FLOOR ? median / 4 : STARVED_FLOOR;
+    if (floor > median / 2)
+        floor = median / 2;
+    int cap = n / RERUN_SHARE > 1 ? n / RERUN_SHARE : 1;
+    for (int i = 0; i < n && s->reruns < cap && s->done < MFB_MAX_PROCESSES && !mfb_stop_signal(); i++) {
+        long got = s->results[i].measured_rounds;
+        if (got >= floor)
+            continue;
+        int j = s->done;
+        snprintf(s->results[i].dropped, sizeof s->results[i].dropped,
+                 "%ld measured rounds, under %ld (a quarter of the processes' median %ld, at least %d): its slot ran "
+                 "again as process %d", got, floor, median, STARVED_FLOOR, j + 1);
+        if (!cfg->quiet)
+            fprintf(stderr, "%smemfbench: process %d got %ld measured rounds where the processes' median is %ld (the "
+                            "host ran other work on its CPU?): running its slot again as process %d\n",
+                    s->progress_shown ? "\n" : "", i + 1, got, median, j + 1);
+        s->progress_shown = false;
+        s->reruns++;
+        int rc = run_one(cfg, s, j, i, master_seed, err);
+        if (rc < 0)
+            return -1;
+        if (rc == MFB_EXIT_INTERRUPTED && s->done == j)
+            break; /* stopped before it wrote anything: the first run stays as it was */
+        s->results[j].rerun_of = i;
+        if (rc == MFB_EXIT_INTERRUPTED)
+            break;
+    }
+    return 0;
 }
 
 /* --target-ci after each process: whether to stop (s->stop_reason says why), -1 on error. */
@@ -263,7 +327,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     int status = MFB_EXIT_FAIL;
     uint64_t t0 = mfb_mono_ns();
     for (int i = 0; i < s.k && !mfb_stop_signal(); i++) {
-        int rc = run_one(cfg, &s, i, master_seed, err);
+        int rc = run_one(cfg, &s, i, i, master_seed, err);
         if (rc < 0)
             goto cleanup;
         if (rc == MFB_EXIT_INTERRUPTED)
@@ -274,6 +338,8 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
         if (reached)
             break;
     }
+    if (!mfb_stop_signal() && rerun_starved(cfg, &s, master_seed, err) < 0)
+        goto cleanup;
     end_progress(&s);
     if (s.done == 0) {
         if (!err->msg[0])
@@ -282,7 +348,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
         status = MFB_EXIT_INTERRUPTED;
         goto cleanup;
     }
-    struct mfb_merge_end end = {.planned = s.k, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,
+    struct mfb_merge_end end = {.planned = s.k + s.reruns, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,
                                 .reached = s.reached, .compared = s.compared, .widths = s.widths,
                                 .assembled = assembled};
     bool complete = mfb_merge_complete(s.results, &end);
@@ -305,7 +371,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
 cleanup:
     end_progress(&s);
     mfb_stoprule_free(&s.rule);
-    for (int i = 0; i < s.k; i++) {
+    for (int i = 0; i < MFB_MAX_PROCESSES; i++) {
         if (s.tmp[i]) {
             mfb_temp_discard(s.tmp[i]);
             free(s.tmp[i]);

@@ -217,6 +217,8 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
         }
         size_t k = 0;
         for (size_t p = 0; p < np; p++) {
+            if (v->left_out && v->left_out[p])
+                continue;
             double r = paired_ratio(all, v->nvars, (int)p, 0, vi, v->rotating, ns);
             if (!isnan(r))
                 ratios[k++] = r;

@@ -32,6 +32,8 @@ struct mfb_summary_view {
     bool rotating;            /* --code-rotation round: ratios averaged over placement turns */
     bool one_process_note;    /* --processes 1: say what one process's figures cover */
     const char *sentinel;     /* the layout sentinel added to a study of plugins (NULL: none) */
+    const bool *left_out;     /* merged: per process, whether it is left out of the ratios (a starved
+                               * process whose slot ran again); NULL: none */
 };
 /* The same table for the merged samples of several processes (its shape line made here from v):
  * ns/call over every measured batch, and the paired ratio as the median over processes of each
