@@ -138,6 +138,8 @@ int mfb_reply_parse(const char *text, size_t len, struct mfb_reply *r, struct mf
         return mfb_fail(err, "no reply");
     if (!mfb_reply_complete(text, len))
         return mfb_fail(err, "its reply ended before its last line (it died while answering)");
+    if (memchr(text, '\0', len))
+        return mfb_fail(err, "its reply holds a NUL byte: not memfbench's reply");
     bool status = false;
     for (size_t at = sizeof HELLO - 1; at < len;) {
         const char *line = text + at, *nl = memchr(line, '\n', len - at);
@@ -146,8 +148,12 @@ int mfb_reply_parse(const char *text, size_t len, struct mfb_reply *r, struct mf
         if (n == 3 && !memcmp(line, "end", 3))
             break;
         const char *sp = memchr(line, ' ', n);
-        if (!sp || sp == line || sp - line >= (long)sizeof r->field[0].key)
-            return mfb_fail(err, "its reply has a line of no field: '%.*s'", (int)(n < 60 ? n : 60), line);
+        bool word = sp && sp > line && sp - line < (long)sizeof r->field[0].key;
+        for (const char *k = line; word && k < sp; k++) /* a key is a word: letters, digits, '_' */
+            word = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_';
+        if (!word)
+            return mfb_fail(err, "its reply has a line of no field (a word, a space, a value) at byte %zu",
+                            (size_t)(line - text));
         size_t klen = (size_t)(sp - line), vlen = n - klen - 1;
         if (klen == 6 && !memcmp(line, "status", 6)) {
             status = true;
