@@ -271,6 +271,6 @@ def test_time_series_draw_a_few_lines_not_one_per_process(files):
 
 def test_one_process_time_series_has_no_band(files):
     run = load_run(files["one"])
-    fig = timeseries(replace(run, batches=run.batches[run.batches["process"] == 0]))
+    fig = timeseries(replace(run, table=run.table.take(run.table["process"] == 0)))
     assert len(fig.axes[0].collections) == 0 and "one process" in fig.axes[0].get_title()
     check_readable(fig, "timeseries")
