@@ -4,8 +4,9 @@ Sub-packages, by role; each imports only those before it (io <- stats <- verdict
 commands), and each one's __init__ names its modules:
 
 - io/: files in and out: bounded reading (plain or gzip), upgrades of older versions, the JSON
-  Schema and validation, result files as pandas frames (load), code identity, the placement
-  check, the probe and ab files, call sites, atomic outputs, exports (Google Benchmark JSON, CSV)
+  Schema and validation, result files as numpy columns and pandas frames (load), code identity,
+  the placement check, the probe and ab files, call sites, atomic outputs, exports (Google
+  Benchmark JSON, CSV)
 - stats/: statistics, one home each: the laws and tests (scipy), intervals, bootstrap, robust
   spread, multiplicity, power, the code placement model, run diagnostics, threads
 - verdicts/: comparisons and their verdicts: compare (A/B within a study), classes, sweep,

@@ -43,9 +43,17 @@ def one_line(message: str, limit: int = MESSAGE_MAX) -> str:
     return text if len(text) <= limit else f"{text[:limit * 2 // 3]} ... {text[-(limit // 4):]}"
 
 
-def commands() -> dict[str, ModuleType]:
-    """Each subcommand's module, by name, in COMMANDS' order."""
-    return {name: importlib.import_module(f"{__package__}.commands.{name}") for name in COMMANDS}
+def commands(names: tuple[str, ...] = COMMANDS) -> dict[str, ModuleType]:
+    """Each subcommand's module, by name, in COMMANDS' order (those of `names`)."""
+    return {name: importlib.import_module(f"{__package__}.commands.{name}") for name in COMMANDS if name in names}
+
+
+def asked(argv: list[str]) -> tuple[str, ...]:
+    """The subcommands whose modules a command line needs: the one it names first, as every command
+    line that runs one does, so that only its module and what it imports are loaded (a command's
+    imports are most of its start); every one for anything else (--help, a mistyped name), whose
+    answer lists them all."""
+    return (argv[0],) if argv and argv[0] in COMMANDS else COMMANDS
 
 
 def _parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
@@ -62,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     if reconfigure is not None:  # a file or variant name that is not UTF-8 is printed escaped, not a crash
         reconfigure(errors="backslashreplace")
     try:
-        modules = commands()
+        argv = sys.argv[1:] if argv is None else argv
+        modules = commands(asked(argv))
         args = _parser(modules).parse_args(argv)
         return modules[args.cmd].run(args)
     except (UsageError, ResultFileError, OutputError) as e:

@@ -120,20 +120,20 @@ def measure(a: argparse.Namespace) -> int:
 def stages(a: argparse.Namespace) -> int:
     """CPU time per file of each stage of a history's reading, in this process, over the first
     --files files of DIR (in name order): reading and parsing the JSON, upgrading and validating it,
-    its frame (load.batches_frame and split_batches), and its point (compare on the file alone)."""
+    its batches (load.batch_columns and split), and its point (compare on the file alone)."""
     from analysis.io import load, reading, schema
     from analysis.io.upgrade import upgrade
     from analysis.verdicts import history
     files = sorted(f for f in a.dir.iterdir() if f.name.endswith((".json", ".json.gz")))[:a.files]
     history.file_point(load.load_run(files[0]))  # imports, and the schema read once, outside the figures
-    spent = dict.fromkeys(("read and parse", "validate", "frame", "point"), 0.0)
+    spent = dict.fromkeys(("read and parse", "validate", "batches", "point"), 0.0)
     for f in files:
         t0 = time.process_time()
         doc = upgrade(reading.read_json(f))
         t1 = time.process_time()
         schema.validate(doc, str(f))
         t2 = time.process_time()
-        run = load.Run(str(f), doc, *load.split_batches(load.batches_frame(doc, f.name)))
+        run = load.Run(str(f), doc, *load.split(load.batch_columns(doc, f.name)))
         t3 = time.process_time()
         history.file_point(run)
         t4 = time.process_time()

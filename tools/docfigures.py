@@ -335,15 +335,23 @@ def gen_study(a: argparse.Namespace) -> str:
             _fenced(_headline(stdout)) + provenance("./bootstrap.sh study --force"))
 
 
+# The analysis before issue 53 (pandas, matplotlib and jsonschema on every command's path), which
+# analysis-timings measures beside the checkout's: tools.bench_analysis --before.
+ANALYSIS_BEFORE = "6a762b2"
+
+
 def gen_analysis_timings(a: argparse.Namespace) -> str:
-    """tools.bench_analysis on the default study's file: each command's wall time."""
+    """tools.bench_analysis on the default study's file: each command's wall time, CPU time and
+    multiple of an interpreter's start, this checkout's and ANALYSIS_BEFORE's, in one invocation."""
     f = ROOT / "results" / "default.json.gz"
     if not f.is_file():
         raise SystemExit(f"docfigures: analysis-timings: {f} is missing; run ./bootstrap.sh study first")
-    p = _run([sys.executable, "-m", "tools.bench_analysis", str(f), "--repeat", "3"], cwd=ROOT)
+    args = ["results/default.json.gz", "--repeat", str(max(a.repeat, 5)), "--before", ANALYSIS_BEFORE]
+    p = _run([sys.executable, "-m", "tools.bench_analysis", *args], cwd=ROOT)
     table = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    return (_fenced("\n".join(table)) +
-            provenance(f"{Path(sys.executable)} -m tools.bench_analysis results/default.json.gz --repeat 3"))
+    load = os.getloadavg()[0]
+    return (_fenced("\n".join(table)) + f"The load average when it ended: {load:.1f} on {os.cpu_count()} CPUs.\n\n" +
+            provenance(f"{Path(sys.executable)} -m tools.bench_analysis {' '.join(args)}"))
 
 
 def _shown_path(path: str) -> str:
@@ -1228,36 +1236,50 @@ def gen_probe_full(a: argparse.Namespace) -> str:
 _FLOOR = """
 import time
 t0 = time.perf_counter()
-import numpy, pandas, scipy.special, jsonschema
+import numpy, scipy.special
 t1 = time.perf_counter()
 from analysis.io import load, reading, schema, upgrade
 t2 = time.perf_counter()
-doc = reading.read_json("results/default.json.gz")
+doc = upgrade.upgrade(reading.read_json("results/default.json.gz"))
 t3 = time.perf_counter()
-schema.validate(upgrade.upgrade(doc), "x")
+schema.validate(doc, "x")
 t4 = time.perf_counter()
-load.batches_frame(doc, "x")
+load.split(load.batch_columns(doc, "x"))
 t5 = time.perf_counter()
-print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
+import pandas
+t6 = time.perf_counter()
+load.batches_frame(doc, "x")
+t7 = time.perf_counter()
+schema.conforms = lambda d, s: False  # as for a file the fast check does not pass
+schema.validate(doc, "x")
+t8 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7)
 """
 
 
 def gen_analysis_floor(a: argparse.Namespace) -> str:
     """What any analysis command pays before its own work, on the default study's file: the
-    interpreter, the libraries' imports, our modules, reading, validating and framing the file
-    (each the least of five fresh interpreters, pinned)."""
+    interpreter, the libraries' imports, our modules, reading, validating the file and its numpy
+    columns (what summarize, compare and gate pay); then what a command that makes frames adds
+    (pandas, the DataFrame) and what a file the fast check does not pass adds (jsonschema: its
+    import, the schema's check, the validation); each the least of five fresh interpreters, pinned,
+    whose bytecode caches are written as a user's interpreter writes them."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     runs = []
     for _ in range(5):
         t0 = time.monotonic()
-        _run(["taskset", "-c", "1", sys.executable, "-c", "pass"])
+        _run(["taskset", "-c", "1", sys.executable, "-c", "pass"], env=env)
         bare = time.monotonic() - t0
-        out = _run(["taskset", "-c", "1", sys.executable, "-c", _FLOOR], cwd=ROOT).stdout.split()
+        out = _run(["taskset", "-c", "1", sys.executable, "-c", _FLOOR], cwd=ROOT, env=env).stdout.split()
         runs.append([bare, *map(float, out)])
-    best = [min(r[i] for r in runs) for i in range(6)]
-    names = ["the interpreter alone", "numpy, pandas, scipy.special, jsonschema", "our modules (analysis.io: load, "
-             "reading, schema, upgrade)", "reading the file (gunzip, JSON)", "validating it", "its DataFrame"]
+    best = [min(r[i] for r in runs) for i in range(9)]
+    names = ["the interpreter alone", "numpy, scipy.special", "our modules (analysis.io: load, reading, schema, "
+             "upgrade)", "reading the file (gunzip, JSON)",
+             "validating it (the columns with numpy, the rest with the fast check)", "its numpy columns"]
     rows = ["| stage | s |", "| --- | --- |"] + [f"| {n} | {t:.3f} |" for n, t in zip(names, best)]
-    rows.append(f"| in all | {sum(best):.3f} |")
+    rows.append(f"| in all (summarize, compare, gate) | {sum(best[:6]):.3f} |")
+    rows += [f"| and with frames (report, export): pandas | {best[6]:.3f} |", f"| the file's DataFrame | {best[7]:.3f} |",
+             f"| a file the fast check refuses: jsonschema's import and validation | {best[8]:.3f} |"]
     return "\n".join(rows) + "\n\n" + provenance(
         f"taskset -c 1 {Path(sys.executable)} -c ... (tools/docfigures.py _FLOOR) on results/default.json.gz, "
         "the least of five")

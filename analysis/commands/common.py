@@ -169,10 +169,12 @@ def compare_study(args: argparse.Namespace, secondary: bool) -> tuple[list[Run],
 
 
 def png(fig) -> bytes:
-    """A figure as PNG bytes, for the outputs written atomically."""
+    """A figure as PNG bytes, for the outputs written atomically (drawn once: plots.base.write_png)."""
     import io
+
+    from ..views.plots.base import write_png
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    write_png(fig, buf)
     return buf.getvalue()
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..io.probe_file import read_probe
 from ..verdicts.sweep import is_sweep
-from ..views.probe import check_reference
 from ..views.report import write_report
 from .common import (UsageError, check_outputs, check_study_options, compare_study, metric_options, metric_tables,
                      study_options)
@@ -30,12 +28,16 @@ def run(args: argparse.Namespace) -> int:
     check_study_options(args)
     check_outputs(args, folder=(args.output, "-o"))
     runs, code_notes, comps = compare_study(args, secondary=True)
-    probe_doc = read_probe(args.probe) if args.probe else None
-    for r in (r for r in runs if probe_doc is not None and is_sweep(r)):
-        try:
-            check_reference(probe_doc, r.function, args.probe)
-        except ValueError as e:
-            raise UsageError(str(e)) from e
+    probe_doc = None
+    if args.probe:
+        from ..io.probe_file import read_probe
+        from ..views.probe import check_reference
+        probe_doc = read_probe(args.probe)
+        for r in (r for r in runs if is_sweep(r)):
+            try:
+                check_reference(probe_doc, r.function, args.probe)
+            except ValueError as e:
+                raise UsageError(str(e)) from e
     tables = metric_tables(runs, args, args.level, match=True)
     md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe,
                             code_notes, tables)

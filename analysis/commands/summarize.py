@@ -7,13 +7,12 @@ import argparse
 from pathlib import Path
 
 from ..stats.threads import is_threaded
-from ..verdicts.classes import decompose_run, decomposition_lines
 from ..verdicts.sweep import describe, is_sweep, sweep_points, sweep_table
 from ..views.counters import counter_summary, counters_source, has_counters
 from ..views.pgo import pgo_summary_lines
-from ..views.report import write_report
-from ..views.summary import summarize_run
-from ..views.text import context_lines, dashed, headline_lines, interference_lines, plain, table, verdict_lines
+from ..views.summary import summary_rows
+from ..views.text import (context_lines, dashed, headline_lines, interference_lines, plain, rows_table, table,
+                          verdict_lines)
 from .common import (DETAIL_HINT, check_outputs, check_study_options, command_name, compare_study, detail_option, suite_block,
                      study_options)
 
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n== {r.function} on {r.distribution}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))
         print()
-        print(table(summarize_run(r, args.resamples, args.seed, args.level)))
+        print(rows_table(summary_rows(r, args.resamples, args.seed, args.level)))
         if has_counters(r):
             print(f"\nhardware counters ({counters_source(r)}), per call, median over batches "
                   "(with -v noop in the run, its row is the loop's own share):")
@@ -55,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.detail:
         _detail(runs, comps, args)
     for r in (r for r in runs if r.doc.get("by_class")):
+        from ..verdicts.classes import decompose_run, decomposition_lines  # a file with --by-class only
         print(f"\n== where the time goes: {r.function} on {r.distribution} by size class "
               f"(details: {command_name()} classes {r.path})")
         try:
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"(no decomposition: {e})")
     if args.report is not None:
+        from ..views.report import write_report  # its figures and tables: matplotlib, pandas
         md, html = write_report(runs, comps, Path(args.report), "--report", args.quiet, notes=code_notes,
                                 baseline=args.baseline)
         print(f"report: {html} (and {md.name})")

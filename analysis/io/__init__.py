@@ -5,9 +5,10 @@ statistics.
 - reading: a file's JSON text, bounded (plain or gzip) and ResultFileError, the error of an input
   that cannot be used
 - upgrade: older result files as the current schema version
-- schema: the result file's JSON Schema (docs/schema/), validation against it, the names it defines
-- load: result files as pandas frames (Run), one row per batch; read_result reads, upgrades and
-  validates one document
+- schema: the result file's JSON Schema (docs/schema/), validation against it (a fast check,
+  jsonschema for what it does not pass), the names it defines
+- load: result files as numpy columns (Batches) and pandas frames made from them on first use
+  (Run), one row per batch; read_result reads, upgrades and validates one document
 - identity: a variant is its code: files whose same-named variant ran different code kept apart
 - placement_check: what a file says about its processes' placement check
 - probe_file, ab_file: the probe and ab files' schemas and readers

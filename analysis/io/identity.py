@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
-
 from .load import Run
 
 # Six hex digits, as in a short commit id: enough to tell apart the few codes one comparison
@@ -57,18 +55,8 @@ def _labels(ids: list[str]) -> dict[str, str]:
     return out
 
 
-def _renamed_frame(df: pd.DataFrame, mapping: dict[str, str]) -> pd.DataFrame:
-    if df.empty or "variant" not in df.columns or not mapping:
-        return df
-    col = df["variant"]
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return df.assign(variant=col.cat.rename_categories({k: v for k, v in mapping.items()
-                                                            if k in col.cat.categories}))
-    return df.assign(variant=col.replace(mapping))
-
-
 def renamed(run: Run, mapping: dict[str, str]) -> Run:
-    """The run with its variants renamed (old name -> new), in its document and every batch frame."""
+    """The run with its variants renamed (old name -> new), in its document and all its batches."""
     if not mapping:
         return run
     doc = dict(run.doc)
@@ -77,9 +65,8 @@ def renamed(run: Run, mapping: dict[str, str]) -> Run:
     cfg["variants"] = [mapping.get(n, n) for n in cfg["variants"]]
     cfg["baseline"] = mapping.get(cfg["baseline"], cfg["baseline"])
     doc["config"] = cfg
-    return replace(run, doc=doc, batches=_renamed_frame(run.batches, mapping),
-                   class_batches=_renamed_frame(run.class_batches, mapping),
-                   thread_batches=_renamed_frame(run.thread_batches, mapping))
+    return replace(run, doc=doc, table=run.table.renamed(mapping), class_table=run.class_table.renamed(mapping),
+                   thread_table=None if run.thread_table is None else run.thread_table.renamed(mapping))
 
 
 def separate(runs: list[Run]) -> tuple[list[Run], list[str]]:

@@ -1,17 +1,93 @@
-"""Result files into tidy pandas DataFrames: one row per batch, with its run's context attached."""
+"""Result files as numpy columns and tidy pandas DataFrames: one row per batch, with its run's context
+attached. The columns are what summarize and compare read; the frames are made from them on first
+use, so a command that reads none imports no pandas."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 import numpy as np
-import pandas as pd
 
 from . import schema
 from .reading import ResultFileError, read_json, result_stem
 from .upgrade import upgrade
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The frame's text columns, the same for every batch of a file, and where they stand in it (the
+# columns of Batches fill the rest, `variant` after `distribution`).
+TEXT_COLUMNS = ("run", "host", "function", "distribution")
+
+
+@dataclass(frozen=True)
+class Batches:
+    """Batches as numpy columns, one entry per batch: what a Run's frame holds, without pandas.
+    `columns` are the frame's columns but the text ones and the variant, in the frame's order
+    (`process` first); `codes` each batch's variant as its index into `names` (the frame's
+    categories); `text` the text columns (TEXT_COLUMNS), one value each for every batch (none in
+    batches pooled from several files, which have no frame). b[name] is a column's array (the
+    variant's names for "variant"), `name in b` whether it has it."""
+
+    columns: dict[str, np.ndarray]
+    codes: np.ndarray
+    names: tuple[str, ...]
+    text: dict[str, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.columns or name == "variant" or name in self.text
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name == "variant":
+            return np.array(self.names, dtype=object)[self.codes]
+        return self.columns[name]
+
+    def variant_is(self, name: str) -> np.ndarray:
+        """Which batches are of the variant `name` (all False for a name the batches do not have)."""
+        return self.codes == (self.names.index(name) if name in self.names else -1)
+
+    def present(self) -> set[str]:
+        """The variants with at least one batch."""
+        return {self.names[int(c)] for c in np.unique(self.codes)}
+
+    def take(self, rows: np.ndarray) -> Batches:
+        """The batches at rows (a boolean mask or indices), in their order."""
+        return replace(self, columns={k: v[rows] for k, v in self.columns.items()}, codes=self.codes[rows])
+
+    def renamed(self, mapping: dict[str, str]) -> Batches:
+        """The batches with their variants renamed (old name -> new)."""
+        return replace(self, names=tuple(mapping.get(n, n) for n in self.names))
+
+    def frame(self) -> pd.DataFrame:
+        """The batches as the frame Run.batches is: the text columns, process, the variant as a
+        categorical of `names`, then the other columns."""
+        import pandas as pd
+        n = len(self)
+
+        def text(key: str) -> Any:
+            return pd.array([self.text[key]] * n, dtype="string")
+
+        variant = pd.Categorical.from_codes(self.codes, categories=list(self.names))
+        cols: dict[str, Any] = {"run": text("run"), "host": text("host"), "process": self.columns["process"],
+                                "function": text("function"), "distribution": text("distribution"),
+                                "variant": variant}
+        cols.update((k, v) for k, v in self.columns.items() if k != "process")
+        return pd.DataFrame(cols)
+
+
+def stacked(parts: list[Batches]) -> Batches:
+    """Batches of several files as one, without text columns (so without a frame): the variant names
+    of all, in the order met, each part's codes taken to them."""
+    names = tuple(dict.fromkeys(n for b in parts for n in b.names))
+    codes = [np.array([names.index(n) for n in b.names], dtype=np.int64)[b.codes] for b in parts]
+    keys = [k for k in parts[0].columns if all(k in b.columns for b in parts)]
+    return Batches({k: np.concatenate([b.columns[k] for b in parts]) for k in keys}, np.concatenate(codes), names)
 
 
 @dataclass(frozen=True)
@@ -25,13 +101,32 @@ class Run:
     (process, round, variant) as in a one-thread file, so every statistic is about thread 0 under
     the others' load and none pairs a batch with another thread's or with thread 0's alone batch;
     `thread_batches` holds every whole-distribution batch of every thread, alone or not
-    (stats/threads.py reads it). It is empty in a file without the thread columns."""
+    (stats/threads.py reads it). It is empty in a file without the thread columns.
+
+    The three are pandas DataFrames made on first use from `table`, `class_table` and
+    `thread_table`, the same batches as numpy columns (Batches; thread_table None for a file
+    without the thread columns)."""
 
     path: str
     doc: dict[str, Any]
-    batches: pd.DataFrame
-    class_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
-    thread_batches: pd.DataFrame = field(default_factory=pd.DataFrame)
+    table: Batches
+    class_table: Batches
+    thread_table: Batches | None = None
+
+    @cached_property
+    def batches(self) -> pd.DataFrame:
+        return self.table.frame()
+
+    @cached_property
+    def class_batches(self) -> pd.DataFrame:
+        return self.class_table.frame()
+
+    @cached_property
+    def thread_batches(self) -> pd.DataFrame:
+        if self.thread_table is None:
+            import pandas as pd
+            return pd.DataFrame()
+        return self.thread_table.frame()
 
     @property
     def variants(self) -> list[str]:
@@ -122,43 +217,39 @@ def sample_arrays(samples: dict[str, Any]) -> dict[str, np.ndarray]:
     return cols
 
 
-def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
-    """The samples of one validated document as a DataFrame (one row per batch): the run's context,
-    then the schema's sample columns, with `variant` as the variant's name and `t_start_ns` as
-    `t_start_s` (seconds), then ns_per_call, bytes_per_ns, harness_ns_per_call, code_block,
-    code_placement and kernel_placement. Every column is made with numpy and the frame built once:
-    adding them to a frame one at a time cost a small file's frame 1.5 ms, most of a history's
-    reading of it."""
-    n = doc["samples"]["count"]
+def batch_columns(doc: dict[str, Any], run_id: str) -> Batches:
+    """The samples of one validated document as Batches (one entry per batch): the schema's sample
+    columns, `t_start_ns` as `t_start_s` (seconds), then ns_per_call, bytes_per_ns,
+    harness_ns_per_call, code_block, code_placement and kernel_placement; the run's context as its
+    text (run_id, the host's name, the function and the distribution). Every column is made with
+    numpy at once: adding them to a frame one at a time cost a small file's frame 1.5 ms, most of a
+    history's reading of it."""
     names = [v["name"] for v in doc["variants"]]
     cols = sample_arrays(doc["samples"])
     codes, process = cols.pop("variant"), cols.pop("process")
-
-    def text(value: str) -> pd.api.extensions.ExtensionArray:
-        return pd.array([value] * n, dtype="string")
-
-    frame: dict[str, Any] = {"run": text(run_id), "host": text(doc["host"].get("hostname", "")), "process": process,
-                             "function": text(doc["config"]["function"]),
-                             "distribution": text(doc["config"]["distribution"]),
-                             "variant": _variant_column(codes, names)}
+    columns: dict[str, np.ndarray] = {"process": process}
     for name, values in cols.items():
-        frame[FRAME_NAMES.get(name, name)] = values.astype(np.float64) / 1e9 if name == "t_start_ns" else values
+        columns[FRAME_NAMES.get(name, name)] = values.astype(np.float64) / 1e9 if name == "t_start_ns" else values
     ns = cols["ns"]
     with np.errstate(divide="ignore", invalid="ignore"):  # as pandas divides: x / 0 is inf, 0 / 0 NaN
-        frame["ns_per_call"] = ns / cols["calls"]
-        frame["bytes_per_ns"] = np.where(ns > 0, cols["bytes"] / ns, np.nan)
-    frame["harness_ns_per_call"] = harness_per_process(doc, process)
-    frame["code_block"] = code_blocks(doc, cols["round"])
-    frame["code_placement"], frame["kernel_placement"] = code_placements(doc, process, codes)
-    return pd.DataFrame(frame)
+        columns["ns_per_call"] = ns / cols["calls"]
+        columns["bytes_per_ns"] = np.where(ns > 0, cols["bytes"] / ns, np.nan)
+    columns["harness_ns_per_call"] = harness_per_process(doc, process)
+    columns["code_block"] = code_blocks(doc, cols["round"])
+    columns["code_placement"], columns["kernel_placement"] = code_placements(doc, process, codes)
+    # a name twice (a document no validation saw) is one category, as a categorical's names must be
+    unique = tuple(dict.fromkeys(names))
+    if len(unique) != len(names):
+        codes = np.array([unique.index(n) for n in names], dtype=np.int64)[codes]
+    text = {"run": run_id, "host": str(doc["host"].get("hostname", "")), "function": str(doc["config"]["function"]),
+            "distribution": str(doc["config"]["distribution"])}
+    return Batches(columns, np.asarray(codes, dtype=np.int64), unique, text)
 
 
-def _variant_column(codes: np.ndarray, names: list[str]) -> pd.Categorical:
-    """Each batch's variant name from its index into the variants block, as a categorical: from the
-    codes directly (no string per batch), unless the names repeat (a categorical's cannot)."""
-    if len(set(names)) == len(names):
-        return pd.Categorical.from_codes(np.asarray(codes, dtype=np.int64), categories=names)
-    return pd.Categorical([names[i] for i in codes], categories=list(dict.fromkeys(names)))
+def batches_frame(doc: dict[str, Any], run_id: str) -> pd.DataFrame:
+    """The samples of one validated document as a DataFrame (one row per batch): the run's context,
+    then the columns of batch_columns, with `variant` as the variant's name."""
+    return batch_columns(doc, run_id).frame()
 
 
 def code_blocks(doc: dict[str, Any], rounds: np.ndarray) -> np.ndarray:
@@ -212,22 +303,40 @@ def harness_per_process(doc: dict[str, Any], process: np.ndarray) -> np.ndarray:
     return out
 
 
+def _parts(size_class: np.ndarray, thread: np.ndarray | None, alone: np.ndarray | None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The rows of batches, class_batches and thread_batches (see Run): boolean masks, the last None
+    without the thread columns."""
+    whole = size_class == 0
+    if thread is None and alone is None:
+        return whole, ~whole, None
+    timed = np.ones(len(size_class), dtype=bool)
+    if thread is not None:
+        timed &= thread == 0
+    if alone is not None:
+        timed &= ~alone
+    return whole & timed, ~whole & timed, whole
+
+
+def split(b: Batches) -> tuple[Batches, Batches, Batches | None]:
+    """A file's batches as (table, class_table, thread_table), see Run."""
+    rows = _parts(b["size_class"], b.columns.get("thread"), b.columns.get("alone"))
+    if rows[2] is None and rows[0].all():  # no class batches (no --by-class): the batches as they are
+        return b, b.take(rows[1]), None
+    return b.take(rows[0]), b.take(rows[1]), None if rows[2] is None else b.take(rows[2])
+
+
 def split_batches(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """A file's frame as (batches, class_batches, thread_batches), see Run. A frame without the
     thread columns gives its whole-distribution and class batches and an empty thread frame, as
     before the option."""
-    whole = df["size_class"].to_numpy() == 0
-    if "thread" not in df.columns and "alone" not in df.columns:
-        if whole.all():  # no class batches (no --by-class): the frame as it is, not a copy of it
-            return df, df.iloc[:0].copy(), pd.DataFrame()
-        return df[whole].reset_index(drop=True), df[~whole].reset_index(drop=True), pd.DataFrame()
-    timed = np.ones(len(df), dtype=bool)
-    if "thread" in df.columns:
-        timed &= df["thread"].to_numpy() == 0
-    if "alone" in df.columns:
-        timed &= ~df["alone"].to_numpy()
-    return (df[whole & timed].reset_index(drop=True), df[~whole & timed].reset_index(drop=True),
-            df[whole].reset_index(drop=True))
+    import pandas as pd
+    rows = _parts(df["size_class"].to_numpy(), df["thread"].to_numpy() if "thread" in df.columns else None,
+                  df["alone"].to_numpy() if "alone" in df.columns else None)
+    if rows[2] is None and rows[0].all():
+        return df, df.iloc[:0].copy(), pd.DataFrame()
+    return (df[rows[0]].reset_index(drop=True), df[rows[1]].reset_index(drop=True),
+            pd.DataFrame() if rows[2] is None else df[rows[2]].reset_index(drop=True))
 
 
 def shown_name(name: str) -> str:
@@ -275,19 +384,19 @@ def load_run(path: str | Path) -> Run:
     doc = read_result(path)
     if doc["samples"]["count"] == 0:  # valid (a run stopped before its first batch), but nothing to analyse
         raise ResultFileError(f"{path}: no samples: the run recorded no batches")
-    df = batches_frame(doc, result_stem(path))
-    measured = ~df["warmup"].to_numpy(dtype=bool)
+    b = batch_columns(doc, result_stem(path))
+    measured = ~b["warmup"].astype(bool)
     if not measured.any():
-        raise ResultFileError(f"{path}: no measured rounds: every one of its {len(df)} batches is warm-up, so "
+        raise ResultFileError(f"{path}: no measured rounds: every one of its {len(b)} batches is warm-up, so "
                               f"there is nothing to compare (a run stopped during its warm-up)")
     # a warm-up batch too: the warm-up's plots and drift take logs of it, and no clock that
     # advances gives 0 (the property test of the reader found one that passed)
-    zero = df["ns"].to_numpy() <= 0
+    zero = b["ns"] <= 0
     if zero.any():
-        raise ResultFileError(f"{path}: {int(zero.sum())} of its {len(df)} batches took no time (ns 0; "
+        raise ResultFileError(f"{path}: {int(zero.sum())} of its {len(b)} batches took no time (ns 0; "
                               f"{int((zero & measured).sum())} of them measured): a clock that did not "
                               f"advance; not a measurement")
-    return Run(str(path), doc, *split_batches(df))
+    return Run(str(path), doc, *split(b))
 
 
 def files_matching(spec: str, parameter: str) -> list[str]:
@@ -339,6 +448,7 @@ def combine(runs: Iterable[Run]) -> pd.DataFrame:
     its own set of processes (process ids offset by 1000 per file), so rounds pair within a file's
     process and never across files. A threaded file gives its `batches`: thread 0's, timed
     together, one per round and variant."""
+    import pandas as pd
     frames = [r.batches.assign(variant=r.batches["variant"].astype("string"),
                                process=r.batches["process"] + 1000 * i)
               for i, r in enumerate(runs)]
@@ -348,6 +458,24 @@ def combine(runs: Iterable[Run]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def measured(df: pd.DataFrame) -> pd.DataFrame:
+def combine_columns(runs: Iterable[Run]) -> Batches:
+    """combine's batches as numpy columns: each file's processes offset by 1000, the variants
+    matched by name (one file's batches as they are)."""
+    runs = list(runs)
+    if len(runs) == 1:
+        return runs[0].table
+    parts = []
+    for i, r in enumerate(runs):
+        t = r.table
+        parts.append(replace(t, columns={**t.columns, "process": t.columns["process"] + 1000 * i}))
+    return stacked(parts)
+
+
+Frame = Union["pd.DataFrame", Batches]
+
+
+def measured(df: Frame) -> Frame:
     """Batches that count: warm-up batches are kept in the data but excluded from statistics."""
+    if isinstance(df, Batches):
+        return df.take(~df["warmup"].astype(bool))
     return df[~df["warmup"]]

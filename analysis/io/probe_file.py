@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from .reading import ResultFileError, read_json
-from .schema import SCHEMA_DIR, load_schema_file
+from .schema import SCHEMA_DIR, checked_validator, load_schema_file
 
 PROBE_SCHEMA_PATH = SCHEMA_DIR / "memfbench-probe.schema.json"
 
@@ -21,7 +19,7 @@ def probe_errors(doc: Any) -> list[str]:
     """Schema violations and the cross-field rules, as 'path: message'."""
     if not isinstance(doc, dict) or doc.get("schema") != "memfbench-probe":
         return ["(top): not a memfbench probe file (its \"schema\" is not \"memfbench-probe\")"]
-    v = jsonschema.Draft202012Validator(load_probe_schema())
+    v = checked_validator(load_probe_schema())
     errors = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
               for e in sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))]
     if errors:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
 
 from .reading import ResultFileError
@@ -27,18 +27,35 @@ SCHEMA_PATH = SCHEMA_DIR / "memfbench-run.schema.json"
 
 @lru_cache(maxsize=4)
 def load_schema_file(path: Path) -> dict[str, Any]:
-    """A JSON Schema of docs/schema/, read once and checked to be a valid Draft 2020-12 schema."""
+    """A JSON Schema of docs/schema/, read once. It is checked to be a valid Draft 2020-12 schema
+    where jsonschema first validates against it (checked_validator), and by the tests: reading the
+    names it defines (the sample columns, the enums) needs no jsonschema."""
     with open(path, encoding="utf-8") as f:
         schema: dict[str, Any] = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
     return schema
+
+
+_CHECKED: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def checked_validator(schema: dict[str, Any]) -> Any:
+    """jsonschema's Draft 2020-12 validator of a schema, the schema checked against the meta-schema
+    the first time (jsonschema is imported here: only a document the fast check (conforms) does not
+    pass, and the small documents, pay its import)."""
+    import jsonschema
+    cached = _CHECKED.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        cached = (schema, jsonschema.Draft202012Validator(schema))
+        _CHECKED[id(schema)] = cached
+    return cached[1]
 
 
 def document_errors(doc: Any, schema_path: Path) -> list[str]:
     """Every way doc departs from the JSON Schema at schema_path, each "PATH: message", in the
     order of their paths: the small documents (ab, counts) that need no bulk validation."""
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in
-            sorted(jsonschema.Draft202012Validator(load_schema_file(schema_path)).iter_errors(doc),
+            sorted(checked_validator(load_schema_file(schema_path)).iter_errors(doc),
                    key=lambda e: list(e.absolute_path))]
 
 
@@ -432,9 +449,10 @@ def _validators(schema: dict[str, Any]) -> tuple[Any, Any]:
     """The schema's validator, and one of its top alone (type, required) where it splits by block."""
     cached = _VALIDATORS.get(id(schema))
     if cached is None or cached[0] is not schema:
+        import jsonschema
         top = ({k: v for k, v in schema.items() if k != "properties"} if schema.keys() <= _TOP_KEYS
                and isinstance(schema.get("properties", {}), dict) else None)
-        cached = (schema, jsonschema.Draft202012Validator(schema),
+        cached = (schema, checked_validator(schema),
                   None if top is None else jsonschema.Draft202012Validator(top))
         _VALIDATORS[id(schema)] = cached
     return cached[1], cached[2]
@@ -469,6 +487,140 @@ def _schema_errors(schema: dict[str, Any], doc: Any) -> list[str]:
     return [message for _, message in sorted(found, key=lambda f: f[0])]
 
 
+# The fast check: the schema's keywords interpreted as jsonschema's Draft 2020-12 validator does
+# (jsonschema/_validators.py), for the keywords memfbench's schemas use. It only says whether a
+# document passes: one that passes needs no validator (nor its import, the meta-schema check and
+# the walk of the whole document, most of what validation cost a command); one that does not, or
+# any keyword or value it does not know, goes to jsonschema, whose messages the refusal quotes. So
+# it must never pass what jsonschema refuses: tests/py/test_schema.py checks it against jsonschema
+# on real files and on their mutations.
+class _Unsure(Exception):
+    """The fast check cannot tell: jsonschema decides."""
+
+
+# keywords that say nothing about the document (jsonschema has no validator for them), and those
+# the fast check interprets: every other keyword leaves the decision to jsonschema
+_ANNOTATION_KEYS = frozenset({"description", "title", "$comment", "$schema", "$id", "$defs", "examples", "default",
+                              "deprecated", "readOnly", "writeOnly"})
+FAST_KEYWORDS = _ANNOTATION_KEYS | {
+    "type", "$ref", "properties", "required", "patternProperties", "additionalProperties", "items", "minItems",
+    "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "enum", "const", "oneOf", "anyOf", "allOf"}
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _is_type(kind: Any, x: Any) -> bool:
+    if kind == "object":
+        return isinstance(x, dict)
+    if kind == "array":
+        return isinstance(x, list)
+    if kind == "string":
+        return isinstance(x, str)
+    if kind == "boolean":
+        return isinstance(x, bool)
+    if kind == "null":
+        return x is None
+    if kind == "number":
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+    if kind == "integer":  # Draft 6 on: a float with no fraction is an integer
+        return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+    raise _Unsure(kind)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """jsonschema's equality of two JSON scalars (true is not 1, false is not 0)."""
+    if not isinstance(a, _JSON_SCALARS) or not isinstance(b, _JSON_SCALARS):
+        raise _Unsure("const of a container")
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return (a is b) if isinstance(a, bool) or isinstance(b, bool) else a == b
+
+
+def _one_of(x: Any, enum: list[Any]) -> bool:
+    """jsonschema's enum: `in`, but true and 1, false and 0 apart."""
+    if isinstance(x, (dict, list)) or any(isinstance(e, (dict, list)) for e in enum):
+        raise _Unsure("enum of containers")
+    if isinstance(x, bool) or (not isinstance(x, str) and (x == 0 or x == 1)):
+        return any(_same(x, e) for e in enum)
+    return x in enum
+
+
+def _fits(node: Any, x: Any, root: dict[str, Any]) -> bool:
+    """Whether x meets the schema node (root: the schema its references point into)."""
+    if node is True:
+        return True
+    if node is False:
+        return False
+    if not isinstance(node, dict) or not isinstance(x, (dict, list) + _JSON_SCALARS):
+        raise _Unsure("a schema or value of another kind")
+    number = isinstance(x, (int, float)) and not isinstance(x, bool)
+    for key, arg in node.items():
+        if key in _ANNOTATION_KEYS:
+            continue
+        if key == "type":
+            ok = any(_is_type(k, x) for k in arg) if isinstance(arg, list) else _is_type(arg, x)
+        elif key == "$ref":
+            if not isinstance(arg, str) or not arg.startswith("#/") or "~" in arg or "%" in arg:
+                raise _Unsure(arg)
+            ok = _fits(resolve({"$ref": arg}, root), x, root)
+        elif key == "properties":
+            ok = not isinstance(x, dict) or all(_fits(sub, x[k], root) for k, sub in arg.items() if k in x)
+        elif key == "required":
+            ok = not isinstance(x, dict) or all(k in x for k in arg)
+        elif key == "patternProperties":
+            ok = not isinstance(x, dict) or all(_fits(sub, v, root) for p, sub in arg.items()
+                                                for k, v in x.items() if re.search(p, k))
+        elif key == "additionalProperties":
+            if not isinstance(x, dict):
+                continue
+            known, patterns = node.get("properties", {}), "|".join(node.get("patternProperties", {}))
+            extra = [k for k in x if k not in known and not (patterns and re.search(patterns, k))]
+            ok = all(_fits(arg, x[k], root) for k in extra) if isinstance(arg, dict) else bool(arg) or not extra
+        elif key == "items":
+            if "prefixItems" in node:
+                raise _Unsure(key)
+            ok = not isinstance(x, list) or (bool(x) is False if arg is False else
+                                             all(_fits(arg, v, root) for v in x))
+        # each as jsonschema words it: refused when `x < minimum`, and so on
+        elif key in ("minItems", "maxItems"):
+            ok = not isinstance(x, list) or not (len(x) < arg if key == "minItems" else len(x) > arg)
+        elif key in ("minLength", "maxLength"):
+            ok = not isinstance(x, str) or not (len(x) < arg if key == "minLength" else len(x) > arg)
+        elif key == "pattern":
+            ok = not isinstance(x, str) or bool(re.search(arg, x))
+        elif key == "minimum":
+            ok = not number or not x < arg
+        elif key == "maximum":
+            ok = not number or not x > arg
+        elif key == "exclusiveMinimum":
+            ok = not number or not x <= arg
+        elif key == "exclusiveMaximum":
+            ok = not number or not x >= arg
+        elif key == "enum":
+            ok = _one_of(x, arg)
+        elif key == "const":
+            ok = _same(x, arg)
+        elif key == "oneOf":
+            ok = sum(_fits(sub, x, root) for sub in arg) == 1
+        elif key in ("anyOf", "allOf"):
+            found = [_fits(sub, x, root) for sub in arg]
+            ok = any(found) if key == "anyOf" else all(found)
+        else:
+            raise _Unsure(key)
+        if not ok:
+            return False
+    return True
+
+
+def conforms(doc: Any, schema: dict[str, Any]) -> bool:
+    """True when doc meets the schema for sure, without jsonschema; False when it does not, or when
+    the check cannot tell (a keyword or value it does not know): jsonschema must say then."""
+    try:
+        return _fits(schema, doc, schema)
+    except (_Unsure, RecursionError):
+        return False
+
+
 def validation_errors(doc: Any) -> list[str]:
     """Every schema violation plus the cross-field rules a schema cannot state, as 'path: message'."""
     errors, long = _scan(doc)
@@ -483,7 +635,8 @@ def validation_errors(doc: Any) -> list[str]:
     whole = not columns and all(isinstance(samples.get(col), list) for col in present)
     probe = _probe(doc, long, [load_schema(), ANALYSIS_NEEDS], 1 if whole else _PREFIX) if isinstance(doc, dict) \
         else doc
-    errors = _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe)
+    errors = ([] if conforms(probe, load_schema()) and conforms(probe, ANALYSIS_NEEDS) else
+              _schema_errors(load_schema(), probe) or _schema_errors(ANALYSIS_NEEDS, probe))
     if errors or columns:
         return errors or columns
     n = samples["count"]

@@ -16,14 +16,16 @@ Every other statistic of a threaded file (summaries, verdicts, diff, classes) is
 batches timed together (load.Run.batches); thread_batches holds the rest for this module."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..io.load import Run, measured
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_median_ci
 from .intervals import sign_test_ci, t_interval
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # interference's columns, as the terminal and the report show them: the slowdown of thread 0 by
 # the others, and each compared variant's ratio to the baseline alone and together
@@ -86,6 +88,7 @@ def core_mates(run: Run, thread: int) -> list[int]:
 def topology_frame(run: Run) -> pd.DataFrame:
     """A row per timing thread: its CPU, core and package (NA: not known), the CPUs of its core
     (sysfs thread_siblings_list) and the timing threads it shares the core with."""
+    import pandas as pd
     topo = _topology(run)
     rows = []
     for t in range(int(threads_config(run)["count"])):
@@ -154,6 +157,7 @@ def thread_summary(run: Run, level: float = 0.95, resamples: int = DEFAULT_RESAM
     variant with thread "all": the median over every thread's batches pooled, and as bytes_per_ns
     the sum of the threads' medians, what the N threads sustain together. `thread` is a string
     column ("0", "1", ..., "all"); cpu and smt are NA in the "all" rows."""
+    import pandas as pd
     b = _all_threads(run)
     m = measured(b)
     m = m[~m["alone"].to_numpy(dtype=bool)]
@@ -198,6 +202,7 @@ def thread0_rounds(run: Run) -> pd.DataFrame:
 
 def _log_ratios(w: pd.DataFrame, a: tuple[str, bool], b: tuple[str, bool]) -> pd.Series:
     """Per round ln(a / b), over the rounds that timed both."""
+    import pandas as pd
     if a not in w.columns or b not in w.columns:
         return pd.Series(dtype=np.float64)
     return np.log(w[a] / w[b]).dropna()
@@ -238,6 +243,7 @@ def interference(run: Run, level: float = 0.95) -> pd.DataFrame:
 
     The intervals are over processes when there are several (each process's median over its
     rounds, a t interval), else over the rounds of the one process (interval_method says which)."""
+    import pandas as pd
     w = thread0_rounds(run)
     if not any(bool(alone) for _, alone in w.columns):
         raise ValueError(f"{run.path}: thread 0 timed no batch alone (config/threads/alone_batches is "

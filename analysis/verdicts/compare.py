@@ -13,13 +13,12 @@ and the Hodges-Lehmann shift are reported beside it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 import numpy as np
-import pandas as pd
 
 from ..io import placement_check
-from ..io.load import Run, combine
+from ..io.load import Batches, Run, combine_columns
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, ROM_RESAMPLES, ratio_of_medians_ci
 from ..stats.intervals import Interval, sign_test_ci, sign_test_p
 from ..stats.laws import mann_whitney_p
@@ -30,6 +29,29 @@ from ..stats.power import minimum_detectable_effect, rounds_needed
 from ..stats.robust import hodges_lehmann
 from ..stats.screening import levels_kept, screen
 from ..stats.validated import layout_floor
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# What the functions below read batches and paired rounds from: a DataFrame, the numpy columns of a
+# file (load.Batches), or paired rounds as a dict of arrays (paired_columns); each gives a column's
+# array by its name and says whether it has one (`name in t`).
+Table = Union["pd.DataFrame", Batches, Mapping[str, np.ndarray]]
+
+
+def column(t: Table, name: str) -> np.ndarray:
+    """A column of t as a numpy array."""
+    return np.asarray(t[name])
+
+
+def rows_of(t: Table, keep: np.ndarray) -> Table:
+    """The rows of t where keep is True, as the same kind of table (a frame renumbered from 0)."""
+    if isinstance(t, Batches):
+        return t.take(keep)
+    if isinstance(t, dict):
+        return {k: v[keep] for k, v in t.items()}
+    return t[keep].reset_index(drop=True)
+
 
 @dataclass
 class Comparison:
@@ -155,16 +177,18 @@ def dropped_text(c: Comparison) -> str:
     return "; ".join(f"{process_label(d)} ({dropped_reason(d)})" for d in c.dropped)
 
 
-def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame:
+def paired_columns(df: Table, variant: str, baseline: str) -> dict[str, np.ndarray]:
     """Per (process, round), in that order: the two batches' per-call times, measured rounds only
-    (a round's first batch of each where one repeats). Matched on one integer key by numpy, not by
-    a pandas join on the two columns, which cost ten times as much; rows picked from the columns'
-    arrays, not by indexing the frame (each a copy of every column: most of a small file's cost)."""
-    names = df["variant"].to_numpy()
-    measured_rows = ~df["warmup"].to_numpy(dtype=bool)
-    rows_v = np.flatnonzero(measured_rows & (names == variant))
-    rows_b = np.flatnonzero(measured_rows & (names == baseline))
-    process, rnd = df["process"].to_numpy(), df["round"].to_numpy()
+    (a round's first batch of each where one repeats), as arrays by column name (paired_rounds's
+    columns). Matched on one integer key by numpy, not by a pandas join on the two columns, which
+    cost ten times as much; rows picked from the columns' arrays, not by indexing a frame (each a
+    copy of every column: most of a small file's cost)."""
+    is_v, is_b = ((df.variant_is(variant), df.variant_is(baseline)) if isinstance(df, Batches) else
+                  (column(df, "variant") == variant, column(df, "variant") == baseline))
+    measured_rows = ~column(df, "warmup").astype(bool)
+    rows_v = np.flatnonzero(measured_rows & is_v)
+    rows_b = np.flatnonzero(measured_rows & is_b)
+    process, rnd = column(df, "process"), column(df, "round")
     # one integer per (process, round): rounds are below 2^32 (the file's round counter is 32-bit)
     keys = (process.astype(np.int64) << 32) | rnd.astype(np.int64)
     _, iv, ib = np.intersect1d(keys[rows_v], keys[rows_b], return_indices=True)
@@ -172,11 +196,17 @@ def paired_rounds(df: pd.DataFrame, variant: str, baseline: str) -> pd.DataFrame
     cols = {"process": process[rv], "round": rnd[rv]}
     for side, r in (("_v", rv), ("_b", rb)):
         for c in ("ns_per_call", "ticks") + (("code_placement",) if "code_placement" in df else ()):
-            cols[c + side] = df[c].to_numpy()[r]
-    cols.update({c: df[c].to_numpy()[rv] for c in ("code_block", "harness_ns_per_call", "kernel_placement")
+            cols[c + side] = column(df, c)[r]
+    cols.update({c: column(df, c)[rv] for c in ("code_block", "harness_ns_per_call", "kernel_placement")
                  if c in df})
     timed = (cols["ns_per_call_v"] > 0) & (cols["ns_per_call_b"] > 0)
-    return pd.DataFrame({c: v[timed] for c, v in cols.items()})
+    return {c: v[timed] for c, v in cols.items()}
+
+
+def paired_rounds(df: Table, variant: str, baseline: str) -> pd.DataFrame:
+    """paired_columns as a DataFrame, one row per round."""
+    import pandas as pd
+    return pd.DataFrame(paired_columns(df, variant, baseline))
 
 
 def verdict_of(low: float, high: float, p_adj: float, estimate: float, margin: float, alpha: float) -> str:
@@ -215,7 +245,7 @@ STATE_CHANGE_ALPHA = 0.01
 LINE_OFFSETS = 4
 
 
-def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | None:
+def placement_levels(pr: Table, processes: np.ndarray) -> np.ndarray | None:
     """Each process's levels of the placement model, in the order of `processes`: the offsets into a
     64-byte line of the timed loop, the variant and the baseline (placement mod LINE_OFFSETS; -1:
     code that has none), where the study balanced the placements (analysis/load.py marks the batches
@@ -229,16 +259,20 @@ def placement_levels(pr: pd.DataFrame, processes: np.ndarray) -> np.ndarray | No
     n = len(processes)
     if len(cols) < 3 or n < 2 * CODE_PLACEMENTS or n % CODE_PLACEMENTS:
         return None
-    first = pr.groupby("process", sort=True)[cols].first()
-    levels = first.loc[processes].to_numpy(np.int64)
+    processes = np.asarray(processes)
+    ids, first = np.unique(column(pr, "process"), return_index=True)  # each process's first row
+    at = np.searchsorted(ids, processes)
+    if (at >= len(ids)).any() or (ids[np.minimum(at, len(ids) - 1)] != processes).any():
+        raise KeyError(f"processes without paired rounds: {sorted(set(processes.tolist()) - set(ids.tolist()))}")
+    levels = np.stack([column(pr, c)[first[at]] for c in cols], axis=1).astype(np.int64)
     if not (levels >= 0).any():
         return None
     return np.where(levels >= 0, levels % LINE_OFFSETS, -1)
 
 
-def levels_by_process(pr: pd.DataFrame) -> dict[int, np.ndarray] | None:
+def levels_by_process(pr: Table) -> dict[int, np.ndarray] | None:
     """placement_levels of every process of the paired rounds, by process id (None: no design)."""
-    ids = np.unique(pr["process"].to_numpy())
+    ids = np.unique(column(pr, "process"))
     levels = placement_levels(pr, ids)
     return None if levels is None else {int(g): row for g, row in zip(ids, levels)}
 
@@ -257,22 +291,23 @@ def kept_levels(all_levels: dict[int, np.ndarray] | None, ids: np.ndarray) -> np
     return rows if levels_kept(full, kept) else None
 
 
-def screen_processes(pr: pd.DataFrame, marked: dict[int, str]
-                     ) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[int, np.ndarray] | None, bool]:
+def screen_processes(pr: Table, marked: dict[int, str]
+                     ) -> tuple[Table, list[dict[str, Any]], dict[int, np.ndarray] | None, bool]:
     """The paired rounds of the processes a verdict accepts (stats/screening.py: not marked dropped by
     the run, not starved of rounds, not disturbed), one dict per process left out (process id,
     reason, its rounds and its study's floor, its ratio, what the model fitted to the others expects
     and the test's studentized residual), the whole study's placement levels, and whether more than
-    half were left out (no verdict then)."""
-    procs = pr["process"].to_numpy()
-    d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
-    blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
+    half were left out (no verdict then). The paired rounds are given back as the kind of table pr is."""
+    procs = column(pr, "process")
+    d = np.log(column(pr, "ns_per_call_v") / column(pr, "ns_per_call_b"))
+    blocks = column(pr, "code_block") if "code_block" in pr else np.full(len(procs), -1)
     ids, counts = np.unique(procs, return_counts=True)
     units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids])
     is_marked = np.array([int(g) in marked for g in ids])
     # the design is the processes the run kept: a re-run in a dropped process's slot (rerun_of) takes
     # its placements, so the blocks are whole again without the one it replaced
-    all_levels = levels_by_process(pr[~np.isin(procs, ids[is_marked])]) if is_marked.any() else levels_by_process(pr)
+    all_levels = (levels_by_process(rows_of(pr, ~np.isin(procs, ids[is_marked]))) if is_marked.any()
+                  else levels_by_process(pr))
     X = None
     if all_levels is not None:
         rows = [all_levels.get(int(g)) for g in ids]
@@ -290,7 +325,7 @@ def screen_processes(pr: pd.DataFrame, marked: dict[int, str]
     if not out:
         return pr, out, all_levels, False
     keep = np.isin(procs, ids[s.kept])
-    return pr[keep].reset_index(drop=True), out, all_levels, s.too_many_dropped()
+    return rows_of(pr, keep), out, all_levels, s.too_many_dropped()
 
 
 def interval(units: np.ndarray, across_processes: bool, level: float,
@@ -306,19 +341,19 @@ def p_value(units: np.ndarray, across_processes: bool, design: DesignEstimate | 
     return sign_test_p(units)
 
 
-def net_interval(pr: pd.DataFrame, level: float, all_levels: dict[int, np.ndarray] | None = None) -> Interval | None:
+def net_interval(pr: Table, level: float, all_levels: dict[int, np.ndarray] | None = None) -> Interval | None:
     """The ratio's interval with the harness's cost per call (each process's own noop measurement)
     taken off both sides: per round ln((t_v - h) / (t_b - h)), then as for the gross ratio. The
     harness estimate's own variation between processes is inside the interval over processes.
     None when the frame has no harness column or no round leaves both sides above it."""
     if "harness_ns_per_call" not in pr:
         return None
-    h = pr["harness_ns_per_call"].to_numpy()
-    v, b = pr["ns_per_call_v"].to_numpy() - h, pr["ns_per_call_b"].to_numpy() - h
+    h = column(pr, "harness_ns_per_call")
+    v, b = column(pr, "ns_per_call_v") - h, column(pr, "ns_per_call_b") - h
     ok = (v > 0) & (b > 0)
     if ok.sum() < 2:
         return None
-    d, procs = np.log(v[ok] / b[ok]), pr["process"].to_numpy()[ok]
+    d, procs = np.log(v[ok] / b[ok]), column(pr, "process")[ok]
     groups = np.unique(procs)
     across = len(groups) > 1
     units = np.array([np.median(d[procs == g]) for g in groups]) if across else d
@@ -326,7 +361,7 @@ def net_interval(pr: pd.DataFrame, level: float, all_levels: dict[int, np.ndarra
     return interval(units, across, level, design)
 
 
-def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, variant: str, baseline: str,
+def compare_one(df: Table, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED, allow_single_process: bool = False,
                 secondary: bool = True, marked: dict[int, str] | None = None) -> Comparison:
@@ -334,27 +369,27 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     on (ratio of medians and its bootstrap, Mann-Whitney, Hodges-Lehmann: NaN), which are most of
     the cost; summarize and gate print none of them. With several processes, those the run marked
     dropped (marked: process id -> the file's reason) and those screen_processes drops are left
-    out of every figure, and named in `dropped`."""
-    pr = paired_rounds(df, variant, baseline)
+    out of every figure, and named in `dropped`. df: a DataFrame or numpy columns (load.Batches)."""
+    pr: Table = paired_columns(df, variant, baseline)
     dropped: list[dict[str, Any]] = []
     all_levels: dict[int, np.ndarray] | None = None
     too_many = False
     if len(np.unique(pr["process"])) > 1:
         pr, dropped, all_levels, too_many = screen_processes(pr, marked or {})
-    n = len(pr)
+    n = len(pr["process"])
     nan = float("nan")
     if n < 2:
         c = Comparison(run, function, distribution, variant, baseline, n, nan, nan, nan, nan, nan, level, 1.0, 1.0,
                        nan, nan, nan, "", nan, nan, False, 0, float("inf"), 0, margin, "inconclusive",
                        notes=["fewer than 2 measured rounds"], dropped=dropped, too_many_dropped=too_many)
         return c
-    d = np.log(pr["ns_per_call_v"].to_numpy() / pr["ns_per_call_b"].to_numpy())
-    procs = pr["process"].to_numpy()
+    d = np.log(pr["ns_per_call_v"] / pr["ns_per_call_b"])
+    procs = pr["process"]
     # Several processes: code placement and address layout differ between them and stay fixed
     # within one, so rounds of one process are not independent evidence. The interval is then
     # over per-process medians (t interval), which carries the between-process variance.
     across = len(np.unique(procs)) > 1
-    blocks = pr["code_block"].to_numpy() if "code_block" in pr else np.full(len(pr), -1)
+    blocks = pr["code_block"] if "code_block" in pr else np.full(n, -1)
     rotating = bool((blocks >= 0).any())
     ids = np.unique(procs)
     units = np.array([process_estimate(d[procs == g], blocks[procs == g]) for g in ids]) if across else d
@@ -362,9 +397,9 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
     design = design_estimate(units, levels) if across else None
     ci = interval(units, across, level, design)
     p = p_value(units, across, design)
-    tv, tb = pr["ns_per_call_v"].to_numpy(), pr["ns_per_call_b"].to_numpy()
+    tv, tb = pr["ns_per_call_v"], pr["ns_per_call_b"]
     if secondary:
-        rom, _ = ratio_of_medians_ci(tv, tb, pr["process"].to_numpy(), level,
+        rom, _ = ratio_of_medians_ci(tv, tb, pr["process"], level,
                                            min(resamples, ROM_RESAMPLES), seed)
         hl, sub = hodges_lehmann(np.log(tv), np.log(tb), seed=seed)
         mw = mann_whitney_p(tv, tb)
@@ -381,7 +416,7 @@ def compare_one(df: pd.DataFrame, run: str, function: str, distribution: str, va
         ratio_of_medians=rom.estimate, rom_low=rom.low, rom_high=rom.high, rom_method=rom.method,
         mann_whitney_p=mw,
         hodges_lehmann_ratio=float(np.exp(hl)), hl_subsampled=sub,
-        tied_rounds=int(np.sum(pr["ticks_v"].to_numpy() == pr["ticks_b"].to_numpy())),
+        tied_rounds=int(np.sum(pr["ticks_v"] == pr["ticks_b"])),
         mde=minimum_detectable_effect(d, 1 - level), rounds_for_margin=rounds_needed(d, margin or 0.01),
         margin=margin, units=units, design=design, across_processes=across, processes=len(ids),
         within_low=float(np.exp(within.low)), within_high=float(np.exp(within.high)),
@@ -451,7 +486,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                            baseline_of(r, baseline)), []).append(r)
     out: list[Comparison] = []
     for (cpu_model, measure, function, distribution, pressure, neighbours, base), rs in groups.items():
-        df = combine(rs)
+        df = combine_columns(rs)
         noop = set().union(*(r.harness_variants for r in rs))
         sentinels = set().union(*(r.layout_sentinels for r in rs))
         fixed = set().union(*(r.fixed_layout for r in rs))
@@ -464,7 +499,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
         names = ([x for v in variants for x in ([v] if v in listed else
                                                  [w for w in sorted(listed) if w.startswith(v + "@")] or [v])]
                  if variants else list(dict.fromkeys(v for r in rs for v in r.variants if v != base)))
-        present = set(df["variant"].unique())
+        present = df.present()
         if base not in listed:
             raise ValueError(f"baseline '{base}' is not a variant of {run_name} (have: {', '.join(rs[0].variants)})")
         if base not in present:
@@ -582,6 +617,7 @@ def adjust_family(comps: list[Comparison], level: float = 0.95, adjust: str = "h
 
 
 def comparisons_frame(comps: list[Comparison]) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame([c.as_dict() for c in comps])
 
 

@@ -9,14 +9,16 @@ batches: paired, over processes, Holm over the points of a variant).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..io.load import Run, measured
 from ..stats.intervals import t_interval
 from .compare import adjust_family, compare_one
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -97,6 +99,7 @@ def sweep_points(run: Run, baseline: str | None = None, level: float = 0.95,
 
 
 def sweep_frame(points: list[SweepPoint]) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame([p.__dict__ for p in points])
 
 

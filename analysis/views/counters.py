@@ -4,18 +4,22 @@ batch's count divided by its calls. The counts include the timed loop and the cl
 same for every variant: the noop variant, when the run has it (-v noop), shows that part on its own row."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..io.load import Run, measured
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COUNTER_COLUMNS = ("cycles", "instructions", "branch_misses", "l1d_misses")
 
 
 def has_counters(run: Run) -> bool:
     """Whether the run counted (its file has the counter columns with values)."""
-    b = run.batches
-    return "cycles" in b.columns and bool((b["cycles"] >= 0).any())
+    b = run.table
+    return "cycles" in b and bool((b["cycles"] >= 0).any())
 
 
 def counters_source(run: Run) -> str:
@@ -25,6 +29,7 @@ def counters_source(run: Run) -> str:
 def counter_summary(run: Run) -> pd.DataFrame:
     """A row per variant: calls counted and the per-call medians; IPC is instructions / cycles of
     each batch, then the median. Columns a PMU did not give are NaN."""
+    import pandas as pd
     m = measured(run.batches)
     rows = []
     for v in run.variants:

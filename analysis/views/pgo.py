@@ -3,11 +3,15 @@ line per pair ("at-pgo vs at (gcc profile, trained on X): 2.1 % faster [1.2, 3.0
 source's table (verdicts/pgo.py computes them)."""
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 
 from ..io.load import Run
 from ..verdicts.pgo import Gain, PgoGroup, PgoPair, pair_of, run_gains
 from .text import text_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOT_MEASURED = "not measured"
 
@@ -54,6 +58,7 @@ def pgo_summary_lines(runs: list[Run], level: float = 0.95) -> list[str]:
 def group_frame(g: PgoGroup) -> pd.DataFrame:
     """The table of one source: a row per training distribution, a column per tested one, the
     row's label last."""
+    import pandas as pd
     rows = []
     for t in g.trained:
         row = {"trained on \\ tested on": t}

@@ -7,15 +7,18 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..io import placement_check
 from ..io.load import Run
 from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, background_line, interference, interval_method,
                              is_threaded, threads_line)
 from ..verdicts.compare import Comparison, dropped_text, layout_source, process_label, verdict_of, withheld
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Markdown's inline marks the lines use: **bold** and `code`.
 STRONG = re.compile(r"\*\*(.+?)\*\*")
@@ -33,12 +36,44 @@ NAN_WORD = re.compile(r"(?<![^\s\[(x,])[+-]?nan(?![\w.@/:-])", re.IGNORECASE)
 def table(df: pd.DataFrame) -> str:
     """A frame as a terminal table: no index, numbers to four significant digits, a dash where a
     value does not exist (NaN, None, NA)."""
+    import pandas as pd
     shown = df.copy()
     for col in shown.columns:
         s = shown[col]
         if not pd.api.types.is_float_dtype(s) and bool(s.isna().any()):
             shown[col] = s.astype(object).where(s.notna(), DASH)
     return shown.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep=DASH)
+
+
+def _cells(values: list[Any]) -> tuple[bool, list[str]] | None:
+    """A column's cells as table() writes them, and whether it is numeric, for a column of text,
+    of integers that fit 64 bits or of floats alone; None for any other (pandas decides those)."""
+    if all(type(v) is str and not any(c in v for c in "\t\r\n") for v in values):
+        return False, list(values)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and -2 ** 63 <= v < 2 ** 63
+           for v in values):
+        return True, [str(int(v)) for v in values]
+    if all(isinstance(v, float) for v in values):  # np.float64 too
+        return True, [DASH if v != v else f"{v:.4g}" for v in values]
+    return None
+
+
+def rows_table(rows: list[dict[str, Any]]) -> str:
+    """table(pd.DataFrame(rows)) without pandas, for rows whose every column holds text, integers
+    or floats alone (summarize's per-variant table): pandas' layout (each column right-aligned to its
+    widest cell, a numeric column's name one space wider, one space between columns). Any other rows
+    are given to pandas."""
+    names = list(rows[0]) if rows else []
+    columns = [_cells([r[k] for r in rows]) for k in names] if all(list(r) == names for r in rows) else [None]
+    if not rows or any(c is None for c in columns):
+        import pandas as pd
+        return table(pd.DataFrame(rows))
+    shown = []
+    for name, (numeric, cells) in zip(names, columns):  # type: ignore[misc]
+        head = (" " if numeric else "") + str(name)
+        width = max(len(x) for x in [head, *cells])
+        shown.append([x.rjust(width) for x in [head, *cells]])
+    return "\n".join(" ".join(line) for line in zip(*shown))
 
 
 def text_table(df: pd.DataFrame, gap: int = 2) -> str:

@@ -3,9 +3,11 @@ and the plotting subcommands make shows at least two numbers, log axes over narr
 included; no two tick labels of an axis overlap; no legend sits on its axes' data area; a forest
 plot shows enough ticks to read a ratio whatever the number of variants and keeps variants within
 a few % of 1 apart beside one at 3.6x; the time series summarize the processes (a few lines
-whatever their number). Structural properties only: nothing here depends on timing."""
+whatever their number); a figure is drawn once, and written as savefig's tight crop writes it.
+Structural properties only: nothing here depends on timing."""
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 from dataclasses import replace
@@ -167,6 +169,49 @@ def test_every_subcommand_figure_is_numbered(files, drawn, tmp_path):
             assert check_readable(fig, args[0]) >= 1, args[0]
 
 
+@pytest.fixture
+def written_twice(monkeypatch) -> list[tuple[str, bool, int, int]]:
+    """Each figure written while the test runs, as it is written (base.write_png: the box found
+    without a draw, then one draw) and as savefig(bbox_inches="tight") writes it (a draw to find the
+    box, then another), the first before the second on a figure not drawn yet: (its title, whether
+    the PNG bytes are the same, its log axes' minor ticks made, and those in view)."""
+    out: list[tuple[str, bool, int, int]] = []
+    write = base.write_png
+
+    def twice(fig: Figure, target) -> None:
+        once, tight = io.BytesIO(), io.BytesIO()
+        write(fig, once)
+        fig.savefig(tight, format="png", dpi=base.DPI, bbox_inches="tight")
+        made = shown = 0
+        for ax in axes_of(fig):
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_scale() == "log":
+                    lo, hi = sorted(axis.get_view_interval())
+                    made += len(axis.get_minorticklocs())
+                    shown += sum(lo * (1 - 1e-6) <= x <= hi * (1 + 1e-6) for x in axis.get_minorticklocs())
+        out.append((fig.axes[0].get_title() or fig.axes[0].get_ylabel(), once.getvalue() == tight.getvalue(),
+                     made, shown))
+        write(fig, target)
+
+    monkeypatch.setattr(base, "write_png", twice)
+    return out
+
+
+def test_every_figure_is_drawn_once_as_a_tight_savefig_draws_it_twice(files, written_twice, tmp_path):
+    """A figure is laid out for its box and drawn once (base.tight_box), not drawn a first time to find
+    the box, and its PNG is byte for byte what savefig's tight crop wrote; a log axis makes minor
+    ticks only near its view (base.InViewLocator), not every decade's, which are never drawn."""
+    assert cli.main(["report", str(files["study"]), str(files["one"]), str(files["classes"]), str(files["sweep"]),
+                     *([str(files["threads"])] if "threads" in files else []), "--probe", str(files["probe"]),
+                     "--svg", "-o", str(tmp_path / "rep")]) == 0
+    assert cli.main(["pressure", str(files["pressure0"]), str(files["pressure4k"]), "--plot",
+                     str(tmp_path / "pressure")]) == 0
+    assert len(written_twice) >= 16 and len(list((tmp_path / "rep").glob("*.svg"))) >= 15
+    for name, same, made, shown in written_twice:
+        assert same, name
+        assert made <= shown + 2, (name, made, shown)  # a tick at each edge of the view, at most
+
+
 def comparison(variant: str, ratio: float, half: float = 0.003, distribution: str = "fleetbench/Memcpy_Fleet",
                verdict: str = "inconclusive") -> Comparison:
     """A comparison with a per-comparison interval of ±half and a simultaneous one of ±2 half."""
@@ -271,6 +316,6 @@ def test_time_series_draw_a_few_lines_not_one_per_process(files):
 
 def test_one_process_time_series_has_no_band(files):
     run = load_run(files["one"])
-    fig = timeseries(replace(run, batches=run.batches[run.batches["process"] == 0]))
+    fig = timeseries(replace(run, table=run.table.take(run.table["process"] == 0)))
     assert len(fig.axes[0].collections) == 0 and "one process" in fig.axes[0].get_title()
     check_readable(fig, "timeseries")

@@ -4,6 +4,7 @@ file alone, and says about the machine only what the result files' host block sa
 from __future__ import annotations
 
 import json
+import math
 from types import SimpleNamespace
 import os
 import shutil
@@ -30,11 +31,18 @@ def test_help(name):
 
 
 def test_bench_analysis_reports_every_command():
-    """The analysis benchmark's table (figures, not a pass/fail on time): one row per command."""
-    p = tool("bench_analysis", str(ROOT / "tests" / "data" / "golden-run.json"), "--repeat", "1")
+    """The analysis benchmark's table (figures, not a pass/fail on time): the yardsticks' line, then
+    one row per command and tree, each with its multiple of the interpreter's start."""
+    p = tool("bench_analysis", str(ROOT / "tests" / "data" / "golden-run.json"), "--repeat", "1",
+             "--tree", f"again={ROOT}")
     assert p.returncode == 0, p.stderr
-    rows = [x.split()[0] for x in p.stdout.splitlines()[2:]]
-    assert rows == ["summarize", "compare", "gate", "report", "export"]
+    lines = p.stdout.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("command "))
+    assert lines[head - 1].startswith("yardsticks, median s: `true` ") and "-c pass` " in lines[head - 1]
+    assert lines[head].split()[-2:] == ["x", "start"]
+    rows = [x.split() for x in lines[head + 1:]]
+    assert [r[0] for r in rows] == ["summarize", "compare", "gate", "report", "export"]
+    assert all(r[-6] == "again" and all(math.isfinite(float(x)) for x in r[-5:]) for r in rows)
 
 
 @pytest.mark.parametrize("existing", [False, True])

@@ -5,11 +5,12 @@ plot module (one per domain) returns a Figure."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 from matplotlib.ticker import Formatter, FuncFormatter, Locator, NullFormatter
 
 if TYPE_CHECKING:
@@ -55,12 +56,40 @@ def new_figure(w: float, h: float):
     return fig, fig.subplots()
 
 
+# The resolution of every PNG the analysis writes.
+DPI = 120
+
+
+def tight_box(fig: Figure, dpi: float = DPI) -> Bbox:
+    """The part of the figure savefig(bbox_inches="tight") writes at dpi, in inches, padded as it
+    pads: the extent of everything drawn (the legends outside the axes too), found with the renderer
+    that savefig's own search makes (Agg's, at dpi), but without the whole draw it makes before
+    searching, which laid every figure out twice (each draw lays out every tick and label, most of
+    what a figure costs). The artists lay themselves out for the search (get_tightbbox), so the box
+    is the same: tests/py/test_plots_readable.py checks the bytes written are."""
+    from matplotlib import cbook, rcParams
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    before = fig.canvas
+    canvas = FigureCanvasAgg(fig)  # the figure's canvas while it lives (savefig switches the same way)
+    try:
+        with cbook._setattr_cm(fig, dpi=dpi):
+            box = fig.get_tightbbox(canvas.get_renderer())
+    finally:
+        fig.set_canvas(before)
+    return box.padded(rcParams["savefig.pad_inches"])
+
+
+def write_png(fig: Figure, target: str | Path | BinaryIO) -> None:
+    """The figure as PNG at DPI, cropped as savefig(bbox_inches="tight") crops it, drawn once."""
+    fig.savefig(target, format="png", dpi=DPI, bbox_inches=tight_box(fig, DPI))
+
+
 def save(fig: Figure, stem: Path, svg: bool = False) -> list[Path]:
     """Writes stem.png (and stem.svg when asked: drawing it costs as much again); returns the paths,
     PNG first."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = [stem.with_suffix(".png")] + ([stem.with_suffix(".svg")] if svg else [])
-    fig.savefig(out[0], dpi=120, bbox_inches="tight")
+    write_png(fig, out[0])
     if svg:
         fig.savefig(out[1], bbox_inches="tight")
     return out
@@ -153,13 +182,47 @@ class PlainFormatter(Formatter):
         return f"{x:.4g}"
 
 
+class InViewLocator(Locator):
+    """Another locator's ticks less those far outside the axis's view. matplotlib makes a tick (two
+    lines and two labels, laid out) for every location its locator gives and draws those in view;
+    a log axis's minor locator gives every decade's sub-ticks, mostly far outside a narrow ratio
+    axis (155 made and 2 drawn in a default study's per-round ratios), whose making was most of a
+    figure's cost. The view is widened by SLACK of its span (in the axis's scale), more than
+    matplotlib's own tolerance, so every tick it would draw is kept: the figure is the same."""
+
+    SLACK = 1e-6
+
+    def __init__(self, inner: Locator) -> None:
+        self.inner = inner
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.inner(), dtype=float)
+        if self.axis is None or not len(locs):
+            return locs
+        transform = self.axis.get_transform()
+        lo, hi = sorted(transform.transform(np.asarray(self.axis.get_view_interval(), dtype=float)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.asarray(transform.transform(locs), dtype=float)
+        slack = (hi - lo) * self.SLACK
+        keep = ~((t < lo - slack) | (t > hi + slack))  # NaN (a location the scale cannot place) kept
+        return locs[keep]
+
+    def tick_values(self, vmin, vmax):
+        return self.inner.tick_values(vmin, vmax)
+
+
 def plain_log_axis(axis, least: int | None = None) -> None:
     """Makes `axis` (ax.xaxis or ax.yaxis) logarithmic, labelled with plain numbers at every span,
     at least `least` of them (PlainLogLocator; by default LEAST_TICKS, one more on an x axis, which
-    is wider than a panel is high); minor ticks unlabelled."""
+    is wider than a panel is high); minor ticks unlabelled, made only near the view (InViewLocator)."""
     getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
     axis.set_major_locator(PlainLogLocator(least or LEAST_TICKS + (axis.axis_name == "x")))
     axis.set_major_formatter(PlainFormatter())
+    axis.set_minor_locator(InViewLocator(axis.get_minor_locator()))
     axis.set_minor_formatter(NullFormatter())
 
 
@@ -200,6 +263,7 @@ def symlog_plain_axis(axis, linthresh: float) -> None:
     getattr(axis.axes, f"set_{axis.axis_name}scale")("symlog", linthresh=linthresh)
     axis.set_major_locator(SymlogPlainLocator(linthresh))
     axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    axis.set_minor_locator(InViewLocator(axis.get_minor_locator()))
     axis.set_minor_formatter(NullFormatter())
 
 
