@@ -142,7 +142,11 @@ def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
     and each is its share of the program's calls: the median would keep the typical window and
     drop the rest."""
     from ..io.load import measured
+    from .compare import marked_processes
     df = measured(run.batches)
+    dropped = marked_processes([run])  # a starved process whose slot the replay ran again: as compare leaves it out
+    if dropped:
+        df = df[~df["process"].isin(list(dropped))]
     t = df.pivot_table(index=["process", "round"], columns="variant", values="ns_per_call", observed=True)
     if arm not in t.columns or baseline not in t.columns:
         raise ResultFileError(f"{run.path}: the replay has no '{arm}' or '{baseline}' to predict from")

@@ -117,6 +117,12 @@ def run(memfbench: str, tmp_path: Path):
     return _run
 
 
+def kept_processes(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A merged file's processes less those the run marked dropped (a starved process whose design
+    slot it ran again, which a loaded machine can cause in any study: processes/processes.c)."""
+    return [p for p in doc.get("processes") or [] if "dropped" not in p]
+
+
 def one_line_refusal(p: subprocess.CompletedProcess[str], *words: str) -> None:
     """A refusal as every command gives one: exit 2, one line on stderr naming each of words, nothing
     on stdout, no traceback."""
