@@ -88,6 +88,14 @@ int mfb_cmd_list(int argc, char **argv)
     const char *dir = a.dir;
     const struct mfb_variant *v;
     size_t n = mfb_variants_all(&v);
+    /* the columns as wide as their longest entry: a name of 14 characters (rep_movsb-copy) would
+     * otherwise push its row's description out of line */
+    int wname = 0, worigin = 0;
+    for (size_t i = 0; i < n; i++) {
+        int a = (int)strlen(v[i].name), b = (int)strlen(mfb_origin_name(v[i].origin));
+        wname = a > wname ? a : wname;
+        worigin = b > worigin ? b : worigin;
+    }
     printf("functions and variants (* = not available on this CPU or in this build):\n");
     for (int f = 0; f < MFB_FUNC_COUNT; f++) {
         printf("  %s (default distribution %s)\n", mfb_func_name((enum mfb_func)f),
@@ -96,8 +104,8 @@ int mfb_cmd_list(int argc, char **argv)
             if (v[i].func != (enum mfb_func)f)
                 continue;
             bool ok = mfb_variant_available(&v[i]);
-            printf("    %c %-10s %-8s %s%s%s\n", ok ? ' ' : '*', v[i].name, mfb_origin_name(v[i].origin), v[i].description,
-                   ok ? "" : " -- needs ", ok ? "" : v[i].needs);
+            printf("    %c %-*s %-*s %s%s%s\n", ok ? ' ' : '*', wname, v[i].name, worigin, mfb_origin_name(v[i].origin),
+                   v[i].description, ok ? "" : " -- needs ", ok ? "" : v[i].needs);
         }
     }
     printf("\ndistributions in %s:\n", dir);
