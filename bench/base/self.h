@@ -7,5 +7,9 @@
 
 /* The binary's absolute path into buf (n bytes), or "memfbench" where it cannot be read. */
 const char *mfb_self_path(char *buf, size_t n);
+/* The command a printed hint should tell the user to run: as they ran memfbench, where the
+ * checkout's ./memfbench said so (MEMFBENCH_INVOKED_AS: "./memfbench" from the checkout's root),
+ * else the binary's absolute path. */
+const char *mfb_self_command(char *buf, size_t n);
 
 #endif

@@ -67,7 +67,7 @@ static void report(const struct mfb_record_request *a, const struct mfb_recordin
 {
     if (written > 0) {
         char self[4096];
-        mfb_self_path(self, sizeof self);
+        mfb_self_command(self, sizeof self);
         fprintf(stderr, "memfbench record: %s:", a->out);
         for (int f = 0; f < MFB_FUNC_COUNT; f++)
             if (rec->f[f].calls)

@@ -338,7 +338,7 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
 void mfb_summary_analysis_command(FILE *out, const char *result_path)
 {
     char self[4096];
-    fprintf(out, "%s analyze summarize %s\n", mfb_self_path(self, sizeof self), result_path);
+    fprintf(out, "%s analyze summarize %s\n", mfb_self_command(self, sizeof self), result_path);
 }
 
 /* Each source variant's build, one line: whether it was built (and how long that took) or found

@@ -3,6 +3,7 @@ the names' lengths (a 14-character name pushed its row's description out of line
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import subprocess
 
 from conftest import binary
@@ -19,3 +20,18 @@ def test_list_keeps_its_columns_for_long_names() -> None:
         assert m, r
         starts.add(m.end())
     assert len(starts) == 1, starts
+
+
+def test_hints_name_memfbench_as_the_user_ran_it(tmp_path) -> None:
+    """Run through the checkout's ./memfbench, the command a study tells the user to run next is
+    ./memfbench's, not the build folder's binary (issue 54: replay hints printed the absolute
+    build path)."""
+    from conftest import GEOMETRY, ROOT
+    import os
+    env = {**os.environ, "MEMFBENCH_BUILD": str(Path(binary()).resolve().parents[1])}
+    p = subprocess.run(["./memfbench", "run", "-t", "0.2", "--processes", "1", "--allow-single-process", "-d", "fixed:64",
+                        "-v", "libc", *GEOMETRY, "-o", str(tmp_path / "q.json")], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    hint = [x for x in p.stderr.splitlines() if "Intervals and verdicts:" in x]
+    assert hint and hint[0].split("Intervals and verdicts: ")[1].startswith("./memfbench analyze summarize "), p.stderr
