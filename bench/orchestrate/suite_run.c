@@ -107,10 +107,12 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
     }
     argv[n++] = "-o";
     argv[n++] = (char *)path;
-    if (r->quiet)
-        argv[n++] = "-q";
-    /* its summary kept and shown when it succeeds; its verdict on the reply channel, so a study that
-     * fails or is stopped is said in the suite's one line, not in two */
+    /* quiet: a study's own summary would name its file in the suite's temporary folder, which is
+     * gone once the suite is in place (issue 54); the suite says where each study goes, and its
+     * analysis reads each study's warnings from its file. */
+    argv[n++] = "-q";
+    /* its verdict on the reply channel, so a study that fails or is stopped is said in the suite's
+     * one line, not in two */
     struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench suite", .name = "a study", .argv = argv,
                          .self = true, .in = MFB_IO_NULL, .out = MFB_IO_INHERIT, .err = MFB_IO_CAPTURE, .reply = true,
                          .death_signal = SIGTERM, .deadlines = r->deadlines, .cpu = -1};
@@ -139,7 +141,7 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
                 reply.message[0] ? reply.message : "no message");
         status = o.status ? o.status : MFB_EXIT_FAIL;
     } else {
-        if (o.err_len) /* the study's own summary */
+        if (o.err_len) /* what a quiet study still said */
             fwrite(o.err, 1, o.err_len, stderr);
         status = 0;
     }
@@ -175,12 +177,15 @@ int mfb_suite_execute(const struct mfb_suite_request *r)
     }
     enum mfb_func f;
     char dist[256], path[4096], name[300];
-    int k = 0, status = 0;
+    int k = 0, status = 0, studies = 0;
+    while (study_of(r->set, studies, &f, dist, sizeof dist))
+        studies++;
     for (; study_of(r->set, k, &f, dist, sizeof dist) && status == 0; k++) {
         file_name(r, f, dist, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", tmp, name);
-        if (!r->quiet)
-            fprintf(stderr, "memfbench suite: study %d: %s on %s\n", k + 1, mfb_func_name(f), dist);
+        if (!r->quiet) /* named by where it will be once the suite is in place */
+            fprintf(stderr, "memfbench suite: study %d of %d: %s on %s -> %s/%s\n", k + 1, studies, mfb_func_name(f),
+                    dist, r->out, name);
         status = run_study(r, f, dist, path); /* a failure is said there, in one line */
         if (status != 0 && mfb_stop_signal())
             fprintf(stderr, "memfbench suite: interrupted by %s during the study of %s on %s; no suite written\n",
