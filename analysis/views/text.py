@@ -113,9 +113,13 @@ def warning_lines(run: Run, quiet: frozenset[str] = frozenset()) -> list[str]:
         if hidden is None or w["code"] in hidden:
             dropped.append(w["code"])
         else:
-            # a study's file: how many of its processes had it (absent in one process's file)
+            # a study's file: how many of its processes had it (absent in one process's file); a file
+            # written before memfbench counted each process once counted warnings, which can pass k
             k = len(run.doc.get("processes") or [])
-            where = f" [in {w['processes']} of {k} processes]" if isinstance(w.get("processes"), int) and k else ""
+            n = w.get("processes")
+            others = ", of other variants too" if w.get("others") else ""
+            where = ("" if not isinstance(n, int) or not k else f" [in {n} of {k} processes{others}]" if n <= k
+                     else f" [{n} times over {k} processes]")
             shown.append(f"- {w.get('severity', 'warning')} ({w['code']}): {w['message']}{where}")
     if dropped:
         shown.append(f"- silenced (--quiet-warnings): {', '.join(sorted(set(dropped)))}")

@@ -50,6 +50,8 @@ struct mfb_warnings {
     char *msg[MFB_MAX_WARNINGS]; /* the whole line: finding, consequence, fix */
     enum mfb_warning kind[MFB_MAX_WARNINGS];
     int processes[MFB_MAX_WARNINGS]; /* a study's list: how many of its processes had it (0: one run's) */
+    bool others[MFB_MAX_WARNINGS];   /* a study's list: the kind was said of other variants too (the
+                                      * message is the first's; each process's are in its entry) */
     int n;
     bool quiet;       /* -q: nothing printed */
     uint64_t silenced; /* --quiet-warnings: these codes are recorded but not printed */

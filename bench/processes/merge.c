@@ -60,22 +60,38 @@ static cJSON *target_json(const struct mfb_child_result *r0, double pct, const s
     return tc;
 }
 
+/* Whether two warnings of one kind speak of the same subject: the same text up to the first
+ * figure (a variant's name comes before what was measured of it, which differs per process). */
+static bool same_subject(const char *a, const char *b)
+{
+    size_t n = strcspn(a, "0123456789");
+    return n == strcspn(b, "0123456789") && !strncmp(a, b, n);
+}
+
 void mfb_merge_warnings(const struct mfb_study *cfg, const struct mfb_child_result *results,
                         const struct mfb_merge_end *end, struct mfb_warnings *out)
 {
     int done = end->done;
     *out = (struct mfb_warnings){0};
+    bool other[MFB_W_COUNT] = {false}; /* per kind: a process said it of something else (another variant) */
     for (int i = 0; i < done; i++) {
         const struct mfb_warnings *w = &results[i].warnings;
+        bool counted[MFB_W_COUNT] = {false}; /* a process counts once per kind, however often it warned */
         for (int j = 0; j < w->n; j++) {
             int k = 0;
             while (k < out->n && out->kind[k] != w->kind[j])
                 k++;
             if (k == out->n && mfb_warnings_add(out, w->kind[j], w->msg[j], 0) < 0)
                 continue; /* one per kind: the list holds every kind, so only memory can refuse */
-            out->processes[k]++;
+            if (!counted[w->kind[j]])
+                out->processes[k]++;
+            counted[w->kind[j]] = true;
+            other[w->kind[j]] |= strcmp(out->msg[k], w->msg[j]) != 0 && !same_subject(out->msg[k], w->msg[j]);
         }
     }
+    /* a kind said of several subjects keeps the first one's words: say that there are more */
+    for (int k = 0; k < out->n; k++)
+        out->others[k] = other[out->kind[k]];
     for (int k = 0; done <= 1 && k < out->n; k++)
         out->processes[k] = 0; /* one process: the run's own list */
     if (mfb_merge_complete(results, end) && end->targeted && !end->reached) {

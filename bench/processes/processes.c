@@ -307,9 +307,10 @@ static void print_warnings(const struct mfb_study *cfg, const struct mfb_child_r
         if (cfg->quiet_warnings >> w.kind[i] & 1 || mfb_warning_kind(w.kind[i])->severity == MFB_SEV_NOTE)
             continue;
         /* how many of the study's processes found it */
-        char in[48] = "";
+        char in[96] = "";
         if (w.processes[i] > 0)
-            snprintf(in, sizeof in, " [in %d of %d processes]", w.processes[i], done);
+            snprintf(in, sizeof in, " [in %d of %d processes%s]", w.processes[i], done,
+                     w.others[i] ? ", of other variants too" : "");
         fprintf(stderr, "memfbench: warning: %s%s\n", w.msg[i], in);
     }
     mfb_warnings_free(&w);

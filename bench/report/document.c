@@ -152,6 +152,8 @@ cJSON *mfb_warnings_json(const struct mfb_warnings *ws)
         cJSON_AddStringToObject(w, "severity", mfb_severity_name(k->severity));
         if (ws->processes[i] > 0) /* a study's: how many of its processes found it */
             cJSON_AddNumberToObject(w, "processes", ws->processes[i]);
+        if (ws->others[i]) /* and whether they said it of other variants than the message names */
+            cJSON_AddBoolToObject(w, "others", true);
         cJSON_AddItemToArray(warns, w);
     }
     return warns;

@@ -113,6 +113,22 @@ int main(int argc, char **argv)
                   !strcmp(cJSON_GetObjectItemCaseSensitive(st, "stop_reason")->valuestring, "interrupted"),
               "a study short of its processes is marked interrupted");
     check_errors(&t, golden);
+    /* a study's warnings: each process counted once per kind, however often it warned; a kind said
+     * of other variants than its message names is marked so (issue 54: "[in 45 of 32 processes]") */
+    struct mfb_child_result two[2] = {{.rerun_of = -1}, {.rerun_of = -1}};
+    mfb_warnings_add(&two[0].warnings, MFB_W_LINEARITY, "variant 'a': a batch twice as long took 1.9 x", 0);
+    mfb_warnings_add(&two[0].warnings, MFB_W_LINEARITY, "variant 'b': a batch twice as long took 1.8 x", 0);
+    mfb_warnings_add(&two[1].warnings, MFB_W_LINEARITY, "variant 'a': a batch twice as long took 2.3 x", 0);
+    mfb_warnings_add(&two[1].warnings, MFB_W_LOAD, "machine load is 2.5 on 2 CPUs", 0);
+    struct mfb_merge_end both = {.planned = 2, .done = 2};
+    struct mfb_warnings merged_w;
+    mfb_merge_warnings(&study, two, &both, &merged_w);
+    TAP_CHECK(&t, merged_w.n == 2 && merged_w.kind[0] == MFB_W_LINEARITY && merged_w.processes[0] == 2 &&
+                  merged_w.others[0] && merged_w.processes[1] == 1 && !merged_w.others[1],
+              "each process counted once per kind (2 of 2, not 3), and 'of other variants' marked");
+    mfb_warnings_free(&merged_w);
+    mfb_warnings_free(&two[0].warnings);
+    mfb_warnings_free(&two[1].warnings);
     cJSON_Delete(short_doc);
     cJSON_Delete(merged);
     mfb_child_free(&first);

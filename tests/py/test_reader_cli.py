@@ -35,3 +35,23 @@ def test_hints_name_memfbench_as_the_user_ran_it(tmp_path) -> None:
     assert p.returncode == 0, p.stderr
     hint = [x for x in p.stderr.splitlines() if "Intervals and verdicts:" in x]
     assert hint and hint[0].split("Intervals and verdicts: ")[1].startswith("./memfbench analyze summarize "), p.stderr
+
+
+
+def test_a_studys_warning_counts_each_process_once(tmp_path) -> None:
+    """Whatever a study warned of, a warning's count of processes is never more than the study's
+    (issue 54: '[in 45 of 32 processes]'; tests/c/test_child.c checks the merge itself on a process
+    that warned twice)."""
+    import json
+    from conftest import GEOMETRY
+    out = tmp_path / "w.json"
+    p = subprocess.run([binary(), "run", "-q", "--processes", "2", "--rounds", "6", "--warmup-rounds", "1", "-d",
+                        "fixed:64", "-v", "libc", "-v", "bytes", "-v", "noop", "--batch-passes", "1", *GEOMETRY,
+                        "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    k = len(doc["processes"])
+    assert doc["status"]["warnings"], "no warning to count"
+    for w in doc["status"]["warnings"]:
+        if "processes" in w:
+            assert 1 <= w["processes"] <= k, w
