@@ -281,6 +281,39 @@ const char *mfb_dist_format_name(enum mfb_dist_format f)
     return names[f];
 }
 
+/* The shipped names, gathered for the nearest one to a typo. */
+struct shipped_names {
+    char *name[256];
+    size_t n;
+};
+
+static void keep_name(const char *name, void *ctx)
+{
+    struct shipped_names *s = ctx;
+    if (s->n < sizeof s->name / sizeof s->name[0])
+        s->name[s->n++] = strdup(name);
+}
+
+/* ": did you mean 'fleetbench/Memcpy_Fleet'?" for a spec a shipped name is a few typing slips from
+ * (with or without its group), else "". */
+static void nearest_shipped(const char *dist_dir, const char *spec, char *hint, size_t cap)
+{
+    struct shipped_names s = {.n = 0};
+    hint[0] = '\0';
+    if (mfb_dist_list(dist_dir, keep_name, &s) < 0)
+        return;
+    const char *bare[256];
+    for (size_t i = 0; i < s.n; i++) /* "Memcpy_Flet" is compared with the names without their group */
+        bare[i] = s.name[i] && strchr(s.name[i], '/') ? strchr(s.name[i], '/') + 1 : s.name[i] ? s.name[i] : "";
+    int k = mfb_nearest_name(spec, (const char *const *)s.name, s.n, 3);
+    if (k < 0 && !strchr(spec, '/'))
+        k = mfb_nearest_name(spec, bare, s.n, 3);
+    if (k >= 0 && s.name[k])
+        snprintf(hint, cap, ": did you mean '%s'?", s.name[k]);
+    for (size_t i = 0; i < s.n; i++)
+        free(s.name[i]);
+}
+
 int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, const char *dist_dir,
                      struct mfb_err *err)
 {
@@ -313,10 +346,13 @@ int mfb_dist_resolve(struct mfb_dist *d, const char *spec, enum mfb_func f, cons
             return mfb_fail(err, "distribution '%s': not a regular file (a %s): give a table's file, a shipped name "
                                  "or a synthetic spec", spec, S_ISDIR(st.st_mode) ? "folder" :
                             S_ISFIFO(st.st_mode) ? "pipe" : "device or other");
-        if (found == 0)
+        if (found == 0) {
+            char hint[200];
+            nearest_shipped(dist_dir, spec, hint, sizeof hint);
             return mfb_fail(err, "distribution '%s': no such file, shipped name (in %s) or "
-                                 "synthetic spec (fixed:N, uniform:LO-HI, pow2:LO-HI)",
-                            spec, dist_dir);
+                                 "synthetic spec (fixed:N, uniform:LO-HI, pow2:LO-HI)%s",
+                            spec, dist_dir, hint);
+        }
         rc = load_csv_set(d, prefix, err);
     }
     if (rc < 0)

@@ -55,3 +55,17 @@ def test_a_studys_warning_counts_each_process_once(tmp_path) -> None:
     for w in doc["status"]["warnings"]:
         if "processes" in w:
             assert 1 <= w["processes"] <= k, w
+
+
+def test_a_mistyped_distribution_gets_a_did_you_mean(tmp_path) -> None:
+    """A shipped name a few slips away is suggested, with or without its group (issue 54:
+    `-d fleetbench/Memcpy_Flet` got no suggestion); a name nowhere near gets none."""
+    for spec in ("fleetbench/Memcpy_Flet", "Memcpy_Flet"):
+        p = subprocess.run([binary(), "run", "-q", "-d", spec, "-o", str(tmp_path / "x.json")], capture_output=True,
+                           text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and lines[0].endswith("did you mean 'fleetbench/Memcpy_Fleet'?"), \
+            p.stderr
+    p = subprocess.run([binary(), "run", "-q", "-d", "zzzzzzzzzz", "-o", str(tmp_path / "x.json")], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and "did you mean" not in p.stderr
