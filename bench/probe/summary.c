@@ -57,6 +57,10 @@ static double at_size(const struct mfb_bw_curve *c, size_t bytes, size_t *where)
     return v;
 }
 
+/* How far a level's bandwidth may fall below the next level out's before the table is flagged:
+ * points a few percent apart are noise even on a quiet machine. */
+#define BW_ORDER_SLACK 0.9
+
 static void print_bandwidth(FILE *out, const struct mfb_probe_config *cfg, const struct mfb_probe_result *r)
 {
     if (r->nbw == 0 || r->bw[0].npoints == 0)
@@ -71,6 +75,7 @@ static void print_bandwidth(FILE *out, const struct mfb_probe_config *cfg, const
     for (int i = 0; i < r->nbw; i++)
         fprintf(out, " %10s", mfb_stream_kernel_name(r->bw[i].kernel));
     fprintf(out, "\n");
+    double seen[4][MFB_STREAM_KERNEL_COUNT];
     for (int s = 0; s < 4; s++) {
         size_t where = 0;
         char h[32];
@@ -79,6 +84,7 @@ static void print_bandwidth(FILE *out, const struct mfb_probe_config *cfg, const
         for (int i = 0; i < r->nbw; i++) {
             size_t w2 = 0;
             double v = at_size(&r->bw[i], where, &w2);
+            seen[s][i < MFB_STREAM_KERNEL_COUNT ? i : 0] = w2 == where ? v : NAN;
             if (w2 == where && isfinite(v))
                 fprintf(out, " %10.1f", v);
             else
@@ -86,6 +92,18 @@ static void print_bandwidth(FILE *out, const struct mfb_probe_config *cfg, const
         }
         fprintf(out, "\n");
     }
+    /* A level nearer the core is never slower than one further out: where the table says so, its
+     * points were too short or too few to hold (--quick), or the machine was busy while they ran. */
+    for (int i = 0; i < r->nbw && i < MFB_STREAM_KERNEL_COUNT; i++)
+        for (int s = 0; s + 1 < 4; s++)
+            if (isfinite(seen[s][i]) && isfinite(seen[s + 1][i]) && seen[s][i] < BW_ORDER_SLACK * seen[s + 1][i]) {
+                fprintf(out, "  note: %s at %s (%.1f GB/s) is below %s (%.1f GB/s), which a level nearer the core "
+                             "never is: these points are too short%s or the machine was busy; re-run %son a quiet "
+                             "machine before trusting them\n", mfb_stream_kernel_name(r->bw[i].kernel), label[s],
+                        seen[s][i], label[s + 1], seen[s + 1][i], cfg->quick ? " (--quick)" : "",
+                        cfg->quick ? "without --quick " : "");
+                break;
+            }
 }
 
 /* A curve's step for one level, with its distance from the reference: "47.1 KiB -2 %". */
