@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/environ.h"
+#include "base/progress.h"
 #include "base/rng.h"
 #include "programs/run.h"
 #include "programs/stop.h"
@@ -447,6 +448,9 @@ int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status,
     mfb_rng_seed(&rng, ab->seed);
     int order[MFB_AB_MAX_ARMS];
     bool said_leftovers = false;
+    struct mfb_progress progress; /* the blocks, with the time left from those run (a terminal only) */
+    mfb_progress_start(&progress, stderr, "memfbench ab", "block", blocks, quiet);
+    mfb_progress_step(&progress, stderr, 0, NULL);
     for (int b = 0; b < blocks; b++) {
         /* each block every arm once, in an order of its own: no arm always runs first, after the
          * same neighbour, or at the same point of a drift */
@@ -484,8 +488,9 @@ int mfb_ab_run_all(struct mfb_ab *ab, char **argv, bool quiet, int *exit_status,
             if (check_work(ab, r, ab->ndone, err) < 0)
                 return -1;
         }
-        if (!quiet && isatty(STDERR_FILENO))
-            fprintf(stderr, "\rmemfbench ab: block %d of %d%s", b + 1, blocks, b + 1 == blocks ? "\n" : "");
+        if (b + 1 < blocks)
+            mfb_progress_step(&progress, stderr, b + 1, NULL);
     }
+    mfb_progress_end(&progress, stderr);
     return 0;
 }

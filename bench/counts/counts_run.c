@@ -13,6 +13,7 @@
 #include <cJSON.h>
 
 #include "base/msgpath.h"
+#include "base/progress.h"
 #include "base/self.h"
 #include "config.h"
 #include "impl/plugin.h"
@@ -297,6 +298,8 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
     free(made);
     cJSON *doc = NULL;
     int rc = 0, stopped = 0;
+    struct mfb_progress progress; /* valgrind counts a variant in seconds to hours: say how far it is */
+    mfb_progress_start(&progress, stderr, "memfbench counts", "variant", cfg->nvariants, cfg->quiet);
     for (int i = 0; i < cfg->nvariants && rc == 0; i++) {
         char outfile[PATH_MAX + 32], log[PATH_MAX + 32];
         struct cmdline c;
@@ -304,9 +307,13 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         snprintf(outfile, sizeof outfile, "%s/%d.callgrind", dir, i);
         snprintf(log, sizeof log, "%s/%d.log", dir, i);
         command_for(&c, valgrind, self, outfile, log, cfg, what[i].replay);
-        if (!cfg->quiet)
-            fprintf(stderr, "memfbench counts: %s %s under callgrind (%u calls)\n", mfb_func_name(cfg->func),
-                    cfg->variants[i], cfg->calls);
+        char detail[160];
+        snprintf(detail, sizeof detail, "%s %.60s under callgrind (%u calls)", mfb_func_name(cfg->func),
+                 cfg->variants[i], cfg->calls);
+        if (progress.on)
+            mfb_progress_step(&progress, stderr, i, detail);
+        else if (!cfg->quiet)
+            fprintf(stderr, "memfbench counts: %s\n", detail);
         rc = mfb_cg_run(c.argv, &cfg->deadlines, outfile, MFB_COUNTED_LOOP_SYMBOL, cfg->calls, &r, &stopped, &err);
         unlink(outfile);
         if (rc == 0) {
@@ -316,6 +323,7 @@ int mfb_counts_execute(const struct mfb_counts_config *cfg)
         }
         mfb_cg_result_free(&r);
     }
+    mfb_progress_end(&progress, stderr);
     mfb_temp_discard(dir);
     free(what);
     if (rc == 0)

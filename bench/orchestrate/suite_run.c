@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/functions.h"
+#include "base/progress.h"
 #include "orchestrate/analysis.h"
 #include "programs/reply.h"
 #include "programs/run.h"
@@ -180,17 +181,25 @@ int mfb_suite_execute(const struct mfb_suite_request *r)
     int k = 0, status = 0, studies = 0;
     while (study_of(r->set, studies, &f, dist, sizeof dist))
         studies++;
+    struct mfb_progress progress;
+    mfb_progress_start(&progress, stderr, "memfbench suite", "study", studies, r->quiet);
     for (; study_of(r->set, k, &f, dist, sizeof dist) && status == 0; k++) {
         file_name(r, f, dist, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s", tmp, name);
-        if (!r->quiet) /* named by where it will be once the suite is in place */
-            fprintf(stderr, "memfbench suite: study %d of %d: %s on %s -> %s/%s\n", k + 1, studies, mfb_func_name(f),
-                    dist, r->out, name);
+        char detail[900];
+        snprintf(detail, sizeof detail, "%s on %s -> %.200s/%s", mfb_func_name(f), dist, r->out, name);
+        if (progress.on) /* a terminal: one line rewritten, with the time left */
+            mfb_progress_step(&progress, stderr, k, detail);
+        else if (!r->quiet) /* named by where it will be once the suite is in place */
+            fprintf(stderr, "memfbench suite: study %d of %d: %s\n", k + 1, studies, detail);
         status = run_study(r, f, dist, path); /* a failure is said there, in one line */
+        if (status != 0)
+            mfb_progress_end(&progress, stderr);
         if (status != 0 && mfb_stop_signal())
             fprintf(stderr, "memfbench suite: interrupted by %s during the study of %s on %s; no suite written\n",
                     mfb_stop_signal_name(mfb_stop_signal()), mfb_func_name(f), dist);
     }
+    mfb_progress_end(&progress, stderr);
     if (status != 0 || mfb_folder_commit(tmp, r->out, &err) < 0) {
         if (status == 0)
             fprintf(stderr, "memfbench suite: %s\n", err.msg);

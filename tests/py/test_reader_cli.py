@@ -69,3 +69,43 @@ def test_a_mistyped_distribution_gets_a_did_you_mean(tmp_path) -> None:
     p = subprocess.run([binary(), "run", "-q", "-d", "zzzzzzzzzz", "-o", str(tmp_path / "x.json")], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2 and "did you mean" not in p.stderr
+
+
+def on_a_terminal(cmd: list[str], cwd, timeout: float = 300) -> tuple[int, str]:
+    """cmd run with its stderr (and stdout) on a pseudo-terminal: its exit status and what it wrote."""
+    import os
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        os.execv(cmd[0], cmd)
+    out = b""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.5)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the terminal closed with the program
+                break
+            if not chunk:
+                break
+            out += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+def test_a_suite_says_how_far_it_is_on_a_terminal_only(tmp_path) -> None:
+    """On a terminal, a suite rewrites one line with its study's number of all and the time left;
+    in a pipe it prints a line per study, no terminal codes (issue 54: no time left, never 'of 5')."""
+    from conftest import GEOMETRY
+    args = ["--", "-t", "0.2", "--processes", "1", "--allow-single-process", *GEOMETRY]
+    rc, text = on_a_terminal([binary(), "suite", "-o", "tty", *args], tmp_path)
+    assert rc == 0, text
+    assert "\r\x1b[K" in text and "study 5 of 5, about " in text and " left" in text, text
+    p = subprocess.run([binary(), "suite", "-o", "pipe", *args], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and "\r" not in p.stderr and "study 5 of 5: bcmp" in p.stderr, p.stderr
