@@ -361,7 +361,9 @@ def _shown_names(doc: dict[str, Any]) -> None:
     # the warnings quote names too (a variant's, a file's): printed as the names are
     statuses = [doc.get("status")] + [p.get("status") for p in doc.get("processes") or [] if isinstance(p, dict)]
     for st in statuses:
-        for w in (st or {}).get("warnings") or []:
+        # a status the schema leaves open (a process's may be any value an older writer left)
+        warns = st.get("warnings") if isinstance(st, dict) else None
+        for w in warns if isinstance(warns, list) else []:
             if isinstance(w, dict) and isinstance(w.get("message"), str):
                 w["message"] = shown_name(w["message"])
     # the distribution block's own copy of the name, which the context lines print

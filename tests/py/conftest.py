@@ -5,8 +5,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -129,3 +130,25 @@ def one_line_refusal(p: subprocess.CompletedProcess[str], *words: str) -> None:
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and all(w in lines[0] for w in words), lines[0]
+
+
+def wait_until(ready: Callable[[], Any], what: str, timeout: float = 120.0) -> Any:
+    """Polls ready() every 20 ms until it gives something true, and returns that; past timeout the
+    test fails naming what it waited for. A wait on an event, never on the clock: on a loaded
+    machine it lasts as long as the event takes, on an idle one no longer."""
+    deadline = time.monotonic() + timeout
+    while not (got := ready()):
+        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
+        time.sleep(0.02)
+    return got
+
+
+def a_process_finished(folder: Path, out_name: str) -> bool:
+    """A run writing folder/out_name has finished one of its processes: that process's hidden
+    temporary (.OUT.memfbench-PID-procN.*) holds its result, so an interrupt from now on leaves
+    measured batches in the file."""
+    try:
+        return any(f.name.startswith(f".{out_name}.memfbench-") and "-proc" in f.name and f.stat().st_size > 0
+                   for f in folder.iterdir())
+    except FileNotFoundError:  # a temporary renamed between the listing and its stat
+        return False

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from conftest import QUICK, ROOT, needs_plain_preload
+from conftest import QUICK, ROOT, needs_plain_preload, wait_until
 from test_ab_hardening import refused as one_line
 from tools.lib.stopping import running_with
 
@@ -179,8 +179,7 @@ def test_a_fifo_for_the_count_file_is_one_line_and_leaves_nothing_running(memfbe
     p = bounded([memfbench, "ab", "-q", "-v", "sse2", "--runs", "2", "--warmup", "0", "-o", str(tmp_path / "x.json"),
                  "--", str(prog), "fifo"], 180, str(prog))
     one_line(p, 1, "(block 1, arm ", "the shim could not count", "no longer a regular file")
-    time.sleep(0.5)
-    assert running_with(str(prog)) == []
+    wait_until(lambda: running_with(str(prog)) == [], "the program's processes to end", timeout=5)
     assert visible(tmp_path) == ["bin"]
 
 
@@ -286,11 +285,12 @@ def test_a_killed_ab_leaves_no_visible_replay_and_the_next_run_sweeps_its_tempor
         assert ab.poll() is None, ab.communicate()[1]
         ab.kill()
         ab.communicate()
-        time.sleep(1.5)  # the replay gets its death signal and removes its own files
     finally:
         if ab.poll() is None:
             os.killpg(ab.pid, signal.SIGKILL)
-    assert visible(tmp_path) == ["bin", "rec"]
+    # the replay gets its death signal, removes its own files and ends: an event, not a wait
+    wait_until(lambda: visible(tmp_path) == ["bin", "rec"] and running_with(str(rec)) == [],
+               "the replay to end and remove its files", timeout=5)
     assert [x.name for x in tmp_path.iterdir() if x.name.startswith(".x.json")], "the killed run's temporaries"
     assert running_with(str(rec)) == []
     p = subprocess.run([memfbench, "ab", "-v", "sse2", "--runs", "2", "--warmup", "0", "-o", "y.json", "--",

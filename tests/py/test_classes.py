@@ -14,7 +14,7 @@ import pytest
 from analysis.io.load import load_run
 from analysis.verdicts.classes import decompose
 from conftest import GEOMETRY, ROOT
-from whole_processes import whole_processes
+from whole_processes import synthetic_study
 
 FAST = ["--rounds", "30", "--warmup-rounds", "2", "--processes", "1", "-q", "-v", "libc", "-v", "sizeclass"]
 
@@ -115,7 +115,7 @@ def synthetic_classes(doc: dict, effect_class: int, effect: float, mixing: float
                     for k in cols:
                         cols[k].append(row[k])
     d["samples"] = {"count": len(cols["variant"]), **cols}
-    return whole_processes(d)
+    return synthetic_study(d)
 
 
 @pytest.mark.parametrize("effect,mixing", [(1.5, 0.0), (1.0, 0.0), (0.8, 1.25)])

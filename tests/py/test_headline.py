@@ -16,12 +16,13 @@ import pytest
 from analysis.io import schema
 from analysis.io.load import load_runs
 from analysis.verdicts.compare import Comparison, compare_runs
-from analysis.views.text import (COMPARISON_COLUMNS, HEADLINE_TITLE, READER_COLUMNS, TAGS, WIDTH, dashed,
+from analysis.views.text import (COMPARISON_COLUMNS, READER_COLUMNS, TAGS, WIDTH, dashed,
                                  headline_lines, headline_markdown, plain, table, verdict_line, verdict_lines,
                                  verdict_word)
 from conftest import GEOMETRY, ROOT
 from test_analysis_cli import analysis
-from whole_processes import whole_processes
+from headline import ROW, headline_block, headline_rows
+from whole_processes import synthetic_study
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
 SHORT = ["--rounds", "40", "--warmup-rounds", "4", "-q", *GEOMETRY]
@@ -29,11 +30,6 @@ FORTY = "a_variant_name_of_exactly_forty_chars_xy"  # 40 characters
 assert len(FORTY) == 40
 # a whole word "nan", as pandas and f-strings print a value that does not exist
 NAN = re.compile(r"(?<![\w@./-])nan(?![\w@./-])", re.IGNORECASE)
-# one headline row: the name (blank where it was too long and printed above), the ratio, the
-# interval, the verdict, the processes, the tags
-ROW = re.compile(r"^  (?P<name>\S.*?)?\s+(?P<ratio>—|\d[\d.e+]*) (?P<interval>—|\[[^\]]+\])\s+"
-                 r"(?P<verdict>\d+\.\d+ % (?:faster|slower)|equivalent|inconclusive|withheld)\s+(?P<procs>\d+) proc"
-                 r"(?:\s+(?P<tags>\[.*))?$")
 DETAIL = re.compile(r"^- (?P<name>.+?) vs (?P<base>\S+) on (?P<dist>\S+)(?P<flags>.*?): "
                     r"(?P<verdict>faster|slower|equivalent|inconclusive), ratio ")
 
@@ -47,7 +43,6 @@ def study(template: dict, arms: dict[str, tuple[float, float]], rounds: int, pro
     processes; `shift` multiplies an arm's ratio in the second half of the processes (the machine
     changing state part-way through)."""
     d = copy.deepcopy(template)
-    d.pop("placement_check", None)
     base, other = d["variants"][0], d["variants"][1]
     names = [base["name"], *arms]
     d["variants"] = [{**base, "index": 0}] + [{**other, "index": i + 1, "name": n} for i, n in enumerate(arms)]
@@ -73,7 +68,7 @@ def study(template: dict, arms: dict[str, tuple[float, float]], rounds: int, pro
             t += 30000
     d["samples"] = {"count": len(cols["variant"]), **cols}
     d["rounds"] = {**d["rounds"], "count": rounds // processes, "warmup": 0, "measured": rounds // processes}
-    return whole_processes(d)
+    return synthetic_study(d)
 
 
 @pytest.fixture(scope="module")
@@ -115,27 +110,6 @@ def files(tmp_path_factory, memfbench) -> dict[str, Path]:
         out[name] = d / f"{name}.json"
         out[name].write_text(json.dumps(doc))
     return out
-
-
-def headline_block(stdout: str) -> list[str]:
-    """The headline's lines: from its title to the first empty line."""
-    lines = stdout.splitlines()
-    start = lines.index(HEADLINE_TITLE)
-    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
-    return lines[start:end]
-
-
-def headline_rows(block: list[str]) -> dict[str, dict[str, str]]:
-    """The headline's rows by variant (a name printed on a line of its own joined to its row)."""
-    rows, above = {}, ""
-    for line in block[1:]:
-        m = ROW.match(line)
-        if m:
-            name = m["name"] or above
-            assert name and name not in rows, (line, block)
-            rows[name] = m.groupdict()
-        above = line.strip()
-    return rows
 
 
 def detail_rows(stdout: str) -> dict[str, dict[str, str]]:

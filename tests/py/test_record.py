@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GEOMETRY, ROOT, needs_plain_preload
+from conftest import GEOMETRY, ROOT, needs_plain_preload, wait_until
 
 MIX = os.environ.get("MEMFBENCH_RECORD_MIX") or str(Path(os.environ.get("MEMFBENCH_BUILD", ROOT / "build"))
                                                     / "tests/c/record_mix")
@@ -290,8 +290,10 @@ def test_flush_keeps_the_counts_of_a_program_that_is_killed(memfbench, tmp_path)
     out = tmp_path / "f"
     proc = subprocess.Popen([memfbench, "record", "--flush", "1", "-o", str(out), "--", MIX, "loop", "4000000000", "16"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    import time
-    time.sleep(3)
+    # the premise, an event: the program has flushed its counts once (its raw-PID.txt in record's
+    # hidden folder holds calls)
+    wait_until(lambda: any(f.stat().st_size > 0 for f in tmp_path.glob(".f.memfbench-*/**/raw-*.txt")) or
+               proc.poll() is not None, "the first flush")
     children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
     assert len(children) == 1
     os.kill(int(children[0]), 9)
@@ -308,15 +310,14 @@ def test_a_killed_recorder_leaves_nothing_the_next_run_keeps(memfbench, tmp_path
     record into the same place."""
     proc = subprocess.Popen([memfbench, "record", "-o", str(tmp_path / "x"), "--", MIX, "loop", "4000000000", "16"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import time
-    time.sleep(1)
-    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    # the premise, an event: the program runs (record's child) and record's hidden folder exists
+    children = wait_until(lambda: subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                                 text=True).stdout.split(), "record's program to start")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.memfbench-")]
     proc.kill()
     proc.wait()
     for c in children:
         os.kill(int(c), 9)
-    time.sleep(0.5)
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.memfbench-")]
     assert record(memfbench, tmp_path / "x", MIX, "mix").returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SANITIZED, binary
+from conftest import SANITIZED, a_process_finished, binary, wait_until
 
 QUICK = ["--rounds", "4", "--warmup-rounds", "1", "-q"]
 # 777 bytes is drawn about once in ten million calls: only the check of every call shape meets it.
@@ -148,7 +147,9 @@ def test_sighup_ends_the_run_like_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     p = subprocess.Popen([binary(), "run", "-q", "--processes", "2", "-t", "60", "-d", "fixed:64", "-v", "libc",
                           "-v", "bytes", "-o", str(out)], stderr=subprocess.PIPE, text=True)
-    time.sleep(6)  # the first child is timing by now (set-up takes about 1.5 s)
+    # the premise, an event: the first process has finished, the second is timing
+    wait_until(lambda: a_process_finished(tmp_path, out.name) or p.poll() is not None, "the first process to finish")
+    assert p.poll() is None, p.communicate()[1]
     p.send_signal(signal.SIGHUP)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 128 + signal.SIGHUP, err

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from analysis.io import schema
-from conftest import AA_OF_LIBC, GEOMETRY, QUICK, SANITIZED, kept_processes
+from conftest import AA_OF_LIBC, GEOMETRY, QUICK, SANITIZED, a_process_finished, kept_processes, wait_until
 
 
 def test_default_memcpy_study_structure(run):
@@ -132,11 +132,11 @@ def test_interrupt_writes_a_complete_file(memfbench, tmp_path: Path):
     # the geometry given: this machine's LLC could make the set-up outlast the wait
     p = subprocess.Popen([memfbench, "run", "-t", "60", "-q", *GEOMETRY, "-o", str(out)], stderr=subprocess.PIPE,
                          text=True)
-    deadline = time.time() + 30
-    # wait until it is past preparation (the temporary file exists from the start)
-    time.sleep(3)
+    # the premise, an event: one process has finished, so the file will hold measured batches
+    wait_until(lambda: a_process_finished(tmp_path, out.name) or p.poll() is not None, "a process of the run to finish")
+    assert p.poll() is None, p.communicate()[1]
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=max(1, deadline - time.time()))
+    _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     d = json.loads(out.read_text())
     assert schema.validation_errors(d) == []
@@ -233,7 +233,8 @@ def test_memcmp_store_forwarding_probes_exist(run, memfbench):
     for func in ("memcmp", "bcmp"):
         section = listing.split(f"  {func} (")[1].split("\n  ")[0:20]
         text = "\n".join(section)
-        assert "load1      probe" in text and "load32     probe" in text, text
+        # each probe listed with its origin (the columns are as wide as the longest name)
+        assert re.search(r"^ +load1 +probe ", text, re.M) and re.search(r"^ +load32 +probe ", text, re.M), text
     r = run("-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", *QUICK)
     assert r.code == 0, r.stderr
     v = {x["name"]: x for x in r.doc["variants"]}

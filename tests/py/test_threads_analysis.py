@@ -22,7 +22,7 @@ from analysis.verdicts.compare import compare_runs, paired_rounds
 from analysis.verdicts.diff import diff_runs
 from conftest import ROOT
 from test_analysis_cli import analysis
-from whole_processes import whole_processes
+from whole_processes import synthetic_study
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
 CALLS = 1000
@@ -84,7 +84,7 @@ def threaded_doc(rounds: int = 10, processes: int = 2, noise: float = 0.0, seed:
                         cols[k].append(row[k])
                     t_ns += int(ns) + 1000
     d["samples"] = {"count": len(cols["variant"]), **cols}
-    return whole_processes(d)
+    return synthetic_study(d)
 
 
 def write(path: Path, doc: dict) -> str:

@@ -144,7 +144,7 @@ def test_pgo_gain_from_the_run_or_another(files, tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 def test_code_size_with_callees_from_a_counts_file(files, memfbench, tmp_path: Path) -> None:
     counts = tmp_path / "c.json"
-    subprocess.run([memfbench, "counts", "-v", "sse2", "--calls", "500", "-q", "-o", str(counts)], check=True,
+    subprocess.run([memfbench, "counts", "-v", "sse2", "--calls", "500", "-d", "fixed:64", "-q", "-o", str(counts)], check=True,
                    capture_output=True, timeout=300)
     doc = json.loads(counts.read_text())
     # code_bytes: the function and every function callgrind saw it call (sse2 calls none)
