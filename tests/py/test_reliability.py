@@ -145,9 +145,10 @@ def test_every_shape_is_recorded(tmp_path: Path) -> None:
 
 def test_sighup_ends_the_run_like_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    p = subprocess.Popen([binary(), "run", "-q", "--processes", "2", "-t", "60", "-d", "fixed:64", "-v", "libc",
+    # four processes of 2 s: the hang-up comes once the first has finished (an event, so the file
+    # holds measured batches), with three still to run
+    p = subprocess.Popen([binary(), "run", "-q", "--processes", "4", "-t", "8", "-d", "fixed:64", "-v", "libc",
                           "-v", "bytes", "-o", str(out)], stderr=subprocess.PIPE, text=True)
-    # the premise, an event: the first process has finished, the second is timing
     wait_until(lambda: a_process_finished(tmp_path, out.name) or p.poll() is not None, "the first process to finish")
     assert p.poll() is None, p.communicate()[1]
     p.send_signal(signal.SIGHUP)
