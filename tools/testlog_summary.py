@@ -25,6 +25,16 @@ def skip_reasons(junit: Path) -> list[str]:
     return out
 
 
+def slowest(junit: Path, n: int = 20) -> list[tuple[str, float]]:
+    """The n pytest cases that took longest, "FILE::NAME" and seconds, slowest first. A case's time
+    includes the set-up of the fixtures it was first to need (a module's shared studies)."""
+    cases = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        module = case.get("classname", "").replace(".", "/")
+        cases.append((f"{module}.py::{case.get('name', '')}", float(case.get("time", 0) or 0)))
+    return sorted(cases, key=lambda c: (-c[1], c[0]))[:n]
+
+
 def main(build: Path) -> int:
     passed = failed = skipped = 0
     reasons: list[str] = []
