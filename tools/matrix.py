@@ -14,6 +14,7 @@ failed. tests/py/test_matrix.py asserts the same cases; docs/reliability.md quot
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -24,11 +25,13 @@ from tools.lib import matrix as mx
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_all(memfbench: str, jobs: int, only: list[str] | None = None) -> list[mx.Outcome]:
-    """Every case (or those whose id starts with one of only), jobs at a time, in the table's order."""
+def run_all(memfbench: str, jobs: int, only: list[str] | None = None, inputs_from: str | None = None) -> list[mx.Outcome]:
+    """Every case (or those whose id starts with one of only), jobs at a time, in the table's order;
+    the shared inputs made by inputs_from's binary where given (a sanitized build cannot preload the
+    recorder into the program whose recording the cases read)."""
     cases = [c for c in mx.all_cases(mx.listed_commands(memfbench)) if not only or c.id.startswith(tuple(only))]
     with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
-        shared = mx.prepare(Path(tmp) / "shared", memfbench)
+        shared = dataclasses.replace(mx.prepare(Path(tmp) / "shared", inputs_from or memfbench), memfbench=memfbench)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             return list(pool.map(lambda c: mx.run_case(shared, Path(tmp) / "cases" / c.id, c), cases))
 
@@ -44,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memfbench", default=str(ROOT / "build" / "bench" / "memfbench"))
     ap.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     ap.add_argument("--only", nargs="*", metavar="ID", help="only the cases whose id starts with one of these")
+    ap.add_argument("--inputs-from", metavar="MEMFBENCH", help="the binary that makes the shared inputs (a "
+                    "recording): a plain build, when the one under test is sanitized")
     ap.add_argument("--failures", action="store_true", help="after the table, each failing case's command line "
                     "and what it printed")
     ap.add_argument("--write", action="store_true", help="run the matrix into docs/reliability.md's block "
@@ -52,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.write:
         from tools import docfigures
         return docfigures.main(["--refresh", "subcommand-matrix", "--memfbench", a.memfbench])
-    outcomes = run_all(a.memfbench, a.jobs, a.only)
+    outcomes = run_all(a.memfbench, a.jobs, a.only, a.inputs_from)
     print(mx.table(outcomes) + "\n" + mx.summary(outcomes), end="")
     if a.failures:
         for o in outcomes:

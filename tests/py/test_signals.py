@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SANITIZED, binary
+from conftest import SANITIZED, binary, needs_plain_preload
 from test_reliability import leftovers, wrong_plugin
 
 GEOMETRY = ["--cache", "32K:512K:32M"]
@@ -175,6 +175,7 @@ def test_a_stop_does_not_wait_for_a_long_round(tmp_path: Path, threads: int) -> 
     assert leftovers(tmp_path) == ["out.json"]
 
 
+@needs_plain_preload
 def test_record_passes_the_stop_on_and_leaves_nothing_running(tmp_path: Path) -> None:
     marker = f"99.{os.getpid()}"
     script = f'trap "" TERM INT HUP; sleep {marker}'
@@ -185,6 +186,7 @@ def test_record_passes_the_stop_on_and_leaves_nothing_running(tmp_path: Path) ->
     assert [p.name for p in tmp_path.iterdir()] == [], "record left a folder behind"
 
 
+@needs_plain_preload
 def test_record_killed_takes_its_program_with_it(tmp_path: Path) -> None:
     """kill -9 of record: the program gets SIGTERM (parent-death signal) instead of running on."""
     marker = f"98.{os.getpid()}"
