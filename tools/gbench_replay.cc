@@ -67,7 +67,7 @@ Workload *setup(const char *dist_dir) {
     mfb_rng r;
     mfb_rng_seed(&r, 7);
     w->passes.resize(4096);
-    mfb_passes_draw(&r, w->passes.data(), w->passes.size());
+    mfb_passes_draw(&r, w->passes.data(), w->passes.size(), w->ws.space.page_units);
     return w;
 }
 
