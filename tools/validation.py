@@ -396,6 +396,8 @@ class Results:
     layout_prebuilt_lines: list[str] | None = None
     probe_lines: list[str] | None = None
     clock_lines: list[str] | None = None
+    busy_lines: list[str] | None = None
+    busy_aa_lines: list[str] | None = None
     study: str = ""  # a default study's shape, as the files record it
     revision: str = ""  # the memfbench that made the runs (tool.build.source_revision)
 
@@ -436,7 +438,27 @@ def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
         r.probe_lines = probes(ctx, plans["probes"])
     if "clocks" in plans:
         r.clock_lines = clocks(ctx, plans["clocks"])
+    if "busy" in plans:
+        r.busy_lines, _ = sensitivity(ctx, plans["busy"], ("libc-wrapped", "libc-slow1pct", "libc-twice"))
+        ctx.commands[-1] += f" (each beside `taskset -c CPU sh -c '{runs.COMPETITOR}'` on its timed CPU)"
+        r.busy_aa_lines = busy_aa(ctx, plans["busy"])
     return r
+
+
+def busy_aa(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
+    """libc-copy against libc in each busy study: equivalent (±1 %), and the processes the analysis
+    left out (starved or disturbed by the competitor) with those the run re-ran."""
+    verdicts, rows = [], []
+    for i, r in enumerate(plan):
+        run = load_run(mfb(ctx, r))
+        c = {x.variant: x for x in compare_runs([run], "libc", margin=0.01, resamples=1000)}["libc-copy"]
+        verdicts.append(c.verdict)
+        reran = sum(1 for p in run.doc.get("processes") or [] if isinstance(p, dict) and "dropped" in p)
+        rows.append(f"| run {i}: libc-copy/libc {c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}], over {c.processes} "
+                    f"processes, {len(c.dropped)} left out, {reran} re-run by the study | {c.verdict} |")
+    n = len(plan)
+    return [f"| A/A equivalent (±1 %) | {verdicts.count('equivalent')} of {n} |",
+            f"| A/A called faster or slower | {sum(v in ('faster', 'slower') for v in verdicts)} of {n} |", *rows]
 
 
 NOT_MEASURED = ("Not measured in this run of the report (it measured {what}); run `./bootstrap.sh validate` on this "
@@ -570,6 +592,15 @@ def render_section(r: Results, command: str, seconds: float) -> str:
                "alignment's. Every verdict is labelled one code layout, with how far identical code moved with its "
                "placement in the same study (the layout sentinel memfbench adds, run from every placement):", "",
                *(r.layout_prebuilt_lines or []), ""]
+    else:
+        md += [missing, ""]
+    md += ["### 11. On a busy CPU: one CPU-bound competitor on the timed CPU", ""]
+    if r.busy_lines is not None:
+        md += ["The known cost of section 5 and an A/A pair (`libc-copy` against `libc`) in one default study, "
+               f"while `sh -c '{runs.COMPETITOR}'` runs on the CPU the study is pinned to, as a user's background "
+               "build would. The study re-runs a starved process's slot; the analysis leaves out a starved or "
+               "disturbed process and names it (docs/methodology.md).", "",
+               "| figure | value |", "| --- | --- |", *r.busy_lines, *(r.busy_aa_lines or []), ""]
     else:
         md += [missing, ""]
     md += ["### Commands", "", *[f"- `{c}`" for c in r.commands], ""]

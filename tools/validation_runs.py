@@ -32,6 +32,11 @@ COVERAGE_VARIANTS = ["libc", "libc-copy", "avx2", "avx2-copy", "rep_movsb"]
 COVERAGE_INVOCATIONS = 40
 BUILTINS = ["bytes", "rep_movsb", "sse2", "avx2", "sizeclass"]
 KNOWN_COST_STUDIES = 10
+# The busy machine (issue 52): the known cost and an A/A pair in one default study, with one
+# CPU-bound competitor on the timed CPU the whole study, as a user's background build would be.
+BUSY_STUDIES = 10
+BUSY_VARIANTS = ["-v", "libc-wrapped", "-v", "libc-slow1pct", "-v", "libc-twice", "-v", "libc", "-v", "libc-copy"]
+COMPETITOR = "while :; do :; done"
 LAYOUT_SOURCE_STUDIES = 10
 LAYOUT_PREBUILT_STUDIES = 3
 # The known ~1 % cost as memfbench's built-ins and as user code through the source path.
@@ -49,6 +54,7 @@ PREBUILT_OFFSETS = [0, 16, 32, 48]
 class Run:
     name: str
     args: list[str]
+    busy: bool = False  # one CPU-bound competitor on the timed CPU while it runs
 
 
 def prebuilt(plugins: Path) -> list[str]:
@@ -74,13 +80,15 @@ def plan(section: str, plugins: Path, quick: bool = False, invocations: int = CO
     if section == "probes":
         base = ["-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", "-v", "noop"]
         return [Run("probe_0", [*base, "--flip-lead", "0"]), Run("probe_default", base)]
+    if section == "busy":
+        return [Run(f"busy{i}", BUSY_VARIANTS, busy=True) for i in range(2 if quick else BUSY_STUDIES)]
     if section == "clocks":
         return [Run(f"clock_{c}", ["-d", "fixed:64", "-v", "libc", "-v", "noop", "--rounds", "50", "--processes", "1",
                                    "--clock", c]) for c in ("auto", "monotonic")]
     raise ValueError(f"no section {section!r}")
 
 
-SECTIONS = ["coverage", "invariance", "known-cost", "layout", "probes", "clocks"]
+SECTIONS = ["coverage", "invariance", "known-cost", "layout", "probes", "clocks", "busy"]
 
 
 def stored(folder: Path, name: str) -> Path | None:
@@ -94,8 +102,20 @@ def stored(folder: Path, name: str) -> Path | None:
 def run_one(memfbench: Path, r: Run, out: Path, extra: list[str], cache: Path) -> float:
     """Runs r into out/<name>.json.gz (source variants built into cache); its wall time."""
     cmd = [str(memfbench), "run", *r.args, *extra, "-q", "-o", str(out / f"{r.name}.json.gz")]
+    rival = None
+    if r.busy:
+        if "--cpu" not in extra:
+            raise RuntimeError(f"run {r.name}: a busy study needs --cpu N (its competitor runs on the timed CPU)")
+        cpu = extra[extra.index("--cpu") + 1]
+        rival = subprocess.Popen(["taskset", "-c", cpu, "sh", "-c", COMPETITOR], start_new_session=True)
     t0 = time.time()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "MEMFBENCH_CACHE": str(cache)})
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "MEMFBENCH_CACHE": str(cache)})
+    finally:
+        if rival is not None:
+            rival.kill()
+            rival.wait()
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["no message"])[-1]
         raise RuntimeError(f"`{shlex.join(cmd)}` failed (exit {p.returncode}): {last}")
