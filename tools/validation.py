@@ -102,6 +102,14 @@ def mfb(ctx: Ctx, run: runs.Run) -> Path:
     return invoke(ctx, run)[0]
 
 
+def stored_run(ctx: Ctx, run: runs.Run) -> Path:
+    """A run an earlier section of this report made (or found): its file, not a new run."""
+    path = runs.stored(ctx.tmp, run.name)
+    if path is None:
+        raise ToolError(f"{ctx.tmp}: no run '{run.name}' yet")
+    return path
+
+
 def invoke(ctx: Ctx, run: runs.Run) -> tuple[Path, float]:
     """The run's file and wall time: made now, or (stored) found where validation_runs.py put it."""
     if ctx.stored:
@@ -450,7 +458,7 @@ def busy_aa(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
     left out (starved or disturbed by the competitor) with those the run re-ran."""
     verdicts, rows = [], []
     for i, r in enumerate(plan):
-        run = load_run(mfb(ctx, r))
+        run = load_run(stored_run(ctx, r))
         c = {x.variant: x for x in compare_runs([run], "libc", margin=0.01, resamples=1000)}["libc-copy"]
         verdicts.append(c.verdict)
         reran = sum(1 for p in run.doc.get("processes") or [] if isinstance(p, dict) and "dropped" in p)
