@@ -33,9 +33,23 @@ static int sh(const char *script, struct mfb_prog *p, struct mfb_prog_outcome *o
     return mfb_prog_run(p, o, &err);
 }
 
+/* Running: it exists and is not a zombie. A killed program whose parent has not reaped it yet runs
+ * nothing; under qemu-user (the aarch64 cross-test) an orphan's parent is the container's init,
+ * which may reap it late, where natively this test, the subreaper, has reaped it already. */
 static bool alive(pid_t pid)
 {
-    return kill(pid, 0) == 0;
+    if (kill(pid, 0) != 0)
+        return false;
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')'); /* the state follows the command's name, which may hold ')' */
+    return !(close && close[1] == ' ' && close[2] == 'Z');
 }
 
 static void outcomes(struct tap *t)
