@@ -22,14 +22,20 @@ def headline_block(stdout: str) -> list[str]:
 
 
 def headline_rows(block: list[str]) -> dict[str, dict[str, str]]:
-    """The headline's rows by variant (a name printed on a line of its own joined to its row)."""
-    rows, above = {}, ""
+    """The headline's rows by variant (a name printed on a line of its own joined to its row, and
+    tags that would pass the width, printed on the lines below it, joined to its tags)."""
+    rows, above, last = {}, "", None
     for line in block[1:]:
         m = ROW.match(line)
         if m:
             name = m["name"] or above
             assert name and name not in rows, (line, block)
-            rows[name] = m.groupdict()
+            rows[name] = last = m.groupdict()
+        elif last is not None and line.startswith("    [") and not line.startswith("     "):
+            last["tags"] = " ".join(x for x in (last["tags"], line.strip()) if x)
+            continue
+        else:
+            last = None
         above = line.strip()
     return rows
 
