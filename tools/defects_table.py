@@ -12,6 +12,7 @@ line of failure.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import matrix
 from tools.lib import matrix as mx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,15 +82,14 @@ DEFECTS = (
 
 
 def build_env(build: Path) -> dict[str, str]:
-    """The test variables tests/meson.build gives pytest, for this build folder."""
-    b = build.resolve()
-    return {**os.environ, "MEMFBENCH": str(b / "bench" / "memfbench"), "MEMFBENCH_BUILD": str(b),
-            "MPLBACKEND": "Agg", "MALLOC_PERTURB_": "0",
-            "MEMFBENCH_EXAMPLE_PLUGIN": str(b / "examples" / "libmemcpy_erms.so"),
-            "MEMFBENCH_WRONG_PLUGIN": str(b / "tests" / "c" / "libwrong_plugin.so"),
-            "MEMFBENCH_SIGNTEST_HELPER": str(b / "tests" / "c" / "signtest_helper"),
-            "MEMFBENCH_RECORD_MIX": str(b / "tests" / "c" / "record_mix"),
-            "MEMFBENCH_RECORDER": str(b / "record" / "libmemfbench-record.so")}
+    """The environment this build's meson gives its pytest test (tests/meson.build), read back with
+    `meson introspect --tests`, so the variables are declared in one place."""
+    p = subprocess.run(["meson", "introspect", str(build), "--tests"], capture_output=True, text=True)
+    tests = json.loads(p.stdout) if p.returncode == 0 else []
+    env = next((t["env"] for t in tests if t["name"] == "pytest"), None)
+    if env is None:
+        raise SystemExit(f"defects_table: {build}: meson introspect lists no pytest test (exit {p.returncode})")
+    return {**os.environ, **env}
 
 
 def pytest_results(build: Path) -> dict[str, str]:
@@ -108,12 +109,11 @@ def pytest_results(build: Path) -> dict[str, str]:
 
 
 def matrix_results(build: Path, prefixes: list[str]) -> dict[str, str]:
-    """The matrix cases of these prefixes on this build's binary: case id and "" or what failed."""
+    """The matrix cases of these prefixes on this build's binary (tools/matrix.py's runner; the
+    subcommands from the matrix's table, as a build before `help --commands` cannot list them):
+    case id and "" or what failed."""
     memfbench = str((build / "bench" / "memfbench").resolve())
-    cases = [c for c in mx.all_cases(list(mx.COMMANDS)) if c.id.startswith(tuple(prefixes))]
-    with tempfile.TemporaryDirectory(prefix="defects-") as tmp:
-        shared = mx.prepare(Path(tmp) / "shared", memfbench)
-        outcomes = [mx.run_case(shared, Path(tmp) / "cases" / c.id, c) for c in cases]
+    outcomes = matrix.run_all(memfbench, jobs=2, only=prefixes, listed=list(mx.COMMANDS))
     return {f"matrix:{o.case.id}": "" if o.passed else o.problems[0][:110] for o in outcomes}
 
 

@@ -25,11 +25,14 @@ from tools.lib import matrix as mx
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_all(memfbench: str, jobs: int, only: list[str] | None = None, inputs_from: str | None = None) -> list[mx.Outcome]:
+def run_all(memfbench: str, jobs: int, only: list[str] | None = None, inputs_from: str | None = None,
+            listed: list[str] | None = None) -> list[mx.Outcome]:
     """Every case (or those whose id starts with one of only), jobs at a time, in the table's order;
     the shared inputs made by inputs_from's binary where given (a sanitized build cannot preload the
-    recorder into the program whose recording the cases read)."""
-    cases = [c for c in mx.all_cases(mx.listed_commands(memfbench)) if not only or c.id.startswith(tuple(only))]
+    recorder into the program whose recording the cases read); the subcommands as the binary's
+    dispatcher lists them, or `listed` for a build older than `help --commands`."""
+    names = listed if listed is not None else mx.listed_commands(memfbench)
+    cases = [c for c in mx.all_cases(names) if not only or c.id.startswith(tuple(only))]
     with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
         shared = dataclasses.replace(mx.prepare(Path(tmp) / "shared", inputs_from or memfbench), memfbench=memfbench)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
