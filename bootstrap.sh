@@ -9,7 +9,7 @@
 #                                                  results/default-2.json.gz; --force replaces it)
 #   ./bootstrap.sh test                            meson test (C and Python, notebooks included),
 #                                                  then the C tests under ASan and UBSan
-#   ./bootstrap.sh validate                        regenerate docs/validation.md (several minutes)
+#   ./bootstrap.sh validate                        regenerate docs/validation.md (over an hour)
 #   ./bootstrap.sh cross-test aarch64              cross-build for aarch64 and, under qemu-user: the
 #                                                  C tests, every built-in verified on every call
 #                                                  shape of the fleet tables, a 2-process study that

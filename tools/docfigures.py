@@ -297,6 +297,17 @@ def validation_summary(text: str) -> str:
         det = _row(body, "detected as slower (adjusted, margin ±0.25 %)")
         if det:
             parts.append(f"the known ~1 % cost detected in {det[1]} default studies")
+        rows = [c for c in map(_cells, body.splitlines()) if len(c) >= 6]
+        hour = [c for c in rows if c[0].startswith("an hour") and "largest" in c[2]]
+        if hour:  # section 12, with the drift diff carries
+            parts.append(f"`diff` of unchanged code an hour apart called faster or slower in "
+                         f"{hour[0][4].strip('*').split(' (')[0]} of {hour[0][3]} variant-pairs")
+        pooled = [c for c in rows if re.fullmatch(r"\d+", c[0]) and re.fullmatch(r"\d+ of \d+", c[-1])]
+        if pooled:
+            most = max(int(c[0]) for c in pooled)
+            held = [tuple(map(int, c[-1].split(" of "))) for c in pooled if int(c[0]) == most]
+            parts.append(f"the pooled interval of {most} studies held a study run an hour later in "
+                         f"{sum(h for h, _ in held)} of {sum(n for _, n in held)}")
         cost = _row(body, "default study, wall time (analysis not included)")
         if cost:
             parts.append(f"a default study took {cost[1]} before the analysis")

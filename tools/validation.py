@@ -3,11 +3,13 @@ can be trusted, each with the command that produced it. docs/validation.md keeps
 CPU model it was run on; a run replaces the section of the machine it runs on and keeps the others,
 and the report's opening says which of our machine kinds have no section yet.
 
-    python3 -m tools.validation --build build -o docs/validation.md [--cpu N] [--quick]   (several minutes)
+    python3 -m tools.validation --build build -o docs/validation.md [--cpu N] [--quick] [--keep DIR]   (over an hour)
 
 It runs memfbench and a Google Benchmark harness of the same workload (tools/gbench_replay.cc, the
 ninja target tools/gbench_replay), and uses the analysis package's statistics. It is a benchmark,
-not a test: nothing here passes or fails. A failed build or command stops it with one error line
+not a test: nothing here passes or fails. Section 12 re-runs the coverage study an hour after
+its first run (the other sections run meanwhile), so the whole takes over an hour; --keep DIR keeps
+the runs, and --stored DIR makes the report from them again. A failed build or command stops it with one error line
 and leaves the output file as it was.
 """
 from __future__ import annotations
@@ -28,9 +30,11 @@ import numpy as np
 
 from analysis.io import placement_check
 from analysis.io.files import write_text_atomic
-from analysis.io.load import load_run
+from analysis.io.load import Run, load_run, read_result
 from analysis.io.reading import ResultFileError
 from analysis.verdicts.compare import Comparison, compare_runs
+from analysis.verdicts.diff import diff_runs
+from analysis.verdicts.pool import pool_runs
 from analysis.views.summary import summarize_run
 from tools import validation_runs as runs
 from tools.lib.machine import describe_machine
@@ -56,6 +60,7 @@ class Ctx:
     stored: bool = False                               # the runs were made before (validation_runs.py)
     walls: dict[str, float] = field(default_factory=dict)
     cache: Path | None = None                          # MEMFBENCH_CACHE of the source variants built here
+    keep: bool = False                                 # tmp is --keep's folder: walls.json goes there too
 
 
 def failure_line(p: subprocess.CompletedProcess[str]) -> str:
@@ -124,6 +129,9 @@ def invoke(ctx: Ctx, run: runs.Run) -> tuple[Path, float]:
         raise ToolError(f"cannot run {ctx.memfbench}: {e.strerror}") from e
     except RuntimeError as e:
         raise ToolError(str(e)) from e
+    ctx.walls[run.name] = wall
+    if ctx.keep:  # as validation_runs.py leaves its folder: --stored re-makes the report from it
+        write_text_atomic(ctx.tmp / "walls.json", json.dumps(ctx.walls, indent=1))
     return ctx.tmp / f"{run.name}.json.gz", wall
 
 
@@ -300,21 +308,26 @@ def gbench(ctx: Ctx, n: int, seconds: float, cpu: int | None) -> tuple[list[str]
     return lines, {"libc": libc, "ratio": ratio}
 
 
+def known_cost(run: Run, names: tuple[str, str, str], screen: bool = True) -> tuple[Comparison, float, float]:
+    """The slow variant against its control in one study, and the range its ratio is expected in:
+    a second copy costs the same after every call as after every 25th, so the expected effect is a
+    25th of twice's, known to a 25th of twice's interval."""
+    wrapped, slow, twice_name = names
+    cs = {c.variant: c for c in compare_runs([run], wrapped, margin=0.0025, resamples=1000, screen=screen)}
+    c, twice = cs[slow], cs[twice_name]
+    return c, 1 + (twice.ci_low - 1) / KNOWN_PERIOD, 1 + (twice.ci_high - 1) / KNOWN_PERIOD
+
+
 def sensitivity(ctx: Ctx, plan: list[runs.Run], names: tuple[str, str, str]) -> tuple[list[str], dict]:
     """The known cost in each study of the plan: names are the control, the slow variant and the one
     that copies twice (the built-ins, or the same code through the source path)."""
-    wrapped, slow, twice_name = names
     ctx.commands.append(f"{len(plan)} x memfbench run {show(ctx, plan[0].args)}; python3 -m analysis compare "
                         "--margin 0.25")
     detected, covered, rows, study = 0, 0, [], ""
     for r in plan:
         run = load_run(mfb(ctx, r))
         study = shape(run.doc)
-        cs = {c.variant: c for c in compare_runs([run], wrapped, margin=0.0025, resamples=1000)}
-        c, twice = cs[slow], cs[twice_name]
-        # a second copy costs the same after every call as after every 25th: the expected effect
-        # is a 25th of twice's, known to a 25th of twice's interval
-        low, high = 1 + (twice.ci_low - 1) / KNOWN_PERIOD, 1 + (twice.ci_high - 1) / KNOWN_PERIOD
+        c, low, high = known_cost(run, names)
         detected += c.verdict == "slower"
         covered += c.ci_low <= high and c.ci_high >= low
         rows.append((c.ratio, c.ci_low, c.ci_high, low, high, c.verdict))
@@ -325,6 +338,59 @@ def sensitivity(ctx: Ctx, plan: list[runs.Run], names: tuple[str, str, str]) -> 
     lines += [f"| run {i}: ratio {r:.4f} [{lo:.4f}, {hi:.4f}], expected {el:.4f} to {eh:.4f} | {v} |"
               for i, (r, lo, hi, el, eh, v) in enumerate(rows)]
     return lines, {"detected": detected, "covered": covered}
+
+
+def as_before_screening(path: Path) -> Run:
+    """A study as the analysis read it before issue 52: the processes the study ran again in a starved
+    one's design slot (rerun_of) left out, and the ones they replaced kept and unmarked (then compared
+    with screen=False, which keeps every process)."""
+    doc = read_result(path)
+    procs = [p for p in doc.get("processes") or [] if isinstance(p, dict)]
+    reruns = {int(p.get("index", k)) for k, p in enumerate(procs) if "rerun_of" in p}
+    doc["processes"] = [{k: v for k, v in p.items() if k != "dropped"}
+                        for i, p in enumerate(procs) if int(p.get("index", i)) not in reruns]
+    samples = doc["samples"]
+    keep = [i for i, pid in enumerate(samples["process"]) if pid not in reruns]
+    count = samples["count"]
+    for k, col in samples.items():
+        if isinstance(col, list) and len(col) == count:
+            samples[k] = [col[i] for i in keep]
+    samples["count"] = len(keep)
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / Path(path).name.removesuffix(".gz")
+        f.write_text(json.dumps(doc))
+        return load_run(f)
+
+
+def screening_lines(ctx: Ctx, quiet: list[runs.Run], busy: list[runs.Run]) -> list[str]:
+    """Before/after issue 52 on the same files: the known cost (and, in the busy studies, the A/A pair)
+    read as the analysis read a study before (every process, no re-run) and as it reads it now."""
+    ctx.commands.append("the files of sections 5 and 11 again, each read as before issue 52 (every process the "
+                        "study ran first, no re-run, no screening) and as now")
+    names = ("libc-wrapped", "libc-slow1pct", "libc-twice")
+    rows = []
+    for what, plan in (("quiet (section 5)", quiet), ("busy (section 11)", busy)):
+        for label, screen in (("before", False), ("now", True)):
+            detected = covered = left = equivalent = called = 0
+            widths: list[float] = []
+            for r in plan:
+                path = stored_run(ctx, r)
+                run = load_run(path) if screen else as_before_screening(path)
+                c, low, high = known_cost(run, names, screen)
+                detected += c.verdict == "slower"
+                covered += c.ci_low <= high and c.ci_high >= low
+                left += len(c.dropped)
+                if "libc-copy" in run.variants:
+                    a = {x.variant: x for x in compare_runs([run], "libc", ["libc-copy"], margin=0.01,
+                                                            resamples=1000, screen=screen)}["libc-copy"]
+                    equivalent += a.verdict == "equivalent"
+                    called += a.verdict in ("faster", "slower")
+                    widths.append((a.ci_high - a.ci_low) / 2 / a.ratio)
+            n = len(plan)
+            aa = (f"{equivalent} of {n} equivalent, {called} called different, ±{100 * float(np.median(widths)):.2f} %"
+                  if widths else "not in these studies")
+            rows.append(f"| {what} | {label} | {detected} of {n} | {covered} of {n} | {aa} | {left} |")
+    return rows
 
 
 def layout_source(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
@@ -406,6 +472,10 @@ class Results:
     clock_lines: list[str] | None = None
     busy_lines: list[str] | None = None
     busy_aa_lines: list[str] | None = None
+    time_lines: list[str] | None = None
+    pool_lines: list[str] | None = None
+    screening_lines: list[str] | None = None
+    drift: float = float("nan")  # the between-study sd this section's diffs carry (section 1's largest CV)
     study: str = ""  # a default study's shape, as the files record it
     revision: str = ""  # the memfbench that made the runs (tool.build.source_revision)
 
@@ -450,7 +520,60 @@ def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
         r.busy_lines, _ = sensitivity(ctx, plans["busy"], ("libc-wrapped", "libc-slow1pct", "libc-twice"))
         ctx.commands[-1] += f" (each beside `taskset -c CPU sh -c '{runs.COMPETITOR}'` on its timed CPU)"
         r.busy_aa_lines = busy_aa(ctx, plans["busy"])
+        if "known-cost" in plans:
+            r.screening_lines = screening_lines(ctx, [x for x in plans["known-cost"] if x.name.startswith("sens")
+                                                      and "src" not in x.name], plans["busy"])
+    if "over-time" in plans:
+        cov = plans.get("coverage") or runs.plan("coverage", ctx.plugins, q, invocations)
+        inv = r.inv if r.inv is not None else coverage_study(ctx, cov)
+        r.drift = max(cv([x.comps[pair].ratio for x in inv]) for pair in COVERAGE_PAIRS)
+        r.time_lines, r.pool_lines = over_time(ctx, cov, plans["over-time"], r.drift)
     return r
+
+
+def diff_verdicts(pairs: list[tuple[Run, Run]], between: float) -> list[str]:
+    """The verdict of `analyze diff BEFORE AFTER --normalize libc` on each pair of single studies,
+    every variant but libc, with the given between-study sd (0: none, as diff was before issue 52)."""
+    return [s.verdict for a, b in pairs for s in diff_runs([a], [b], "libc", between=between)]
+
+
+def apart(pairs: list[tuple[Run, Run]]) -> str:
+    """How far apart the two studies of each pair were made, from their files' created_utc."""
+    gaps = [(runs.created(Path(b.path)) - runs.created(Path(a.path))) / 60 for a, b in pairs]
+    return f"median {np.median(gaps):.1f} min (range {min(gaps):.1f} to {max(gaps):.1f})"
+
+
+def over_time(ctx: Ctx, cov: list[runs.Run], later: list[runs.Run], drift: float) -> tuple[list[str], list[str]]:
+    """Section 12: diff of unchanged code between studies minutes and an hour apart, and whether a
+    pooled interval of the early studies holds the later studies' ratios."""
+    ctx.commands.append(f"{len(later)} x memfbench run {show(ctx, later[0].args)}, the first of them "
+                        f"{runs.LATER_AFTER_S / 60:.0f} min or more after section 1's first; python3 -m analysis "
+                        "diff BEFORE AFTER --normalize libc --between-sd 0, and --between-sd D; python3 -m analysis "
+                        "pool FILES --baseline libc")
+    early = [load_run(stored_run(ctx, r)) for r in cov]
+    late = [load_run(invoke(ctx, r)[0]) for r in later]
+    kinds = [("back to back (section 1's studies 2k and 2k+1)", list(zip(early[0::2], early[1::2]))),
+             ("an hour or more apart (section 1's study k and a later study k)", list(zip(early, late)))]
+    rows = []
+    for what, pairs in kinds:
+        for between, how in ((0.0, "none (`--between-sd 0`: diff before issue 52)"),
+                             (drift, f"{100 * drift:.2f} % (section 1's largest study-to-study CV of a ratio)")):
+            v = diff_verdicts(pairs, between)
+            called = sum(x in ("faster", "slower") for x in v)
+            rows.append(f"| {what} | {len(pairs)}, {apart(pairs)} | {how} | {len(v)} | **{called} "
+                        f"({100 * called / max(len(v), 1):.1f} %)** | {v.count('equivalent')} | "
+                        f"{v.count('inconclusive')} |")
+    later_ratio = [{c.variant: c.ratio for c in compare_runs([x], "libc", resamples=1000)} for x in late]
+    pools = []
+    for n in sorted({10, len(early)}):
+        if n > len(early) or n < 3:
+            continue
+        for pc in pool_runs(early[:n], "libc"):
+            inside = sum(pc.pi_low <= r[pc.variant] <= pc.pi_high for r in later_ratio if pc.variant in r)
+            pools.append(f"| {n} | {pc.variant}/libc | {pc.ratio:.4f} [{pc.ci_low:.4f}, {pc.ci_high:.4f}] | "
+                         f"±{100 * pc.between_sd:.2f} % | [{pc.pi_low:.4f}, {pc.pi_high:.4f}] | {inside} of "
+                         f"{len(later_ratio)} |")
+    return rows, pools
 
 
 def busy_aa(ctx: Ctx, plan: list[runs.Run]) -> list[str]:
@@ -609,6 +732,29 @@ def render_section(r: Results, command: str, seconds: float) -> str:
                "build would. The study re-runs a starved process's slot; the analysis leaves out a starved or "
                "disturbed process and names it (docs/methodology.md).", "",
                "| figure | value |", "| --- | --- |", *r.busy_lines, *(r.busy_aa_lines or []), ""]
+        if r.screening_lines:
+            md += ["Before and after issue 52 on the same files: each study of section 5 (quiet) and of this "
+                   "section read as the analysis read a study before (every process the study first ran, no "
+                   "re-run of a starved one's slot, no process left out) and as it reads it now:", "",
+                   "| studies | analysis | known cost detected (±0.25 %) | expected value inside | A/A libc-copy/libc "
+                   "(±1 %), CI half-width median | processes left out |", "| --- | --- | --- | --- | --- | --- |",
+                   *r.screening_lines, ""]
+    else:
+        md += [missing, ""]
+    md += ["### 12. Across studies: `diff` of unchanged code, and pooled intervals", ""]
+    if r.time_lines is not None:
+        md += ["The same build, the same code: every verdict of `analyze diff BEFORE AFTER --normalize libc` that "
+               "calls a variant faster or slower is a false one. A study's interval holds what varies within it; "
+               "between two studies the host drifts, and diff carries that drift as a between-study sd twice over "
+               "(docs/analysis.md). Here with none and with the one this section's own section 1 gives (the value "
+               "analysis/stats/validated.py takes for this CPU once it holds this section):", "",
+               "| pairs of studies | pairs, apart | between-study sd | variant-pairs | faster or slower | "
+               "equivalent | inconclusive |", "| --- | --- | --- | --- | --- | --- | --- |", *r.time_lines, "",
+               "`analyze pool` of the first studies of section 1 (its between-study sd measured by REML over them), "
+               "and whether its prediction interval (where a study run later puts its ratio) holds each study "
+               "run an hour or more later:", "",
+               "| studies pooled | comparison | pooled ratio [95 % CI] | between-study sd | prediction interval | "
+               "later studies inside |", "| --- | --- | --- | --- | --- | --- |", *(r.pool_lines or []), ""]
     else:
         md += [missing, ""]
     md += ["### Commands", "", *[f"- `{c}`" for c in r.commands], ""]
@@ -705,9 +851,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stored", metavar="DIR",
                     help="make the report from the runs python3 -m tools.validation_runs put in DIR (run on "
                          "another machine) instead of running memfbench")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="put the runs in DIR (made if missing) with their wall times, and leave them there, so that "
+                         "--stored DIR can make the report again; default: a temporary folder")
     args = ap.parse_args(argv)
     if args.invocations < 3:
         print(f"{PROG}: error: --invocations: at least 3 (got {args.invocations})", file=sys.stderr)
+        return 2
+    if args.keep and args.stored:
+        print(f"{PROG}: error: --keep and --stored: give one (--stored reads the folder --keep wrote)", file=sys.stderr)
         return 2
     sections = args.sections.split(",")
     unknown = [x for x in sections if x not in runs.SECTIONS]
@@ -729,8 +881,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             gb = build_tools(build)
             with tempfile.TemporaryDirectory() as tmp:
-                ctx = Ctx(build / MEMFBENCH_TARGET, gb, Path(tmp), [], ["--cpu", args.cpu] if args.cpu else [],
-                          plugins=build / "examples", cache=Path(tmp) / "cache")
+                folder = Path(args.keep) if args.keep else Path(tmp)
+                folder.mkdir(parents=True, exist_ok=True)
+                ctx = Ctx(build / MEMFBENCH_TARGET, gb, folder, [], ["--cpu", args.cpu] if args.cpu else [],
+                          plugins=build / "examples", cache=Path(tmp) / "cache", keep=bool(args.keep))
                 results = measure(ctx, args.quick, args.invocations, sections)
         existing = output.read_text(encoding="utf-8") if output.exists() else None
         section = render_section(results, command_line(args), time.time() - t0)

@@ -12,6 +12,8 @@ writes RUNS/<name>.json.gz for every run and RUNS/walls.json (each run's wall ti
 from __future__ import annotations
 
 import argparse
+import calendar
+import gzip
 import json
 import os
 import shlex
@@ -48,6 +50,11 @@ KNOWN_SOURCE = [x for v, s in (("wrapped", "wrapped_memcpy"), ("slow1pct", "slow
 LAYOUT_SOURCE = ["--variant-cflags", "-O2 -fno-toplevel-reorder", "-v", "examples/source/copy_at.c:copy_at=at0",
                  "-v", "examples/source/copy_at32.c:copy_at=at32"]
 PREBUILT_OFFSETS = [0, 16, 32, 48]
+# Section 12 (issue 52): the coverage study again, the first of them no sooner than an hour after
+# section 1's first study, so that `diff` of unchanged code and a pooled interval are tried across
+# the time a user's before and after lie apart, not only minutes.
+LATER_STUDIES = 20
+LATER_AFTER_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class Run:
     name: str
     args: list[str]
     busy: bool = False  # one CPU-bound competitor on the timed CPU while it runs
+    after: str = ""     # a run that must exist first, and
+    wait_s: float = 0   # how long after that run's file was made this one may start
 
 
 def prebuilt(plugins: Path) -> list[str]:
@@ -80,6 +89,9 @@ def plan(section: str, plugins: Path, quick: bool = False, invocations: int = CO
     if section == "probes":
         base = ["-f", "memcmp", "-d", "probe/FlipFirst", "-v", "load1", "-v", "load32", "-v", "noop"]
         return [Run("probe_0", [*base, "--flip-lead", "0"]), Run("probe_default", base)]
+    if section == "over-time":
+        return [Run(f"later{i}", cov, after="cov0", wait_s=0 if quick else LATER_AFTER_S)
+                for i in range(3 if quick else LATER_STUDIES)]
     if section == "busy":
         return [Run(f"busy{i}", BUSY_VARIANTS, busy=True) for i in range(2 if quick else BUSY_STUDIES)]
     if section == "clocks":
@@ -88,7 +100,8 @@ def plan(section: str, plugins: Path, quick: bool = False, invocations: int = CO
     raise ValueError(f"no section {section!r}")
 
 
-SECTIONS = ["coverage", "invariance", "known-cost", "layout", "probes", "clocks", "busy"]
+# over-time last: it waits for the hour to pass, and the others run meanwhile
+SECTIONS = ["coverage", "invariance", "known-cost", "layout", "probes", "clocks", "busy", "over-time"]
 
 
 def stored(folder: Path, name: str) -> Path | None:
@@ -99,8 +112,30 @@ def stored(folder: Path, name: str) -> Path | None:
     return None
 
 
+def created(path: Path) -> float:
+    """When a run's file says it was made (its created_utc), as Unix time."""
+    with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as f:
+        stamp = json.load(f)["created_utc"]
+    return float(calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")))
+
+
+def wait_for(r: Run, out: Path) -> None:
+    """Sleeps until r may start: wait_s after its `after` run's file was made."""
+    if not r.wait_s:
+        return
+    first = stored(out, r.after)
+    if first is None:
+        raise RuntimeError(f"run {r.name}: needs run {r.after} first (its section, coverage, makes it)")
+    left = created(first) + r.wait_s - time.time()
+    if left > 0:
+        print(f"{r.name}: waiting {left:.0f} s, until {r.wait_s:.0f} s after {r.after}", file=sys.stderr, flush=True)
+        time.sleep(left)
+
+
 def run_one(memfbench: Path, r: Run, out: Path, extra: list[str], cache: Path) -> float:
-    """Runs r into out/<name>.json.gz (source variants built into cache); its wall time."""
+    """Runs r into out/<name>.json.gz (source variants built into cache), once it may start
+    (wait_for); its wall time, the wait not included."""
+    wait_for(r, out)
     cmd = [str(memfbench), "run", *r.args, *extra, "-q", "-o", str(out / f"{r.name}.json.gz")]
     rival = None
     if r.busy:

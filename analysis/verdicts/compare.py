@@ -364,7 +364,7 @@ def net_interval(pr: Table, level: float, all_levels: dict[int, np.ndarray] | No
 def compare_one(df: Table, run: str, function: str, distribution: str, variant: str, baseline: str,
                 level: float = 0.95, margin: float = 0.01, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED, allow_single_process: bool = False,
-                secondary: bool = True, marked: dict[int, str] | None = None) -> Comparison:
+                secondary: bool = True, marked: dict[int, str] | None = None, screen: bool = True) -> Comparison:
     """One variant against the baseline. secondary=False leaves out the statistics no verdict rests
     on (ratio of medians and its bootstrap, Mann-Whitney, Hodges-Lehmann: NaN), which are most of
     the cost; summarize and gate print none of them. With several processes, those the run marked
@@ -374,8 +374,10 @@ def compare_one(df: Table, run: str, function: str, distribution: str, variant: 
     dropped: list[dict[str, Any]] = []
     all_levels: dict[int, np.ndarray] | None = None
     too_many = False
-    if len(np.unique(pr["process"])) > 1:
+    if len(np.unique(pr["process"])) > 1 and screen:
         pr, dropped, all_levels, too_many = screen_processes(pr, marked or {})
+    elif len(np.unique(pr["process"])) > 1 and marked:
+        pr = rows_of(pr, ~np.isin(column(pr, "process"), list(marked)))
     n = len(pr["process"])
     nan = float("nan")
     if n < 2:
@@ -465,14 +467,15 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
                  level: float = 0.95, margin: float = 0.01, adjust: str = "holm",
                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  include_noop: bool = False, allow_single_process: bool = False,
-                 secondary: bool = True) -> list[Comparison]:
+                 secondary: bool = True, screen: bool = True) -> list[Comparison]:
     """Every variant against the baseline in every run, then multiplicity adjustment over the whole
     family (all runs, all variants) and verdicts. Files of the same CPU model, function and
     distribution (several hosts of one machine type, or several runs) are pooled into one
     comparison, each file's processes kept apart; different CPU models are compared separately
     (a ratio on one model says nothing about another).
     One-process comparisons get faster/slower verdicts only when allowed, here or by the run
-    (memfbench run --allow-single-process)."""
+    (memfbench run --allow-single-process). screen=False keeps every process the run did not mark
+    dropped (as the analysis read a study before issue 52: the validation's before/after)."""
     groups: dict[tuple[str, str, str, str, int, str, str], list[Run]] = {}
     for r in runs:
         if r.doc.get("sweep"):
@@ -514,7 +517,7 @@ def compare_runs(runs: list[Run], baseline: str | None = None, variants: list[st
             if v not in present:
                 raise ValueError(f"variant '{v}' has no samples in {run_name}")
             c = compare_one(df, run_name, function, distribution, v, base, level, margin, resamples, seed, allowed,
-                            secondary, marked)
+                            secondary, marked, screen)
             for d in c.dropped:  # named by its file's processes[] index (combine offsets each file's ids by 1000)
                 d["index"], at = d["process"] % 1000, d["process"] // 1000
                 d["file"] = rs[at].path if len(rs) > 1 else ""

@@ -10,12 +10,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import QUICK, ROOT
 from tools import validation
+from tools import validation_runs as runs
 
 
 def tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -142,6 +144,92 @@ def test_validation_failed_gbench_is_pinned_like_memfbench(tmp_path, monkeypatch
     if cpu is not None and shutil.which("taskset"):
         assert f"`taskset -c {cpu} {gbench}" in err[0]
     assert not out.exists()
+
+
+def stamped(template: Path, folder: Path, name: str, made: float) -> None:
+    """The template as run NAME of a stored folder, its created_utc set to `made`."""
+    doc = json.loads(template.read_text())
+    doc["created_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(made))
+    (folder / f"{name}.json").write_text(json.dumps(doc))
+
+
+def test_later_studies_wait_an_hour_after_the_first_coverage_study(tmp_path, monkeypatch, template):
+    later = runs.plan("over-time", tmp_path)
+    assert [r.name for r in later] == [f"later{i}" for i in range(runs.LATER_STUDIES)]
+    assert all(r.after == "cov0" and r.wait_s == runs.LATER_AFTER_S for r in later)
+    assert all(r.wait_s == 0 for r in runs.plan("over-time", tmp_path, quick=True))
+    assert runs.SECTIONS[-1] == "over-time"  # the other sections run while it waits
+    with pytest.raises(RuntimeError, match="needs run cov0 first"):
+        runs.wait_for(later[0], tmp_path)
+    made = time.time() - 600
+    stamped(template, tmp_path, "cov0", made)
+    slept: list[float] = []
+    monkeypatch.setattr(runs.time, "sleep", slept.append)
+    runs.wait_for(later[0], tmp_path)
+    assert len(slept) == 1 and abs(slept[0] - (made + runs.LATER_AFTER_S - time.time())) < 5
+    stamped(template, tmp_path, "cov0", time.time() - 2 * runs.LATER_AFTER_S)
+    runs.wait_for(later[0], tmp_path)
+    assert len(slept) == 1  # the hour has passed: no wait
+
+
+def test_over_time_section_from_stored_runs(tmp_path, monkeypatch, capsys, template):
+    """Section 12 from a stored folder: diff of each pair of studies with and without the drift,
+    the pairs' distance in time from their files, and each pooled comparison against every later study."""
+    t0 = time.time() - 7200
+    for i in range(3):
+        stamped(template, tmp_path, f"cov{i}", t0 + 60 * i)
+        stamped(template, tmp_path, f"later{i}", t0 + 3600 + 60 * i)
+    out = tmp_path / "v.md"
+    assert validation.main(["--stored", str(tmp_path), "--quick", "--sections", "coverage,over-time",
+                            "-o", str(out)]) == 0
+    text = out.read_text()
+    part = text[text.index("### 12."):text.index("### Commands")]
+    rows = [r for r in part.splitlines() if r.startswith("| ") and not r.startswith("| ---")]
+    diffs = [r.split(" | ") for r in rows if r.startswith(("| back to back", "| an hour"))]
+    assert len(diffs) == 4, part
+    assert [d[3] for d in diffs] == ["4", "4", "12", "12"]  # variant-pairs: 4 variants but libc, per pair
+    assert "1, median 1.0 min" in diffs[0][1] and "3, median 60.0 min" in diffs[2][1]
+    assert "none" in diffs[0][2] and diffs[1][2].endswith("(section 1's largest study-to-study CV of a ratio)")
+    for d in diffs:
+        called, eq, inc = int(d[4].strip("*").split()[0]), int(d[5]), int(d[6].rstrip(" |"))
+        assert called + eq + inc <= int(d[3])
+    pools = [r for r in rows if r.startswith("| 3 |")]
+    assert sorted(p.split(" | ")[1] for p in pools) == sorted(f"{v}/libc" for v in validation.COVERAGE_VARIANTS
+                                                           if v != "libc")
+    assert all(p.rstrip(" |").endswith("of 3") for p in pools)
+
+
+def test_before_issue_52_keeps_the_starved_process_and_not_its_rerun(tmp_path, run):
+    """The validation's before/after of the screening (section 11): read as before, a study keeps the
+    process the run marked dropped and leaves out the one that re-ran its slot; read as now, the other
+    way round. Both give a verdict from the same file, each over three processes."""
+    r = run("-d", "fixed:64", *runs.BUSY_VARIANTS, "--rounds", "8", "--warmup-rounds", "2", "--processes", "4", "-q")
+    assert r.code == 0, r.stderr
+    doc = json.loads(r.out.read_text())
+    doc["processes"][0]["dropped"] = {"reason": "starved"}
+    doc["processes"][3]["rerun_of"] = 0
+    stored = tmp_path / "busy0.json"
+    stored.write_text(json.dumps(doc))
+    before = validation.as_before_screening(stored)
+    assert [p["index"] for p in before.doc["processes"]] == [0, 1, 2]
+    assert not any("dropped" in p for p in before.doc["processes"])
+    assert 3 not in set(before.doc["samples"]["process"]) and before.doc["samples"]["count"] == len(
+        before.doc["samples"]["process"])
+    names = ("libc-wrapped", "libc-slow1pct", "libc-twice")
+    was, _, _ = validation.known_cost(before, names, screen=False)
+    now, low, high = validation.known_cost(validation.load_run(stored), names)
+    assert was.processes == 3 and not was.dropped
+    assert now.processes <= 3 and 0 in {d["process"] for d in now.dropped} and low <= high
+    ctx = validation.Ctx(None, None, tmp_path, [], stored=True)
+    rows = validation.screening_lines(ctx, [runs.Run("busy0", [])], [runs.Run("busy0", [])])
+    assert [r.split(" | ")[1] for r in rows] == ["before", "now", "before", "now"]
+    assert all(" of 1 equivalent" in r for r in rows)
+
+
+def test_validation_keep_and_stored_are_one_or_the_other(tmp_path, capsys):
+    assert validation.main(["--keep", str(tmp_path / "k"), "--stored", str(tmp_path), "-o", str(tmp_path / "v.md")]) == 2
+    assert "--keep and --stored" in capsys.readouterr().err
+    assert not (tmp_path / "k").exists() and not (tmp_path / "v.md").exists()
 
 
 def test_validation_refuses_too_few_invocations(tmp_path, monkeypatch, capsys):
