@@ -60,11 +60,12 @@ def study_options(p: argparse.ArgumentParser) -> None:
                    help="give faster/slower verdicts from one process (its interval covers that process only)")
 
 
-def detail_option(p: argparse.ArgumentParser) -> None:
+def detail_option(p: argparse.ArgumentParser,
+                  figures: str = "intervals, prediction, layout noise, net of the harness, adjusted p, rounds, "
+                                 "processes needed") -> None:
     """--detail: every figure of each verdict (the long lines) after the headline."""
     p.add_argument("--detail", action="store_true",
-                   help="also print every figure of each verdict (intervals, prediction, layout noise, net of "
-                        "the harness, adjusted p, rounds, processes needed), one long line per variant")
+                   help=f"also print every figure of each verdict ({figures}), one long line per variant")
 
 
 # The headline's last line without --detail: how to see every figure.

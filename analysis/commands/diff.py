@@ -14,7 +14,11 @@ from ..verdicts.diff import (context_differences, diff_runs, drift_sentences, in
                              shift_line, unmatched_models, unresolved_hint)
 from ..verdicts.gate import status_of
 from ..views.report import write_diff_report
-from .common import PROG, UsageError, check_margin_level, check_outputs, check_threshold, inputs_of
+from ..views.text import SHIFT_HINT, shift_headline_lines, wrapped
+from .common import PROG, UsageError, check_margin_level, check_outputs, check_threshold, detail_option, inputs_of
+
+# The one-study form where the files do not name their code as source or plugin files.
+ONE_STUDY_FORM = "memfbench run -v libc -v OLD.c:SYMBOL=before -v NEW.c:SYMBOL=after"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,6 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="the drift of one study's value between studies on this host, in percent (0: the two sides "
                         "are not two studies apart); default: measured from --history, else the validation's "
                         "stated default for the CPU")
+    detail_option(p, "95% and simultaneous intervals, each side's ns/call and processes, adjusted p, the drift "
+                     "carried")
     p.add_argument("--force", action="store_true",
                    help="compare sides that differ in function, measure, distribution or placement")
     return p
@@ -96,36 +102,33 @@ def run(args: argparse.Namespace) -> int:
                            None if args.between_sd is None else args.between_sd / 100)
     except ValueError as e:  # a variant or baseline not on both sides
         raise UsageError(str(e)) from e
-    print(f"== before/after: {rb[0].function} on {rb[0].distribution}; {len(rb)} -> {len(ra)} file(s)")
     for line in changed:
         print(f"{PROG}: warning: the contexts differ: {line}", file=sys.stderr)
+    print("\n".join(shift_headline_lines(shifts, (len(rb), len(ra)))))
     notes = [f"warning: the contexts differ: {line}" for line in changed]
     for side, lines in (("before", notes_b), ("after", notes_a)):
-        for line in lines:
-            print(f"note: {side}: {line}")
-            notes.append(f"note: {side}: {line}")
-    for line in code:
-        print(f"note: code changed: {line}")
-        notes.append(f"note: code changed: {line}")
-    for model in unmatched_models(rb, ra):
-        print(f"note: not compared, a CPU model on one side only: {model}")
-        notes.append(f"note: not compared, a CPU model on one side only: {model}")
-    print("\n".join(shift_line(s) for s in shifts))
+        notes += [f"note: {side}: {line}" for line in lines]
+    notes += [f"note: code changed: {line}" for line in code]
+    notes += [f"note: not compared, a CPU model on one side only: {model}" for model in unmatched_models(rb, ra)]
     fewest = min((min(s.before_processes, s.after_processes) for s in shifts), default=0)
-    for line in unresolved_hint(shifts, args.normalize, fewest):
-        print(f"note: {line}")
-        notes.append(f"note: {line}")
+    notes += [f"note: {line}" for line in unresolved_hint(shifts, args.normalize, fewest) + drift_sentences(shifts)]
     command = one_study_command(rb, ra, shifts, args.normalize)
-    for line in drift_sentences(shifts) + ([
-            "to compare two builds without the drift, run both as variants of one study (each round times both, "
-            "so the host's state cancels in their ratio): " + (command or "memfbench run -v libc "
-                                                               "-v OLD.c:SYMBOL=before -v NEW.c:SYMBOL=after")]
-            if any(s.between_sd > 0 for s in shifts) else []):
-        print(f"note: {line}")
-        notes.append(f"note: {line}")
-    print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at {args.level:.0%} "
-          f"(simultaneous: Bonferroni), Welch t on each side's error over its processes (the code placement model "
-          f"where the files placed code) and the drift between two studies")
+    drifted = any(s.between_sd > 0 for s in shifts)
+    if drifted:
+        notes.append("note: to compare two builds without the drift, run both as variants of one study (each round "
+                     "times both, so the host's state cancels in their ratio): " + (command or ONE_STUDY_FORM))
+    # each note wrapped to the headline's width; a command stays whole on a line of its own, to copy
+    for line in notes[len(changed):]:
+        head, _, tail = line.partition(": memfbench run ") if drifted else (line, "", "")
+        print("\n".join(wrapped(head + (":" if tail else ""))) + (f"\n    memfbench run {tail}" if tail else ""))
+    if args.detail:
+        print()
+        print("\n".join(shift_line(s) for s in shifts))
+        print(f"\nmargin ±{args.margin:g} %, Holm adjustment over {len(shifts)} variants, intervals at "
+              f"{args.level:.0%} (simultaneous: Bonferroni), Welch t on each side's error over its processes (the "
+              "code placement model where the files placed code) and the drift between two studies")
+    else:
+        print(SHIFT_HINT)
     rows = [s.as_dict() for s in shifts]
     if gate is not None:
         for row in rows:

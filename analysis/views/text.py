@@ -20,6 +20,8 @@ from ..verdicts.compare import Comparison, dropped_text, layout_source, process_
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..verdicts.diff import Shift
+
 # Markdown's inline marks the lines use: **bold** and `code`.
 STRONG = re.compile(r"\*\*(.+?)\*\*")
 CODE = re.compile(r"`([^`]+)`")
@@ -428,41 +430,40 @@ def _clip(text: str, width: int) -> str:
     return text[:(keep + 1) // 2] + "…" + text[len(text) - keep // 2:]
 
 
-def headline_lines(comps: list[Comparison], hint: str = "") -> list[str]:
-    """The verdicts at a glance for a terminal: a title, per group its title and one line per
-    variant of at most WIDTH characters, e.g.
+# One headline row: the name, the ratio, its interval, the verdict as (number, words), what it
+# rests on ("32 proc", "32->32 proc") and its tags.
+Row = tuple[str, str, str, tuple[str, str], str, list[str]]
 
-      rep_movsb  0.677 [0.668, 0.686]  32.3 % faster  32 proc
 
-    then the tags' legend (only for tags used), the key, and `hint` (how to see every figure).
-    A variant name too long for its column is printed whole on a line of its own, its figures on
-    the next (cut in the middle with "…" only beyond WIDTH); tags that would pass WIDTH go to a
-    line of their own below their variant's."""
-    out = [HEADLINE_TITLE]
-    if not comps:
-        return out + ["(no comparisons)"]
-    groups = headline_groups(comps)
-    cells = {id(c): (fmt_ratio(c.ratio), fmt_interval(c.ci_adj_low, c.ci_adj_high), verdict_parts(c),
-                     f"{c.processes} proc", headline_tags(c)) for _, cs in groups for c in cs}
-    w_ratio = max(len(x[0]) for x in cells.values())
-    w_interval = max(len(x[1]) for x in cells.values())
-    w_number = max(len(x[2][0]) for x in cells.values())
-    verdicts = {k: (f"{n:>{w_number}} {w}" if n else w) for k, (_, _, (n, w), _, _) in cells.items()}
-    w_verdict = max(len(v) for v in verdicts.values())
-    w_procs = max(len(x[3]) for x in cells.values())
-    rest = 2 + w_ratio + 1 + w_interval + 2 + w_verdict + 2 + w_procs
+def aligned_rows(groups: list[tuple[str, list[Row]]]) -> list[str]:
+    """Per group its title and one line per row of at most WIDTH characters, the columns aligned
+    over every group. A name too long for its column is printed whole on a line of its own, its
+    figures on the next (cut in the middle with "…" only beyond WIDTH); tags that would pass WIDTH
+    go to a line of their own below their row's."""
+    rows = [r for _, rs in groups for r in rs]
+    if not rows:
+        return [line for title, _ in groups for line in _wrap(title)]
+    w_ratio = max(len(r[1]) for r in rows)
+    w_interval = max(len(r[2]) for r in rows)
+    w_number = max(len(r[3][0]) for r in rows)
+    verdicts = [f"{n:>{w_number}} {w}" if n else w for _, _, _, (n, w), _, _ in rows]
+    w_verdict = max(len(v) for v in verdicts)
+    w_count = max(len(r[4]) for r in rows)
+    rest = 2 + w_ratio + 1 + w_interval + 2 + w_verdict + 2 + w_count
     # the names that fit beside their figures set the column; a longer one gets a line of its own
-    w_name = max((len(c.variant) for c in comps if len(c.variant) <= WIDTH - len(INDENT) - rest), default=0)
-    for title, cs in groups:
+    w_name = max((len(r[0]) for r in rows if len(r[0]) <= WIDTH - len(INDENT) - rest), default=0)
+    out: list[str] = []
+    k = 0
+    for title, rs in groups:
         out += _wrap(title)
-        for c in cs:
-            ratio, interval, _, procs, tags = cells[id(c)]
-            name = c.variant
+        for name, ratio, interval, _, count, tags in rs:
+            verdict = verdicts[k]
+            k += 1
             if len(name) > w_name:
                 out.append(INDENT + _clip(name, WIDTH - len(INDENT)))
                 name = ""
             line = (f"{INDENT}{name:<{w_name}}  {ratio:>{w_ratio}} {interval:<{w_interval}}  "
-                    f"{verdicts[id(c)]:<{w_verdict}}  {procs:>{w_procs}}")
+                    f"{verdict:<{w_verdict}}  {count:>{w_count}}")
             flags = " ".join(tags)
             if flags and len(line) + 2 + len(flags) <= WIDTH:
                 out.append(f"{line}  {flags}")
@@ -470,8 +471,79 @@ def headline_lines(comps: list[Comparison], hint: str = "") -> list[str]:
                 out.append(line.rstrip())
                 if flags:
                     out += textwrap.wrap(flags, WIDTH, initial_indent=INDENT * 2, subsequent_indent=INDENT * 2)
+    return out
+
+
+def headline_lines(comps: list[Comparison], hint: str = "") -> list[str]:
+    """The verdicts at a glance for a terminal: a title, per group its title and one line per
+    variant of at most WIDTH characters (aligned_rows), e.g.
+
+      rep_movsb  0.677 [0.668, 0.686]  32.3 % faster  32 proc
+
+    then the tags' legend (only for tags used), the key, and `hint` (how to see every figure)."""
+    out = [HEADLINE_TITLE]
+    if not comps:
+        return out + ["(no comparisons)"]
+    groups = [(title, [(c.variant, fmt_ratio(c.ratio), fmt_interval(c.ci_adj_low, c.ci_adj_high), verdict_parts(c),
+                        f"{c.processes} proc", headline_tags(c)) for c in cs])
+              for title, cs in headline_groups(comps)]
+    out += aligned_rows(groups)
     out += legend_lines(comps) + _wrap(footer_text(comps))
     return out + ([hint] if hint else [])
+
+
+# The before/after headline's title: what its ratio is.
+SHIFT_TITLE = "== before/after at a glance: after / before (below 1: after is faster)"
+# Its last line without --detail: how to see every figure.
+SHIFT_HINT = "every figure of each shift (both CIs, ns/call, adjusted p): --detail"
+
+
+def shift_verdict(s: Shift) -> tuple[str, str]:
+    """A shift's verdict as (number, words): ("2.7", "% faster") when after is faster than before."""
+    if s.verdict == "faster":
+        return _pct((1 - s.ratio) * 100), "% faster"
+    if s.verdict == "slower":
+        return _pct((s.ratio - 1) * 100), "% slower"
+    return "", s.verdict or "inconclusive"
+
+
+def shift_headline_lines(shifts: list[Shift], files: tuple[int, int], hint: str = "") -> list[str]:
+    """diff's verdicts at a glance, as compare's headline is laid out (aligned_rows): per CPU model,
+    function, distribution and estimand a title, then one line per variant, e.g.
+
+      erms  0.973 [0.967, 0.978]  2.7 % faster  32->32 proc
+
+    with the simultaneous interval; then the legend of [dropped] (the processes left out of a side)
+    and the key."""
+    out = [SHIFT_TITLE]
+    if not shifts:
+        return out + ["(no variant on both sides)"]
+    groups: dict[tuple[str, str, str, str], list[Shift]] = {}
+    for s in shifts:
+        groups.setdefault((s.cpu_model, s.function, s.distribution, s.normalized_by), []).append(s)
+    nb, na = files
+    rows = []
+    for (model, function, distribution, by), ss in groups.items():
+        title = (f"{function} on {distribution}, {'ratio to ' + by if by else 'time per call'}; {nb} -> {na} "
+                 f"file{'s' if na > 1 or nb > 1 else ''}" + (f" [{model}]" if model else ""))
+        rows.append((title, [(s.variant, fmt_ratio(s.ratio), fmt_interval(s.ci_adj_low, s.ci_adj_high),
+                              shift_verdict(s), f"{s.before_processes}->{s.after_processes} proc",
+                              ["[dropped]"] if s.dropped else []) for s in sorted(ss, key=_order)]))
+    out += aligned_rows(rows)
+    left = list(dict.fromkeys(d for s in shifts for d in s.dropped))
+    if left:
+        out += _wrap("[dropped] left out of a side, the rest compared: " + "; ".join(left))
+    m = len(shifts)
+    out += _wrap(f"[{shifts[0].level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "")
+                 + f"]; equivalent: within the ±{shifts[0].margin * 100:g} % margin"
+                 + ("; two studies: each interval holds the host's drift between them (note below)"
+                    if any(s.between_sd > 0 for s in shifts) else ""))
+    return out + ([hint] if hint else [])
+
+
+def wrapped(text: str) -> list[str]:
+    """A note or sentence wrapped to the headline's WIDTH, its continuation lines indented."""
+    return _wrap(text)
 
 
 def md_escape(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_known_shift_of_the_ratio_to_the_baseline(template, tmp_path, after_rati
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
     # synthetic sides drawn alike: no drift between them (test_drift.py has the default's)
-    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"), "--between-sd", "0")
+    p = analysis("diff", "--detail", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"), "--between-sd", "0")
     assert p.returncode == 0, p.stderr
     line = variant_line(p.stdout, "sizeclass")
     assert f"sizeclass: {verdict}," in line and "ratio to libc, 8 -> 8 processes" in line, line
@@ -45,7 +46,7 @@ def test_known_shift_of_absolute_time(template, tmp_path):
         if v == 1:
             s["ticks"][i] = int(s["ticks"][i] * 1.2)
             s["ns"][i] = s["ns"][i] * 1.2
-    p = analysis("diff", write(tmp_path / "b.json", doc), write(tmp_path / "a.json", slow), "--between-sd", "0")
+    p = analysis("diff", "--detail", write(tmp_path / "b.json", doc), write(tmp_path / "a.json", slow), "--between-sd", "0")
     assert p.returncode == 0, p.stderr
     assert "sizeclass: slower, after/before 1.2" in variant_line(p.stdout, "sizeclass")
     # libc's batches are the same on both sides: no shift (its time per call varies 20 % from round to
@@ -59,7 +60,7 @@ def test_contexts_that_differ_are_shown(template, tmp_path):
     after = copy.deepcopy(synthetic(template, 1.0, 0.01, 200, seed=2))
     after["host"]["cpu"]["model"] = "Another CPU"
     after["host"]["kernel"] = "9.9.9"
-    p = analysis("diff", write(tmp_path / "b.json", before), write(tmp_path / "a.json", after), "--normalize", "libc")
+    p = analysis("diff", "--detail", write(tmp_path / "b.json", before), write(tmp_path / "a.json", after), "--normalize", "libc")
     assert p.returncode == 0, p.stderr
     warnings = [x for x in p.stderr.splitlines() if x.startswith("analysis: warning: the contexts differ")]
     assert any(f"CPU model: {before['host']['cpu']['model']} -> Another CPU" in w for w in warnings), warnings
@@ -74,20 +75,20 @@ def test_sides_that_measure_different_things_are_refused_unless_forced(template,
     after = copy.deepcopy(synthetic(template, 1.0, 0.01, 200, seed=2))
     after[path[0]][path[1]] = value
     b, a = write(tmp_path / "b.json", before), write(tmp_path / "a.json", after)
-    p = analysis("diff", b, a)
+    p = analysis("diff", "--detail", b, a)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and f"{path[1]}: " in lines[0] and "--force" in lines[0], p.stderr
     assert p.stdout == "" and "faster" not in p.stderr
-    forced = analysis("diff", b, a, "--force")
+    forced = analysis("diff", "--detail", b, a, "--force")
     assert forced.returncode == 0 and f"the contexts differ: {path[1]}" in forced.stderr, forced.stderr
 
 
 def test_several_files_per_side(template, tmp_path):
     b = [write(tmp_path / f"b{i}.json", synthetic(template, 1.0, 0.01, 200, seed=i)) for i in range(2)]
     a = [write(tmp_path / f"a{i}.json", synthetic(template, 1.1, 0.01, 200, seed=10 + i)) for i in range(2)]
-    p = analysis("diff", "--before", *b, "--after", *a, "--normalize", "libc")
+    p = analysis("diff", "--detail", "--before", *b, "--after", *a, "--normalize", "libc")
     assert p.returncode == 0, p.stderr
-    assert "16 -> 16 processes" in variant_line(p.stdout, "sizeclass") and "2 -> 2 file(s)" in p.stdout
+    assert "16 -> 16 processes" in variant_line(p.stdout, "sizeclass") and "; 2 -> 2 files" in p.stdout
 
 
 @pytest.mark.parametrize("after_ratio,threshold,code,status", [
@@ -101,7 +102,7 @@ def test_saved_baseline_gate(template, tmp_path, after_ratio, threshold, code, s
     base = write(tmp_path / "baseline.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     new = write(tmp_path / "new.json", synthetic(template, after_ratio, 0.01, 400, seed=2))
     out = tmp_path / "gate.json"
-    p = analysis("diff", base, new, "--normalize", "libc", "--fail-if-slower", str(threshold), "--json", str(out),
+    p = analysis("diff", "--detail", base, new, "--normalize", "libc", "--fail-if-slower", str(threshold), "--json", str(out),
                  "--between-sd", "0")
     assert p.returncode == code, p.stdout + p.stderr
     doc = json.loads(out.read_text())
@@ -125,7 +126,7 @@ def test_saved_baseline_gate(template, tmp_path, after_ratio, threshold, code, s
 def test_bad_diff_arguments(template, tmp_path, args, fragment):
     files = {"{b}": write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 40, seed=1)),
              "{a}": write(tmp_path / "a.json", synthetic(template, 1.0, 0.01, 40, seed=2))}
-    p = analysis("diff", *[files.get(x, x) for x in args])
+    p = analysis("diff", "--detail", *[files.get(x, x) for x in args])
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert p.returncode == 2 and len(lines) == 1 and fragment in lines[0], p.stderr
 
@@ -177,7 +178,7 @@ def test_medians_are_the_ones_summarize_prints(template, tmp_path):
     from analysis.views.summary import summarize_run
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.05, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, 1.1, 0.05, 400, seed=2))
-    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    p = analysis("diff", "--detail", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
     assert p.returncode == 0, p.stderr
     shift = json.loads((tmp_path / "d.json").read_text())["shifts"][0]
     for path, key in ((before, "before_ns_per_call"), (after, "after_ns_per_call")):
@@ -194,13 +195,13 @@ def test_an_unresolved_diff_says_why_and_what_would_resolve_it(template, tmp_pat
     output names --normalize and more processes; a resolved diff prints no such note."""
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.05, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, 1.0, 0.05, 400, seed=2))
-    p = analysis("diff", before, after)
+    p = analysis("diff", "--detail", before, after)
     assert p.returncode == 0, p.stderr
     if any(f": {v}," in p.stdout for v in ("faster", "slower", "equivalent")):
         pytest.skip("the synthetic drift resolved a variant; the note is for when none is")
     assert "note: no variant resolved" in p.stdout and "--normalize BASELINE" in p.stdout, p.stdout
     assert "8 processes a side" in p.stdout
-    q = analysis("diff", write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 400, seed=1)),
+    q = analysis("diff", "--detail", write(tmp_path / "b.json", synthetic(template, 1.0, 0.01, 400, seed=1)),
                  write(tmp_path / "a.json", synthetic(template, 1.10, 0.01, 400, seed=2)), "--normalize", "libc")
     assert q.returncode == 0 and "note: no variant resolved" not in q.stdout, q.stdout
 
@@ -209,7 +210,7 @@ def test_diff_report_is_written_with_its_shifts_and_each_sides_context(template,
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, 1.10, 0.01, 400, seed=2))
     out = tmp_path / "ba"
-    p = analysis("diff", before, after, "--normalize", "libc", "--report", str(out))
+    p = analysis("diff", "--detail", before, after, "--normalize", "libc", "--report", str(out))
     assert p.returncode == 0 and f"wrote {out / 'report.md'}" in p.stdout, p.stderr
     md = (out / "report.md").read_text()
     assert "# memfbench before/after" in md and "## Shifts" in md and "![after / before](shifts.png)" in md
@@ -221,7 +222,7 @@ def test_diff_report_is_written_with_its_shifts_and_each_sides_context(template,
 def test_diff_report_into_a_bad_folder_is_refused_before_anything(template, tmp_path):
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
     after = write(tmp_path / "after.json", synthetic(template, 1.0, 0.01, 400, seed=2))
-    p = analysis("diff", before, after, "--report", str(tmp_path / "no" / "such" / "dir"))
+    p = analysis("diff", "--detail", before, after, "--report", str(tmp_path / "no" / "such" / "dir"))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--report" in p.stderr, p.stderr
     assert p.stdout == ""
 
@@ -234,7 +235,35 @@ def test_a_failed_placement_check_is_named_beside_each_shift(template, tmp_path)
     for entry in doc["processes"]:  # a file of several processes keeps each one's check there
         entry["placement_check"] = copy.deepcopy(check)
     before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
-    p = analysis("diff", before, write(tmp_path / "after.json", doc), "--normalize", "libc")
+    p = analysis("diff", "--detail", before, write(tmp_path / "after.json", doc), "--normalize", "libc")
     assert p.returncode == 0, p.stderr
     assert "placement check failed after:" in variant_line(p.stdout, "sizeclass"), p.stdout
     assert "placement check failed before" not in p.stdout
+
+
+def test_the_headline_is_one_short_line_per_variant_and_the_long_lines_are_under_detail(template, tmp_path):
+    """diff opens on compare's layout: a title saying which way the ratio reads, per group a title,
+    one line per variant of at most 80 columns whose verdict word is the one its interval gives, the
+    key; every note wrapped to 80 columns but a command, which stays whole on its own line; the
+    long lines only with --detail."""
+    before = write(tmp_path / "before.json", synthetic(template, 1.0, 0.01, 400, seed=1))
+    after = write(tmp_path / "after.json", synthetic(template, 1.10, 0.01, 400, seed=2))
+    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "== before/after at a glance: after / before (below 1: after is faster)"
+    assert lines[1].endswith(", ratio to libc; 1 -> 1 file")
+    assert all(len(x) <= 80 for x in lines if not x.startswith("    memfbench run ")), lines
+    assert not any(x.startswith("- ") for x in lines) and lines[-1].endswith(": --detail")
+    shifts = {r["variant"]: r for r in json.loads((tmp_path / "d.json").read_text())["shifts"]}
+    for name, r in shifts.items():
+        row = next(x for x in lines if x.startswith(f"  {name} "))
+        ratio, low, high = map(float, re.findall(r"\d+\.\d+", row)[:3])
+        assert (ratio, low, high) == (round(r["ratio"], 3), round(r["ci_adj_low"], 3), round(r["ci_adj_high"], 3))
+        assert r["verdict"] in row, row
+        assert f"{r['before_processes']}->{r['after_processes']} proc" in row
+    assert "sizeclass" in shifts and shifts["sizeclass"]["verdict"] == "slower"
+    assert re.search(r"^  sizeclass +1\.\d{3} \[1\.\d{3}, 1\.\d{3}\] +\d+\.\d % slower", p.stdout, re.M)
+    detail = analysis("diff", before, after, "--normalize", "libc", "--detail")
+    assert detail.stdout.startswith(p.stdout.rsplit("\n", 2)[0])  # the same headline and notes first
+    assert "- sizeclass: slower, after/before" in detail.stdout and ": --detail" not in detail.stdout

@@ -37,13 +37,14 @@ def studies(template: dict, tmp_path: Path, ratios: list[float], seed: int = 1) 
 def test_diff_of_two_studies_carries_the_stated_drift(template, tmp_path):
     before, after = studies(template, tmp_path, [1.0, 1.0])
     default, source = drift_default(cpu_key(load_run(before)))
-    p = analysis("diff", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    p = analysis("diff", "--detail", before, after, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
     assert p.returncode == 0, p.stderr
     shift = json.loads((tmp_path / "d.json").read_text())["shifts"][0]
     assert shift["between_sd"] == pytest.approx(default) and shift["between_source"] == source
-    assert "includes the host's drift between them" in p.stdout and source in p.stdout
-    assert "run both as variants of one study" in p.stdout and "memfbench run -v" in p.stdout
-    q = analysis("diff", before, after, "--normalize", "libc", "--between-sd", "0", "--json", str(tmp_path / "e.json"))
+    text = " ".join(p.stdout.split())  # the notes are wrapped to 80 columns
+    assert "includes the host's drift between them" in text and source in text
+    assert "run both as variants of one study" in text and "\n    memfbench run -v" in p.stdout
+    q = analysis("diff", "--detail", before, after, "--normalize", "libc", "--between-sd", "0", "--json", str(tmp_path / "e.json"))
     same = json.loads((tmp_path / "e.json").read_text())["shifts"][0]
     assert same["between_sd"] == 0 and "drift" not in q.stdout.split("margin")[0]
     # the drift widens the interval about the same ratio
@@ -64,7 +65,7 @@ def test_diff_measures_the_drift_from_the_host_s_history(template, tmp_path):
     assert shifts[0].between_source == "measured from this host's history, REML over 5 studies"
     p = analysis("diff", before, after, "--normalize", "libc", "--history", str(tmp_path / "history"))
     assert p.returncode == 0, p.stderr
-    assert "measured from this host's history, REML over 5 studies" in p.stdout
+    assert "measured from this host's history, REML over 5 studies" in " ".join(p.stdout.split())
 
 
 def test_pool_gives_one_ratio_and_a_later_study_s_interval(template, tmp_path):

@@ -60,7 +60,7 @@ def test_diff_compares_each_cpu_model_with_itself(template, tmp_path):
     (tmp_path / "after").mkdir()
     a = [host_file(tmp_path / "after", template, "a1", "Model A", 1.10, 3),
          host_file(tmp_path / "after", template, "b1", "Model B", 0.92, 4)]
-    p = analysis("diff", "--before", *b, "--after", *a, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
+    p = analysis("diff", "--detail", "--before", *b, "--after", *a, "--normalize", "libc", "--json", str(tmp_path / "d.json"))
     assert p.returncode == 0, p.stderr
     shifts = {s["cpu_model"]: s for s in json.loads((tmp_path / "d.json").read_text())["shifts"]}
     assert set(shifts) == {"Model A", "Model B"}

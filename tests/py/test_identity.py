@@ -116,7 +116,7 @@ def test_two_builds_under_one_name_are_two_variants(erms_runs, tmp_path) -> None
 
 
 def test_diff_names_the_code_change(erms_runs) -> None:
-    p = analysis("diff", str(erms_runs["a"]), str(erms_runs["b"]))
+    p = analysis("diff", "--detail", str(erms_runs["a"]), str(erms_runs["b"]))
     assert p.returncode == 0, p.stderr
     changed = [line for line in p.stdout.splitlines() if line.startswith("note: code changed:")]
     assert len(changed) == 1 and changed[0].startswith("note: code changed: erms: plugin file sha256")

@@ -434,6 +434,6 @@ def test_the_job_array_on_a_one_node_cluster(cluster: Cluster, tmp_path: Path) -
         files[t].rename(d / "results" / side / files[t].name)
     p = sh(diff, d, timeout=300)
     assert p.returncode == 0, p.stderr
-    assert "before/after: memcpy on fleetbench/Memcpy_Fleet; 1 -> 1 file(s)" in p.stdout, p.stdout
-    for v in variants:
-        assert re.search(rf"^- {v}: ", p.stdout, re.M), (v, p.stdout)
+    assert "memcpy on fleetbench/Memcpy_Fleet, ratio to libc; 1 -> 1 file" in p.stdout, p.stdout
+    for v in variants:  # diff's headline: one line per variant, after/before and what it rests on
+        assert re.search(rf"^  {re.escape(v)} .* \d+->\d+ proc\b", p.stdout, re.M), (v, p.stdout)
