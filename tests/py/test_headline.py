@@ -322,9 +322,11 @@ def test_no_table_prints_nan(files, tmp_path):
         tables = [x for x in p.stdout.splitlines() if not DETAIL.match(x)]
         assert not any(NAN.search(x) for x in tables), (args, [x for x in tables if NAN.search(x)])
         assert "None" not in p.stdout and "<NA>" not in p.stdout, (args, p.stdout)
-        if args[0] == "gate":  # the status first, padded after it, never before
-            rows = [x for x in p.stdout.splitlines() if " vs " in x]
-            assert rows and all(not x.startswith(" ") for x in rows), p.stdout
+        if args[0] == "gate":  # the headline's layout: a status per variant line, every line in 80 columns
+            statuses = [r["gate"] for r in json.loads(Path(args[args.index("--json") + 1]).read_text())["comparisons"]]
+            rows = [x for x in p.stdout.splitlines() if re.search(r" \d+ proc\b", x)]
+            assert len(rows) == len(statuses) and all(len(x) <= 80 for x in p.stdout.splitlines()), p.stdout
+            assert all(any(s in x for x in rows) for s in statuses), (statuses, p.stdout)
 
 
 # --- the report's first screen --------------------------------------------------------------------
