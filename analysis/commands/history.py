@@ -11,7 +11,7 @@ from ..io.load import check_distinct, load_run
 from ..io.reading import ResultFileError
 from ..stats.bootstrap import DEFAULT_SEED
 from ..verdicts import history as hist
-from ..views.text import table
+from ..views.text import INDENT, WIDTH, table, wrapped
 from .common import UsageError, check_level, check_outputs, inputs_of, png, seed_arg
 
 
@@ -104,6 +104,24 @@ def _file_point(path: str, args: argparse.Namespace) -> hist.FilePoint:
         raise UsageError(str(e)) from e
 
 
+# The history headline's title: what its rows are.
+GLANCE_TITLE = "at a glance: ratio to the baseline, first -> last file (below 1: faster)"
+
+
+def glance_lines(rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """The history's headline: the title, then a row per variant, columns aligned, each within the
+    headline's width (a row that would pass it puts its drift on the next line)."""
+    w = [max(len(r[k]) for r in rows) for k in range(3)] if rows else [0, 0, 0]
+    out = [GLANCE_TITLE]
+    for name, ratios, what, sd in rows:
+        line = f"{INDENT}{name:<{w[0]}}  {ratios:<{w[1]}}  {what:<{w[2]}}"
+        if sd and len(line) + 2 + len(sd) <= WIDTH:
+            out.append(f"{line}  {sd}")
+        else:
+            out += [x for x in wrapped(line.rstrip())] + ([INDENT * 2 + sd] if sd else [])
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     _check_options(args)
     files = _series_files(args.files)
@@ -137,23 +155,28 @@ def run(args: argparse.Namespace) -> int:
             points = points[points["variant"].isin(args.variant)]
         changes = hist.detect(points, args.min_size, args.alpha, args.permutations, args.seed, args.level)
         codes = hist.code_changes(points)
-        print(f"\n== history: {function} on {distribution} [{cpu}{', latency' if measure == 'latency' else ''}], "
-              f"{len(rs)} files, ordered {how}")
+        drifts = hist.drift(points, changes)
+        print()
+        print("\n".join(wrapped(f"== history: {function} on {distribution} [{cpu}"
+                                f"{', latency' if measure == 'latency' else ''}], {len(rs)} files, ordered {how}")))
+        print("\n".join(glance_lines(hist.glance_rows(points, changes, drifts))))
         for variant, g in points.groupby("variant", sort=False, observed=True):
             print(f"\n{variant} vs {g['baseline'].iloc[0]}: ratio, {args.level:.0%} CI over each file's processes")
             shown = g[["position", "label", "ratio", "ci_low", "ci_high", "processes", "code"]].copy()
             shown["file"] = [Path(f).name for f in g["file"]]
             shown["code"] = shown["code"].str[:6]
             print(table(shown))
-        print(f"\nchange points (e-divisive means; permutation test at {args.alpha:g} per split, "
-              f"{args.permutations} permutations, at least {args.min_size} files a side; change: the mean of the "
-              f"segment after / before, Welch t):")
-        print("\n".join(hist.change_line(c, args.level) for c in changes) or _none_found(len(rs), args))
-        for _, c in codes.iterrows():
-            print(f"note: code changed at #{c['position']}: {c['whose']} {c['from']} -> {c['to']}")
-        drifts = hist.drift(points, changes)
+        said = [f"change points (e-divisive means; permutation test at {args.alpha:g} per split, {args.permutations} "
+                f"permutations, at least {args.min_size} files a side; change: the mean of the segment after / "
+                f"before, Welch t):"]
+        said += [hist.change_line(c, args.level) for c in changes] or [_none_found(len(rs), args)]
+        said += [f"note: code changed at #{c['position']}: {c['whose']} {c['from']} -> {c['to']}"
+                 for _, c in codes.iterrows()]
+        print()
+        print("\n".join(x for line in said for x in wrapped(line)))
         print("\nbetween studies (this host's drift, beyond each study's own interval):")
-        print("\n".join(hist.drift_line(d) for d in drifts))
+        print("\n".join(x for line in [*(hist.drift_line(d) for d in drifts), hist.DRIFT_MEANING]
+                        for x in wrapped(line)))
         all_changes += [{**c.as_dict(), "cpu_model": cpu, "measure": measure, "function": function,
                          "distribution": distribution} for c in changes]
         docs.append({"cpu_model": cpu, "measure": measure, "function": function, "distribution": distribution,

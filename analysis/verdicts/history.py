@@ -403,10 +403,28 @@ def drift(points: pd.DataFrame, changes: list[Change]) -> list[Drift]:
 
 def drift_line(d: Drift) -> str:
     if not np.isfinite(d.sd):
-        return f"- {d.variant}: between studies not measured (fewer than 3 studies without a change between them)"
-    return (f"- {d.variant}: ±{d.sd:.2%} a study (REML over the {d.studies} studies #{d.first} to #{d.last}, the longest "
-            "stretch without a change): a later study's ratio moves by this beyond its own interval; "
-            "analyze pool and diff --history use it")
+        return f"- {d.variant}: not measured (fewer than 3 studies without a change between them)"
+    return f"- {d.variant}: ±{d.sd:.2%} a study (REML over the {d.studies} studies #{d.first} to #{d.last})"
+
+
+# What every drift line's figure is, said once under them.
+DRIFT_MEANING = ("a later study's ratio moves by this beyond its own interval, measured over the longest stretch "
+                 "without a change; analyze pool and diff --history use it")
+
+
+def glance_rows(points: pd.DataFrame, changes: list[Change], drifts: list[Drift]) -> list[tuple[str, str, str, str]]:
+    """The history at a glance, a row per variant: its name, its ratio at the first and the last
+    file, what the detector found ("no change", or each change as +P % at #K), and its drift."""
+    rows = []
+    drift = {d.variant: d for d in drifts}
+    for variant, g in points.groupby("variant", sort=False, observed=True):
+        g = g.sort_values("position")
+        found = [c for c in changes if c.variant == variant]
+        what = ", ".join(f"{(c.change - 1) * 100:+.1f} % at #{c.position}" for c in found) or "no change"
+        d = drift.get(str(variant))
+        sd = f"±{d.sd:.2%} drift" if d is not None and np.isfinite(d.sd) else ""
+        rows.append((str(variant), f"{g['ratio'].iloc[0]:.3f} -> {g['ratio'].iloc[-1]:.3f}", what, sd))
+    return rows
 
 
 def code_changes(points: pd.DataFrame) -> pd.DataFrame:

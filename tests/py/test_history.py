@@ -3,6 +3,7 @@ statistics on series of known content, and the command on a real short series.""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -88,11 +89,26 @@ def series(tmp_path_factory, memfbench) -> Path:
     return d
 
 
+def unwrapped(stdout: str) -> list[str]:
+    """The output's lines with each sentence wrapped to 80 columns joined again: a line indented by
+    two spaces that follows one of "- ", "note:" or "(none" continues it."""
+    out: list[str] = []
+    for line in stdout.splitlines():
+        if line.startswith("  ") and not line.startswith("   ") and out and out[-1].startswith(("- ", "note:", "(none")):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def test_history_finds_the_step_and_names_the_code_change(series, tmp_path) -> None:
     p = analysis("history", str(series), "--csv", str(tmp_path / "c.csv"), "--json", str(tmp_path / "h.json"),
                  "--plot", str(tmp_path / "h"))
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
+    lines = unwrapped(p.stdout)
+    assert all(len(x) <= 80 for x in p.stdout.splitlines() if not x.startswith("plot: ")), p.stdout  # a path is whole
+    glance = next(x for x in p.stdout.splitlines() if x.startswith("  candidate "))
+    assert re.search(r"\+\d+\.\d % at #5\b", glance), glance  # the headline names the change
     found = [x for x in lines if x.startswith("- candidate: between #4 (c4) and #5 (c5)")]
     assert len(found) == 1 and "code changed there: candidate" in found[0]
     assert any(x.startswith("note: code changed at #5: candidate") for x in lines)
