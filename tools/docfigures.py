@@ -481,8 +481,14 @@ def gen_program_ab(a: argparse.Namespace) -> str:
                             + (f"{shim['ratio']:.4f} [{shim['ci_low']:.4f}, {shim['ci_high']:.4f}]" if i == 0 else "")
                             + " |")
             if label.startswith(AB_CLASSES_SHOWN):
-                classes = [ln for ln in shown.splitlines() if ln.startswith(("- rep_movsb - libc per run, from the table",
-                                                                             "    rep_movsb, size class"))]
+                classes, taking = [], False
+                for ln in shown.splitlines():  # each sentence with the lines it is wrapped onto
+                    if ln.startswith(("- rep_movsb - libc per run, from the table", "    rep_movsb, size class")):
+                        taking = True
+                    elif not (ln.startswith("  ") and not ln.startswith("    ")):
+                        taking = False
+                    if taking:
+                        classes.append(ln)
             for f in (rec, out, js, Path(f"{out}.replay.json"), Path(f"{out}.trace-replay.json")):
                 if f.exists():
                     shutil.rmtree(f) if f.is_dir() else f.unlink()

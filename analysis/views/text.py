@@ -243,16 +243,22 @@ def _pct(x: float) -> str:
     return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
 
 
+def ratio_verdict(verdict: str, ratio: float) -> tuple[str, str]:
+    """A verdict on a time ratio in words as (number, words): ("32.3", "% faster"), ("",
+    "equivalent"). The percentage is of the denominator's time: 1 - ratio faster, ratio - 1 slower."""
+    if verdict == "faster":
+        return _pct((1 - ratio) * 100), "% faster"
+    if verdict == "slower":
+        return _pct((ratio - 1) * 100), "% slower"
+    return "", verdict or "inconclusive"
+
+
 def verdict_parts(c: Comparison) -> tuple[str, str]:
-    """The verdict in words as (number, words): ("32.3", "% faster"), ("", "equivalent"),
-    ("", "withheld"). The percentage is of the baseline's time: 1 - ratio faster, ratio - 1 slower."""
+    """A comparison's verdict in words (ratio_verdict), or ("", "withheld") where the study's design
+    holds it back."""
     if withheld(c):
         return "", WITHHELD
-    if c.verdict == "faster":
-        return _pct((1 - c.ratio) * 100), "% faster"
-    if c.verdict == "slower":
-        return _pct((c.ratio - 1) * 100), "% slower"
-    return "", c.verdict or "inconclusive"
+    return ratio_verdict(c.verdict, c.ratio)
 
 
 def verdict_word(c: Comparison) -> str:
@@ -498,15 +504,6 @@ SHIFT_TITLE = "== before/after at a glance: after / before (below 1: after is fa
 SHIFT_HINT = "every figure of each shift (both CIs, ns/call, adjusted p): --detail"
 
 
-def shift_verdict(s: Shift) -> tuple[str, str]:
-    """A shift's verdict as (number, words): ("2.7", "% faster") when after is faster than before."""
-    if s.verdict == "faster":
-        return _pct((1 - s.ratio) * 100), "% faster"
-    if s.verdict == "slower":
-        return _pct((s.ratio - 1) * 100), "% slower"
-    return "", s.verdict or "inconclusive"
-
-
 def shift_headline_lines(shifts: list[Shift], files: tuple[int, int], hint: str = "") -> list[str]:
     """diff's verdicts at a glance, as compare's headline is laid out (aligned_rows): per CPU model,
     function, distribution and estimand a title, then one line per variant, e.g.
@@ -527,7 +524,7 @@ def shift_headline_lines(shifts: list[Shift], files: tuple[int, int], hint: str 
         title = (f"{function} on {distribution}, {'ratio to ' + by if by else 'time per call'}; {nb} -> {na} "
                  f"file{'s' if na > 1 or nb > 1 else ''}" + (f" [{model}]" if model else ""))
         rows.append((title, [(s.variant, fmt_ratio(s.ratio), fmt_interval(s.ci_adj_low, s.ci_adj_high),
-                              shift_verdict(s), f"{s.before_processes}->{s.after_processes} proc",
+                              ratio_verdict(s.verdict, s.ratio), f"{s.before_processes}->{s.after_processes} proc",
                               ["[dropped]"] if s.dropped else []) for s in sorted(ss, key=_order)]))
     out += aligned_rows(rows)
     left = list(dict.fromkeys(d for s in shifts for d in s.dropped))

@@ -55,9 +55,12 @@ def test_ab_writes_a_valid_file_and_prints_a_verdict(result) -> None:
     assert doc["config"]["runs"] == 3 and doc["config"]["warmup_blocks"] == 1 and doc["config"]["seed"] == "7"
     assert len(doc["runs"]) == 4 * 4  # (1 warm-up + 3) blocks of 4 arms
     assert doc["program"]["path"] == str(PROGRAM.resolve()) and not doc["program"]["script"]
-    for line in ("sse2 vs libc, wall time:", "erms vs libc, wall time:", "sse2 vs libc, CPU time",
-                 "the shim's own cost: libc behind the shim vs plain, wall time:"):
-        assert any(x.startswith(f"- {line}") and "over 3 blocks" in x for x in p.stdout.splitlines()), line
+    # the headline: per measure a line per arm against libc and the shim's own cost, over 3 blocks
+    for measure in ("wall time", "CPU time (user + sys)"):
+        block = p.stdout.split(f"\n{measure}\n", 1)[1].splitlines()[:3]
+        assert [x.split("  ")[1] for x in block] == ["sse2", "erms", "shim's cost"], p.stdout
+        assert all(x.endswith("3 blocks") and len(x) <= 80 for x in block), block
+    assert p.stdout.rstrip().endswith(": --detail")
 
 
 def test_every_block_runs_every_arm_once_in_an_order_of_its_own(result) -> None:
@@ -180,8 +183,14 @@ def test_predict_from_replays_the_recording_and_prints_both(predicted) -> None:
     assert trace["config"]["trace"].endswith("rec/memcpy_trace.csv") and trace["config"]["variants"] == ["libc", "sse2"]
     # ab_calls makes 7 memcpy calls a run (and mempcpy, __memcpy_chk and __mempcpy_chk 7 each: all
     # counted as memcpy by the recorder); one line from each replay
+    said: list[str] = []  # each prediction's sentence, wrapped to 80 columns, whole again
+    for x in p.stdout.splitlines():
+        if x.startswith("  ") and not x.startswith("   ") and said and said[-1].startswith("- "):
+            said[-1] += " " + x.strip()
+        else:
+            said.append(x)
     for basis in ("the table drawn at random", "the trace in order"):
-        lines = [x for x in p.stdout.splitlines() if x.startswith(f"- sse2 - libc per run, from {basis}: predicted")]
+        lines = [x for x in said if x.startswith(f"- sse2 - libc per run, from {basis}: predicted")]
         assert len(lines) == 1 and " calls x " in lines[0]
         assert any(v in lines[0] for v in ("agree", "measured slower than predicted", "measured faster than predicted"))
     assert any(x.startswith("    sse2, size class ") for x in p.stdout.splitlines())
