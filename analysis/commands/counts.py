@@ -8,6 +8,7 @@ from ..io.counts_file import read_counts
 from ..io.load import load_run
 from ..verdicts.compare import time_ratios as compared_ratios
 from ..views.counts import code_lines, counts_table
+from ..views.text import INDENT, wrapped
 from .common import UsageError
 
 
@@ -35,18 +36,21 @@ def time_ratios(doc: dict, run_file: str) -> dict[str, tuple[float, float, float
 
 def run(args: argparse.Namespace) -> int:
     doc = read_counts(args.file)
-    print(f"== counts per call under {doc['tool']['valgrind']} callgrind (simulated caches and predictor): "
-          f"{doc['function']} on {doc['distribution']['spec']}, {doc['calls']} calls, seed {doc['seed']}")
+    said = [f"== counts per call under {doc['tool']['valgrind']} callgrind (simulated caches and predictor): "
+            f"{doc['function']} on {doc['distribution']['spec']}, {doc['calls']} calls, seed {doc['seed']}"]
+    print("\n".join(x for line in said for x in wrapped(line)))
     print(counts_table(doc, time_ratios(doc, args.beside) if args.beside else None))
+    said = []
     if args.beside:
-        print(f"time /base: {args.beside}'s median paired time ratio to {doc['baseline']} with its 95 % interval "
-              "(as analyze compare gives it); a variant whose counts and time part ways is paying for what the "
-              "simulation leaves out (memory, the real predictor, microcode)")
-    print("/base: the variant's count over the baseline's; L1 miss: D1 read + write + I1 misses. Not the real "
-          "predictor, memory latency or cache hierarchy (docs/methodology.md, \"Counts under valgrind\").")
+        said.append(f"time /base: {args.beside}'s median paired time ratio to {doc['baseline']} with its 95 % interval "
+                    "(as analyze compare gives it); a variant whose counts and time part ways is paying for what the "
+                    "simulation leaves out (memory, the real predictor, microcode)")
+    said.append("/base: the variant's count over the baseline's; L1 miss: D1 read + write + I1 misses. Not the real "
+                "predictor, memory latency or cache hierarchy (docs/methodology.md, \"Counts under valgrind\").")
     code = code_lines(doc)
     if code:
-        print("code B: bytes of the variant's function and every function it called in the counted loop (their "
-              "ELF symbol sizes); N+: some function's size unknown (?), so N is a lower bound; -: its own unknown")
-        print("\n".join(code))
+        said.append("code B: bytes of the variant's function and every function it called in the counted loop (their "
+                    "ELF symbol sizes); N+: some function's size unknown (?), so N is a lower bound; -: its own "
+                    "unknown")
+    print("\n".join([x for line in said for x in wrapped(line)] + [x for line in code for x in wrapped(line, INDENT * 3)]))
     return 0

@@ -36,22 +36,31 @@ def counts_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def ratio_cell(r: float | None) -> str:
+    """A count's ratio to the baseline's in five characters: 1.000, 16.73, 168.0, 1234."""
+    if r is None:
+        return "-"
+    return f"{r:.3f}" if r < 10 else f"{r:.2f}" if r < 100 else f"{r:.1f}" if r < 1000 else f"{r:.0f}"
+
+
 def counts_table(doc: dict[str, Any], times: dict[str, tuple[float, float, float]] | None = None) -> str:
-    """The table; with times (variant -> the time ratio to the baseline and its interval, from a run
-    file), a last column puts each variant's time ratio beside its counts' ratios."""
-    head = f"{'variant':<16}" + "".join(f"{c:>12} {'/base':>7}" for c, _ in COLUMNS) + f" {'code B':>8}"
+    """The table, each column as wide as its widest cell (80 columns for the usual counts); with
+    times (variant -> the time ratio to the baseline and its interval, from a run file), a last
+    column puts each variant's time ratio beside its counts' ratios."""
+    rows = counts_rows(doc)
+    cells = [[r["variant"], *[x for c, _ in COLUMNS for x in (f"{r[c]:.2f}", ratio_cell(r[c + " ratio"]))],
+              r["code bytes"]] for r in rows]
+    head = ["variant", *[x for c, _ in COLUMNS for x in (c, "/base")], "code B"]
     if times is not None:
-        head += f"  {'time /base [interval]':>26}"
-    lines = [head]
-    for r in counts_rows(doc):
-        cells = "".join(f"{r[c]:>12.2f} {('-' if r[c + ' ratio'] is None else format(r[c + ' ratio'], '.3f')):>7}"
-                        for c, _ in COLUMNS)
-        cells += f" {r['code bytes']:>8}"
-        if times is not None:
+        head.append("time /base [interval]")
+        for r, row in zip(rows, cells):
             t = times.get(r["variant"])
-            cells += f"  {(f'{t[0]:.4f} [{t[1]:.4f}, {t[2]:.4f}]' if t else 'not in the run'):>26}"
-        lines.append(f"{r['variant']:<16}{cells}")
-    return "\n".join(lines)
+            row.append(f"{t[0]:.4f} [{t[1]:.4f}, {t[2]:.4f}]" if t else "not in the run")
+    widths = [max(len(x[k]) for x in [head, *cells]) for k in range(len(head))]
+    # a ratio one space after its count, each count two after the column before
+    gaps = ["", *["  ", " "] * len(COLUMNS), *["  "] * (len(head) - 1 - 2 * len(COLUMNS))]
+    return "\n".join(f"{x[0]:<{widths[0]}}" + "".join(f"{g}{v:>{w}}" for g, v, w in zip(gaps[1:], x[1:], widths[1:]))
+                     for x in [head, *cells])
 
 
 def code_lines(doc: dict[str, Any]) -> list[str]:

@@ -538,9 +538,9 @@ def shift_headline_lines(shifts: list[Shift], files: tuple[int, int], hint: str 
     return out + ([hint] if hint else [])
 
 
-def wrapped(text: str) -> list[str]:
+def wrapped(text: str, indent: str = INDENT) -> list[str]:
     """A note or sentence wrapped to the headline's WIDTH, its continuation lines indented."""
-    return _wrap(text)
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
 
 
 def md_escape(text: str) -> str:

@@ -224,7 +224,9 @@ def test_code_bytes_are_shown_and_must_add_up(tmp_path: Path) -> None:
     cells = {line.split()[0]: line.split()[-1] for line in p.stdout.splitlines()
              if line.split()[:1] in (["libc"], ["libc-wrapped"], ["old"])}
     assert cells == {"libc": "1758", "libc-wrapped": "1878+", "old": "-"}
-    assert "libc-wrapped: w 120, __memcpy_avx_unaligned_erms (libc.so.6) 1758, 0x000000000011bce0 (???) ?" in p.stdout
+    assert ("libc-wrapped: w 120, __memcpy_avx_unaligned_erms (libc.so.6) 1758, 0x000000000011bce0 (???) ?"
+            in " ".join(p.stdout.split()))  # wrapped to 80 columns
+    assert all(len(x) <= 80 for x in p.stdout.splitlines()), p.stdout
     bad = [(lambda d: d["variants"][1].update(code_bytes=1879), "variants/1/code_bytes"),
            (lambda d: d["variants"][1].update(code_bytes_complete=True), "variants/1/code_bytes_complete"),
            (lambda d: d["variants"][0].pop("code_bytes"), "variants/0"),
