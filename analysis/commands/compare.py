@@ -6,7 +6,7 @@ import argparse
 
 from ..io.files import json_text, write_text_atomic
 from ..verdicts.compare import comparisons_frame
-from ..views.pgo import pgo_summary_lines
+from ..views.pgo import pgo_summary_lines, terminal_lines
 from ..views.text import COMPARISON_COLUMNS, headline_lines, plain, table, verdict_lines
 from .common import (DETAIL_HINT, check_outputs, check_study_options, compare_study, detail_option, inputs_of, suite_block,
                      study_options)
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             print()
             print("\n".join(plain(x) for x in verdict_lines(comps)))
         if pgo:
-            print("\n".join(pgo))
+            print("\n".join(terminal_lines(pgo)))
     else:
         print("(no comparisons: every variant besides the baseline is the harness's noop)")
     if args.json_out is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..stats.threads import is_threaded
 from ..verdicts.sweep import describe, is_sweep, sweep_points, sweep_table
 from ..views.counters import counter_summary, counters_source, has_counters
-from ..views.pgo import pgo_summary_lines
+from ..views.pgo import pgo_summary_lines, terminal_lines
 from ..views.summary import summary_rows
 from ..views.text import (context_lines, dashed, headline_lines, interference_lines, plain, rows_table, table,
                           verdict_lines)
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(headline_lines(comps, "" if args.detail or not comps else DETAIL_HINT)
                         + suite_block(comps, args.level, args.margin / 100)))
     if pgo:
-        print("\n".join(pgo))
+        print("\n".join(terminal_lines(pgo)))
     for r in (r for r in runs if is_sweep(r)):
         print(f"\n== size sweep: {r.function}, {describe(r)}")
         print("\n".join(plain(x) for x in context_lines(r, args.quiet)))

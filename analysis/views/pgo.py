@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..io.load import Run
 from ..verdicts.pgo import Gain, PgoGroup, PgoPair, pair_of, run_gains
-from .text import text_table
+from .text import text_table, wrapped
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +44,8 @@ def pair_line(g: Gain | tuple[PgoPair, str]) -> str:
 
 
 def pgo_summary_lines(runs: list[Run], level: float = 0.95) -> list[str]:
-    """The summary's PGO block: a title and one line per pair of each file with pairs; none without."""
+    """The summary's PGO block: a title and one line per pair of each file with pairs; none without
+    (the terminal wraps each to 80 columns: terminal_lines; the report keeps them whole)."""
     out: list[str] = []
     for r in (r for r in runs if not r.doc.get("sweep")):
         gains = run_gains(r, level)
@@ -53,6 +54,11 @@ def pgo_summary_lines(runs: list[Run], level: float = 0.95) -> list[str]:
                         f"source without a profile, time ratio, {level:.0%} interval as compare gives it"]
             out += [pair_line(g) for g in gains]
     return out
+
+
+def terminal_lines(lines: list[str]) -> list[str]:
+    """Lines for a terminal: each wrapped to 80 columns, an empty one kept."""
+    return [x for line in lines for x in (wrapped(line) or [""])]
 
 
 def group_frame(g: PgoGroup) -> pd.DataFrame:
@@ -69,8 +75,10 @@ def group_frame(g: PgoGroup) -> pd.DataFrame:
 
 
 def group_lines(g: PgoGroup, level: float) -> list[str]:
-    return [f"== {g.title}", f"verdict: {g.verdict()}",
+    """One source's block: its title and verdict, the table, and what a cell is, each sentence
+    wrapped to 80 columns (the table is as wide as its distributions' names)."""
+    return [*wrapped(f"== {g.title}"), *wrapped(f"verdict: {g.verdict()}"),
             text_table(group_frame(g)),
-            f"each cell: {g.source}'s profiled build over its build without a profile, time per call, in % "
-            f"(below 0: faster), {level:.0%} interval as analyze compare gives it; files: "
-            + ", ".join(sorted({p.run.path for c in g.cells.values() for p in c.pairs}))]
+            *wrapped(f"each cell: {g.source}'s profiled build over its build without a profile, time per call, in % "
+                     f"(below 0: faster), {level:.0%} interval as analyze compare gives it; files: "
+                     + ", ".join(sorted({p.run.path for c in g.cells.values() for p in c.pairs})))]

@@ -79,7 +79,15 @@ def test_the_summary_has_a_line_per_pair(studies, tmp_path: Path) -> None:
     for command in ("summarize", "compare"):
         p = analysis(command, f)
         assert p.returncode == 0, p.stderr
-        lines = [x for x in p.stdout.splitlines() if x.startswith("at-pgo vs at ")]
+        said: list[str] = []  # each line wrapped to 80 columns, whole again
+        for x in p.stdout.splitlines():
+            if x.startswith("  ") and said and said[-1].startswith("at-pgo vs at "):
+                said[-1] += " " + x.strip()
+            else:
+                said.append(x)
+        block = p.stdout.split("== PGO gain:", 1)[1].split("\n\n", 1)[0]
+        assert all(len(x) <= 80 for x in block.splitlines()), block
+        lines = [x for x in said if x.startswith("at-pgo vs at ")]
         assert len(lines) == 1, p.stdout
         m = re.fullmatch(rf"at-pgo vs at \(clang profile, trained on {FLEET}, the study's own\): "
                          r"(\d+\.\d) % (faster|slower) \[(-?\d+\.\d), (-?\d+\.\d)\]( \(interval includes no change\))?",
