@@ -186,8 +186,9 @@ case "$cmd" in
     # the one-node Slurm cluster tests/py/test_slurm.py runs docs/scaling.md's job array on
     # (installing them starts no Slurm daemon, which waits for an /etc/slurm/slurm.conf; the test
     # starts its own munged, beside any the system runs); valgrind for memfbench counts; clang and
-    # llvm (llvm-profdata) for run --pgo's clang path (tests/py/test_pgo.py)
-    PACKAGES+=(slurmctld slurmd slurm-client munge valgrind clang llvm)
+    # llvm (llvm-profdata) for run --pgo's clang path (tests/py/test_pgo.py); libbenchmark-tools
+    # for Google Benchmark's compare.py, run on our exports (tests/py/test_interop.py)
+    PACKAGES+=(slurmctld slurmd slurm-client munge valgrind clang llvm libbenchmark-tools)
     install_missing
     build
     status=0

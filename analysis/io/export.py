@@ -55,12 +55,63 @@ def gbench_groups(g: pd.DataFrame, repetitions: int) -> list[np.ndarray]:
     return [x for x in np.array_split(np.arange(len(g)), min(repetitions, len(g))) if len(x)]
 
 
+# The per-baseline family's scale: 1000 x the ratio, so its "time" reads as per mille of the
+# baseline's (1023 = 2.3 % slower than the baseline in the same rounds).
+PER_MILLE = 1000.0
+
+
+def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list[dict[str, Any]]:
+    """What memfbench's verdicts and `diff --normalize BASELINE` rest on, as benchmarks compare.py
+    reads: per variant but the baseline, "<function>/<distribution>/<variant>/per:<baseline>", one
+    repetition per process (gbench_groups) whose real_time is PER_MILLE x exp(the median over its
+    rounds of ln(time / the baseline's time in the same round)). The machine's drift between two
+    files cancels in it as in the paired design, so compare.py on two exports tests the change of
+    the ratio, as diff --normalize does (its U test over the processes, with no drift term)."""
+    base = run.baseline
+    b = m[m["variant"] == base].set_index(["process", "round"])["ns_per_call"].rename("b")
+    out: list[dict[str, Any]] = []
+    family = len(run.variants)
+    for v in run.variants:
+        if v == base:
+            continue
+        a = m[m["variant"] == v].set_index(["process", "round"])["ns_per_call"].rename("v")
+        j = pd.concat([a, b], axis=1, join="inner").reset_index().sort_values(["process", "round"])
+        j = j[(j["v"] > 0) & (j["b"] > 0)]
+        if j.empty:
+            continue
+        j["d"] = np.log(j["v"] / j["b"])
+        name = f"{run.function}/{run.distribution}/{v}/per:{base}"
+        groups = gbench_groups(j, repetitions)
+        reps = []
+        for i, idx in enumerate(groups):
+            part = j.iloc[idx]
+            value = PER_MILLE * float(np.exp(np.median(part["d"])))
+            reps.append(value)
+            out.append({"name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
+                        "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
+                        "iterations": len(part), "real_time": value, "cpu_time": value, "time_unit": "ns",
+                        "label": f"memfbench process {int(part['process'].iloc[0])}: {PER_MILLE:g} x the median over "
+                                 f"{len(part)} rounds of time / {base}'s in the same round"})
+        t = np.array(reps)
+        aggs = {"mean": float(t.mean()), "median": float(np.median(t)),
+                "stddev": float(t.std(ddof=1)) if len(t) > 1 else 0.0}
+        aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
+        out += [{"name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
+                 "run_type": "aggregate", "repetitions": len(groups), "threads": 1, "aggregate_name": agg,
+                 "aggregate_unit": "percentage" if agg == "cv" else "time", "iterations": len(groups),
+                 "real_time": val, "cpu_time": val, "time_unit": "ns"} for agg, val in aggs.items()]
+        family += 1
+    return out
+
+
 def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]:
     """One benchmark per variant ("<function>/<distribution>/<variant>"), one repetition row per
     process (see gbench_groups) with its calls as iterations and the median over its batches of the
     time per call (ns) as real_time and cpu_time: a median, so a preempted batch does not move it;
     then Google Benchmark's aggregate rows (mean, median, stddev, cv) over the repetitions. What is
-    lost: the pairing of variants round by round (compare.py's U test sees independent samples)."""
+    lost there: the pairing of variants round by round (compare.py's U test sees independent
+    samples, and two files' absolute times carry the machine's drift between them); the
+    per-baseline family (per_baseline_benchmarks) keeps it."""
     m = measured(run.batches)
     benches: list[dict[str, Any]] = []
     for family, v in enumerate(run.variants):
@@ -104,6 +155,7 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
                 "aggregate_unit": "percentage" if agg == "cv" else "time",
                 "iterations": len(groups), "real_time": val, "cpu_time": val, "time_unit": "ns",
             })
+    benches += per_baseline_benchmarks(run, m, repetitions)
     for b in benches:
         for k, x in b.items():
             if isinstance(x, float) and not math.isfinite(x):

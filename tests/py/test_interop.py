@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from analysis.io import load, schema
+from tools import gbench_agreement
 from conftest import QUICK, ROOT
 from whole_processes import synthetic_study
 
@@ -157,6 +158,23 @@ def test_gbench_export_has_one_repetition_per_process(template, tmp_path):
         for proc, b in enumerate(rows):
             mine = [s["ns"][i] / s["calls"][i] for i in range(s["count"]) if s["variant"][i] == vi and s["process"][i] == proc]
             assert b["real_time"] == pytest.approx(float(np.median(mine)), rel=1e-12) and f"process {proc}," in b["label"]
+
+
+@pytest.mark.skipif(not gbench_agreement.COMPARE_PY.exists(),
+                    reason="Debian's libbenchmark-tools (compare.py) is not installed: ./bootstrap.sh test installs it")
+@pytest.mark.parametrize("after_ratio,verdict", [(1.10, "slower"), (0.92, "faster"), (1.0, "no difference")])
+def test_compare_py_on_two_exports_reaches_the_verdict_of_diff(template, tmp_path, after_ratio, verdict):
+    """Upstream compare.py on the exports of two files of known answer: its U test on the
+    per-baseline family (each process's paired ratio to the baseline) calls what diff --normalize
+    calls on the files, faster, slower or no change, with the change's sign and about its size."""
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    before.write_text(json.dumps(synthetic(template, 1.0, 0.01, 400, seed=1)))
+    after.write_text(json.dumps(synthetic(template, after_ratio, 0.01, 400, seed=2)))
+    rows = gbench_agreement.agreement(str(before), str(after), normalize="libc", between=0.0)
+    assert [r.variant for r in rows] == ["sizeclass"]
+    r = rows[0]
+    assert gbench_agreement.agrees(r.diff, r.words(r.per_base)), (r.diff, r.per_base)
+    assert r.words(r.per_base) == verdict and r.per_base[0] == pytest.approx(after_ratio - 1, abs=0.01)
 
 
 def test_gbench_export_has_google_benchmark_fields(template, tmp_path):
