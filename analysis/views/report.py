@@ -22,7 +22,8 @@ from .counters import counter_summary, counters_source, has_counters
 from .pgo import pgo_summary_lines
 from .summary import summarize_run
 from .variants import how_lines, variants_frame
-from .text import CODE, READER_COLUMNS, STRONG, context_lines, headline_markdown, host_groups, md_escape, verdict_lines
+from .text import (CODE, DASH, READER_COLUMNS, STRONG, context_lines, fmt_interval, fmt_ratio, headline_groups, headline_markdown,
+                   host_groups, md_escape, ratio_verdict, verdict_lines)
 
 
 def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
@@ -96,20 +97,33 @@ def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], n
     from .plots.comparisons import shifts
     md = ["# memfbench before/after", "",
           f"{before[0].function} on {before[0].distribution}: {len(before)} file(s) before, {len(after)} after.", "",
-          "## Verdicts", "", *[shift_line(s) for s in items], ""]
-    if notes:
-        md += [f"- {n}" for n in notes] + [""]
+          "## Verdicts", ""]
     figures: list[tuple[str, Path]] = []
     if items:
-        rows = pd.DataFrame([{"variant": s.variant, "verdict": s.verdict, "after/before": s.ratio,
-                              "ci_low": s.ci_low, "ci_high": s.ci_high, "simultaneous low": s.ci_adj_low,
-                              "simultaneous high": s.ci_adj_high, "processes": f"{s.before_processes} -> "
-                              f"{s.after_processes}", "median ns/call before": s.before_ns_per_call,
-                              "after": s.after_ns_per_call, "adjusted p": s.p_adjusted} for s in items])
-        md += ["## Shifts", "", _md_table(rows), ""]
+        # the headline's cells (views/text.py shift_headline_lines): after/before, its simultaneous
+        # interval, the verdict in words, then the shifts drawn; every figure under a fold
+        m = len(items)
+        label = f"{items[0].level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "")
+        md += [f"| variant | after/before | {label} | verdict | processes | flags |", "|---|---|---|---|---|---|"]
+        md += [f"| {md_escape(s.variant)} | {fmt_ratio(s.ratio)} | {fmt_interval(s.ci_adj_low, s.ci_adj_high)} | "
+               f"**{' '.join(x for x in ratio_verdict(s.verdict, s.ratio) if x)}** | "
+               f"{s.before_processes} -> {s.after_processes} | {'[dropped]' if s.dropped else DASH} |"
+               for s in items]
+        md += ["", "after/before below 1: after is faster; the rows in the figure's order, the table's interval its "
+                   "thin one.", ""]
         paths = save(shifts(items, margin), out_dir / "shifts", svg)
         figures += [("after / before", path) for path in paths]
         md += [f"![after / before]({paths[0].name})", ""]
+    if notes:
+        md += [f"- {n}" for n in notes] + [""]
+    if items:
+        rows = pd.DataFrame([{"variant": s.variant, "verdict": s.verdict, "after/before": s.ratio,
+                              f"{s.level:.0%} CI low": s.ci_low, f"{s.level:.0%} CI high": s.ci_high,
+                              "simultaneous low": s.ci_adj_low, "simultaneous high": s.ci_adj_high,
+                              "processes": f"{s.before_processes} -> {s.after_processes}",
+                              "median ns/call before": s.before_ns_per_call, "after": s.after_ns_per_call,
+                              "adjusted p": s.p_adjusted} for s in items])
+        md += _fold("Every figure of each shift", [*[f"- {shift_line(s)[2:]}" for s in items], "", _md_table(rows)])
     for side, runs in (("Before", before), ("After", after)):
         for run in runs:
             md += [f"## {side}: `{Path(run.path).name}`", "", *_text(context_lines(run, quiet)), ""]
@@ -258,7 +272,8 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
     # one set of figures per host group (CPU model): ratios of different machine types are not
     # pooled, so they are not drawn on one axis either
     for gi, group in enumerate(groups):
-        gc = [c for c in comps if c.cpu_model == group]
+        # in the verdict table's order (headline_groups), so a row is found at the same place in both
+        gc = [c for _, cs in headline_groups([c for c in comps if c.cpu_model == group]) for c in cs]
         suffix = f"_host{gi}" if len(groups) > 1 else ""
         if len(groups) > 1:
             md += [f"### {_host_title(group, gc)}", ""]

@@ -111,12 +111,12 @@ def forest(comps: list[Comparison], margin: float | None = None, colors: dict[st
     col = colors_for([c.baseline for c in comps] + [c.variant for c in comps], colors)
     m = margin if margin is not None else (comps[0].margin if comps else 0.01)
     rows = [ForestRow(f"{short_label(c.variant)} vs {short_label(c.baseline)} ({short_label(c.distribution)}) — {shown_verdict(c)}\n"
-                      f"{c.ratio:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
+                      f"{c.ratio:.4f} [{c.ci_adj_low:.4f}, {c.ci_adj_high:.4f}]", c.variant, c.ratio, c.ci_low, c.ci_high,
                       c.ci_adj_low, c.ci_adj_high, shown_verdict(c)) for c in comps]
     across = any(c.across_processes for c in comps)
     over = "the code placement model over processes" if any(c.placement_model for c in comps) else "t over processes"
-    return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin) "
-                   "intervals,\n" + (over if across else "sign test within one process"),
+    return _forest(rows, m, col, f"{_measures(comps)}: paired ratios with 95 % (thick) and simultaneous (thin, "
+                   "labelled) intervals,\n" + (over if across else "sign test within one process"),
                    "time ratio variant / baseline (below 1: faster)")
 
 
@@ -125,10 +125,10 @@ def shifts(items: list[Shift], margin: float, colors: dict[str, str] | None = No
     simultaneous interval, as the forest of a comparison."""
     col = colors_for([s.variant for s in items], colors)
     what = f"ratio to {items[0].normalized_by}" if items and items[0].normalized_by else "time per call"
-    rows = [ForestRow(f"{short_label(s.variant)} — {s.verdict}\n{s.ratio:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]",
+    rows = [ForestRow(f"{short_label(s.variant)} — {s.verdict}\n{s.ratio:.4f} [{s.ci_adj_low:.4f}, {s.ci_adj_high:.4f}]",
                       s.variant, s.ratio, s.ci_low, s.ci_high, s.ci_adj_low, s.ci_adj_high, s.verdict) for s in items]
     return _forest(rows, margin, col, f"after / before of each variant's {what}: 95 % (thick) and simultaneous "
-                   "(thin)\nintervals, Welch t on each side's error", "after / before (below 1: after is faster)")
+                   "(thin,\nlabelled) intervals, Welch t on each side's error", "after / before (below 1: after is faster)")
 
 
 def _round_ratios(run: Run, variant: str, baseline: str) -> pd.DataFrame:
