@@ -83,29 +83,50 @@ def missing() -> str:
     return ""
 
 
-def check_page(page: Path, screenshot: Path | None = None, window: tuple[int, int] = WINDOW) -> PageCheck:
-    """Opens page (a file) in headless Chromium at the window's size, measures it (MEASURE), reads
-    the console, and writes the first screen to `screenshot` when given."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+class Browser:
+    """One headless Chromium for several pages (its start is most of a page's cost): `with
+    Browser() as b: b.check(page)`."""
 
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    # --no-sandbox: Chromium refuses to run as root with its sandbox (CI and these VMs are root)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={window[0]},{window[1]}", "--hide-scrollbars"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    try:
-        driver.set_window_size(*window)
-        driver.get(page.resolve().as_uri())
-        m = driver.execute_script(MEASURE)
+    def __init__(self, window: tuple[int, int] = WINDOW) -> None:
+        self.window = window
+        self.driver = None
+
+    def __enter__(self) -> "Browser":
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = str(CHROMIUM)
+        # --no-sandbox: Chromium refuses to run as root with its sandbox (CI and these VMs are root)
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    f"--window-size={self.window[0]},{self.window[1]}", "--hide-scrollbars"):
+            opts.add_argument(arg)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+        self.driver.set_window_size(*self.window)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.driver is not None:
+            self.driver.quit()
+
+    def check(self, page: Path, screenshot: Path | None = None) -> PageCheck:
+        """Opens page (a file), measures it (MEASURE), reads the console's errors since the last
+        page, and writes the first screen to `screenshot` when given."""
+        d = self.driver
+        assert d is not None, "use Browser in a with statement"
+        d.get_log("browser")  # what an earlier page logged is not this one's
+        d.get(page.resolve().as_uri())
+        m = d.execute_script(MEASURE)
         if screenshot is not None:
-            driver.save_screenshot(str(screenshot))
-        errors = [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
-    finally:
-        driver.quit()
-    return PageCheck(m["table_head"], float(m["table_top"]), float(m["first_row_bottom"]), int(m["vh"]), int(m["vw"]),
-                     int(m["scroll_width"]), list(m["wide"]), int(m["images"]), list(m["broken"]), errors,
-                     m["first_heading"])
+            d.save_screenshot(str(screenshot))
+        errors = [e["message"] for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+        return PageCheck(m["table_head"], float(m["table_top"]), float(m["first_row_bottom"]), int(m["vh"]),
+                         int(m["vw"]), int(m["scroll_width"]), list(m["wide"]), int(m["images"]), list(m["broken"]),
+                         errors, m["first_heading"])
+
+
+def check_page(page: Path, screenshot: Path | None = None, window: tuple[int, int] = WINDOW) -> PageCheck:
+    """One page in a browser of its own (Browser.check)."""
+    with Browser(window) as b:
+        return b.check(page, screenshot)
