@@ -526,7 +526,8 @@ def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
     if "over-time" in plans:
         cov = plans.get("coverage") or runs.plan("coverage", ctx.plugins, q, invocations)
         inv = r.inv if r.inv is not None else coverage_study(ctx, cov)
-        r.drift = max(cv([x.comps[pair].ratio for x in inv]) for pair in COVERAGE_PAIRS)
+        # as section 1 prints it (two decimals of a percent), which is what stats/validated.py holds
+        r.drift = round(100 * max(cv([x.comps[pair].ratio for x in inv]) for pair in COVERAGE_PAIRS), 2) / 100
         r.time_lines, r.pool_lines = over_time(ctx, cov, plans["over-time"], r.drift)
     return r
 
