@@ -26,9 +26,25 @@ from .text import (CODE, DASH, READER_COLUMNS, STRONG, context_lines, fmt_interv
                    host_groups, md_escape, ratio_verdict, verdict_lines)
 
 
+# A column's name as a reader reads it in the report's tables (the data keep theirs: --json,
+# exports, the notebooks' frames); a name not here is shown with its underscores as spaces.
+HEADERS = {"ci_low": "95% CI low", "ci_high": "95% CI high", "ci_adj_low": "simultaneous low",
+           "ci_adj_high": "simultaneous high", "p_adjusted": "adjusted p", "pi_low": "re-run low",
+           "pi_high": "re-run high", "between_process_sd": "layout noise (sd)", "within_low": "within-process low",
+           "within_high": "within-process high", "net_ratio": "net of the harness", "processes_for_margin":
+           "processes to resolve the margin", "median_ns_per_call": "median ns/call", "net_ns_per_call":
+           "net ns/call", "bytes_per_ns": "bytes/ns", "iqr": "IQR", "mad": "MAD", "robust_sd": "robust sd",
+           "warmup_batches_excluded": "warm-up batches left out"}
+
+
+def header(name: str) -> str:
+    """A column's header in the report (HEADERS, else its underscores as spaces)."""
+    return HEADERS.get(name, name.replace("_", " "))
+
+
 def _md_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
     cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines = ["| " + " | ".join(md_escape(header(str(c))) for c in cols) + " |", "|" + "---|" * len(cols)]
     for _, row in df.iterrows():
         cells = []
         for c in cols:
@@ -176,8 +192,9 @@ def _threads_section(run: Run, tag: str, out_dir: Path, svg: bool, figures: list
 
 
 def _variants_section(t: VariantsTable) -> list[str]:
-    """Seed 000's metrics, one line per variant, and how each column was measured."""
-    return ["### Seed 000's metrics, one line per variant", "",
+    """Each variant's time, code size and friendliness (llvm-libc's benchmarking notes, seed 000, ask
+    for them), one line per variant, and how each column was measured."""
+    return ["### Time, code size and friendliness, one line per variant", "",
             "Time ratio to the baseline, code size, i-cache pressure slope, slowdown beside a second thread and "
             "PGO gain; 'not measured' where no file given measured it.", "",
             _md_table(variants_frame(t).applymap(_unbroken)), "", *_text([f"- {x}" for x in how_lines(t)]), ""]

@@ -172,12 +172,12 @@ def test_the_report_has_the_table(files, tmp_path: Path) -> None:
     p = analysis("report", files["plain"], "-o", str(out), "--threads", files["threads"])
     assert p.returncode == 0, p.stderr
     md = (out / "report.md").read_text()
-    section = md.split("### Seed 000's metrics, one line per variant", 1)[1].split("\n### ", 1)[0]
+    section = md.split("### Time, code size and friendliness, one line per variant", 1)[1].split("\n### ", 1)[0]
     head = next(x for x in section.splitlines() if x.startswith("| variant"))
     assert [c.strip() for c in head.strip("|").split("|")] == ["variant"] + COLUMNS
     assert "not measured" in section and "two cores, not two hardware threads" in section
     html = (out / "report.html").read_text()
-    assert "Seed 000&#x27;s metrics" in html or "Seed 000's metrics" in html
+    assert "Time, code size and friendliness, one line per variant" in html
     # an option file that fits none of the report's runs
     other = json.loads(Path(files["pressure"]).read_text())
     other["config"]["distribution"] = "spec2017/memcpy"
