@@ -65,6 +65,22 @@ def _parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
     return ap
 
 
+def did_you_mean(parser: argparse.ArgumentParser, argv: list[str], message: str) -> str:
+    """For argparse's "unrecognized arguments: --basline libc": ' (did you mean --baseline?)', the
+    subcommand's option nearest to the first unknown one, where one is near; else ""."""
+    import difflib
+    if not message.startswith("unrecognized arguments:") or not argv:
+        return ""
+    word = next((w.split("=", 1)[0] for w in message.split(":", 1)[1].split() if w.startswith("--")), "")
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    sub = subs[0].choices.get(argv[0]) if subs else None
+    if not word or sub is None:
+        return ""
+    options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+    near = difflib.get_close_matches(word, options, n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}?)" if near else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:  # a file or variant name that is not UTF-8 is printed escaped, not a crash
@@ -72,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         argv = sys.argv[1:] if argv is None else argv
         modules = commands(asked(argv))
-        args = _parser(modules).parse_args(argv)
+        parser = _parser(modules)
+        try:
+            args = parser.parse_args(argv)
+        except UsageError as e:
+            raise UsageError(str(e) + did_you_mean(parser, argv, str(e))) from None
         return modules[args.cmd].run(args)
     except (UsageError, ResultFileError, OutputError) as e:
         print(f"{PROG}: {one_line(str(e))}", file=sys.stderr)

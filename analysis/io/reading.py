@@ -91,8 +91,9 @@ def _check_start(p: Path, text: bytes | bytearray) -> None:
         raise ResultFileError(f"{p}: not a memfbench result: it starts with a UTF-8 byte order mark")
     first = start.lstrip(_JSON_SPACE)[:1]
     if first not in (b"{", b""):
+        shown = f"'{first.decode('ascii')}'" if 0x20 < first[0] < 0x7f else f"byte 0x{first[0]:02x}"
         raise ResultFileError(f"{p}: not a memfbench result: a result is one JSON object, and this "
-                              f"starts with {first!r}")
+                              f"starts with {shown}")
 
 
 def _gunzip(p: Path, f: BinaryIO, head: bytes, limit: int) -> bytearray:
