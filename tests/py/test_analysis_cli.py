@@ -188,6 +188,18 @@ def test_notebooks_execute_headless(runs, name):
         assert "after/before 1.0000" in text and text.count("image/png") >= 1 + 2 * len(runs) + 1
 
 
+@pytest.mark.parametrize("name", ["overview.ipynb", "ab_compare.ipynb"])
+def test_notebooks_name_commands_as_a_user_runs_them(name):
+    """A notebook's Markdown gives the commands of the checkout's wrapper (./memfbench run, ./memfbench
+    analyze), not the build folder's binary or the bare module, and no process count that is not
+    the default's (issue 54: "10 fresh processes", build/bench/memfbench, python3 -m analysis)."""
+    nb = json.loads((ROOT / "analysis" / "notebooks" / name).read_text())
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "build/bench/memfbench" not in md and "python3 -m analysis" not in md and "10 fresh" not in md
+    if name == "ab_compare.ipynb":
+        assert "./memfbench run -v libc" in md and "-m nbconvert --to notebook --execute" in md
+
+
 def test_a_notebook_parameter_that_matches_nothing_names_what_it_looked_for(tmp_path, monkeypatch):
     from analysis.io import load
     from analysis.io.reading import ResultFileError
