@@ -383,7 +383,7 @@ def gen_diff_same_build(a: argparse.Namespace) -> str:
         shown = []
         for extra in ([], ["--normalize", "libc"]):
             p = _run(_analyze(a, "diff", *files, *extra))
-            lines = [ln for ln in p.stdout.splitlines() if ln.startswith(("- ", "note: "))]
+            lines = p.stdout.rstrip("\n").splitlines()  # the headline and notes, as printed (80 columns)
             shown.append(f"$ memfbench analyze diff st_101.json.gz st_102.json.gz {' '.join(extra)}".rstrip())
             shown += lines
     cmd = (f"{_shown_path(a.memfbench)} run -q -s 101 -o st_101.json.gz (and -s 102); "
@@ -808,7 +808,7 @@ def gen_plugin_walkthrough(a: argparse.Namespace) -> str:
     verdicts, copy, one_layout = _headline(summ.stdout), _headline(aa.stdout), _headline(plug.stdout)
 
     def shifts(p: subprocess.CompletedProcess[str]) -> str:
-        return "\n".join(ln for ln in p.stdout.splitlines() if ln.startswith(("== before/after", "- erms", "note:")))
+        return p.stdout.rstrip("\n")  # the headline and its notes, as printed
     gate_line = next((ln for ln in gate.stdout.splitlines() if ln.startswith("gate ")), "")
     spread = "; ".join(f"{n} at " + ", ".join(f"{k}: {c}" for k, c in cs) for n, cs in counts.items())
     return ("Step 2, the first run and the second (`memfbench run ... -v " + spec + " -v erms-copy`: what each "
