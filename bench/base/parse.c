@@ -184,6 +184,10 @@ static int edits(const char *a, const char *b, int cap)
     size_t la = strlen(a), lb = strlen(b);
     if (la >= MAXLEN || lb >= MAXLEN)
         return cap + 1;
+    /* every edit changes the length by one at most: lengths further apart than cap are further
+     * than cap, and the table need not be filled (a long typo against every shipped name) */
+    if ((la > lb ? la - lb : lb - la) > (size_t)cap)
+        return cap + 1;
     int d[MAXLEN][MAXLEN];
     for (size_t i = 0; i <= la; i++)
         d[i][0] = (int)i;
