@@ -11,6 +11,7 @@ from ..io.load import check_distinct, load_run
 from ..io.reading import ResultFileError
 from ..stats.bootstrap import DEFAULT_SEED
 from ..verdicts import history as hist
+from ..views.progress import Progress
 from ..views.text import INDENT, WIDTH, table, wrapped
 from .common import UsageError, check_level, check_outputs, inputs_of, png, seed_arg
 
@@ -134,9 +135,12 @@ def run(args: argparse.Namespace) -> int:
     check_distinct(files)
     # one file at a time, keeping only its point: a series of 10,000 files never holds their batches
     groups: dict[tuple[str, str, str, str], list[hist.FilePoint]] = {}
-    for path in files:
+    progress = Progress("history", "file", len(files))
+    for i, path in enumerate(files):
+        progress.step(i)
         point = _file_point(path, args)
         groups.setdefault(point.key, []).append(point)
+    progress.end()
     docs: list[dict] = []
     all_changes: list = []
     for (cpu, measure, function, distribution), rs in groups.items():

@@ -20,6 +20,7 @@ from ..verdicts.diff import Shift, shift_line
 from ..verdicts.variants import VariantsTable, variants_table
 from .counters import counter_summary, counters_source, has_counters
 from .pgo import pgo_summary_lines
+from .progress import Progress
 from .summary import summarize_run
 from .variants import how_lines, variants_frame
 from .text import (CODE, DASH, READER_COLUMNS, STRONG, context_lines, fmt_interval, fmt_ratio, headline_groups, headline_markdown,
@@ -317,7 +318,9 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                                           for x in pgo]), ""]
     if probe_doc is not None:
         md += _probe_section(probe_doc, out_dir, svg, figures)
+    progress = Progress("report", "study", len(runs))
     for i, run in enumerate(runs):
+        progress.step(i, f"{run.function} on {run.distribution}")
         tag = f"run{i}"
         if run.doc.get("sweep"):
             md += _sweep_section(run, tag, out_dir, colors, svg, figures, quiet, probe_doc)
@@ -346,6 +349,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             fig = save(fn(run), out_dir / f"{tag}_{name}", svg)[0]
             figures.append((f"{run.distribution}: {title}", fig))
             md += [f"![{title}]({fig.name})", ""]
+    progress.end()
     return _write_pages(md, figures, out_dir)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 import subprocess
+import sys
 
 from conftest import binary
 
@@ -109,3 +110,25 @@ def test_a_suite_says_how_far_it_is_on_a_terminal_only(tmp_path) -> None:
     p = subprocess.run([binary(), "suite", "-o", "pipe", *args], cwd=tmp_path, capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 0 and "\r" not in p.stderr and "study 5 of 5: bcmp" in p.stderr, p.stderr
+
+
+def test_report_and_history_say_how_far_they_are_on_a_terminal_only(tmp_path) -> None:
+    """analyze report (a step per study) and history (a step per file) rewrite one line with the
+    step's number of all on a terminal; in a pipe, nothing of it (issue 54: report said nothing
+    for its 8 s)."""
+    import shutil
+    from conftest import ROOT
+    golden = ROOT / "tests" / "data" / "golden-run.json"
+    files = []
+    for i in range(3):
+        files.append(tmp_path / f"r{i}.json")
+        shutil.copy(golden, files[-1])
+    for name, args, shown in (("report", [*map(str, files[:2]), "-o", str(tmp_path / "rep")], "report: study 2 of 2"),
+                              ("history", [*map(str, files), "--order", "given"], "history: file 3 of 3")):
+        rc, text = on_a_terminal([sys.executable, "-m", "analysis", name, *args], ROOT)
+        assert rc == 0 and "\r\x1b[K" in text and shown in text, text
+        if name == "report":
+            shutil.rmtree(tmp_path / "rep")
+        p = subprocess.run([sys.executable, "-m", "analysis", name, *args], cwd=ROOT, capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0 and "\r" not in p.stderr + p.stdout and shown not in p.stderr, p.stderr
