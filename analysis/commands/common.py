@@ -182,14 +182,15 @@ def png(fig) -> bytes:
 def suite_block(comps: list, level: float, margin: float) -> list[str]:
     """With comparisons of several studies (functions or tables): the suite's lines, each
     variant's geometric mean over the studies it ran in (verdicts/suite.py); none for one study."""
-    from ..verdicts.suite import suite_headline, suite_lines
+    from ..verdicts.suite import study_ratios, suite_headline, suite_lines
     studies = sorted({(c.function, c.distribution) for c in comps})
     lines = suite_lines(comps, level, margin) if len(studies) > 1 else []
     if not lines:
         return []
     order = {"faster": 0, "slower": 1, "equivalent": 2, "inconclusive": 3}
     return ["", f"== suite: geometric mean over {len(studies)} studies, {level * 100:g} % interval from theirs",
-            *(suite_headline(x) for x in sorted(lines, key=lambda x: (order[x.verdict], x.geomean)))]
+            *(y for x in sorted(lines, key=lambda x: (order[x.verdict], x.geomean))
+              for y in [suite_headline(x), *study_ratios(x)])]
 
 
 def metric_options(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from ..verdicts.suite import suite_headline, suite_lines
+from ..verdicts.suite import study_ratios, suite_headline, suite_lines
 from .common import UsageError, check_study_options, compare_study, study_options
 
 
@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     for line in sorted(lines, key=lambda x: (order[x.verdict], x.geomean)):
         tag = f"  [{line.withheld} withheld]" if line.withheld else ""
         print(suite_headline(line) + tag)
+        print("\n".join(study_ratios(line)))
     dofs = [line.dof for line in lines if math.isfinite(line.dof)]
     if any(line.withheld for line in lines):
         print("[N withheld]: N of its studies' own verdicts were withheld (a state change, or one process); "

@@ -11,7 +11,7 @@ Satterthwaite's, (sum se_i^2)^2 / sum(se_i^4 / dof_i). The interval is exp(mean 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..stats.laws import norm_quantile, t_quantile
 from .compare import Comparison, withheld
@@ -29,6 +29,7 @@ class SuiteLine:
     level: float
     verdict: str              # faster, slower, equivalent (within the margin) or inconclusive
     withheld: int             # studies whose own verdict was withheld (state change, one process)
+    ratios: list[float] = field(default_factory=list)  # each study's own ratio, in studies' order
 
 
 def log_se(c: Comparison) -> tuple[float, float]:
@@ -58,7 +59,7 @@ def combine(comps: list[Comparison], level: float, margin: float) -> SuiteLine:
         verdict = "inconclusive"
     held = sum(1 for c in comps if withheld(c))
     return SuiteLine(comps[0].variant, comps[0].baseline, [f"{c.function} on {c.distribution}" for c in comps],
-                     math.exp(mean), low, high, dof, level, verdict, held)
+                     math.exp(mean), low, high, dof, level, verdict, held, [c.ratio for c in comps])
 
 
 def suite_lines(comps: list[Comparison], level: float, margin: float, min_studies: int = 2) -> list[SuiteLine]:
@@ -103,3 +104,13 @@ def suite_headline(line: SuiteLine) -> str:
     name = line.variant if len(line.variant) <= 16 else line.variant[:15] + "…"
     return (f"{name:<16} {line.geomean:.3f} [{line.low:.3f}, {line.high:.3f}]  {size:<14} "
             f"{len(line.studies)} studies")
+
+
+def study_ratios(line: SuiteLine, width: int = 80) -> list[str]:
+    """The ratios the line's mean is of, one per study, named by its function (and table where the
+    functions repeat), wrapped to width under the line: "    memcpy 1.103, memmove 1.050"."""
+    import textwrap
+    functions = [s.split(" on ", 1)[0] for s in line.studies]
+    names = functions if len(set(functions)) == len(functions) else line.studies
+    text = ", ".join(f"{n} {r:.3f}" for n, r in zip(names, line.ratios))
+    return textwrap.wrap(text, width, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)

@@ -4,6 +4,7 @@ command end to end on short studies: structure and agreement, never a timing ver
 from __future__ import annotations
 
 import math
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -102,6 +103,16 @@ def test_compare_summarize_and_report_give_the_same_suite_line(memfbench: str, t
                            cwd=ROOT).stdout
     wanted = [x for x in suite.splitlines() if x.startswith(("bytes ", "libc-copy "))]
     assert len(wanted) == 2
+    # under each line, the ratio of each study it averages, as that study's compare gives it
+    lines = suite.splitlines()
+    below = " ".join(lines[lines.index(wanted[0]) + 1:lines.index(wanted[0]) + 3])
+    name = wanted[0].split()[0]
+    for f in files:
+        compared = subprocess.run([sys.executable, "-m", "analysis", "compare", f, "--json", str(tmp_path / "c.json")],
+                                  capture_output=True, text=True, cwd=ROOT)
+        assert compared.returncode == 0, compared.stderr
+        row = next(r for r in json.loads((tmp_path / "c.json").read_text()) if r["variant"].split("@")[0] == name)
+        assert f"{row['function']} {row['ratio']:.3f}" in below, (row["function"], below)
     for command in ("compare", "summarize"):
         p = subprocess.run([sys.executable, "-m", "analysis", command, *files], capture_output=True, text=True,
                            cwd=ROOT)
