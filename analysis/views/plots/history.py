@@ -35,11 +35,11 @@ def history(points: pd.DataFrame, variant: str, changes: list, codes: pd.DataFra
         ax.annotate(f"{(c.change - 1) * 100:+.2f} %", (c.position - 0.5, 1.0), xycoords=("data", "axes fraction"),
                     xytext=(3, -12), textcoords="offset points", color="C3", fontsize=8)
     mark = codes[codes["variant"] == variant] if not codes.empty else codes
+    # a code change as a line through the plot behind the points (an arrow above the axes sat on the
+    # title, issue 54); a change point at the same place is drawn over it, dashed
     for i, (_, r) in enumerate(mark.iterrows()):
-        ax.annotate("", (r["position"] - 0.5, 1.0), xycoords=("data", "axes fraction"), xytext=(0, 10),
-                    textcoords="offset points", arrowprops={"arrowstyle": "-|>", "color": "0.4"})
-    if len(mark):
-        ax.plot([], [], marker="v", linestyle="", color="0.4", label="code changed (variant or baseline)")
+        ax.axvline(r["position"] - 0.5, color="0.55", linestyle=":", linewidth=2.2, zorder=0,
+                   label="code changed (variant or baseline)" if i == 0 else None)
     labels = [str(t) if t else "" for t in g["label"]]
     ax.set_xticks(x)
     ax.set_xticklabels([f"{p}" + (f" {short_label(t)}" if t else "") for p, t in zip(x, labels)], rotation=60, ha="right",
