@@ -322,16 +322,17 @@ def bin_of(edges: np.ndarray, t: np.ndarray) -> np.ndarray:
 BAND_LEAST = 5
 
 
-def binned(y: np.ndarray, which: np.ndarray, process: np.ndarray) -> pd.DataFrame:
-    """Per time bin: the median of its points (every process pooled) and the smallest and largest
-    of the processes' own medians there, each over at least BAND_LEAST of its points (NaN with one
-    process: no spread to show)."""
+def binned(y: np.ndarray, which: np.ndarray, process: np.ndarray,
+           spread: tuple[float, float] = (0.0, 1.0)) -> pd.DataFrame:
+    """Per time bin: the median of its points (every process pooled) and, as low and high, the
+    `spread` quantiles of the processes' own medians there (default the smallest and the largest),
+    each over at least BAND_LEAST of its points (NaN with one process: no spread to show)."""
     df = pd.DataFrame({"bin": which, "process": process, "y": y})
     out = df.groupby("bin")["y"].median().to_frame("median")
     if df["process"].nunique() >= 2:
         per = df.groupby(["bin", "process"])["y"].agg(["median", "size"])
         per = per[per["size"] >= BAND_LEAST]["median"].groupby(level="bin")
-        out["low"], out["high"] = per.min(), per.max()
+        out["low"], out["high"] = per.quantile(spread[0]), per.quantile(spread[1])
     else:
         out["low"] = out["high"] = np.nan
     return out

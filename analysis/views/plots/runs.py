@@ -8,14 +8,18 @@ from ...io.load import Run, measured
 from .base import bin_of, binned, colors_for, new_figure, plain_log_axis, short_label, time_edges, title_of
 
 
+# The band of the time series: the processes' quartiles.
+MIDDLE_HALF = (0.25, 0.75)
+
+
 def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) -> Figure:
     """Per-call batch time against time, per variant: the median of each time bin's batches (every
-    process pooled) as a line and, with several processes, the range of the processes' own medians
-    in the bin as a band, in the variant's colour (the same in every figure). Bins, not points: a
+    process pooled) as a line and, with several processes, the middle half of the processes' own
+    medians in the bin as a band, in the variant's colour (the same in every figure). Bins, not points: a
     default study has 100,000 batches, which as dots merge into one band; and one summary per
     variant, not a line per process, which with tens of processes is spaghetti. Up to `bins` bins,
     fewer when a process would have under base.BIN_LEAST batches of a variant per bin. The warm-up
-    is the grey span at the start."""
+    is the grey span at the start, as long as the median process's."""
     df = run.batches
     col = colors_for(run.variants, colors)
     fig, ax = new_figure(10, 4.5)
@@ -29,14 +33,19 @@ def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) 
             g = m[m["variant"] == v]
             if g.empty:
                 continue
-            q = binned(g["ns_per_call"].to_numpy(), bin_of(edges, g["t_start_s"].to_numpy()), g["process"].to_numpy())
+            # the middle half of the processes, not their range: five variants' full ranges over 32
+            # processes overlapped into one tangle (issue 54)
+            q = binned(g["ns_per_call"].to_numpy(), bin_of(edges, g["t_start_s"].to_numpy()), g["process"].to_numpy(),
+                       MIDDLE_HALF)
             x = (edges[q.index] + edges[q.index + 1]) / 2
             if procs >= 2:
                 ax.fill_between(x, q["low"], q["high"], color=col[v], alpha=0.2, linewidth=0)
             ax.plot(x, q["median"], color=col[v], lw=1.2, label=short_label(v))
-    warm = df[df["warmup"]]["t_start_s"]
+    # the warm-up as a typical process has it (the median over processes of its last warm-up batch):
+    # the latest over all, one slow or starved process's, shaded most of the run (issue 54)
+    warm = df[df["warmup"]].groupby("process")["t_start_s"].max()
     if len(warm):
-        ax.axvspan(0, warm.max(), color="0.9", zorder=0, label="warm-up")
+        ax.axvspan(0, float(warm.median()), color="0.9", zorder=0, label="warm-up (median process)")
     if not len(m):
         ax.text(0.5, 0.5, "no measured batches", transform=ax.transAxes, ha="center")
         ax.set_yticks([])
@@ -45,7 +54,7 @@ def timeseries(run: Run, bins: int = 150, colors: dict[str, str] | None = None) 
         ax.grid(axis="y", color="0.92", lw=0.6)
     ax.set_xlabel("time since the first batch of its process (s)")
     ax.set_ylabel("ns per call (batch; log)")
-    spread = (f"band: the range of the {procs} processes' own medians" if procs >= 2 else
+    spread = (f"band: the middle half of the {procs} processes' own medians" if procs >= 2 else
               "one process: no spread between processes")
     ax.set_title(f"{title_of(run)}: batch times over the run\nmedian of the batches in each of {used} time bins, every "
                  f"process pooled; {spread}", fontsize=10)
