@@ -319,3 +319,23 @@ def test_one_process_time_series_has_no_band(files):
     fig = timeseries(replace(run, table=run.table.take(run.table["process"] == 0)))
     assert len(fig.axes[0].collections) == 0 and "one process" in fig.axes[0].get_title()
     check_readable(fig, "timeseries")
+
+
+def test_the_time_series_shades_a_typical_warm_up_and_the_middle_of_the_processes(files):
+    """The warm-up span ends where the median process's warm-up does, not where the latest one's
+    does (one late process shaded most of the axis), and the band is the processes' quartiles, not
+    their range (issue 54)."""
+    run = load_run(files["study"])
+    b = run.batches
+    late = b["process"] == b["process"].min()
+    # one process's warm-up made to end late: the span must not follow it
+    b.loc[late & b["warmup"], "t_start_s"] = b["t_start_s"].max()
+    fig = timeseries(run)
+    ax = fig.axes[0]
+    span = next(p for p in ax.patches if p.get_label().startswith("warm-up"))
+    xs = np.asarray(span.get_xy())[:, 0]
+    expected = float(b[b["warmup"]].groupby("process")["t_start_s"].max().median())
+    assert max(xs) == pytest.approx(expected) and max(xs) < b["t_start_s"].max()
+    assert "middle half of the" in ax.get_title()
+    q = base.binned(np.repeat([1.0, 2, 3, 4, 5], 5), np.zeros(25, int), np.repeat(np.arange(5), 5), (0.25, 0.75))
+    assert (q["low"].iloc[0], q["high"].iloc[0]) == (2.0, 4.0)
