@@ -11,7 +11,7 @@ from ..verdicts.sweep import describe, is_sweep, sweep_points, sweep_table
 from ..views.counters import counter_summary, counters_source, has_counters
 from ..views.pgo import pgo_summary_lines, terminal_lines
 from ..views.summary import summary_rows
-from ..views.text import (context_lines, dashed, headline_lines, interference_lines, plain, rows_table, table,
+from ..views.text import (context_lines, wrapped, dashed, headline_lines, interference_lines, plain, rows_table, table,
                           verdict_lines)
 from .common import (DETAIL_HINT, check_outputs, check_study_options, command_name, compare_study, detail_option, suite_block,
                      study_options)
@@ -23,6 +23,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     detail_option(p)
     p.add_argument("--report", metavar="DIR", help="also write the report (as `report -o DIR`)")
     return p
+
+
+# The per-variant table's columns without --detail, and their headers: 80 columns for the
+# built-ins' names (the whole table, 168, is --detail's).
+SHOWN = {"variant": "variant", "batches": "batches", "median_ns_per_call": "median ns/call", "ci_low": "95% CI low",
+         "ci_high": "high", "bytes_per_ns": "bytes/ns", "outliers_severe": "severe outliers"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,9 +47,13 @@ def run(args: argparse.Namespace) -> int:
         print(dashed(sweep_table(sweep_points(r, args.baseline, args.level, args.margin / 100))))
     for r in (r for r in runs if not is_sweep(r)):
         print(f"\n== {r.function} on {r.distribution}")
-        print("\n".join(plain(x) for x in context_lines(r, args.quiet)))
+        # each context line wrapped to the headline's 80 columns, its continuation indented
+        print("\n".join(y for x in context_lines(r, args.quiet) for y in wrapped(plain(x))))
         print()
-        print(rows_table(summary_rows(r, args.resamples, args.seed, args.level)))
+        rows = summary_rows(r, args.resamples, args.seed, args.level)
+        # the columns a reader needs at a glance; every column under --detail
+        print(rows_table(rows if args.detail else [{SHOWN.get(k, k): v for k, v in row.items() if k in SHOWN}
+                                                   for row in rows]))
         if has_counters(r):
             print(f"\nhardware counters ({counters_source(r)}), per call, median over batches "
                   "(with -v noop in the run, its row is the loop's own share):")

@@ -41,7 +41,11 @@ def runs(tmp_path_factory, memfbench) -> list[Path]:
 def test_summarize(runs):
     p = analysis("summarize", str(runs[0]))
     assert p.returncode == 0, p.stderr
-    assert "median_ns_per_call" in p.stdout and "verdicts at a glance" in p.stdout
+    assert "median ns/call" in p.stdout and "verdicts at a glance" in p.stdout
+    # every line of the default output within 80 columns (the whole per-variant table: --detail)
+    assert all(len(x) <= 80 for x in p.stdout.splitlines()), [x for x in p.stdout.splitlines() if len(x) > 80]
+    detail = analysis("summarize", str(runs[0]), "--detail")
+    assert "median_ns_per_call" in detail.stdout and "robust_sd" in detail.stdout
     # the headline: a row for the byte loop, a ratio above libc's, an interval around it (of any
     # width: a loaded machine widens a 3-process study's to [1.25, 17.4]), the verdict's word the
     # one that interval gives, the 3 processes; whatever tags the machine's state adds
