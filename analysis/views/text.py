@@ -610,15 +610,6 @@ def interference_lines(run: Run, level: float, ratios: bool = True) -> list[str]
 
 # ---- Studies pooled over time (analyze pool) ----------------------------------------------------
 
-def pooled_verdict_word(pc) -> str:
-    """A pooled comparison's verdict in the headline's words."""
-    if pc.verdict == "faster":
-        return f"{_pct((1 - pc.ratio) * 100)} % faster"
-    if pc.verdict == "slower":
-        return f"{_pct((pc.ratio - 1) * 100)} % slower"
-    return pc.verdict
-
-
 def pooled_lines(pcs: list, detail: bool = False) -> list[str]:
     """analyze pool's text (verdicts/pool.py PooledComparison): per variant the pooled ratio, the
     simultaneous interval its verdict rests on, the verdict, the studies, and where a study run
@@ -627,15 +618,13 @@ def pooled_lines(pcs: list, detail: bool = False) -> list[str]:
     if not pcs:
         return ["(nothing to pool: no variant was compared with the baseline in two files or more)"]
     first = pcs[0]
-    out = [f"== pooled over studies run at different times: time / the baseline's (below 1: faster)",
-           *_wrap(f"{first.function} on {first.distribution} vs {first.baseline} [{first.cpu_model}, host "
-                  f"{first.host}]")]
-    rows = [(pc.variant, fmt_ratio(pc.ratio), fmt_interval(pc.ci_adj_low, pc.ci_adj_high), pooled_verdict_word(pc),
-             f"{pc.studies} studies", "later " + fmt_interval(pc.pi_low, pc.pi_high)) for pc in pcs]
-    widths = [max(len(r[i]) for r in rows) for i in range(6)]
-    for r in rows:
-        out.append(INDENT + "  ".join(x.ljust(w) if i in (0, 2, 3) else x.rjust(w) if i in (1, 4) else x
-                                       for i, (x, w) in enumerate(zip(r, widths))).rstrip())
+    out = ["== pooled over studies at different times: time / baseline's (below 1: faster)"]
+    # the headline's layout (aligned_rows), where a study run later would put its ratio as a tag
+    out += aligned_rows([(f"{first.function} on {first.distribution} vs {first.baseline} [{first.cpu_model}, host "
+                          f"{first.host}]",
+                          [(pc.variant, fmt_ratio(pc.ratio), fmt_interval(pc.ci_adj_low, pc.ci_adj_high),
+                            ratio_verdict(pc.verdict, pc.ratio), f"{pc.studies} studies",
+                            ["next " + fmt_interval(pc.pi_low, pc.pi_high)]) for pc in pcs])])
     level = first.level
     m = len(pcs)
     same: dict[tuple[float, str], list[str]] = {}
@@ -647,7 +636,7 @@ def pooled_lines(pcs: list, detail: bool = False) -> list[str]:
         if pc.withheld_studies:
             out += _wrap(f"{pc.variant}: {pc.withheld_studies} of its studies had their own verdict withheld (their "
                          "ratios are in the pool)")
-    out += _wrap(f"[{level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "") + "; later: where a study "
+    out += _wrap(f"[{level:.0%} interval" + (f", simultaneous over {m}" if m > 1 else "") + "; next: where a study "
                  f"run later puts its ratio, {level:.0%} prediction]; equivalent: within the ±{100 * first.margin:g} % "
                  "margin")
     if detail:

@@ -72,8 +72,12 @@ def test_pool_gives_one_ratio_and_a_later_study_s_interval(template, tmp_path):
     files = studies(template, tmp_path, [1.05, 1.06, 1.05, 1.055])
     p = analysis("pool", *files, "--json", str(tmp_path / "p.json"), "--detail")
     assert p.returncode == 0, p.stderr
-    line = next(x for x in p.stdout.splitlines() if x.startswith("  sizeclass"))
-    assert re.search(r"\d\.\d{3} +\[\d\.\d{3}, \d\.\d{3}\] .* 4 studies +later \[\d\.\d{3}, \d\.\d{3}\]", line), line
+    lines = p.stdout.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith("  sizeclass"))
+    line = " ".join(lines[at:at + 2])  # "next [..]" on the line, or below it where the name is long
+    assert re.search(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] .* 4 studies +next \[\d\.\d{3}, \d\.\d{3}\]", line), line
+    # every line but --detail's (a long line a variant and one per study)
+    assert not [x for x in lines if len(x) > 80 and not x.startswith(("- ", "    "))], lines
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["schema"] == "memfbench-pool"
     row = doc["pooled"][0]
