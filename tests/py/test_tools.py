@@ -3,6 +3,7 @@ validation report stops on a failed build or command with one error line and lea
 file alone, and says about the machine only what the result files' host block says."""
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from types import SimpleNamespace
@@ -314,3 +315,20 @@ def test_testlog_summary(tmp_path):
     assert p.stdout.strip() == "9 passed, 2 failed, 3 skipped" and p.returncode == 1
     p = tool("testlog_summary", str(tmp_path / "none"))
     assert p.returncode == 1 and "no meson test log" in p.stdout
+
+
+def test_a_run_is_made_once_per_invocation(tmp_path, monkeypatch, template):
+    """The report reads a section's first study for its opening and again in its section: the
+    study is run once (the coverage section's first ran three times, and section 12's hour was
+    counted from the last)."""
+    made: list[str] = []
+
+    def run_one(memfbench, r, out, extra, cache):
+        made.append(r.name)
+        (out / f"{r.name}.json.gz").write_bytes(gzip.compress(template.read_bytes()))
+        return 1.0
+    monkeypatch.setattr(runs, "run_one", run_one)
+    ctx = validation.Ctx(tmp_path / "memfbench", None, tmp_path, [], cache=tmp_path / "cache")
+    first = runs.Run("cov0", [])
+    assert validation.invoke(ctx, first) == validation.invoke(ctx, first) == (tmp_path / "cov0.json.gz", 1.0)
+    assert made == ["cov0"]
