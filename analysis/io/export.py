@@ -68,6 +68,9 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
     files cancels in it as in the paired design, so compare.py on two exports tests the change of
     the ratio, as diff --normalize does (its U test over the processes, with no drift term)."""
     base = run.baseline
+    # named as the absolute family is (to_gbench): a loaded or threaded run never compares as a quiet one
+    threads = int((run.doc["config"].get("threads") or {}).get("count", 1))
+    stressor = (run.doc["config"].get("background") or {}).get("stressor")
     b = m[m["variant"] == base].set_index(["process", "round"])["ns_per_call"].rename("b")
     out: list[dict[str, Any]] = []
     family = len(run.variants)
@@ -80,7 +83,8 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
         if j.empty:
             continue
         j["d"] = np.log(j["v"] / j["b"])
-        name = f"{run.function}/{run.distribution}/{v}/per:{base}"
+        name = (f"{run.function}/{run.distribution}/{v}/per:{base}" + (f"/threads:{threads}" if threads > 1 else "")
+                + (f"/background:{stressor}" if stressor else ""))
         groups = gbench_groups(j, repetitions)
         reps = []
         for i, idx in enumerate(groups):
@@ -88,7 +92,7 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
             value = PER_MILLE * float(np.exp(np.median(part["d"])))
             reps.append(value)
             out.append({"name": name, "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                        "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": 1,
+                        "run_type": "iteration", "repetitions": len(groups), "repetition_index": i, "threads": threads,
                         "iterations": len(part), "real_time": value, "cpu_time": value, "time_unit": "ns",
                         "label": f"memfbench process {int(part['process'].iloc[0])}: {PER_MILLE:g} x the median over "
                                  f"{len(part)} rounds of time / {base}'s in the same round"})
@@ -97,7 +101,7 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
                 "stddev": float(t.std(ddof=1)) if len(t) > 1 else 0.0}
         aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
         out += [{"name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                 "run_type": "aggregate", "repetitions": len(groups), "threads": 1, "aggregate_name": agg,
+                 "run_type": "aggregate", "repetitions": len(groups), "threads": threads, "aggregate_name": agg,
                  "aggregate_unit": "percentage" if agg == "cv" else "time", "iterations": len(groups),
                  "real_time": val, "cpu_time": val, "time_unit": "ns"} for agg, val in aggs.items()]
         family += 1

@@ -213,8 +213,12 @@ def test_diff_report_is_written_with_its_shifts_and_each_sides_context(template,
     p = analysis("diff", "--detail", before, after, "--normalize", "libc", "--report", str(out))
     assert p.returncode == 0 and f"wrote {out / 'report.md'}" in p.stdout, p.stderr
     md = (out / "report.md").read_text()
-    assert "# memfbench before/after" in md and "## Shifts" in md and "![after / before](shifts.png)" in md
-    assert "- sizeclass: slower, after/before" in md
+    # the verdict table first (the headline's cells), the shifts drawn, every figure folded below
+    order = [md.index(x) for x in ("# memfbench before/after", "## Verdicts", "| variant | after/before |",
+                                   "![after / before](shifts.png)", "<details><summary>Every figure of each shift",
+                                   "- sizeclass: slower, after/before", "| variant | verdict | after/before | 95% CI low")]
+    assert order == sorted(order), order
+    assert re.search(r"\| sizeclass \| 1\.\d{3} \| \[1\.\d{3}, 1\.\d{3}\] \| \*\*\d+\.\d % slower\*\* \| 8 -> 8 \|", md), md
     assert "## Before: `before.json`" in md and "## After: `after.json`" in md
     assert (out / "shifts.png").stat().st_size > 0 and "data:image/png;base64," in (out / "report.html").read_text()
 

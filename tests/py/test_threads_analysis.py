@@ -262,7 +262,7 @@ def test_summarize_and_report_show_the_threads(tmp_path):
     assert "- threads: 3 timing threads" in p.stdout and "interference" in p.stdout
     assert "- background: bandwidth stressor" in p.stdout
     md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
-    assert "### Threads" in md and "| variant | rounds | alone_ns_per_call" in md
+    assert "### Threads" in md and "| variant | rounds | alone ns per call" in md
     assert "![threads](" in md
 
 
