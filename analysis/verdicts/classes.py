@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..io.load import Run, measured
 from ..stats.intervals import t_interval
-from .compare import Comparison, adjust_family, compare_one, paired_rounds
+from .compare import Comparison, adjust_family, compare_one, marked_processes, paired_rounds
 
 
 @dataclass
@@ -138,6 +138,13 @@ def decompose(run: Run, variant: str, baseline: str | None = None, level: float 
     whole = _per_call(run.batches, variant, base)
     per_class = {k.index: _per_call(run.class_batches[run.class_batches["size_class"] == k.index], variant, base)
                  for k in classes}
+    # the processes the run marked dropped (a starved one whose slot ran again) are left out, as
+    # compare and ab's prediction leave them out: on a loaded machine the parts did not add up to
+    # the prediction they split
+    dropped = list(marked_processes([run]))
+    if dropped:
+        whole = whole[~whole["process"].isin(dropped)]
+        per_class = {k: f[~f["process"].isin(dropped)] for k, f in per_class.items()}
     # A unit is a process (several) or a round (one process): the keys every table shares.
     procs = np.unique(whole["process"])
     by_process = len(procs) > 1
