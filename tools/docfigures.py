@@ -371,6 +371,33 @@ def _shown_path(path: str) -> str:
     return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
 
 
+# The guide's ab example: sort of this many numbers in random order, in the C locale (memcmp).
+AB_EXAMPLE_LINES = 200_000
+
+
+def gen_ab_example(a: argparse.Namespace) -> str:
+    """docs/user-guide.md's `ab` walk-through as a user runs it: record sort of 200,000 shuffled
+    numbers, then ab of the byte-loop memcmp against libc's with the recording's prediction; what
+    record and ab printed (the temporary folder shown as DIR)."""
+    import random
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        lines = list(range(1, AB_EXAMPLE_LINES + 1))
+        random.Random(1).shuffle(lines)  # what `seq 1 200000 | shuf` makes, drawn the same each time
+        (d / "lines.txt").write_text("".join(f"{n}\n" for n in lines))
+        env = {**os.environ, "LC_ALL": "C"}
+        rec = _run([a.memfbench, "record", "--trace", "100000", "-o", "rec", "--", "sort", "-o", "sorted.txt",
+                    "lines.txt"], cwd=d, env=env)
+        ab = _run([a.memfbench, "ab", "-f", "memcmp", "-v", "bytes", "--predict-from", "rec", "-o", "ab.json", "--",
+                   "sort", "-o", "sorted.txt", "lines.txt"], cwd=d, env=env)
+        shown = (rec.stdout + rec.stderr).splitlines()[:1] + ab.stdout.rstrip("\n").splitlines()
+        text = "\n".join(shown).replace(str(d) + "/", "").replace(str(d), "DIR")
+    cmd = (f"seq 1 {AB_EXAMPLE_LINES} | shuf > lines.txt; LC_ALL=C {_shown_path(a.memfbench)} record --trace 100000 "
+           "-o rec -- sort -o sorted.txt lines.txt; LC_ALL=C ... ab -f memcmp -v bytes --predict-from rec -o ab.json "
+           "-- sort -o sorted.txt lines.txt")
+    return _fenced(text) + provenance(cmd)
+
+
 def gen_diff_same_build(a: argparse.Namespace) -> str:
     """Two default studies of this build (seeds 101 and 102, pinned to the last CPU), then `diff` of
     the two as they are and with --normalize libc."""
@@ -1355,6 +1382,7 @@ GENERATORS: dict[str, Generator] = {
     "summary-example": Generator(True, gen_summary_example),
     "by-class-example": Generator(True, gen_by_class_example),
     "plugin-walkthrough": Generator(True, gen_plugin_walkthrough),
+    "ab-example": Generator(True, gen_ab_example),
     "test-time": Generator(True, gen_test_time),
     "test-time-loaded": Generator(True, gen_test_time_loaded),
     "trace-replay": Generator(True, gen_trace_replay),
