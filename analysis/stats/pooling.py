@@ -99,10 +99,10 @@ def reml_tau2(y: np.ndarray, v: np.ndarray, iterations: int = 200) -> float:
 
 
 def pool(y: np.ndarray, se: np.ndarray, tau_default: float = float("nan"), default_source: str = "",
-         tau_floor: float = 0.0) -> Pooled:
+         tau_floor: float = 0.0, floor_source: str = "") -> Pooled:
     """Estimates y with standard errors se (one per study, log scale) pooled with a between-study
     sd: REML's from the studies where there are at least MIN_STUDIES_TAU, else tau_default (named
-    by default_source); never below tau_floor."""
+    by default_source); never below tau_floor (named by floor_source)."""
     y, se = np.asarray(y, float), np.asarray(se, float)
     k = len(y)
     v = np.maximum(se ** 2, 1e-30)
@@ -114,7 +114,8 @@ def pool(y: np.ndarray, se: np.ndarray, tau_default: float = float("nan"), defau
     else:
         tau, source = 0.0, "none: too few studies and no default"
     if tau < tau_floor:
-        tau, source = tau_floor, f"{source}, raised to the floor {tau_floor:.4g}"
+        tau, source = tau_floor, (f"{source} ({tau:.2%}), raised to {tau_floor:.2%}, "
+                                  f"{floor_source or 'the floor'}")
     w = 1 / (v + tau ** 2)
     mu = float(np.sum(w * y) / np.sum(w))
     fixed = 1 / float(np.sum(w))

@@ -105,8 +105,13 @@ def pool_runs(runs: list[Run], baseline: str | None = None, level: float = 0.95,
     base = baseline_of(runs[0], baseline)
     per_file = [compare_runs([r], baseline, level=level, margin=margin, adjust="none", secondary=False)
                 for r in runs]
+    floor, floor_source = 0.0, ""
     if tau_default is None:
         tau_default, tau_source = drift_default(cpu_key(runs[0]))
+        # Studies run minutes apart do not see how far the host drifts over hours: pooled over
+        # 40 such studies, avx2/libc's prediction held 12 of 20 studies run an hour later
+        # (docs/validation.md, section 12). The validation's figure for the CPU is the floor.
+        floor, floor_source = tau_default, "the validation's figure for this CPU (" + tau_source + ")"
     names = list(dict.fromkeys(c.variant for comps in per_file for c in comps))
     out: list[PooledComparison] = []
     fits: list = []
@@ -120,7 +125,7 @@ def pool_runs(runs: list[Run], baseline: str | None = None, level: float = 0.95,
                     "withheld": withheld(c)} for r, c in rows]
         if ok.sum() < 2:
             continue
-        p = pool(y[ok], se[ok], tau_default, tau_source)
+        p = pool(y[ok], se[ok], tau_default, tau_source, floor, floor_source)
         lo, hi = p.interval(level)
         plo, phi = p.prediction(level)
         out.append(PooledComparison(v, base, runs[0].function, runs[0].distribution, runs[0].cpu_model,

@@ -82,7 +82,13 @@ def test_pool_gives_one_ratio_and_a_later_study_s_interval(template, tmp_path):
     assert doc["schema"] == "memfbench-pool"
     row = doc["pooled"][0]
     assert row["ci_low"] <= row["ratio"] <= row["ci_high"] and row["pi_low"] <= row["ci_low"]
-    assert row["between_source"] == "REML over these 4 studies" and len(row["per_study"]) == 4
+    # REML's over the studies, or the validation's figure for the CPU where REML's is below it (studies
+    # minutes apart do not see a host's drift over hours: docs/validation.md, section 12)
+    default, source = drift_default(cpu_key(load_run(files[0])))
+    assert row["between_sd"] == pytest.approx(max(row["between_sd_measured"], default))
+    assert row["between_source"].startswith("REML over these 4 studies") and len(row["per_study"]) == 4
+    if row["between_sd_measured"] < default:
+        assert row["between_source"].endswith(f"the validation's figure for this CPU ({source})")
     assert "between studies: ±" in p.stdout
 
 
