@@ -503,7 +503,7 @@ def measure(ctx: Ctx, q: bool, invocations: int = COVERAGE_INVOCATIONS,
     if "coverage" in plans:
         r.inv = coverage_study(ctx, plans["coverage"])
         r.study = shape(load_run(mfb(ctx, plans["coverage"][0])).doc)
-        if not ctx.stored:
+        if not ctx.stored or ctx.gbench is not None:  # stored: only on the host that made them (main)
             r.gb_res = gbench(ctx, 3 if q else 10, 1 if q else 3, first["config"]["cpu"])
     if "invariance" in plans:
         r.inv_lines = invariance(ctx, plans["invariance"])
@@ -838,7 +838,8 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join([PROG, *(["--cpu", args.cpu] if args.cpu else []), *(["--quick"] if args.quick else []),
                      *(["--invocations", str(args.invocations)] if args.invocations != COVERAGE_INVOCATIONS else []),
                      *(["--sections", args.sections] if args.sections != ",".join(runs.SECTIONS) else []),
-                     *(["--stored DIR (the runs of python3 -m tools.validation_runs on the machine above)"]
+                     *(["--stored DIR (runs kept by --keep, or made by python3 -m tools.validation_runs, on the "
+                        "machine above; the time below is the report's, the studies' own is in section 7)"]
                        if args.stored else [])])
 
 
@@ -881,8 +882,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.stored:
             folder = Path(args.stored)
             walls = folder / "walls.json"
-            ctx = Ctx(None, None, folder, [], ["--cpu", args.cpu] if args.cpu else [], stored=True,
-                      walls=json.loads(walls.read_text()) if walls.exists() else {})
+            # the Google Benchmark harness runs now only where the runs were made (--keep on this
+            # host): its figures are this machine's, and the section says whose the runs are
+            first = runs.stored(folder, "cov0")
+            here = first is not None and load_run(first).hostname == platform.node() and has_target(build, GBENCH_TARGET)
+            ctx = Ctx(None, build_tools(build) if here else None, folder, [], ["--cpu", args.cpu] if args.cpu else [],
+                      stored=True, walls=json.loads(walls.read_text()) if walls.exists() else {})
             results = measure(ctx, args.quick, args.invocations, sections)
         else:
             gb = build_tools(build)
