@@ -55,6 +55,32 @@ def gbench_groups(g: pd.DataFrame, repetitions: int) -> list[np.ndarray]:
     return [x for x in np.array_split(np.arange(len(g)), min(repetitions, len(g))) if len(x)]
 
 
+def thread_count(run: Run) -> int:
+    """The run's timing threads (1 without --threads)."""
+    return int((run.doc["config"].get("threads") or {}).get("count", 1))
+
+
+def bench_name(run: Run, what: str) -> str:
+    """A benchmark's name, "<function>/<distribution>/<what>": google/benchmark names a run of
+    several threads ".../threads:N", and a stressor gets its own part, so that a loaded run never
+    compares as a quiet one (every family of the export is named alike)."""
+    threads = thread_count(run)
+    stressor = (run.doc["config"].get("background") or {}).get("stressor")
+    return (f"{run.function}/{run.distribution}/{what}" + (f"/threads:{threads}" if threads > 1 else "")
+            + (f"/background:{stressor}" if stressor else ""))
+
+
+def aggregates(name: str, family: int, threads: int, values: list[float]) -> list[dict[str, Any]]:
+    """Google Benchmark's aggregate rows (mean, median, stddev, cv) over a benchmark's repetitions."""
+    t = np.array(values)
+    aggs = {"mean": float(t.mean()), "median": float(np.median(t)), "stddev": float(t.std(ddof=1)) if len(t) > 1 else 0.0}
+    aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
+    return [{"name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
+             "run_type": "aggregate", "repetitions": len(values), "threads": threads, "aggregate_name": agg,
+             "aggregate_unit": "percentage" if agg == "cv" else "time", "iterations": len(values),
+             "real_time": val, "cpu_time": val, "time_unit": "ns"} for agg, val in aggs.items()]
+
+
 # The per-baseline family's scale: 1000 x the ratio, so its "time" reads as per mille of the
 # baseline's (1023 = 2.3 % slower than the baseline in the same rounds).
 PER_MILLE = 1000.0
@@ -68,9 +94,7 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
     files cancels in it as in the paired design, so compare.py on two exports tests the change of
     the ratio, as diff --normalize does (its U test over the processes, with no drift term)."""
     base = run.baseline
-    # named as the absolute family is (to_gbench): a loaded or threaded run never compares as a quiet one
-    threads = int((run.doc["config"].get("threads") or {}).get("count", 1))
-    stressor = (run.doc["config"].get("background") or {}).get("stressor")
+    threads = thread_count(run)
     b = m[m["variant"] == base].set_index(["process", "round"])["ns_per_call"].rename("b")
     out: list[dict[str, Any]] = []
     family = len(run.variants)
@@ -83,8 +107,7 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
         if j.empty:
             continue
         j["d"] = np.log(j["v"] / j["b"])
-        name = (f"{run.function}/{run.distribution}/{v}/per:{base}" + (f"/threads:{threads}" if threads > 1 else "")
-                + (f"/background:{stressor}" if stressor else ""))
+        name = bench_name(run, f"{v}/per:{base}")
         groups = gbench_groups(j, repetitions)
         reps = []
         for i, idx in enumerate(groups):
@@ -96,14 +119,7 @@ def per_baseline_benchmarks(run: Run, m: pd.DataFrame, repetitions: int) -> list
                         "iterations": len(part), "real_time": value, "cpu_time": value, "time_unit": "ns",
                         "label": f"memfbench process {int(part['process'].iloc[0])}: {PER_MILLE:g} x the median over "
                                  f"{len(part)} rounds of time / {base}'s in the same round"})
-        t = np.array(reps)
-        aggs = {"mean": float(t.mean()), "median": float(np.median(t)),
-                "stddev": float(t.std(ddof=1)) if len(t) > 1 else 0.0}
-        aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
-        out += [{"name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                 "run_type": "aggregate", "repetitions": len(groups), "threads": threads, "aggregate_name": agg,
-                 "aggregate_unit": "percentage" if agg == "cv" else "time", "iterations": len(groups),
-                 "real_time": val, "cpu_time": val, "time_unit": "ns"} for agg, val in aggs.items()]
+        out += aggregates(name, family, threads, reps)
         family += 1
     return out
 
@@ -122,12 +138,8 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
         g = m[m["variant"] == v].sort_values(["process", "round"])
         if g.empty:
             continue
-        # google/benchmark names a run of several threads ".../threads:N"; a stressor gets its own
-        # part, so a loaded run never compares as a quiet one
-        threads = int((run.doc["config"].get("threads") or {}).get("count", 1))
-        stressor = (run.doc["config"].get("background") or {}).get("stressor")
-        name = (f"{run.function}/{run.distribution}/{v}" + (f"/threads:{threads}" if threads > 1 else "")
-                + (f"/background:{stressor}" if stressor else ""))
+        threads = thread_count(run)
+        name = bench_name(run, v)
         groups = gbench_groups(g, repetitions)
         reps = []
         for i, idx in enumerate(groups):
@@ -148,17 +160,7 @@ def to_gbench(run: Run, repetitions: int = GBENCH_REPETITIONS) -> dict[str, Any]
             }
             reps.append(row)
             benches.append(row)
-        times = np.array([r["real_time"] for r in reps])
-        aggs = {"mean": float(times.mean()), "median": float(np.median(times)),
-                "stddev": float(times.std(ddof=1)) if len(times) > 1 else 0.0}
-        aggs["cv"] = aggs["stddev"] / aggs["mean"] if aggs["mean"] else 0.0
-        for agg, val in aggs.items():
-            benches.append({
-                "name": f"{name}_{agg}", "family_index": family, "per_family_instance_index": 0, "run_name": name,
-                "run_type": "aggregate", "repetitions": len(groups), "threads": threads, "aggregate_name": agg,
-                "aggregate_unit": "percentage" if agg == "cv" else "time",
-                "iterations": len(groups), "real_time": val, "cpu_time": val, "time_unit": "ns",
-            })
+        benches += aggregates(name, family, threads, [r["real_time"] for r in reps])
     benches += per_baseline_benchmarks(run, m, repetitions)
     for b in benches:
         for k, x in b.items():
