@@ -154,9 +154,12 @@ def per_call_differences(run, arm: str, baseline: str = "libc") -> np.ndarray:
     return (d.mean() if run.doc["config"].get("trace") else d.median()).to_numpy()
 
 
-def _by_class(run, arm: str, calls: int, level: float) -> list[ClassPrediction]:
+def _by_class(run, arm: str, calls: int, level: float, whole_s: float | None = None) -> list[ClassPrediction]:
     """The replay's decomposition by size class (classes.decompose), scaled to a run's calls; []
-    when the replay did not time the classes."""
+    when the replay did not time the classes. With whole_s (the prediction the parts split), the
+    residual is whole_s less the classes' parts, its interval moved with it: the decomposition is
+    over the processes that timed every class, the prediction over every process the replay kept,
+    and on a loaded machine the two sets differed (the parts did not add up to the prediction)."""
     from .classes import decompose, size_classes
     if not size_classes(run):
         return []
@@ -165,8 +168,12 @@ def _by_class(run, arm: str, calls: int, level: float) -> list[ClassPrediction]:
                             calls * c.contribution.low * 1e-9, calls * c.contribution.high * 1e-9)
             for c in dec.classes]
     r = dec.residual
-    return rows + [ClassPrediction("residual", float("nan"), calls * r.ns * 1e-9, calls * r.low * 1e-9,
-                                   calls * r.high * 1e-9)]
+    res_s, shift = calls * r.ns * 1e-9, 0.0
+    if whole_s is not None:
+        shift = whole_s - sum(x.predicted_s for x in rows) - res_s
+        res_s += shift
+    return rows + [ClassPrediction("residual", float("nan"), res_s, calls * r.low * 1e-9 + shift,
+                                   calls * r.high * 1e-9 + shift)]
 
 
 def one_process_gap(predicted: np.ndarray, measured: np.ndarray, level: float) -> tuple[float, float, float]:
@@ -222,7 +229,7 @@ def predict_ab(doc: dict[str, Any], level: float = 0.95) -> list[Prediction]:
                        "agree" if gap_low <= 0 <= gap_high else
                        "measured slower than predicted" if gap > 0 else "measured faster than predicted")
             try:
-                classes, note = _by_class(run, a["name"], calls, level), ""
+                classes, note = _by_class(run, a["name"], calls, level, p_s), ""
             except ValueError as e:  # e.g. too few processes with every class measured: said, not raised
                 classes, note = [], f"not given ({e})"
             out.append(Prediction(a["name"], basis, calls, ci_d.estimate, ci_d.low, ci_d.high, p_s,
