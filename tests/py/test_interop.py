@@ -224,6 +224,27 @@ def test_csv_export(template, tmp_path):
     assert {r["variant"] for r in rows} == {v["name"] for v in template["variants"]}
 
 
+def test_the_csv_export_read_by_pandas_gives_the_verdicts_ratio(template, tmp_path):
+    """The CSV of every batch, read with pandas as a user would: per process, the median over its
+    measured rounds of ln(time / the baseline's time in the same round), their mean over processes,
+    exponentiated, is the ratio compare prints (issue 54: an export that agrees with us)."""
+    import pandas as pd
+    from analysis.verdicts.compare import compare_runs
+    doc = synthetic(template, 1.07, 0.02, 240, seed=5, processes=8)
+    src, out = tmp_path / "run.json", tmp_path / "s.csv"
+    src.write_text(json.dumps(doc))
+    assert analysis("export", str(src), "--format", "csv", "-o", str(out)).returncode == 0
+    df = pd.read_csv(out)
+    df = df[~df["warmup"].astype(bool)]
+    t = df.assign(per_call=df["ns"] / df["calls"]).pivot_table(index=["process", "round"], columns="variant",
+                                                                 values="per_call")
+    base, variant = doc["variants"][0]["name"], doc["variants"][1]["name"]
+    per_process = np.log(t[variant] / t[base]).groupby(level="process").median()
+    mine = float(np.exp(per_process.mean()))
+    c = next(x for x in compare_runs([load.load_run(src)], base) if x.variant == variant)
+    assert mine == pytest.approx(c.ratio, rel=1e-9) and mine == pytest.approx(1.07, rel=0.01)
+
+
 # --- meson benchmark suite ------------------------------------------------------------------------
 
 def test_meson_benchmark_suite_lists_and_runs():
