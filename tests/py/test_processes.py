@@ -28,7 +28,9 @@ def test_default_run_samples_whole_turns_of_processes(run) -> None:
     assert r.code == 0, r.stderr
     d = r.doc
     assert d["config"]["processes"] == 16 and d["config"]["processes_source"] == "default, fewer to fit --time"
-    assert sorted(set(d["samples"]["process"])) == list(range(d["config"]["processes"]))
+    # every process the run started has its samples (on a loaded machine, also a starved one the
+    # run dropped and the one that ran its slot again), and the run kept as many as it asked for
+    assert sorted(set(d["samples"]["process"])) == sorted(p.get("index", i) for i, p in enumerate(d["processes"]))
     assert len(kept_processes(d)) == d["config"]["processes"] <= len(d["processes"])
 
 
@@ -176,7 +178,7 @@ def test_target_ci_adds_processes_until_the_process_level_interval_is_narrow(run
     st = r.doc["status"]
     tc = st["target_ci"]
     assert tc["level"] == "processes" and tc["reached"] is True and st["stop_reason"] == "target_ci"
-    assert tc["processes"] == len(r.doc["processes"]) == r.doc["config"]["processes"] >= 2
+    assert tc["processes"] == len(kept_processes(r.doc)) == r.doc["config"]["processes"] >= 2  # a re-run slot: one
     # the C rule's half-width is the analysis's simultaneous interval (t over processes, Bonferroni)
     out = tmp_path / "cmp.json"
     p = analysis("compare", str(r.out), "--json", str(out))
