@@ -300,7 +300,7 @@ def test_time_series_draw_a_few_lines_not_one_per_process(files):
     """Four processes, three variants: one median line per variant (and one band), not a line per
     process and variant; the ratio over time one line and the estimate per comparison."""
     run = load_run(files["study"])
-    assert run.batches["process"].nunique() == 4
+    assert run.batches["process"].nunique() >= 4  # a starved process's slot may run again
     fig = timeseries(run)
     ax = fig.axes[0]
     assert len(ax.get_lines()) == len(run.variants) == 3
