@@ -33,6 +33,9 @@ struct mfb_child_result {
     double rounds_s;                     /* seconds of rounds */
     long measured_rounds;                /* its rounds less warm-up: too few, and the parent runs its slot again */
     int rerun_of;                        /* the index of the process whose design slot it ran again; -1: none */
+    double lifetime_s;                   /* the parent's: from its spawn to its end (exec, set-up, rounds,
+                                          * writing its file and exiting) */
+    double merge_s;                      /* the parent's: reading its file and merging its samples */
     char dropped[160];                   /* why the parent ran its slot again ("" when it did not): the
                                           * analysis leaves it out (its processes[].dropped) */
     int nvars;                           /* variants, baseline first */

@@ -205,6 +205,13 @@ cJSON *mfb_merge_document(const struct mfb_study *cfg, const struct mfb_child_re
         }
         if (e && results[i].rerun_of >= 0)
             cJSON_AddNumberToObject(e, "rerun_of", results[i].rerun_of);
+        /* and what the process cost as the parent saw it: its setup's stages are the child's own,
+         * which cannot time its exec, its exit or the parent's reading of its file */
+        cJSON *setup = e ? cJSON_GetObjectItemCaseSensitive(e, "setup") : NULL;
+        if (cJSON_IsObject(setup)) {
+            cJSON_AddNumberToObject(setup, "lifetime_s", results[i].lifetime_s);
+            cJSON_AddNumberToObject(setup, "merge_s", results[i].merge_s);
+        }
         cJSON_AddItemToArray(procs, e);
     }
     return doc;

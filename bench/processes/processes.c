@@ -185,8 +185,10 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int 
                             .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
     struct mfb_prog_outcome o;
     struct mfb_reply r;
+    uint64_t spawned = mfb_mono_ns();
     if (spawn(cfg, &ca, &o, &r, err) < 0)
         return -1;
+    uint64_t ended = mfb_mono_ns();
     mfb_prog_outcome_free(&o);
     if (r.status == MFB_REPLY_FAILED)
         return mfb_fail(err, "process %d of %d failed: %s", i + 1, s->targeted ? s->done + 1 : s->k + s->reruns,
@@ -203,6 +205,8 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int 
     if (mfb_child_read(s->tmp[i], i, of, i == 0, &s->all, &s->results[i], err) < 0 ||
         (i > 0 && mfb_child_same_study(&s->results[0], &s->results[i], of, err) < 0))
         return -1;
+    s->results[i].lifetime_s = (double)(ended - spawned) / 1e9;
+    s->results[i].merge_s = (double)(mfb_mono_ns() - ended) / 1e9;
     /* Every process times batches of the shape the first one calibrated: process-level
      * replicates then differ by layout, not by batch length. */
     if (i == 0 && !cfg->batch_passes)
