@@ -425,9 +425,11 @@ static int after_round(struct mfb_run *r, struct rounds *st, double total, bool 
     return 0;
 }
 
-static int finish(struct mfb_run *r, struct rounds *st, struct mfb_err *err)
+/* ended: when the last round ended, so the rounds' time leaves out the placement check run after
+ * them (the stage after_rounds_s has it: the two add up to the process's time, docs/cost.md). */
+static int finish(struct mfb_run *r, struct rounds *st, uint64_t ended, struct mfb_err *err)
 {
-    double elapsed = elapsed_s(st, mfb_mono_ns());
+    double elapsed = elapsed_s(st, ended);
     if (st->warming) { /* stopped during the warm-up: every round so far was warm-up */
         r->procedure.warmup.rounds = r->res.rounds;
         r->procedure.warmup.seconds = elapsed;
@@ -507,7 +509,7 @@ int mfb_run_rounds(struct mfb_run *r, volatile sig_atomic_t *stop, struct mfb_er
                             mfb_stream_seed(r->config.seed, MFB_STREAM_CHECK));
     /* the harness overhead is thread 0's: the others' batches are about interference */
     if (rc == 0 && r->runtime.thread == 0)
-        rc = finish(r, &st, err);
+        rc = finish(r, &st, after, err);
     r->res.stage_s[MFB_STAGE_OVERHEAD] = (double)(mfb_mono_ns() - after) / 1e9;
     r->runtime.activity->phase = MFB_PHASE_IDLE;
     release(&st, r->modes.by_class.classes.n);
