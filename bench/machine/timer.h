@@ -20,7 +20,9 @@ struct mfb_timer {
     const char *why;           /* why this clock was chosen */
     double hz;                 /* ticks per second as measured (or architected for cntvct) */
     double ns_per_tick;
-    double hz_spread_ppm;      /* spread of the calibration repeats */
+    double hz_spread_ppm;      /* spread of the calibration repeats (0 where it did not calibrate) */
+    double hz_check_ppm;       /* a later process's one measurement against the first process's rate, in
+                                * ppm of it (NaN: no rate was given to check) */
     const char *hz_source;     /* "calibrated against CLOCK_MONOTONIC_RAW", "cntfrq_el0", "1 tick = 1 ns" */
     bool invariant;            /* the counter rate does not follow CPU frequency */
     double overhead_ticks;     /* median of back-to-back begin/end */
@@ -33,8 +35,10 @@ struct mfb_timer {
                                 * what a single interval can resolve */
 };
 
-/* Selects and calibrates. want: NULL/"auto", "tsc"/"cntvct"/"counter", or "monotonic". */
-int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, struct mfb_err *err);
+/* Selects and calibrates. want: auto, tsc, cntvct or monotonic. given_hz > 0: the study's first
+ * process's rate of the TSC, taken when one measurement here agrees with it (else calibrated again);
+ * 0: calibrate. */
+int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, double given_hz, struct mfb_err *err);
 
 static inline uint64_t mfb_mono_ns(void)
 {

@@ -490,7 +490,7 @@ void mfb_assemble_caches(struct mfb_caches *caches, const struct mfb_study *c, c
 
 int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const struct mfb_study *c, struct mfb_err *err)
 {
-    if (mfb_timer_init(timer, c->clock, err) < 0)
+    if (mfb_timer_init(timer, c->clock, c->timer_hz, err) < 0)
         return -1;
     if (c->icache_pressure && mfb_pressure_make(&r->runtime.pressure, c->icache_pressure, timer, err) < 0)
         return -1;

@@ -87,7 +87,7 @@ int mfb_probe_execute(struct mfb_probe_config *cfg, const struct mfb_probe_given
         fprintf(stderr, "memfbench probe: %s\n", err.msg);
         return MFB_EXIT_FAIL;
     }
-    if (pin(cfg->cpu, &err) < 0 || mfb_timer_init(&timer, cfg->clock, &err) < 0)
+    if (pin(cfg->cpu, &err) < 0 || mfb_timer_init(&timer, cfg->clock, 0, &err) < 0)
         goto fail;
     mfb_cache_detect(&res.caches, cfg->cpu);
     mfb_probe_plan_sizes(cfg, (struct mfb_probe_given){a->max_given, a->steps_given, a->repeats_given}, &res.caches, &res.warn);

@@ -188,7 +188,7 @@ static int read_progress(const struct reading *rd, struct mfb_child_result *out)
         return missing(rd, "status", "stop_reason", "a stop reason's name");
     double passes = 0, measured = 0;
     if (number(rd, "batch", "passes", &passes) < 0 || number(rd, "rounds", "duration_s", &out->rounds_s) < 0 ||
-        number(rd, "rounds", "measured", &measured) < 0)
+        number(rd, "rounds", "measured", &measured) < 0 || number(rd, "timer", "hz", &out->timer_hz) < 0)
         return -1;
     out->batch_passes = (long)passes;
     out->measured_rounds = (long)measured;

@@ -30,6 +30,7 @@ struct mfb_child_result {
     bool complete;                       /* its status.complete */
     enum mfb_stop_reason stop_reason;    /* why its rounds ended */
     long batch_passes;                   /* the batch shape it timed (process 0 calibrates it) */
+    double timer_hz;                     /* its clock's rate (process 0 calibrates it; the others check it) */
     double rounds_s;                     /* seconds of rounds */
     long measured_rounds;                /* its rounds less warm-up: too few, and the parent runs its slot again */
     int rerun_of;                        /* the index of the process whose design slot it ran again; -1: none */

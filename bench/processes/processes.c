@@ -50,6 +50,7 @@ struct child_args {
     uint64_t seed, code_placement_seed;
     double time_s;       /* 0: no time limit */
     long batch_passes;   /* 0: the child calibrates */
+    double timer_hz;     /* 0: the child calibrates its clock's rate */
     long max_batches;    /* its share of --max-batches */
     const char *tmp;     /* its result file */
 };
@@ -73,6 +74,7 @@ static int spawn(const struct mfb_study *cfg, const struct child_args *ca, struc
     child.time_s = ca->time_s;
     child.batch_passes = ca->batch_passes > 0 ? ca->batch_passes : cfg->batch_passes; /* process 0's, else as given */
     child.max_batches = ca->max_batches;
+    child.timer_hz = ca->timer_hz;
     child.quiet = true;
     child.output = ca->tmp;
     char **argv;
@@ -125,6 +127,7 @@ struct study_run {
     int nvars;
     enum mfb_stop_reason stop_reason;
     long batch_passes;                  /* 0 for the first process, which calibrates */
+    double timer_hz;                    /* 0 for the first process, which calibrates the clock's rate */
     double each;                        /* seconds of rounds per process */
     bool progress_shown;                /* the progress line is on the terminal, to be ended */
 };
@@ -182,7 +185,7 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int 
     progress(cfg, s, i);
     struct child_args ca = {.index = i, .slot = slot, .seed = mfb_process_seed(master_seed, slot),
                             .code_placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
-                            .batch_passes = s->batch_passes, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
+                            .batch_passes = s->batch_passes, .timer_hz = s->timer_hz, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
     struct mfb_prog_outcome o;
     struct mfb_reply r;
     uint64_t spawned = mfb_mono_ns();
@@ -211,6 +214,9 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int 
      * replicates then differ by layout, not by batch length. */
     if (i == 0 && !cfg->batch_passes)
         s->batch_passes = s->results[0].batch_passes;
+    /* and read the clock at the rate it calibrated, which each checks (machine/timer.c) */
+    if (i == 0)
+        s->timer_hz = s->results[0].timer_hz;
     s->done++;
     return r.status == MFB_REPLY_INTERRUPTED ? MFB_EXIT_INTERRUPTED : MFB_EXIT_OK;
 }

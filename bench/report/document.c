@@ -323,6 +323,8 @@ cJSON *mfb_timer_json(const struct mfb_timer *t)
     cJSON_AddNumberToObject(tm, "ns_per_tick", t->ns_per_tick);
     cJSON_AddStringToObject(tm, "hz_source", t->hz_source);
     cJSON_AddNumberToObject(tm, "hz_spread_ppm", t->hz_spread_ppm);
+    if (!isnan(t->hz_check_ppm))
+        cJSON_AddNumberToObject(tm, "hz_check_ppm", t->hz_check_ppm);
     cJSON_AddBoolToObject(tm, "invariant", t->invariant);
     cJSON_AddNumberToObject(tm, "overhead_ticks", t->overhead_ticks);
     cJSON_AddNumberToObject(tm, "overhead_ns", t->overhead_ticks * t->ns_per_tick);

@@ -15,7 +15,7 @@
 #define CMD "memfbench run"
 
 enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGET, OPT_PROCS, OPT_PINDEX,
-       OPT_SINGLE, OPT_PASSES, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
+       OPT_SINGLE, OPT_PASSES, OPT_TIMERHZ, OPT_PRIME, OPT_FLIP, OPT_SMALLMAX, OPT_PLACESEED, OPT_MAXBATCHES, OPT_WATCHDOG,
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE,
        OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE, OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT,
        OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED,
@@ -359,6 +359,9 @@ static const struct mfb_flag run_flags[] = {
     {"process-index", required_argument, OPT_PINDEX, false, "N", NULL,
      .kind = MFB_FLAG_LONG, .member = AT(process_index), .lo = 0, .hi = MFB_MAX_PROCESSES - 1,
      .child = MFB_CHILD_PARENT, .has_initial = true, .initial = -1},
+    {"timer-hz", required_argument, OPT_TIMERHZ, false, "HZ", NULL,
+     .kind = MFB_FLAG_REAL, .member = AT(timer_hz), .lo = 0, .lo_open = true, .hi = 1e12,
+     .good = "a positive rate in Hz", .child = MFB_CHILD_PARENT},
     {"code-placement-seed", required_argument, OPT_PLACESEED, false, "N", NULL,
      .kind = MFB_FLAG_SEED, .member = AT(code_placement_seed), .given = GIVEN(code_placement_seed_given),
      .good = "an unsigned 64-bit number (" MFB_SEED_FORMS ")", .child = MFB_CHILD_PARENT},

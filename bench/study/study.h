@@ -116,6 +116,7 @@ struct mfb_study {
     bool processes_fitted;             /* not given, and fewer than the default to fit a short --time */
     bool allow_single_process;         /* one process may give faster/slower verdicts */
     long batch_passes;                 /* passes per batch; 0: calibrated */
+    double timer_hz;                   /* set by the parent: process 0's counter rate, checked by the others; 0: calibrate */
     bool no_prime;                     /* no untimed pass of the same variant before each batch */
     long flip_lead;                    /* compare functions: calls ahead a difference is stored */
     long process_index;                /* set by the parent for each child; -1 in the parent */

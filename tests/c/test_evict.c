@@ -130,7 +130,7 @@ int main(void)
     struct mfb_timer timer;
     struct mfb_err err = {{0}};
     arena = aligned_alloc(4096, ARENA);
-    if (!arena || mfb_timer_init(&timer, MFB_CLOCK_AUTO, &err) < 0) {
+    if (!arena || mfb_timer_init(&timer, MFB_CLOCK_AUTO, 0, &err) < 0) {
         TAP_CHECK(&t, false, "set-up: %s", arena ? err.msg : "out of memory");
         return tap_done(&t);
     }
