@@ -46,7 +46,7 @@ Workload *setup(const char *dist_dir) {
     // Large calls beyond the LLC by the window's size (--large-window sized): Google Benchmark
     // times every iteration, so the flush memfbench makes between its batches would be timed here.
     need.sized = true;
-    if (mfb_timer_init(&w->timer, MFB_CLOCK_AUTO, &err) < 0 ||
+    if (mfb_timer_init(&w->timer, MFB_CLOCK_AUTO, 0, &err) < 0 ||
         mfb_dist_resolve(&w->dist, "fleetbench/Memcpy_Fleet", MFB_MEMCPY, dist_dir, &err) < 0 ||
         (need.max_size = mfb_table_max(&w->dist.size), need.align_period = mfb_dist_align_period(&w->dist),
          need.overlap = mfb_dist_overlaps(&w->dist),

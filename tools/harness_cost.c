@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     CPU_SET(cpu, &set);
     struct mfb_timer t;
     struct mfb_err err = {{0}};
-    if (sched_setaffinity(0, sizeof set, &set) != 0 || mfb_timer_init(&t, MFB_CLOCK_AUTO, &err) < 0) {
+    if (sched_setaffinity(0, sizeof set, &set) != 0 || mfb_timer_init(&t, MFB_CLOCK_AUTO, 0, &err) < 0) {
         fprintf(stderr, "harness_cost: cannot pin to CPU %d or start the clock%s%s\n", cpu, err.msg[0] ? ": " : "",
                 err.msg);
         return 1;
