@@ -110,7 +110,7 @@ int main(int argc, char **argv)
         calls[i] = (struct mfb_call){.size = (uint32_t)mfb_rng_below(&rng, 256) | (i % 64 == 0 ? MFB_CALL_LARGE : 0u),
                                      .src = (uint32_t)mfb_rng_below(&rng, 4096),
                                      .dst = 8192u + (uint32_t)mfb_rng_below(&rng, 4096)};
-    mfb_passes_draw(&rng, passes, PASSES);
+    mfb_passes_draw(&rng, passes, PASSES, 1); /* shifts in whole 4 KiB pages (page_units 1): the noop touches no page */
     unsigned char *base = malloc(1u << 16);
     if (!base)
         return 1;
