@@ -926,6 +926,23 @@ def gen_setup_cost(a: argparse.Namespace) -> str:
             "\n\n" + provenance(f"{Path(sys.executable)} {shown}"))
 
 
+# The first commit whose files record what the parent saw of each process (setup.lifetime_s), before
+# issue 53's cuts of a later process's clock calibration and linearity check.
+PHASES_BEFORE_COMMIT = "93e1a7a"
+
+
+def gen_phase_profile(a: argparse.Namespace) -> str:
+    """tools.phase_profile: the default study and one with a source variant, by phase, the build
+    before issue 53's cuts beside this one, three runs each, interleaved."""
+    old = _old_binary(PHASES_BEFORE_COMMIT)
+    cmd = [sys.executable, "-m", "tools.phase_profile", "--binary", f"before={old}", "--binary",
+           f"this={a.memfbench}", "--repeat", "3", "--cpu", "1"]
+    out = _run(cmd, cwd=ROOT).stdout.strip()
+    shown = " ".join(cmd[1:]).replace(str(old), f"OLD/{PHASES_BEFORE_COMMIT}")
+    shown = shown.replace(str(Path(a.memfbench)), _shown_path(a.memfbench))
+    return out + "\n\n" + provenance(f"{Path(sys.executable)} {shown}")
+
+
 def gen_study_cost(a: argparse.Namespace) -> str:
     """Two default studies of this build: wall time, rounds, the rounds' flushing, and what a
     process costs before its rounds (the first, and the later ones)."""
@@ -1377,6 +1394,7 @@ GENERATORS: dict[str, Generator] = {
     "probe-full": Generator(True, gen_probe_full),
     "setup-cost": Generator(True, gen_setup_cost),
     "study-cost": Generator(True, gen_study_cost),
+    "phase-profile": Generator(True, gen_phase_profile),
     "harness-cost": Generator(True, gen_harness_cost),
     "compare-pages": Generator(True, gen_compare_pages),
     "summary-example": Generator(True, gen_summary_example),

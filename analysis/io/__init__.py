@@ -11,6 +11,7 @@ statistics.
   (Run), one row per batch; read_result reads, upgrades and validates one document
 - identity: a variant is its code: files whose same-named variant ran different code kept apart
 - placement_check: what a file says about its processes' placement check
+- cost: what a study's processes cost, by phase, from their setup blocks and the parent's timings
 - probe_file, ab_file: the probe and ab files' schemas and readers
 - callsites: a recorded trace's call sites (callsites.csv)
 - files: outputs written atomically (OutputError, the error of an output that cannot be written)

@@ -12,7 +12,11 @@ bool mfb_warmup_begin(struct mfb_warmup_rule *w, struct mfb_warmup *out, const s
     out->mode = s->warmup_rounds < 0 ? MFB_WARMUP_DETECTED : MFB_WARMUP_FIXED;
     out->rounds = 0;
     w->fixed_rounds = s->warmup_rounds;
-    w->cap_s = s->time_s > 0 ? fmax(0.5, s->time_s / 10) : 2.0;
+    /* At most half of the process's own time: a process of a default study has 0.16 s of rounds,
+     * and a warm-up allowed 0.5 s ran past its whole share and left it 2 measured rounds, starved,
+     * so its slot ran again (issue 53: 0.3 s more, in 1 of 10 studies of the validation's coverage
+     * section on the Intel VM). What did not settle in half the time is warned of, as at the cap. */
+    w->cap_s = s->time_s > 0 ? fmin(fmax(0.5, s->time_s / 10), s->time_s / 2) : 2.0;
     return out->mode == MFB_WARMUP_DETECTED || s->warmup_rounds > 0;
 }
 

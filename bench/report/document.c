@@ -664,8 +664,8 @@ static cJSON *warmup_json(const struct mfb_warmup *w)
         cJSON_AddBoolToObject(o, "settled", w->settled);
         cJSON_AddNumberToObject(o, "last_change", w->change);
         cJSON_AddStringToObject(o, "criterion", "warm-up rounds replay the first calls; settled when the median "
-                                "round time of the last 5 rounds is within 1 % of the 5 before; cap max(0.5 s, "
-                                "time/10) or 2000 rounds");
+                                "round time of the last 5 rounds is within 1 % of the 5 before; cap min(max(0.5 s, "
+                                "time/10), time/2) of the process's time, or 2000 rounds");
     }
     return o;
 }

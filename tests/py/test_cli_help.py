@@ -21,7 +21,7 @@ COMMANDS = {"run": "study/options.c", "probe": "cli/cmd_probe.c", "record": "cli
             "suite": "cli/cmd_suite.c"}
 # Options a --processes parent gives its children (processes/processes.c), and counts' replay that
 # counts starts under valgrind; a user has no reason to.
-INTERNAL = {"run": {"process-index", "code-placement-seed"}, "counts": {"replay"}}
+INTERNAL = {"run": {"process-index", "code-placement-seed", "timer-hz"}, "counts": {"replay"}}
 ROW = re.compile(r'(?:\{|MFB_ROW\()"([a-z0-9-]+)",\s*(no_argument|required_argument|optional_argument),\s*'
                  r"('(.)'|[A-Z_0-9]+),\s*(true|false),")
 # The rows every command spells alike (base/flags.h): the macro -> its option and letter.
