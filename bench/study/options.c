@@ -22,7 +22,7 @@ enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGE
        OPT_DEADLINE };
 
 /* The longest option name (code-placement-seed, allow-single-process) and the longest number a
- * parent writes (a 64-bit seed, a time with six decimals), with room to spare. */
+ * parent writes (a 64-bit seed, a real at %.17g: at most 24 characters), with room to spare. */
 #define MFB_FLAG_NAME_MAX 24
 #define MFB_FLAG_NUMBER_MAX 40
 
@@ -638,7 +638,9 @@ static int child_value(const struct mfb_flag *r, const struct mfb_study *c, char
     case MFB_FLAG_LONG:
         return *(const long *)m >= (long)r->lo ? snprintf(buf, cap, "%ld", *(const long *)m) : -1;
     case MFB_FLAG_REAL:
-        return *(const double *)m > r->lo ? snprintf(buf, cap, "%.6f", *(const double *)m) : -1;
+        /* %.17g reads back as the same double: the child's share of --time and its clock rate are
+         * the parent's own (at %.6f a rate of 2599998058.3432984 Hz came back 4e-7 Hz off) */
+        return *(const double *)m > r->lo ? snprintf(buf, cap, "%.17g", *(const double *)m) : -1;
     case MFB_FLAG_SEED:
         return !r->given || *(const bool *)((const char *)c + r->given - 1)
                    ? snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)m) : -1;
