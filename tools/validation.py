@@ -227,7 +227,9 @@ def lag1(x: list[float]) -> float:
     """Correlation of consecutive values (nan for fewer than three): how much of what moves a study
     is still there in the next one, minutes apart at most."""
     a = np.log(np.asarray(x, float))
-    return float(np.corrcoef(a[:-1], a[1:])[0, 1]) if len(a) > 2 and np.std(a) > 0 else float("nan")
+    # both halves must vary: one constant half (three studies, two of them alike) has no correlation
+    return float(np.corrcoef(a[:-1], a[1:])[0, 1]) if len(a) > 2 and np.std(a[:-1]) > 0 and np.std(a[1:]) > 0 \
+        else float("nan")
 
 
 def coverage_lines(inv: list[Invocation]) -> list[str]:
