@@ -307,6 +307,7 @@ void mfb_source_free(struct mfb_source *s)
     free(s->flags);
     free(s->dir);
     free(s->description);
+    free(s->param_flags);
     mfb_elf_symbol_free(&s->sym);
     free(s);
 }

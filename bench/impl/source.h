@@ -94,7 +94,8 @@ struct mfb_source {
     /* --pgo (orchestrate/pgo.c), set before the build */
     enum mfb_pgo_stage pgo_stage;
     enum mfb_pgo_family pgo_family; /* INSTRUMENTED, TRAINED: whose flags */
-    const char *extra_flags; /* added after the flags for this build (the profile's flags) */
+    const char *extra_flags; /* added after the flags for this build (the profile's flags, or --param's) */
+    char *param_flags;       /* --param's setting for this build ("-DA=1 -DB=2"), owned; extra_flags points at it */
     const char *profile;     /* TRAINED: the profile file, its digest part of the key */
     struct mfb_pgo *pgo;     /* TRAINED: what the file says of it (owned) */
 };

@@ -107,13 +107,32 @@ static int source_slot(struct mfb_run *r, struct mfb_source *src, struct mfb_err
     return r->config.nvars++;
 }
 
+/* --param's setting k of src: its name NAME[A=1,B=2] and its -D flags (study/params.h). */
+static int set_param(struct mfb_source *src, const struct mfb_params *ps, size_t k, struct mfb_err *err)
+{
+    char suffix[MFB_PARAM_TEXT_CAP], flags[MFB_PARAM_TEXT_CAP];
+    mfb_params_setting(ps, k, suffix, flags);
+    size_t len = strlen(src->name) + strlen(suffix) + 1;
+    char *name = malloc(len);
+    if (!name || !(src->param_flags = strdup(flags))) {
+        free(name);
+        return mfb_fail(err, "--variant %s: out of memory", src->spec);
+    }
+    snprintf(name, len, "%s%s", src->name, suffix);
+    free(src->name);
+    src->name = name;
+    src->extra_flags = src->param_flags;
+    return 0;
+}
+
 /* A source variant (impl/source.h): built at every code placement (source/varbuild.c, or
- * found in the cache), loaded and placed. */
-static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+ * found in the cache), loaded and placed; with --param, once per setting, each its own variant. */
+static int add_source_setting(struct mfb_run *r, const struct mfb_study *c, const char *spec, size_t k,
+                              struct mfb_err *err)
 {
     struct mfb_source *src = mfb_source_new(spec, err);
     int slot = src ? source_slot(r, src, err) : -1;
-    if (slot < 0)
+    if (slot < 0 || (c->params.n && set_param(src, &c->params, k, err) < 0))
         return -1;
     r->runtime.activity->variant = spec;
     sig_atomic_t around = r->runtime.activity->phase; /* the compiler runs: its runner answers a stop */
@@ -123,6 +142,15 @@ static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *
     if (built < 0)
         return -1;
     return place_source(r, slot, spec, "", err);
+}
+
+static int add_source(struct mfb_run *r, const struct mfb_study *c, const char *spec, struct mfb_err *err)
+{
+    size_t settings = mfb_params_count(&c->params);
+    for (size_t k = 0; k < settings; k++)
+        if (add_source_setting(r, c, spec, k, err) < 0)
+            return -1;
+    return 0;
 }
 
 /* What --pgo asks of the training of a source variant of c; cache holds --cache's sizes (96 bytes). */
@@ -396,12 +424,33 @@ static int check_variants(const struct mfb_study *c, struct mfb_err *err)
     return 0;
 }
 
+/* --param: a source variant to build with it, and room in the run for every setting of each. */
+static int check_params(const struct mfb_study *c, struct mfb_err *err)
+{
+    int sources = 0;
+    for (int i = 0; i < c->nvariants; i++) {
+        enum mfb_source_kind kind;
+        sources += mfb_source_spec(c->variants[i], &kind);
+    }
+    if (!sources)
+        return mfb_fail(err, "--param: no source variant to build with it (give -v FILE.c:SYMBOL[=NAME])");
+    size_t settings = mfb_params_count(&c->params);
+    size_t total = (size_t)(c->nvariants - sources) + (size_t)sources * settings;
+    if (total > MFB_MAX_VARIANTS)
+        return mfb_fail(err, "--param: %zu settings of %d source variant%s and %d other variant%s make %zu variants; at "
+                        "most %d in a run", settings, sources, sources == 1 ? "" : "s", c->nvariants - sources,
+                        c->nvariants - sources == 1 ? "" : "s", total, MFB_MAX_VARIANTS);
+    return 0;
+}
+
 int mfb_assemble_variants(struct mfb_run *r, const struct mfb_study *c, struct mfb_err *err)
 {
     const struct mfb_variant *all;
     size_t n = mfb_variants_all(&all);
     if (c->nvariants == 0 && c->pgo)
         return mfb_fail(err, "--pgo: no source variant to build with a profile (give -v FILE.c:SYMBOL[=NAME])");
+    if (c->params.n && check_params(c, err) < 0)
+        return -1;
     if (c->nvariants == 0) {
         for (size_t i = 0; i < n; i++)
             if (all[i].func == c->func && mfb_variant_default(&all[i]) && mfb_variant_available(&all[i]) &&

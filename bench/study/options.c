@@ -19,7 +19,7 @@ enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGE
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE,
        OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE, OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT,
        OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED,
-       OPT_DEADLINE };
+       OPT_DEADLINE, OPT_PARAM };
 
 /* The longest option name (code-placement-seed, allow-single-process) and the longest number a
  * parent writes (a 64-bit seed, a real at %.17g: at most 24 characters), with room to spare. */
@@ -47,6 +47,11 @@ static int parse_variant(const char *arg, void *req, struct mfb_err *err)
         return mfb_fail(err, CMD ": --variant: at most %d variants", MFB_MAX_VARIANTS);
     s->variants[s->nvariants++] = arg;
     return 0;
+}
+
+static int parse_param(const char *arg, void *req, struct mfb_err *err)
+{
+    return mfb_params_add(&((struct mfb_study *)req)->params, arg, err);
 }
 
 static int parse_sweep(const char *arg, void *req, struct mfb_err *err)
@@ -175,6 +180,11 @@ static const struct mfb_flag run_flags[] = {
      "$CC (default cc) at every code placement and cached (default:\n"
      "$CFLAGS, else -O2)",
      .kind = MFB_FLAG_TEXT, .member = AT(variant_cflags), .echo = "variant_cflags"},
+    {"param", required_argument, OPT_PARAM, false, "NAME=V,...",
+     "each source variant (-v FILE.c:SYMBOL[=NAME]) built once per value,\n"
+     "with -DNAME=V, each its own variant NAME[NAME=V]; repeat for more\n"
+     "macros (every combination; at most 4 macros of 16 values)",
+     .kind = MFB_FLAG_CUSTOM, .parse = parse_param, .echo = "params"},
     {"pgo", no_argument, OPT_PGO, false, NULL,
      "each source variant NAME (-v FILE.c:SYMBOL[=NAME]) is also timed as\n"
      "NAME-pgo: built with the compiler's profile (GCC or clang) from a\n"
@@ -466,6 +476,8 @@ static int check_combinations(const struct mfb_study *c, struct mfb_err *err)
         return mfb_fail(err, CMD ": %s applies to sweeps (memfbench sweep SIZES); a distribution brings "
                         "its own sizes and alignments", c->unpredictable ? "--unpredictable" : c->align_src ?
                         "--align-src" : "--align-dst");
+    if (c->params.n && c->pgo)
+        return mfb_fail(err, CMD ": --param and --pgo: each setting would need its own training; give one");
     if ((c->pgo_train || c->pgo_seed_given) && !c->pgo)
         return mfb_fail(err, CMD ": %s needs --pgo", c->pgo_train ? "--pgo-train" : "--pgo-seed");
     if (c->pgo && (c->trace || c->sweeping) && !c->pgo_train)
@@ -555,6 +567,8 @@ static cJSON *echo_custom(const struct mfb_flag *r, const struct mfb_study *s)
         cJSON_AddStringToObject(o, "seed", seed);
         return o;
     }
+    case OPT_PARAM:
+        return mfb_params_json(&s->params);
     case OPT_LATENCY:
         return cJSON_CreateString(s->latency ? "latency" : "throughput");
     case OPT_LARGEWIN:

@@ -14,6 +14,7 @@
 #include "base/code_placement.h"
 #include "programs/kinds.h"
 #include "study/choices.h"
+#include "study/params.h"
 #include "workload/classes.h"
 #include "workload/sampler.h"
 #include "workload/sweep.h"
@@ -99,6 +100,7 @@ struct mfb_study {
     const char *variants[MFB_MAX_VARIANTS];
     int nvariants;                     /* 0: libc, every available built-in, noop */
     const char *variant_cflags;        /* --variant-cflags: a source variant's flags (NULL: $CFLAGS, else -O2) */
+    struct mfb_params params;          /* --param: each source variant built once per setting of these macros */
     bool pgo;                          /* --pgo: each FILE.c variant NAME also as NAME-pgo, built with a profile */
     const char *pgo_train;             /* --pgo-train: the training calls' distribution (NULL: the study's) */
     uint64_t pgo_seed;                 /* --pgo-seed: the training replay's seed (default MFB_PGO_DEFAULT_SEED) */
