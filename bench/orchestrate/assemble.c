@@ -356,13 +356,25 @@ static bool same_name(const struct asked *a, const struct asked *b)
 }
 
 /* Whether name is NAME-copy of a source variant NAME asked for earlier (the first k). */
-static bool source_copy(const struct asked *asked, int k, const char *name)
+/* Whether name is NAME-copy of a source NAME asked before it; with --param, NAME is one of its
+ * settings' names, NAME[A=1,B=2] (a family's copy names the setting it copies). */
+static bool source_copy(const struct mfb_params *ps, const struct asked *asked, int k, const char *name)
 {
     size_t len = strlen(name);
-    for (int j = 0; j < k; j++)
-        if (len > 5 && asked[j].source && !asked[j].pgo && strlen(asked[j].name) == len - 5 &&
-            !strncmp(asked[j].name, name, len - 5) && !strcmp(name + len - 5, "-copy"))
-            return true;
+    if (len <= 5 || strcmp(name + len - 5, "-copy"))
+        return false;
+    size_t settings = mfb_params_count(ps);
+    for (int j = 0; j < k; j++) {
+        size_t base = strlen(asked[j].name);
+        if (!asked[j].source || asked[j].pgo || base > len - 5 || strncmp(asked[j].name, name, base))
+            continue;
+        for (size_t x = 0; x < settings; x++) {
+            char suffix[MFB_PARAM_TEXT_CAP], flags[MFB_PARAM_TEXT_CAP];
+            mfb_params_setting(ps, x, suffix, flags);
+            if (base + strlen(suffix) == len - 5 && !strncmp(name + base, suffix, len - 5 - base))
+                return true;
+        }
+    }
     return false;
 }
 
@@ -389,7 +401,11 @@ static int check_one(const struct mfb_study *c, const char *spec, struct asked *
         return 0;
     }
     const struct mfb_variant *v = mfb_variant_find(c->func, spec);
-    if (!v && !source_copy(asked, *k, spec)) {
+    if (!v && c->params.n && source_copy(&(struct mfb_params){0}, asked, *k, spec))
+        return mfb_fail(err, "--variant %s: with --param, a copy names the setting it copies, as "
+                        "'%.*s[%s=%s%s]-copy'", spec, (int)(strlen(spec) - 5), spec, c->params.p[0].name,
+                        c->params.p[0].values[0], c->params.n > 1 ? ",..." : "");
+    if (!v && !source_copy(&c->params, asked, *k, spec)) {
         const struct mfb_variant *all;
         size_t n = mfb_variants_all(&all);
         return unknown_variant(spec, c->func, all, n, err);

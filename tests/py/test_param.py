@@ -90,3 +90,16 @@ def test_a_family_that_cannot_be_built_is_refused_before_any_build(run, args: li
     r = run(*args)
     one_line_refusal(refusal(r), *words)
     assert not r.out.exists() and not (tmp_path / "cache" / "variants").exists()
+
+
+def test_a_settings_copy_is_its_a_a_pair(run) -> None:
+    """NAME[SETTING]-copy: that build at another placement in every process, as a source's copy is;
+    NAME-copy alone names no build of the family, and the refusal says what to give."""
+    r = run("-q", "--processes", "2", "-t", "0.4", "-v", "libc", "-v", SOURCE, "--param", "BLOCK=16,64",
+            "-v", "blocks[BLOCK=64]-copy")
+    assert r.code == 0, r.stderr
+    copy = next(v for v in r.doc["variants"] if v["name"] == "blocks[BLOCK=64]-copy")
+    assert copy["copy_of"]["variant"] == "blocks[BLOCK=64]" and copy["copy_of"]["identical"]
+    r = run("-v", "libc", "-v", SOURCE, "--param", "BLOCK=16,64", "-v", "blocks-copy", out="bad.json")
+    one_line_refusal(refusal(r), "--variant blocks-copy: with --param", "'blocks[BLOCK=16]-copy'")
+    assert not r.out.exists()
