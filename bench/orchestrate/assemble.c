@@ -355,7 +355,6 @@ static bool same_name(const struct asked *a, const struct asked *b)
     return !strncmp(o->name, p->name, n) && !strcmp(o->name + n, "-pgo");
 }
 
-/* Whether name is NAME-copy of a source variant NAME asked for earlier (the first k). */
 /* Whether name is NAME-copy of a source NAME asked before it; with --param, NAME is one of its
  * settings' names, NAME[A=1,B=2] (a family's copy names the setting it copies). */
 static bool source_copy(const struct mfb_params *ps, const struct asked *asked, int k, const char *name)
@@ -401,7 +400,8 @@ static int check_one(const struct mfb_study *c, const char *spec, struct asked *
         return 0;
     }
     const struct mfb_variant *v = mfb_variant_find(c->func, spec);
-    if (!v && c->params.n && source_copy(&(struct mfb_params){0}, asked, *k, spec))
+    static const struct mfb_params no_params; /* NAME-copy of a source's own name, no setting */
+    if (!v && c->params.n && source_copy(&no_params, asked, *k, spec))
         return mfb_fail(err, "--variant %s: with --param, a copy names the setting it copies, as "
                         "'%.*s[%s=%s%s]-copy'", spec, (int)(strlen(spec) - 5), spec, c->params.p[0].name,
                         c->params.p[0].values[0], c->params.n > 1 ? ",..." : "");

@@ -185,7 +185,8 @@ static int run_one(const struct mfb_study *cfg, struct study_run *s, int i, int 
     progress(cfg, s, i);
     struct child_args ca = {.index = i, .slot = slot, .seed = mfb_process_seed(master_seed, slot),
                             .code_placement_seed = mfb_stream_seed(master_seed, MFB_STREAM_CODE), .time_s = s->each,
-                            .batch_passes = s->batch_passes, .timer_hz = s->timer_hz, .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
+                            .batch_passes = s->batch_passes, .timer_hz = s->timer_hz,
+                            .max_batches = cfg->max_batches / s->k, .tmp = s->tmp[i]};
     struct mfb_prog_outcome o;
     struct mfb_reply r;
     uint64_t spawned = mfb_mono_ns();

@@ -612,10 +612,11 @@ int mfb_varbuild(struct mfb_source *s, const char *flags_option, const struct mf
                  b->root_shown, too_long ? "the path is too long" : strerror(errno));
         goto out;
     }
-    /* the flags as one normalized line, as the key and the file record them; --pgo's after them
+    /* the flags as one normalized line, as the key and the file record them; --pgo's or --param's after them
      * (the words of both fit: each is split from at most MFB_TOOL_MAX_COMMAND bytes) */
     struct mfb_words *extra = &b->extra;
-    if (mfb_words_split(s->param_flags ? "--param's flags" : "--pgo's flags", s->extra_flags ? s->extra_flags : "", extra, err) < 0)
+    const char *whose = s->param_flags ? "--param's flags" : "--pgo's flags";
+    if (mfb_words_split(whose, s->extra_flags ? s->extra_flags : "", extra, err) < 0)
         goto out;
     for (int i = 0; i < extra->n && b->flags.n < MFB_TOOL_MAX_WORDS - 1; i++)
         b->flags.w[b->flags.n++] = extra->w[i];
