@@ -24,7 +24,7 @@ from .io.reading import ResultFileError
 
 # The subcommands, in the order --help lists them: analysis/commands/NAME.py each.
 COMMANDS = ("summarize", "compare", "report", "gate", "diff", "classes", "sweep", "pressure", "threads", "probe",
-            "callsites", "history", "pool", "ab", "export", "suite", "counts", "pgo", "variants")
+            "callsites", "history", "pool", "ab", "export", "suite", "counts", "pgo", "variants", "race", "tune")
 # The longest error line: a path of thousands of characters is shown with its middle elided.
 MESSAGE_MAX = 1000
 

@@ -13,6 +13,7 @@ int mfb_cmd_analyze(int argc, char **argv);
 int mfb_cmd_ab(int argc, char **argv);
 int mfb_cmd_suite(int argc, char **argv);
 int mfb_cmd_counts(int argc, char **argv);
+int mfb_cmd_tune(int argc, char **argv);
 
 /* A row of the dispatcher (cli/main.c): the name, other spellings of it, the handler (given argv
  * from the name on) and the summary the usage prints (its lines separated by '\n'). */

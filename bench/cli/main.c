@@ -63,6 +63,9 @@ static const struct mfb_command COMMANDS[] = {
     {"suite", {NULL}, mfb_cmd_suite,
      "one number across functions: a study of each on its fleet table, then each\n"
      "variant's geometric mean with its interval (memfbench suite --help)"},
+    {"tune", {NULL}, mfb_cmd_tune,
+     "which of a family of implementations is fastest here: candidates raced in\n"
+     "paired studies, the leader confirmed by a fresh one (memfbench tune --help)"},
     {"record", {NULL}, mfb_cmd_record,
      "record a program's calls as a distribution: memfbench record -o DIR -- PROGRAM ARGS"},
     {"merge", {NULL}, mfb_cmd_merge,

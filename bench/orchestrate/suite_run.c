@@ -10,8 +10,7 @@
 #include "base/functions.h"
 #include "base/progress.h"
 #include "orchestrate/analysis.h"
-#include "programs/reply.h"
-#include "programs/run.h"
+#include "orchestrate/study_child.h"
 #include "files/temporaries.h"
 #include "programs/stop.h"
 #include "report/folder.h"
@@ -77,9 +76,8 @@ static char *with_function(const char *arg, enum mfb_func f)
     return s;
 }
 
-/* Runs one study into path as memfbench's own child (programs/run.h: its own group, a stop passed
- * on, its reply read): its exit status, 128 + the signal when a stop request ended it, 1 when it
- * failed without one (why, in one line on stderr, as every failure is said). */
+/* Runs one study into path as memfbench's own child (orchestrate/study_child.h): its exit status,
+ * 128 + the signal when a stop request ended it, 1 when it failed without one (why, in one line). */
 static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const char *dist, const char *path)
 {
     char **argv = calloc((size_t)r->nrun_args + OWN_ARGS, sizeof *argv);
@@ -112,41 +110,9 @@ static int run_study(const struct mfb_suite_request *r, enum mfb_func f, const c
      * gone once the suite is in place (issue 54); the suite says where each study goes, and its
      * analysis reads each study's warnings from its file. */
     argv[n++] = "-q";
-    /* its verdict on the reply channel, so a study that fails or is stopped is said in the suite's
-     * one line, not in two */
-    struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench suite", .name = "a study", .argv = argv,
-                         .self = true, .in = MFB_IO_NULL, .out = MFB_IO_INHERIT, .err = MFB_IO_CAPTURE, .reply = true,
-                         .death_signal = SIGTERM, .deadlines = r->deadlines, .cpu = -1};
-    struct mfb_prog_outcome o;
-    struct mfb_err err = {{0}};
-    struct mfb_reply reply;
-    if (mfb_prog_run(&p, &o, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        status = MFB_EXIT_FAIL;
-        goto done;
-    }
-    if (o.end == MFB_PROG_STOPPED) {
-        status = 128 + o.signal;
-    } else if (o.end != MFB_PROG_EXITED || mfb_reply_parse(o.reply, o.reply_len, &reply, &err) < 0) {
-        /* past its deadline, killed, never started, no reply: how it ended is the cause (its own last
-         * line, "interrupted", would only repeat it); a failure, not an interrupt, whatever it exited */
-        char how[400], last[400] = "";
-        mfb_prog_describe(&p, &o, how, sizeof how);
-        if (o.end == MFB_PROG_EXITED || o.end == MFB_PROG_NO_REPLY)
-            mfb_prog_last_line(o.err, last, sizeof last);
-        fprintf(stderr, "memfbench suite: the study of %s on %s: %s%s%s; no suite written\n", mfb_func_name(f), dist,
-                how, last[0] ? ": " : "", last);
-        status = MFB_EXIT_FAIL;
-    } else if (reply.status != MFB_REPLY_OK) {
-        fprintf(stderr, "memfbench suite: the study of %s on %s failed: %s; no suite written\n", mfb_func_name(f), dist,
-                reply.message[0] ? reply.message : "no message");
-        status = o.status ? o.status : MFB_EXIT_FAIL;
-    } else {
-        if (o.err_len) /* what a quiet study still said */
-            fwrite(o.err, 1, o.err_len, stderr);
-        status = 0;
-    }
-    mfb_prog_outcome_free(&o);
+    char what[400];
+    snprintf(what, sizeof what, "the study of %s on %s", mfb_func_name(f), dist);
+    status = mfb_study_child_run("memfbench suite", what, "no suite written", argv, r->deadlines);
 done:
     for (int i = 0; i < nmade; i++)
         free(made[i]);

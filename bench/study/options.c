@@ -20,7 +20,7 @@ enum { OPT_WARMUP = 256, OPT_ALIGN, OPT_CLOCK, OPT_CACHE, OPT_DISTDIR, OPT_TARGE
        OPT_QUIETW, OPT_BYCLASS, OPT_LATENCY, OPT_SWEEP, OPT_UNPRED, OPT_ALIGNSRC, OPT_ALIGNDST, OPT_TRACE,
        OPT_CACHEFROM, OPT_COUNTERS, OPT_PRESSURE, OPT_THREADS, OPT_CPUS, OPT_BACKGROUND, OPT_BGCPUS, OPT_CODEROT,
        OPT_LARGEWIN, OPT_LABEL, OPT_VCFLAGS, OPT_PGO, OPT_PGOTRAIN, OPT_PGOSEED,
-       OPT_DEADLINE, OPT_PARAM };
+       OPT_DEADLINE, OPT_PARAM, OPT_SETTING };
 
 /* The longest option name (code-placement-seed, allow-single-process) and the longest number a
  * parent writes (a 64-bit seed, a real at %.17g: at most 24 characters), with room to spare. */
@@ -53,6 +53,11 @@ static int parse_variant(const char *arg, void *req, struct mfb_err *err)
 static int parse_param(const char *arg, void *req, struct mfb_err *err)
 {
     return mfb_params_add(&((struct mfb_study *)req)->params, arg, err);
+}
+
+static int parse_setting(const char *arg, void *req, struct mfb_err *err)
+{
+    return mfb_params_choose(&((struct mfb_study *)req)->params, arg, err);
 }
 
 static int parse_sweep(const char *arg, void *req, struct mfb_err *err)
@@ -186,6 +191,10 @@ static const struct mfb_flag run_flags[] = {
      "with -DNAME=V, each its own variant NAME[NAME=V]; repeat for more\n"
      "macros (every combination; at most 4 macros of 16 values)",
      .kind = MFB_FLAG_CUSTOM, .parse = parse_param, .echo = "params"},
+    {"setting", required_argument, OPT_SETTING, false, "A=1,B=2",
+     "with --param: build this setting of the macros (repeat for more)\n"
+     "instead of every combination (memfbench tune races a subset)",
+     .kind = MFB_FLAG_CUSTOM, .parse = parse_setting, .echo = "settings"},
     {"pgo", no_argument, OPT_PGO, false, NULL,
      "each source variant NAME (-v FILE.c:SYMBOL[=NAME]) is also timed as\n"
      "NAME-pgo: built with the compiler's profile (GCC or clang) from a\n"
@@ -479,6 +488,8 @@ static int check_combinations(const struct mfb_study *c, struct mfb_err *err)
                         "--align-src" : "--align-dst");
     if (c->params.n && c->pgo)
         return mfb_fail(err, CMD ": --param and --pgo: each setting would need its own training; give one");
+    if (mfb_params_check(&c->params, err) < 0)
+        return -1;
     if ((c->pgo_train || c->pgo_seed_given) && !c->pgo)
         return mfb_fail(err, CMD ": %s needs --pgo", c->pgo_train ? "--pgo-train" : "--pgo-seed");
     if (c->pgo && (c->trace || c->sweeping) && !c->pgo_train)
@@ -570,6 +581,8 @@ static cJSON *echo_custom(const struct mfb_flag *r, const struct mfb_study *s)
     }
     case OPT_PARAM:
         return mfb_params_json(&s->params);
+    case OPT_SETTING:
+        return mfb_params_settings_json(&s->params);
     case OPT_LATENCY:
         return cJSON_CreateString(s->latency ? "latency" : "throughput");
     case OPT_LARGEWIN:

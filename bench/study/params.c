@@ -66,8 +66,72 @@ int mfb_params_add(struct mfb_params *ps, const char *arg, struct mfb_err *err)
     return 0;
 }
 
+int mfb_params_choose(struct mfb_params *ps, const char *arg, struct mfb_err *err)
+{
+    if (ps->ngiven == MFB_PARAM_SETTINGS_MAX)
+        return mfb_fail(err, "memfbench run: --setting: at most %d settings", MFB_PARAM_SETTINGS_MAX);
+    ps->given[ps->ngiven++] = arg;
+    return 0;
+}
+
+long mfb_params_index(const struct mfb_params *ps, const char *text, struct mfb_err *err)
+{
+    int at[MFB_PARAMS_MAX];
+    for (int i = 0; i < ps->n; i++)
+        at[i] = -1;
+    for (const char *t = text;;) {
+        size_t len = strcspn(t, ","), name = strcspn(t, "=");
+        if (name >= len)
+            return mfb_fail(err, "memfbench run: --setting '%.80s': expected NAME=VALUE,... (one value of each "
+                            "--param macro)", text);
+        int i = 0;
+        while (i < ps->n && (strlen(ps->p[i].name) != name || strncmp(ps->p[i].name, t, name)))
+            i++;
+        if (i == ps->n)
+            return mfb_fail(err, "memfbench run: --setting '%.80s': '%.*s' is not a --param macro", text, (int)name, t);
+        if (at[i] >= 0)
+            return mfb_fail(err, "memfbench run: --setting '%.80s': %s given twice", text, ps->p[i].name);
+        const char *v = t + name + 1;
+        size_t vlen = len - name - 1;
+        for (int j = 0; j < ps->p[i].n && at[i] < 0; j++)
+            if (strlen(ps->p[i].values[j]) == vlen && !strncmp(ps->p[i].values[j], v, vlen))
+                at[i] = j;
+        if (at[i] < 0)
+            return mfb_fail(err, "memfbench run: --setting '%.80s': %.*s is not one of --param %s's values", text,
+                            (int)vlen, v, ps->p[i].name);
+        if (!t[len])
+            break;
+        t += len + 1;
+    }
+    long k = 0;
+    for (int i = 0; i < ps->n; i++) {
+        if (at[i] < 0)
+            return mfb_fail(err, "memfbench run: --setting '%.80s': no value of %s", text, ps->p[i].name);
+        k = k * ps->p[i].n + at[i];
+    }
+    return k;
+}
+
+int mfb_params_check(const struct mfb_params *ps, struct mfb_err *err)
+{
+    if (ps->ngiven && !ps->n)
+        return mfb_fail(err, "memfbench run: --setting names values of --param macros: give the --param rows");
+    long seen[MFB_PARAM_SETTINGS_MAX];
+    for (int g = 0; g < ps->ngiven; g++) {
+        if ((seen[g] = mfb_params_index(ps, ps->given[g], err)) < 0)
+            return -1;
+        for (int h = 0; h < g; h++)
+            if (seen[h] == seen[g])
+                return mfb_fail(err, "memfbench run: --setting '%.80s': the same setting as '%.80s'", ps->given[g],
+                                ps->given[h]);
+    }
+    return 0;
+}
+
 size_t mfb_params_count(const struct mfb_params *ps)
 {
+    if (ps->ngiven)
+        return (size_t)ps->ngiven;
     size_t k = 1;
     for (int i = 0; i < ps->n; i++)
         k *= (size_t)ps->p[i].n; /* at most 16^4: no overflow */
@@ -76,6 +140,11 @@ size_t mfb_params_count(const struct mfb_params *ps)
 
 void mfb_params_setting(const struct mfb_params *ps, size_t k, char *suffix, char *flags)
 {
+    if (ps->ngiven) { /* checked when the options were (mfb_params_check) */
+        struct mfb_err ignored;
+        long i = mfb_params_index(ps, ps->given[k], &ignored);
+        k = i < 0 ? 0 : (size_t)i;
+    }
     size_t at[MFB_PARAMS_MAX];
     for (int i = ps->n - 1; i >= 0; i--) { /* mixed radix, the last macro varying fastest */
         at[i] = k % (size_t)ps->p[i].n;
@@ -103,6 +172,19 @@ cJSON *mfb_params_json(const struct mfb_params *ps)
         for (int j = 0; j < ps->p[i].n; j++)
             cJSON_AddItemToArray(vs, cJSON_CreateString(ps->p[i].values[j]));
         cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+cJSON *mfb_params_settings_json(const struct mfb_params *ps)
+{
+    if (!ps->ngiven)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t k = 0; k < (size_t)ps->ngiven; k++) {
+        char suffix[MFB_PARAM_TEXT_CAP], flags[MFB_PARAM_TEXT_CAP];
+        mfb_params_setting(ps, k, suffix, flags);
+        cJSON_AddItemToArray(a, cJSON_CreateString(suffix));
     }
     return a;
 }

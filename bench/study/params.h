@@ -13,6 +13,8 @@
 #define MFB_PARAM_VALUES_MAX 16   /* values of one macro */
 #define MFB_PARAM_NAME_MAX 63     /* a macro's name */
 #define MFB_PARAM_VALUE_MAX 31    /* one value */
+/* --setting: at most as many settings as a run holds variants (study/study.h asserts it). */
+#define MFB_PARAM_SETTINGS_MAX 32
 /* The longest "[A=1,B=2]" and "-DA=1 -DB=2" one setting makes, with its terminating NUL. */
 #define MFB_PARAM_TEXT_CAP (MFB_PARAMS_MAX * (MFB_PARAM_NAME_MAX + MFB_PARAM_VALUE_MAX + 4) + 3)
 
@@ -25,6 +27,10 @@ struct mfb_param {
 struct mfb_params {
     struct mfb_param p[MFB_PARAMS_MAX];
     int n;
+    /* --setting A=1,B=2 (repeatable): these settings of the macros, in this order, instead of their
+     * product (memfbench tune races a subset); the texts as given, checked by mfb_params_check */
+    const char *given[MFB_PARAM_SETTINGS_MAX];
+    int ngiven;
 };
 
 /* One --param argument, "NAME=V1,V2,...": NAME a C identifier, each value non-empty, of letters,
@@ -32,15 +38,31 @@ struct mfb_params {
  * twice, no macro twice. 0, or -1 with one line naming the option and what is wrong. */
 int mfb_params_add(struct mfb_params *ps, const char *arg, struct mfb_err *err);
 
-/* How many settings: the product of the macros' value counts (1 without --param). */
+/* One --setting argument, kept as given (it may come before the --param rows it names): 0, or -1
+ * when there are too many. */
+int mfb_params_choose(struct mfb_params *ps, const char *arg, struct mfb_err *err);
+
+/* Whether every --setting names each --param macro once, with one of its values, and no setting
+ * twice: 0, or -1 with one line naming the --setting and what is wrong. */
+int mfb_params_check(const struct mfb_params *ps, struct mfb_err *err);
+
+/* The index in the product of the setting text "A=1,B=2" (every macro once, in any order), or -1
+ * with err naming what is wrong ("memfbench run: --setting ..."). */
+long mfb_params_index(const struct mfb_params *ps, const char *text, struct mfb_err *err);
+
+/* How many settings: the --setting rows given, else the product of the macros' value counts (1
+ * without --param). */
 size_t mfb_params_count(const struct mfb_params *ps);
 
-/* Setting k (0 <= k < count), the first macro's value varying slowest: the variant's name suffix
+/* Setting k (0 <= k < count): the k-th --setting, else the k-th of the product, the first macro's
+ * value varying slowest: the variant's name suffix
  * "[A=1,B=2]" and its flags "-DA=1 -DB=2" (both "" without --param), each MFB_PARAM_TEXT_CAP. */
 void mfb_params_setting(const struct mfb_params *ps, size_t k, char *suffix, char *flags);
 
 /* The echo for the result file: [{"name": NAME, "values": [...]}, ...], or null without --param. */
 struct cJSON; /* the echo is the only part that needs cJSON (study.h is everywhere) */
 struct cJSON *mfb_params_json(const struct mfb_params *ps);
+/* The --setting echo: the settings' suffixes ["[A=1,B=2]", ...], or null when none were given. */
+struct cJSON *mfb_params_settings_json(const struct mfb_params *ps);
 
 #endif

@@ -22,6 +22,7 @@
 /* Variants one study can time: the variant index is stored in 16 bits per sample, and every
  * variant costs a batch per round, so more would only dilute the rounds. */
 #define MFB_MAX_VARIANTS 32
+_Static_assert(MFB_PARAM_SETTINGS_MAX == MFB_MAX_VARIANTS, "a --setting for each variant a run holds, no more");
 _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements must hold every variant's");
 /* Fresh processes one study may run (--processes): each gets a share of the time budget. */
 #define MFB_MAX_PROCESSES 64

@@ -1,0 +1,70 @@
+"""memfbench tune's summary (analyze tune): the race, the fresh study's verdicts and the table of
+the leader on the function's other distributions, as text lines (pure: documents and comparisons in)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..verdicts.compare import Comparison
+from ..verdicts.pgo import ONLY_OWN
+
+
+@dataclass
+class CheckRow:
+    distribution: str
+    comparison: Comparison | None   # the leader against the baseline there (None: the file had no pair)
+
+
+def ratio_text(c: Comparison) -> str:
+    return f"{c.ratio:.3f} [{c.ci_low:.3f}, {c.ci_high:.3f}]"
+
+
+def holds_label(final: Comparison | None, rows: list[CheckRow]) -> str:
+    """Where the leader's gain holds, as the PGO table says it of a profile: on every other
+    distribution, on some, or only on the one it was raced on."""
+    if final is None or final.verdict != "faster":
+        return "no gain on the race's distribution to carry elsewhere"
+    faster = [r for r in rows if r.comparison is not None and r.comparison.verdict == "faster"]
+    slower = [r for r in rows if r.comparison is not None and r.comparison.verdict == "slower"]
+    if not rows:
+        return "not checked on other distributions"
+    if not faster:
+        return ONLY_OWN + (f" (slower on {len(slower)} of {len(rows)})" if slower else "")
+    if len(faster) == len(rows):
+        return f"holds on every one of the {len(rows)} other distributions"
+    return (f"holds on {len(faster)} of {len(rows)} other distributions"
+            + (f", slower on {len(slower)}" if slower else ""))
+
+
+def tune_lines(tune: dict, race: dict, final: list[Comparison], leader_vs_runner: Comparison | None,
+               rows: list[CheckRow], cpu: str) -> list[str]:
+    cfg = tune["config"]
+    leader, runner = tune["leader"], tune.get("runner_up")
+    base = final[0].baseline if final else cfg["baseline"]
+    fam = f"family {cfg['family']}" if cfg.get("family") else cfg["source"]
+    out = [f"tune: {tune['candidates']} candidates ({fam}) for {cfg['function']} on {cfg['distribution']} "
+           f"against {base} | {cpu}",
+           f"race: {tune['steps']} step{'s' if tune['steps'] != 1 else ''} in {tune['race_s']:.0f} s of the "
+           f"{cfg['budget_s']:.0f}-s budget; ended by {'the budget' if tune['ended_by'] == 'budget' else 'the rule'}"
+           f" ({tune['why']}); {len(race['alive'])} left of {len(race['candidates'])}; drop rule: slower than the "
+           f"leader by more than {cfg['margin_percent']:g} %, chance of dropping the fastest at most "
+           f"{cfg['alpha']:g}"]
+    by_name = {c.variant: c for c in final}
+    out.append(f"fresh study (not the race's data), ratio to {base} with its 95 % interval (below 1: faster):")
+    for role, name in (("leader", leader), ("runner-up", runner)):
+        c = by_name.get(name) if name else None
+        if c is None:
+            continue
+        out.append(f"  {role:<9} {name:<56} {ratio_text(c)}  {c.verdict}"
+                   + ("" if c.verdict != "inconclusive" else " (not resolved)"))
+    if leader_vs_runner is not None:
+        c = leader_vs_runner
+        out.append(f"  runner-up / leader: {ratio_text(c)}  {c.verdict}")
+    if rows:
+        out.append(f"the leader against {base} on the function's other distributions (shorter studies: "
+                   f"{cfg['check_processes']} processes, {cfg['check_time_s']:g} s):")
+        for r in rows:
+            c = r.comparison
+            out.append(f"  {r.distribution:<28} " + (f"{ratio_text(c)}  {c.verdict}" if c else "no pair in the file"))
+    out.append(f"where the gain holds: {holds_label(by_name.get(leader), rows)}")
+    out.append(f"winner: {tune['leader_setting']} (winner.c: the family's source with these settings defined)")
+    return out
