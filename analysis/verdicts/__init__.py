@@ -16,4 +16,6 @@ compares something, on the statistics of stats/ and the runs of io/.
 - pgo: the PGO gain of run --pgo (NAME-pgo / NAME) and the trained-on x tested-on table of several files
 - variants: seed 000's metrics in one row per variant (ratio, code size, i-cache pressure slope, slowdown
   beside a second thread, PGO gain), each from the file that measured it
+- race: memfbench tune's racing rule: candidates pooled over race steps, dropped when slower than
+  the leader by more than the margin, the chance of dropping the fastest bounded by alpha
 """

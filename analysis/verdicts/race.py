@@ -192,6 +192,6 @@ def step_line(race: Race) -> str:
     s = race.steps[-1]
     lead = race.candidates[s.leader].history[-1]
     return (f"step {s.step}: {s.alive} candidates, {len(s.dropped)} dropped (slower than the leader by more than "
-            f"{race.margin * 100:g} % at {s.level * 100:.5g} % each); leader {s.leader} "
+            f"{race.margin * 100:g} %, each at level 1 - {1 - s.level:.2g}); leader {s.leader} "
             f"{lead.ratio:.3f} [{lead.low:.3f}, {lead.high:.3f}] of {race.baseline}; {len(race.alive)} left"
             + ("" if not race.done else f"; done: {race.why}"))

@@ -49,7 +49,9 @@ def tune_lines(tune: dict, race: dict, final: list[Comparison], leader_vs_runner
            f"leader by more than {cfg['margin_percent']:g} %, chance of dropping the fastest at most "
            f"{cfg['alpha']:g}"]
     by_name = {c.variant: c for c in final}
-    out.append(f"fresh study (not the race's data), ratio to {base} with its 95 % interval (below 1: faster):")
+    shape = (f"{final[0].processes} processes" if final else "no pair")
+    out.append(f"fresh study ({shape}; not the race's data), ratio to {base} with its 95 % interval (below 1: "
+               "faster):")
     for role, name in (("leader", leader), ("runner-up", runner)):
         c = by_name.get(name) if name else None
         if c is None:
@@ -65,6 +67,12 @@ def tune_lines(tune: dict, race: dict, final: list[Comparison], leader_vs_runner
         for r in rows:
             c = r.comparison
             out.append(f"  {r.distribution:<28} " + (f"{ratio_text(c)}  {c.verdict}" if c else "no pair in the file"))
-    out.append(f"where the gain holds: {holds_label(by_name.get(leader), rows)}")
+    lead = by_name.get(leader)
+    if lead is not None and lead.verdict != "faster":
+        word = {"slower": "slower than", "equivalent": "equivalent to"}.get(lead.verdict, "not resolved against")
+        out.append(f"answer: no candidate of this family beats {base} here: the leader is {word} it, "
+                   f"{lead.ratio:.3f} [{lead.ci_low:.3f}, {lead.ci_high:.3f}]")
+    else:
+        out.append(f"where the gain holds: {holds_label(lead, rows)}")
     out.append(f"winner: {tune['leader_setting']} (winner.c: the family's source with these settings defined)")
     return out

@@ -9,13 +9,13 @@
 #include "base/flags.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "config.h"
 #include "tune/family.h"
 #include "tune/race.h"
 
 enum {
     OPT_FAMILY = 256, OPT_PARAM, OPT_BUDGET, OPT_MARGIN, OPT_ALPHA, OPT_STEP_PROCESSES, OPT_STEP_TIME, OPT_GROUP,
-    OPT_CHECK_ON, OPT_NO_CHECKS, OPT_CHECK_PROCESSES, OPT_CHECK_TIME, OPT_DEADLINE
+    OPT_CHECK_ON, OPT_NO_CHECKS, OPT_CHECK_PROCESSES, OPT_CHECK_TIME, OPT_FINAL_PROCESSES, OPT_FINAL_TIME,
+    OPT_DEADLINE
 };
 
 static const struct mfb_flag tune_flags[] = {
@@ -49,9 +49,14 @@ static const struct mfb_flag tune_flags[] = {
     MFB_ROW("step-processes", required_argument, OPT_STEP_PROCESSES, false, "N",
             "processes of each race study (default 4)"),
     MFB_ROW("step-time", required_argument, OPT_STEP_TIME, false, "S",
-            "seconds of rounds of each race study (default 2)"),
+            "seconds of rounds of each race study, over its processes\n"
+            "(default 2)"),
     MFB_ROW("group", required_argument, OPT_GROUP, false, "N",
             "candidates in one race study at most (default 24; 1 to 30)"),
+    MFB_ROW("final-processes", required_argument, OPT_FINAL_PROCESSES, false, "N",
+            "processes of the fresh study (default: run's, 32)"),
+    MFB_ROW("final-time", required_argument, OPT_FINAL_TIME, false, "S",
+            "seconds of rounds of the fresh study (default: run's, 5)"),
     MFB_ROW("check-on", required_argument, OPT_CHECK_ON, false, "D",
             "also check the leader on this distribution (a table, a record\n"
             "folder); the function's shipped tables are always checked"),
@@ -60,7 +65,8 @@ static const struct mfb_flag tune_flags[] = {
     MFB_ROW("check-processes", required_argument, OPT_CHECK_PROCESSES, false, "N",
             "processes of each check study (default 8)"),
     MFB_ROW("check-time", required_argument, OPT_CHECK_TIME, false, "S",
-            "seconds of rounds of each check study (default 2)"),
+            "seconds of rounds of each check study, over its processes\n"
+            "(default 2)"),
     MFB_ROW_QUIET("no progress lines; the tune's summary is still printed"),
     MFB_ROW_DEADLINE(OPT_DEADLINE),
     MFB_ROW_HELP,
@@ -79,7 +85,9 @@ static void usage(FILE *out)
           "shorter study on each other shipped distribution of the function says where its gain holds.\n"
           "DIR gets every study's file, race.json (each candidate's history), tune.json, and winner.c:\n"
           "the leader's source with its settings defined, to build as it is. RUN OPTIONS go to every\n"
-          "study (--cpu 1, --variant-cflags ...). Then: memfbench analyze tune DIR.\n\n", out);
+          "study (a CPU to pin, the compiler's flags, the caches: memfbench run's options), e.g.\n"
+          "  memfbench tune --family memcpy -o tuned -- -c 1\n"
+          "Then: memfbench analyze tune DIR.\n\n", out);
     mfb_flags_usage(out, tune_flags, sizeof tune_flags / sizeof tune_flags[0]);
     int n;
     const struct mfb_tune_family *fam = mfb_tune_families(&n);
@@ -133,6 +141,9 @@ static int parse_int(const char *arg, int lo, int hi, int *out)
 }
 
 #define CMD "memfbench tune"
+/* A study's seconds of rounds are shared by its processes; run refuses under a tenth of a second
+ * each (the warm-up and enough rounds to pair). */
+#define MIN_PROCESS_TIME_S 0.1
 
 static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
@@ -180,16 +191,25 @@ static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
         break;
     case OPT_STEP_PROCESSES:
     case OPT_CHECK_PROCESSES:
-        if (parse_int(arg, 2, 256, ch == OPT_STEP_PROCESSES ? &r->step_processes : &r->check_processes) < 0)
+    case OPT_FINAL_PROCESSES: {
+        int *to = ch == OPT_STEP_PROCESSES ? &r->step_processes : ch == OPT_CHECK_PROCESSES ? &r->check_processes
+                                                                                         : &r->final_processes;
+        if (parse_int(arg, 2, 256, to) < 0)
             return mfb_fail(err, CMD ": --%s: '%s' is not a number of processes from 2 to 256",
-                            ch == OPT_STEP_PROCESSES ? "step-processes" : "check-processes", arg);
+                            ch == OPT_STEP_PROCESSES ? "step-processes" : ch == OPT_CHECK_PROCESSES ? "check-processes"
+                                                                                                  : "final-processes",
+                            arg);
         break;
+    }
     case OPT_STEP_TIME:
     case OPT_CHECK_TIME:
-        if (parse_real(arg, 0.05, 3600, ch == OPT_STEP_TIME ? &r->step_time_s : &r->check_time_s) < 0)
+    case OPT_FINAL_TIME: {
+        double *to = ch == OPT_STEP_TIME ? &r->step_time_s : ch == OPT_CHECK_TIME ? &r->check_time_s : &r->final_time_s;
+        if (parse_real(arg, 0.05, 3600, to) < 0)
             return mfb_fail(err, CMD ": --%s: '%s' is not a number of seconds from 0.05 to 3600",
-                            ch == OPT_STEP_TIME ? "step-time" : "check-time", arg);
+                            ch == OPT_STEP_TIME ? "step-time" : ch == OPT_CHECK_TIME ? "check-time" : "final-time", arg);
         break;
+    }
     case OPT_GROUP:
         if (parse_int(arg, 1, 30, &r->group) < 0)
             return mfb_fail(err, CMD ": --group: '%s' is not a number of candidates from 1 to 30", arg);
@@ -243,7 +263,7 @@ static int family(struct tune_args *a, struct mfb_err *err)
         return mfb_fail(err, CMD ": -v %s: no --param: a family is the settings of its macros", r->source);
     if (r->family) {
         const struct mfb_tune_family *f = mfb_tune_family_find(r->family);
-        snprintf(a->source, sizeof a->source, "%s/%s:%s=family", MFB_SOURCE_ROOT, f->file, f->symbol);
+        mfb_tune_family_spec(f, a->source, sizeof a->source);
         r->source = a->source;
         for (int i = 0; i < MFB_PARAMS_MAX && f->params[i]; i++) {
             if (mfb_params_add(&r->params, f->params[i], err) < 0)
@@ -281,6 +301,15 @@ int mfb_cmd_tune(int argc, char **argv)
                           own, !strcmp(own, "--processes") || !strcmp(own, "-t") || !strcmp(own, "--time")
                                    ? " (--step-processes, --step-time, --check-processes, --check-time)" : "");
     }
+    /* each study's share of its time per process, as run refuses it, before the race starts */
+    struct { const char *what; double t; int p; } shapes[] = {
+        {"--step-time over --step-processes", a.r.step_time_s, a.r.step_processes},
+        {"--check-time over --check-processes", a.r.check_time_s, a.r.check_processes},
+        {"--final-time over --final-processes", a.r.final_time_s, a.r.final_processes}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && rc == 0; i++)
+        if (shapes[i].t > 0 && shapes[i].p > 0 && shapes[i].t / shapes[i].p < MIN_PROCESS_TIME_S)
+            rc = mfb_fail(&err, CMD ": %s leaves %.3g s of rounds per process; at least %g", shapes[i].what,
+                          shapes[i].t / shapes[i].p, MIN_PROCESS_TIME_S);
     if (rc != 0)
         return mfb_options_end(rc, &err);
     a.r.run_args = argv + run_args;

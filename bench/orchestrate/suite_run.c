@@ -10,7 +10,7 @@
 #include "base/functions.h"
 #include "base/progress.h"
 #include "orchestrate/analysis.h"
-#include "orchestrate/study_child.h"
+#include "programs/study_child.h"
 #include "files/temporaries.h"
 #include "programs/stop.h"
 #include "report/folder.h"

@@ -1,6 +1,9 @@
 #include "tune/family.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "config.h"
 
 /* The generated memcpy: 5 small-size limits x 3 loop blocks x 2 alignments x 4 rep-movsb thresholds
  * = 120 candidates (families/memcpy.c says what each macro chooses). The values span what fleet
@@ -26,4 +29,9 @@ const struct mfb_tune_family *mfb_tune_families(int *n)
 {
     *n = (int)(sizeof families / sizeof families[0]);
     return families;
+}
+
+void mfb_tune_family_spec(const struct mfb_tune_family *f, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s:%s=family", MFB_SOURCE_ROOT, f->file, f->symbol);
 }

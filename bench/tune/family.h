@@ -17,6 +17,9 @@ struct mfb_tune_family {
 
 /* The family named name, or NULL. */
 const struct mfb_tune_family *mfb_tune_family_find(const char *name);
+/* The family's source as -v takes it, FILE.c:SYMBOL=family with FILE under the source folder, into
+ * out (cap bytes). */
+void mfb_tune_family_spec(const struct mfb_tune_family *f, char *out, size_t cap);
 /* The families, for --help: *n rows. */
 const struct mfb_tune_family *mfb_tune_families(int *n);
 

@@ -15,7 +15,7 @@
 #include "files/temporaries.h"
 #include "impl/source.h"
 #include "orchestrate/analysis.h"
-#include "orchestrate/study_child.h"
+#include "programs/study_child.h"
 #include "programs/run.h"
 #include "programs/stop.h"
 #include "report/folder.h"
@@ -153,15 +153,17 @@ static int study_begin(const struct race *x, struct args *a, const char *dist)
     return 0;
 }
 
-/* processes 0: the study's default shape (the fresh study). */
+/* processes or time_s 0: the run's default (the fresh study's, unless given). */
 static int study_end(const struct race *x, struct args *a, int processes, double time_s, const char *path,
                      const char *what)
 {
     if (processes > 0) {
         snprintf(a->processes, sizeof a->processes, "%d", processes);
-        snprintf(a->time_s, sizeof a->time_s, "%.17g", time_s);
         push(a, "--processes");
         push(a, a->processes);
+    }
+    if (time_s > 0) {
+        snprintf(a->time_s, sizeof a->time_s, "%.17g", time_s);
         push(a, "-t");
         push(a, a->time_s);
     }
@@ -375,7 +377,7 @@ static int final_study(const struct race *x)
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/final.json.gz", x->tmp);
-    return study_end(x, &a, 0, 0, path, "the fresh study of the leader");
+    return study_end(x, &a, x->r->final_processes, x->r->final_time_s, path, "the fresh study of the leader");
 }
 
 /* Whether a shipped distribution's name (group/Table) is one of f's: its table is the function's
@@ -495,6 +497,14 @@ static int write_summary(const struct race *x)
     cJSON_AddNumberToObject(cfg, "step_processes", r->step_processes);
     cJSON_AddNumberToObject(cfg, "step_time_s", r->step_time_s);
     cJSON_AddNumberToObject(cfg, "group", r->group);
+    if (r->final_processes)
+        cJSON_AddNumberToObject(cfg, "final_processes", r->final_processes);
+    else
+        cJSON_AddNullToObject(cfg, "final_processes");
+    if (r->final_time_s > 0)
+        cJSON_AddNumberToObject(cfg, "final_time_s", r->final_time_s);
+    else
+        cJSON_AddNullToObject(cfg, "final_time_s");
     cJSON_AddNumberToObject(cfg, "check_processes", r->check_processes);
     cJSON_AddNumberToObject(cfg, "check_time_s", r->check_time_s);
     cJSON *ra = cJSON_AddArrayToObject(cfg, "run_args");

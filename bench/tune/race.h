@@ -28,6 +28,8 @@ struct mfb_tune_request {
     double margin_pct, alpha;                 /* the racing rule's (analysis/verdicts/race.py) */
     int step_processes, group;                /* a step: studies of at most group candidates, each this many processes */
     double step_time_s;
+    int final_processes;                      /* the fresh study's (0: the run's default) */
+    double final_time_s;                      /* its seconds of rounds (0: the run's default) */
     int check_processes;                      /* each cross-distribution study */
     double check_time_s;
     const char *checks[MFB_TUNE_CHECKS_MAX];  /* --check-on */

@@ -18,7 +18,7 @@ BENCH = ROOT / "bench"
 # command -> the file holding its option rows
 COMMANDS = {"run": "study/options.c", "probe": "cli/cmd_probe.c", "record": "cli/cmd_record.c",
             "merge": "cli/cmd_merge.c", "ab": "cli/cmd_ab.c", "counts": "cli/cmd_counts.c",
-            "suite": "cli/cmd_suite.c"}
+            "suite": "cli/cmd_suite.c", "tune": "cli/cmd_tune.c"}
 # Options a --processes parent gives its children (processes/processes.c), and counts' replay that
 # counts starts under valgrind; a user has no reason to.
 INTERNAL = {"run": {"process-index", "code-placement-seed", "timer-hz"}, "counts": {"replay"}}

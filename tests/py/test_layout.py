@@ -136,13 +136,14 @@ def test_the_branch_check_sees_a_branch() -> None:
 
 
 # The command line turns argv into a request and dispatches: what a command does with it is its
-# driver's (orchestrate/study_run.c, probe_run.c, record_run.c, recordings_merge.c; ab/abstudy.c).
+# driver's (orchestrate/study_run.c, probe_run.c, record_run.c, recordings_merge.c; ab/abstudy.c;
+# tune/race.c, whose request and families are tune/race.h and tune/family.h).
 # So a cli/ file reads the request's vocabulary (base/, study/, the data headers of the catalogue:
 # impl/variants.h, workload/distribution.h and trace.h for `list` and record's limits, probe/plan.h
 # for the probe's) and calls a driver; it never reaches a mechanism (machine/, measure/), the
 # result file (report/, processes/, cJSON) or the code under test's set-up (impl/ beyond the list).
 CLI_MAY_INCLUDE = ("base/", "files/inputs.h", "cli/", "study/", "orchestrate/", "ab/ab.h", "ab/abstudy.h", "counts/counts.h", "probe/plan.h",
-                   "impl/variants.h", "workload/distribution.h", "workload/trace.h", "config.h")
+                   "tune/race.h", "tune/family.h", "impl/variants.h", "workload/distribution.h", "workload/trace.h", "config.h")
 
 
 def cli_reaches_past_its_room(bench: Path | None = None) -> list[str]:

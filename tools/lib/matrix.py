@@ -200,6 +200,16 @@ def suite_line(g: Given) -> list[str]:
     return w + _source(g, "{function}")
 
 
+def tune_line(g: Given) -> list[str]:
+    # a family of two settings of a macro the source ignores; the study phase held by 30-s steps
+    w = ["tune", "-q", "--budget", "60", "--step-processes", "2", "--step-time", "30" if g.phase == "study" else "0.2",
+         "--final-processes", "2", "--final-time", "0.2", "--no-checks",
+         "-v", f"{g['source']}:mine_memcpy=mine", "--param", "MATRIX=1,2"]
+    if g.has("distribution"):
+        w += ["-d", g["distribution"]]
+    return w + (["-o", g.out] if g.out else []) + ["--", "-q", "--cache", GEOMETRY]
+
+
 def record_line(g: Given) -> list[str]:
     program = ["sleep", "30"] if g.phase == "program" else [g["program"]]
     return ["record", *(["-o", g.out] if g.out else []), "--", *program]
@@ -250,6 +260,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in (
             (COMPILE, TRAINING, PROCESS), run_line, busy=("source",)),
     Command("sweep", Output.FILE, (CACHE_FROM, SOURCE_IN, PLUGIN), (COMPILE, PROCESS), sweep_line, busy=("source",)),
     Command("suite", Output.DIR, (CACHE_FROM, SOURCE_IN), (STUDY,), suite_line, busy=("source",), out_name="out"),
+    Command("tune", Output.DIR, (SOURCE_IN, DISTRIBUTION), (COMPILE, STUDY), tune_line, required=("source",),
+            busy=("source",), out_name="out"),
     Command("record", Output.DIR, (PROGRAM_IN,), (USER_PROGRAM,), record_line, required=("program",),
             busy=("program",), out_name="out"),
     Command("merge", Output.DIR, (FOLDER, BPFTRACE_IN), (), merge_line, required=("folder",), out_name="out"),

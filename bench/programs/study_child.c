@@ -1,4 +1,4 @@
-#include "orchestrate/study_child.h"
+#include "programs/study_child.h"
 
 #include <signal.h>
 #include <stdio.h>

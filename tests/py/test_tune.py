@@ -1,0 +1,211 @@
+"""memfbench tune (issue 55): the racing rule's error rates (simulated, seeded), a small race end
+to end (its folder, its history, the fresh study, a check, winner.c that builds), run --setting,
+and every refusal in one line before anything is built or written."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import GEOMETRY, ROOT, one_line_refusal
+
+sys.path.insert(0, str(ROOT))
+from analysis.verdicts.race import MIN_UNITS, run_race, step_alpha  # noqa: E402
+
+SOURCE = f"{ROOT / 'examples' / 'source' / 'memcpy_blocks.c'}:blocks_memcpy=blocks"
+
+
+def simulate(means: dict[str, float], sd: float, per_step: int, steps: int, alpha: float, margin: float,
+             rng: np.random.Generator):
+    """A race over simulated studies: each step, per_step processes of every candidate still in it,
+    each process's log ratio its mean plus normal noise."""
+    studies, alive = [], list(means)
+    race = None
+    for t in range(1, steps + 1):
+        studies.append((t, "base", {k: list(means[k] + sd * rng.standard_normal(per_step)) for k in alive}))
+        race = run_race(studies, alpha, margin)
+        alive = race.alive
+        if race.done:
+            break
+    return race
+
+
+def test_the_steps_spend_alpha_and_no_more() -> None:
+    assert math.isclose(sum(step_alpha(0.05, t) for t in range(1, 200000)), 0.05, rel_tol=1e-4)
+
+
+def test_a_planted_better_candidate_is_kept_and_leads() -> None:
+    """Eight candidates, one 2 % faster, 0.5 % noise per process: in 200 seeded races the planted
+    one is never dropped (the rule's bound is 5 %) and leads every race that ends by the rule."""
+    rng = np.random.default_rng(55)
+    means = {f"c{i}": 0.0 for i in range(8)} | {"best": math.log(0.98)}
+    dropped = led = ended = 0
+    for _ in range(200):
+        race = simulate(means, 0.005, 4, 12, 0.05, 0.005, rng)
+        dropped += race.candidates["best"].dropped_at is not None
+        if race.done:
+            ended += 1
+            led += race.leader == "best"
+    assert dropped <= 4 and ended >= 150 and led == ended, (dropped, ended, led)
+
+
+def test_identical_candidates_lose_one_rarely() -> None:
+    """Six identical candidates: each is a fastest one, so dropping any is the error the rule bounds
+    by alpha; over 300 races the chance that a given one is dropped stays well under 5 %."""
+    rng = np.random.default_rng(7)
+    means = {f"c{i}": 0.0 for i in range(6)}
+    drops = 0
+    for _ in range(300):
+        race = simulate(means, 0.01, 4, 6, 0.05, 0.0, rng)
+        drops += race.candidates["c0"].dropped_at is not None
+    assert drops / 300 <= 0.05, drops
+
+
+def test_the_history_keeps_every_step_and_the_drop() -> None:
+    rng = np.random.default_rng(3)
+    race = simulate({"a": 0.0, "b": 0.1, "c": 0.001}, 0.005, 4, 5, 0.05, 0.005, rng)
+    assert race.candidates["b"].dropped_at == 1 and len(race.candidates["b"].history) == 1
+    assert race.steps[0].alive == 3 and race.steps[0].dropped == ["b"]
+    doc = race.as_dict()
+    assert doc["schema"] == "memfbench-race" and {c["name"] for c in doc["candidates"]} == {"a", "b", "c"}
+    assert all(c["processes"] >= MIN_UNITS for c in doc["candidates"])
+
+
+def test_a_candidate_that_runs_after_its_drop_is_refused() -> None:
+    studies = [(1, "base", {"a": [0.0, 0.001, -0.001, 0.0], "b": [0.2, 0.21, 0.19, 0.2]}),
+               (2, "base", {"a": [0.0] * 4, "b": [0.2] * 4})]
+    with pytest.raises(ValueError, match="b ran after it was dropped"):
+        run_race(studies, 0.05, 0.005)
+    with pytest.raises(ValueError, match="different baselines"):
+        run_race([(1, "x", {"a": [0.0] * 4}), (1, "y", {"b": [0.0] * 4})], 0.05, 0.005)
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory, memfbench) -> Path:
+    out = tmp_path_factory.mktemp("tune") / "t"
+    p = subprocess.run([memfbench, "tune", "-q", "-o", str(out), "-v", SOURCE, "--param", "BLOCK=16,32,64",
+                        "--budget", "20", "--step-processes", "3", "--step-time", "0.4", "--final-processes", "2",
+                        "--final-time", "0.3", "--check-on", "fixed:64", "--check-processes", "2",
+                        "--check-time", "0.2", "--", *GEOMETRY],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    (out.parent / "stdout.txt").write_text(p.stdout)
+    return out
+
+
+def test_the_folder_holds_the_race_the_fresh_study_and_the_checks(tuned: Path) -> None:
+    tune = json.loads((tuned / "tune.json").read_text())
+    race = json.loads((tuned / "race.json").read_text())
+    assert tune["schema"] == "memfbench-tune" and tune["candidates"] == 3 and tune["steps"] >= 1
+    names = {c["name"] for c in race["candidates"]}
+    assert names == {f"blocks[BLOCK={b}]" for b in (16, 32, 64)} and race["leader"] == tune["leader"] in names
+    assert set(race["alive"]) <= names and tune["ended_by"] in ("budget", "rule")
+    for c in race["candidates"]:  # every step a candidate ran in is in its history, up to its drop
+        steps = [h["step"] for h in c["history"]]
+        assert steps == list(range(1, len(steps) + 1))
+        assert c["dropped_at"] is None or c["dropped_at"] == steps[-1]
+    steps = sorted(tuned.glob("race/step-*.json.gz"))
+    assert len(steps) == tune["steps"]
+    final = subprocess.run([sys.executable, "-c", "import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); "
+                            "print(json.dumps([v['name'] for v in d['variants']]), d['config']['processes'])",
+                            str(tuned / "final.json.gz")], capture_output=True, text=True, check=True).stdout
+    variants, processes = final.rsplit(" ", 1)
+    assert json.loads(variants)[:2] == ["libc", tune["leader"]] and int(processes) == 2
+    dists = [c["distribution"] for c in tune["checks"]]
+    assert "fixed:64" in dists and "fleetbench/Memcpy_Fleet" not in dists and "fleetbench/Memcpy_3" in dists
+    assert all((tuned / c["file"]).exists() for c in tune["checks"])
+
+
+def test_the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench) -> None:
+    text = (tuned.parent / "stdout.txt").read_text()
+    assert text.startswith("tune: 3 candidates") and "fresh study (2 processes" in text
+    assert ("where the gain holds: " in text or "answer: no candidate of this family beats libc" in text)
+    assert "winner: BLOCK=" in text
+    png = tuned.parent / "race.png"
+    p = subprocess.run([memfbench, "analyze", "tune", str(tuned), "--plot", str(png)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout == text, p.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_winner_c_builds_as_it_is(tuned: Path, tmp_path: Path) -> None:
+    tune = json.loads((tuned / "tune.json").read_text())
+    src = (tuned / "winner.c").read_text()
+    for setting in tune["leader_setting"].split(","):
+        name, value = setting.split("=")
+        assert f"#define {name} {value}\n" in src
+    obj = tmp_path / "w.o"
+    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-c", str(tuned / "winner.c"), "-o", str(obj)], check=True)
+    syms = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert " T blocks_memcpy" in syms
+
+
+@pytest.mark.parametrize("args,words", [
+    ([], ["no family"]),
+    (["--family", "nope"], ["--family: 'nope' is not a built-in family"]),
+    (["-v", SOURCE], ["no --param"]),
+    (["--family", "memcpy", "-v", SOURCE], ["--family memcpy and -v"]),
+    (["--family", "memcpy", "-f", "memset"], ["-f memset: the memcpy family is of memcpy"]),
+    (["--family", "memcpy", "--budget", "10x"], ["--budget: '10x' is not a time"]),
+    (["--family", "memcpy", "--group", "31"], ["--group: '31'"]),
+    (["--family", "memcpy", "--margin", "-1"], ["--margin: '-1'"]),
+    (["--family", "memcpy", "--", "-t", "3"], ["-t after --", "--step-time"]),
+    (["--family", "memcpy", "--", "--setting=A=1"], ["--setting=A=1 after --"]),
+    (["-v", SOURCE, "--param", "BLOCK=16", "-b", "BLOCK=64"], ["--setting 'BLOCK=64'", "not one of --param BLOCK"]),
+    (["-v", SOURCE, "--param", "BLOCK=16,32", "-b", "BLOCK=16"], ["1 candidate", "two or more"]),
+    (["--family", "memcpy", "--step-processes", "8", "--step-time", "0.4"], ["--step-time over --step-processes",
+                                                                             "0.05 s"]),
+], ids=["none", "unknown-family", "no-param", "both", "function", "budget", "group", "margin", "run-time",
+        "run-setting", "baseline-setting", "one-candidate", "shape"])
+def test_a_bad_tune_is_one_line_and_writes_nothing(memfbench, tmp_path: Path, args, words) -> None:
+    out = tmp_path / "t"
+    p = subprocess.run([memfbench, "tune", "-o", str(out), *args], capture_output=True, text=True, timeout=60)
+    one_line_refusal(p, *words)
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_tune_help_lists_the_families(memfbench) -> None:
+    p = subprocess.run([memfbench, "tune", "--help"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0 and "usage: memfbench tune" in p.stdout and "\n  memcpy   120 memcpys" in p.stdout
+
+
+def test_the_generated_family_builds_and_verifies(memfbench, tmp_path: Path) -> None:
+    """Four corners of the generated memcpy (the smallest and largest choices of each macro) are
+    built and verified on every call shape; the run names each by its setting."""
+    src = f"{ROOT / 'families' / 'memcpy.c'}:family_memcpy=family"
+    out = tmp_path / "f.json"
+    p = subprocess.run([memfbench, "run", "-q", "--processes", "2", "-t", "0.2", "-v", "libc", "-v", src,
+                        "--param", "SMALL_MAX=16,256", "--param", "BLOCK=16,64", "--param", "ALIGN=0,1",
+                        "--param", "REP_FROM=0,1024", "--setting", "SMALL_MAX=16,BLOCK=16,ALIGN=0,REP_FROM=0",
+                        "--setting", "REP_FROM=1024,ALIGN=1,BLOCK=64,SMALL_MAX=256", *GEOMETRY, "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    names = [v["name"] for v in doc["variants"]]
+    assert names == ["libc", "family[SMALL_MAX=16,BLOCK=16,ALIGN=0,REP_FROM=0]",
+                     "family[SMALL_MAX=256,BLOCK=64,ALIGN=1,REP_FROM=1024]"]
+    assert all(v["verified_calls"] > 0 for v in doc["variants"][1:])
+    assert doc["config"]["settings"] == ["[SMALL_MAX=16,BLOCK=16,ALIGN=0,REP_FROM=0]",
+                                         "[SMALL_MAX=256,BLOCK=64,ALIGN=1,REP_FROM=1024]"]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--param", "BLOCK=16", "--setting", "BLOCK=8"], ["--setting 'BLOCK=8': 8 is not one of --param BLOCK's"]),
+    (["--setting", "BLOCK=8"], ["--setting names values of --param macros"]),
+    (["--param", "BLOCK=16,32", "--setting", "BLOCK=16", "--setting", "BLOCK=16"], ["the same setting as"]),
+    (["--param", "BLOCK=16,32", "--setting", "X=16"], ["'X' is not a --param macro"]),
+    (["--param", "BLOCK=16,32", "--param", "L=1,2", "--setting", "BLOCK=16"], ["no value of L"]),
+    (["--param", "BLOCK=16,32", "--setting", "BLOCK=16,BLOCK=32"], ["BLOCK given twice"]),
+    (["--param", "BLOCK=16,32", "--setting", "BLOCK"], ["expected NAME=VALUE"]),
+], ids=["value", "no-param", "twice", "macro", "missing", "macro-twice", "no-equals"])
+def test_a_bad_setting_is_one_line(memfbench, tmp_path: Path, args, words) -> None:
+    out = tmp_path / "o.json"
+    p = subprocess.run([memfbench, "run", "-v", "libc", "-v", SOURCE, *args, *GEOMETRY, "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    one_line_refusal(p, *words)
+    assert not out.exists()
