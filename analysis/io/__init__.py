@@ -16,4 +16,5 @@ statistics.
 - callsites: a recorded trace's call sites (callsites.csv)
 - files: outputs written atomically (OutputError, the error of an output that cannot be written)
 - export: a result file as Google Benchmark JSON or flat CSV
+- tune_folder: a memfbench tune folder (tune.json, race.json, the fresh study, the checks) read back
 """

@@ -18,4 +18,6 @@ compares something, on the statistics of stats/ and the runs of io/.
   beside a second thread, PGO gain), each from the file that measured it
 - race: memfbench tune's racing rule: candidates pooled over race steps, dropped when slower than
   the leader by more than the margin, the chance of dropping the fastest bounded by alpha
+- tune: a tune folder's verdicts: the fresh study's leader and runner-up, the leader on the other
+  distributions
 """

@@ -11,12 +11,14 @@ import pandas as pd
 
 from ..io.files import write_folder_atomic
 from ..io.load import Run
+from ..io.tune_folder import TuneFolder
 from ..stats.diagnostics import EXPLANATION as DIAGNOSTICS_EXPLANATION
 from ..stats.diagnostics import diagnose, diagnostics_frame
 from ..stats.threads import (RATIO_COLUMNS, SLOWDOWN_COLUMNS, interference, interval_method, is_threaded,
                              threads_line, topology_frame)
 from ..verdicts.compare import Comparison, comparisons_frame
 from ..verdicts.diff import Shift, shift_line
+from ..verdicts.tune import TuneVerdicts
 from ..verdicts.variants import VariantsTable, variants_table
 from .counters import counter_summary, counters_source, has_counters
 from .pgo import pgo_summary_lines
@@ -144,6 +146,43 @@ def _write_diff_files(before: list[Run], after: list[Run], items: list[Shift], n
     for side, runs in (("Before", before), ("After", after)):
         for run in runs:
             md += [f"## {side}: `{Path(run.path).name}`", "", *_text(context_lines(run, quiet)), ""]
+    return _write_pages(md, figures, out_dir)
+
+
+def write_tune_report(t: TuneFolder, v: TuneVerdicts, out_dir: Path, label: str = "", svg: bool = False
+                      ) -> tuple[Path, Path]:
+    """analyze tune --report: report.md and report.html of a tune folder, written as write_report
+    writes a report: the summary (views/tune.py), the race drawn, the fresh study's and the checks'
+    tables, every candidate's standing under a fold."""
+    inputs = [t.final.path] + [run.path for _, run in t.checks]
+    names = write_folder_atomic(out_dir, lambda tmp: _write_tune_files(t, v, tmp, svg), label, inputs)
+    return out_dir / names[0], out_dir / names[1]
+
+
+def _write_tune_files(t: TuneFolder, v: TuneVerdicts, out_dir: Path, svg: bool) -> tuple[str, str]:
+    from .plots.base import save
+    from .plots.race import race_figure
+    from .tune import tune_lines
+    md = ["# memfbench tune", "", *[f"- {x.strip()}" for x in _text(tune_lines(t.tune, t.race, v, t.final.cpu_model))],
+          "", "## The race", ""]
+    paths = save(race_figure(t.race), out_dir / "race", svg)
+    figures = [("the race", p) for p in paths]
+    md += [f"![the race]({paths[0].name})", "",
+           "Each candidate's ratio to the baseline pooled over the steps it ran in, with its 95 % interval; the grey "
+           "lines end where a candidate was dropped (docs/methodology.md, \"Racing a family\").", ""]
+    rows = [{"variant": c.variant, "ratio": c.ratio, "95 % low": c.ci_low, "95 % high": c.ci_high,
+             "verdict": c.verdict, "processes": c.processes} for c in v.final]
+    md += ["## The fresh study", "", _md_table(pd.DataFrame(rows)), ""]
+    if v.checks:
+        rows = [{"distribution": r.distribution, "ratio": r.comparison.ratio if r.comparison else None,
+                 "95 % low": r.comparison.ci_low if r.comparison else None,
+                 "95 % high": r.comparison.ci_high if r.comparison else None,
+                 "verdict": r.comparison.verdict if r.comparison else "no pair"} for r in v.checks]
+        md += ["## The leader on the other distributions", "", _md_table(pd.DataFrame(rows)), ""]
+    cands = pd.DataFrame([{"candidate": c["name"], "ratio": c["ratio"], "low": c["low"], "high": c["high"],
+                           "processes": c["processes"], "dropped at step": c["dropped_at"] or DASH}
+                          for c in t.race["candidates"]]).sort_values("ratio")
+    md += _fold(f"Every candidate's last standing ({len(cands)})", [_md_table(cands)])
     return _write_pages(md, figures, out_dir)
 
 

@@ -2,16 +2,9 @@
 the leader on the function's other distributions, as text lines (pure: documents and comparisons in)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..verdicts.compare import Comparison
 from ..verdicts.pgo import ONLY_OWN
-
-
-@dataclass
-class CheckRow:
-    distribution: str
-    comparison: Comparison | None   # the leader against the baseline there (None: the file had no pair)
+from ..verdicts.tune import CheckRow, TuneVerdicts
 
 
 def ratio_text(c: Comparison) -> str:
@@ -35,8 +28,8 @@ def holds_label(final: Comparison | None, rows: list[CheckRow]) -> str:
             + (f", slower on {len(slower)}" if slower else ""))
 
 
-def tune_lines(tune: dict, race: dict, final: list[Comparison], leader_vs_runner: Comparison | None,
-               rows: list[CheckRow], cpu: str) -> list[str]:
+def tune_lines(tune: dict, race: dict, v: TuneVerdicts, cpu: str) -> list[str]:
+    final, leader_vs_runner, rows = v.final, v.runner_up_vs_leader, v.checks
     cfg = tune["config"]
     leader, runner = tune["leader"], tune.get("runner_up")
     base = final[0].baseline if final else cfg["baseline"]

@@ -21,8 +21,8 @@ enum {
 static const struct mfb_flag tune_flags[] = {
     MFB_ROW_OUTPUT("DIR", "the new folder of the tune (written whole or not at all)"),
     MFB_ROW("family", required_argument, OPT_FAMILY, false, "NAME",
-            "a built-in family: memcpy (120 generated memcpys,\n"
-            "families/memcpy.c); or give your own with -v and --param"),
+            "a built-in family: memcpy or memset (120 generated candidates\n"
+            "each, families/); or give your own with -v and --param"),
     MFB_ROW("variant", required_argument, 'v', true, "FILE.c:SYM",
             "your family's source (FILE.c:SYMBOL[=NAME]), built once per\n"
             "setting of its --param macros"),

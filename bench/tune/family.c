@@ -15,6 +15,14 @@ static const struct mfb_tune_family families[] = {
      .symbol = "family_memcpy",
      .params = {"SMALL_MAX=16,32,64,128,256", "BLOCK=16,32,64", "ALIGN=0,1", "REP_FROM=0,1024,4096,16384"},
      .about = "120 memcpys: size classes up to SMALL_MAX, a BLOCK loop, ALIGN, rep movsb from REP_FROM"},
+    /* The generated memset: the same grid for a store-only function (families/memset.c), rep
+     * stosb in place of rep movsb. */
+    {.name = "memset",
+     .func = MFB_MEMSET,
+     .file = "families/memset.c",
+     .symbol = "family_memset",
+     .params = {"SMALL_MAX=16,32,64,128,256", "BLOCK=16,32,64", "ALIGN=0,1", "REP_FROM=0,1024,4096,16384"},
+     .about = "120 memsets: the memcpy family's choices, rep stosb from REP_FROM"},
 };
 
 const struct mfb_tune_family *mfb_tune_family_find(const char *name)

@@ -131,6 +131,14 @@ def test_the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench)
                        text=True, timeout=120)
     assert p.returncode == 0 and p.stdout == text, p.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
+    report = tuned.parent / "report"
+    p = subprocess.run([memfbench, "analyze", "tune", str(tuned), "--report", str(report)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and f"report: {report}/report.md and {report}/report.html" in p.stdout, p.stderr
+    page = (report / "report.html").read_text()
+    assert "<h2>The race</h2>" in page and "data:image/png;base64," in page and "winner: BLOCK=" in page
+    p = subprocess.run([memfbench, "analyze", "tune", str(tuned.parent)], capture_output=True, text=True, timeout=60)
+    one_line_refusal(p, "tune.json", "is this a folder memfbench tune wrote?")
 
 
 def test_winner_c_builds_as_it_is(tuned: Path, tmp_path: Path) -> None:
@@ -209,3 +217,17 @@ def test_a_bad_setting_is_one_line(memfbench, tmp_path: Path, args, words) -> No
                        capture_output=True, text=True, timeout=60)
     one_line_refusal(p, *words)
     assert not out.exists()
+
+
+def test_the_tune_notebook_executes_headless(tuned: Path, monkeypatch) -> None:
+    import nbclient
+    import nbformat
+    nb_dir = ROOT / "analysis" / "notebooks"
+    nb = nbformat.read(nb_dir / "tune.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed with outputs"
+    monkeypatch.setenv("MEMFBENCH_TUNE", str(tuned))
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(nb_dir)}}).execute()
+    text = json.dumps([c.get("outputs", []) for c in nb.cells])
+    assert "image/png" in text and "winner: BLOCK=" in text and "dropped at step" in text

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from matplotlib.ticker import MaxNLocator
+
 from .base import log_ratio_axis, new_figure, short_label
 
-# More candidates than this are drawn as thin grey lines; only the last ones standing are named.
+# Only this many of the candidates left are named (the fastest, by their last ratio); the rest are
+# thin grey lines.
 NAMED_MAX = 8
 
 
@@ -14,7 +17,8 @@ def race_figure(race: dict) -> Figure:
     fig, ax = new_figure(8.0, 4.8)
     cands = race["candidates"]
     leader = race["leader"]
-    named = set(race["alive"][:NAMED_MAX]) | {leader}
+    last = {c["name"]: c["ratio"] for c in cands if c["history"]}
+    named = set(sorted(race["alive"], key=lambda k: (last.get(k, float("inf")), k))[:NAMED_MAX]) | {leader}
     for c in sorted(cands, key=lambda c: c["name"] in named):
         h = c["history"]
         if not h:
@@ -37,8 +41,9 @@ def race_figure(race: dict) -> Figure:
     log_ratio_axis(ax.yaxis)
     ax.set_xlabel("race step (grey: candidates dropped on the way, x where dropped)")
     ax.set_ylabel(f"time / {short_label(race['baseline'])} (log)")
-    ax.set_xticks(sorted({s["step"] for s in race["steps"]}))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
+    ax.set_xlim(0.5, max(s["step"] for s in race["steps"]) + 0.5)
     ax.set_title(f"race of {len(cands)} candidates: {len(race['alive'])} left, leader {short_label(leader)}",
                  fontsize=9)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=6, loc="upper right", title=f"the {len(named)} fastest left", title_fontsize=6)
     return fig
