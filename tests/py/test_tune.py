@@ -89,7 +89,7 @@ def test_a_candidate_that_runs_after_its_drop_is_refused() -> None:
 def tuned(tmp_path_factory, memfbench) -> Path:
     out = tmp_path_factory.mktemp("tune") / "t"
     p = subprocess.run([memfbench, "tune", "-q", "-o", str(out), "-v", SOURCE, "--param", "BLOCK=16,32,64",
-                        "--budget", "20", "--step-processes", "3", "--step-time", "0.4", "--final-processes", "2",
+                        "--budget", "3", "--step-processes", "3", "--step-time", "0.4", "--final-processes", "2",
                         "--final-time", "0.3", "--check-on", "fixed:64", "--check-processes", "2",
                         "--check-time", "0.2", "--", *GEOMETRY],
                        capture_output=True, text=True, timeout=600)
