@@ -439,6 +439,17 @@ static int checks(struct race *x)
     return 0;
 }
 
+/* s inside a C comment: a star followed by a slash in a path or a name would end the comment
+ * early, so a space is written between them. */
+static void comment_text(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        fputc(*s, fp);
+        if (s[0] == '*' && s[1] == '/')
+            fputc(' ', fp);
+    }
+}
+
 /* winner.c: the family's source with the leader's settings defined first, to build as it is. */
 static int write_winner(const struct race *x)
 {
@@ -453,9 +464,13 @@ static int write_winner(const struct race *x)
     FILE *fp = text && l ? fopen(path, "w") : NULL;
     int bad = !fp;
     if (fp) {
-        fprintf(fp, "/* %s: the leader of memfbench tune's race (%s, folder %s), its settings defined\n"
-                    " * first; the family's source %s follows unchanged. Its symbol is %s. */\n",
-                l->name, mfb_func_name(r->func), r->out, src->path, src->symbol);
+        fputs("/* ", fp);
+        comment_text(fp, l->name);
+        fprintf(fp, ": the leader of memfbench tune's race (%s, folder ", mfb_func_name(r->func));
+        comment_text(fp, r->out);
+        fputs("), its settings\n * defined first; the family's source ", fp);
+        comment_text(fp, src->path);
+        fprintf(fp, " follows unchanged. Its symbol is %s. */\n", src->symbol);
         for (const char *t = l->text; *t;) { /* "A=1,B=2": one #define each */
             size_t n = strcspn(t, ","), eq = strcspn(t, "=");
             fprintf(fp, "#define %.*s %.*s\n", (int)eq, t, (int)(n - eq - 1), t + eq + 1);
