@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -85,10 +86,9 @@ def test_a_candidate_that_runs_after_its_drop_is_refused() -> None:
         run_race([(1, "x", {"a": [0.0] * 4}), (1, "y", {"b": [0.0] * 4})], 0.05, 0.005)
 
 
-@pytest.fixture(scope="module")
-def tuned(tmp_path_factory, memfbench) -> Path:
+def small_race(folder: Path, memfbench: str) -> Path:
     # a folder whose path holds a star before a slash: winner.c names it in a comment, which must not end there
-    out = tmp_path_factory.mktemp("tune") / "a*" / "t"
+    out = folder / "a*" / "t"
     out.parent.mkdir()
     p = subprocess.run([memfbench, "tune", "-q", "-o", str(out), "-v", SOURCE, "--param", "BLOCK=16,32,64",
                         "--budget", "3", "--step-processes", "3", "--step-time", "0.4", "--final-processes", "2",
@@ -100,7 +100,18 @@ def tuned(tmp_path_factory, memfbench) -> Path:
     return out
 
 
-def test_the_folder_holds_the_race_the_fresh_study_and_the_checks(tuned: Path) -> None:
+def test_a_small_race_end_to_end(tmp_path: Path, memfbench) -> None:
+    """One race (one worker builds it): its folder, its summary, plot, report and notebook, and
+    winner.c; each part a function below."""
+    tuned = small_race(tmp_path, memfbench)
+    folder_holds_the_race_the_fresh_study_and_the_checks(tuned)
+    the_summary_names_the_winner_and_where_it_holds(tuned, memfbench)
+    winner_c_builds_as_it_is(tuned, tmp_path)
+    if os.environ.get("MEMFBENCH_NOTEBOOKS", "1") != "0":
+        the_tune_notebook_executes_headless(tuned)
+
+
+def folder_holds_the_race_the_fresh_study_and_the_checks(tuned: Path) -> None:
     tune = json.loads((tuned / "tune.json").read_text())
     race = json.loads((tuned / "race.json").read_text())
     assert tune["schema"] == "memfbench-tune" and tune["candidates"] == 3 and tune["steps"] >= 1
@@ -123,7 +134,7 @@ def test_the_folder_holds_the_race_the_fresh_study_and_the_checks(tuned: Path) -
     assert all((tuned / c["file"]).exists() for c in tune["checks"])
 
 
-def test_the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench) -> None:
+def the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench) -> None:
     text = (tuned.parent / "stdout.txt").read_text()
     assert text.startswith("tune: 3 candidates") and "fresh study (2 processes" in text
     assert ("where the gain holds: " in text or "answer: no candidate of this family beats libc" in text)
@@ -143,13 +154,13 @@ def test_the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench)
     one_line_refusal(p, "tune.json", "is this a folder memfbench tune wrote?")
 
 
-def test_winner_c_builds_as_it_is(tuned: Path, tmp_path: Path) -> None:
+def winner_c_builds_as_it_is(tuned: Path, tmp_path: Path) -> None:
     tune = json.loads((tuned / "tune.json").read_text())
     src = (tuned / "winner.c").read_text()
     for setting in tune["leader_setting"].split(","):
         name, value = setting.split("=")
         assert f"#define {name} {value}\n" in src
-    obj = tmp_path / "w.o"
+    obj = tmp_path / "w.o"  # tmp_path: the test's own folder
     subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-c", str(tuned / "winner.c"), "-o", str(obj)], check=True)
     syms = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
     assert " T blocks_memcpy" in syms
@@ -221,15 +232,22 @@ def test_a_bad_setting_is_one_line(memfbench, tmp_path: Path, args, words) -> No
     assert not out.exists()
 
 
-def test_the_tune_notebook_executes_headless(tuned: Path, monkeypatch) -> None:
+def the_tune_notebook_executes_headless(tuned: Path) -> None:
     import nbclient
     import nbformat
     nb_dir = ROOT / "analysis" / "notebooks"
     nb = nbformat.read(nb_dir / "tune.ipynb", as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed with outputs"
-    monkeypatch.setenv("MEMFBENCH_TUNE", str(tuned))
-    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(nb_dir)}}).execute()
+    saved = {k: os.environ.get(k) for k in ("MEMFBENCH_TUNE", "MPLBACKEND")}
+    os.environ["MEMFBENCH_TUNE"], os.environ["MPLBACKEND"] = str(tuned), "module://matplotlib_inline.backend_inline"
+    try:
+        nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(nb_dir)}}).execute()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     assert "image/png" in text and "winner: BLOCK=" in text and "dropped at step" in text
