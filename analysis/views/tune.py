@@ -36,8 +36,10 @@ def tune_lines(tune: dict, race: dict, v: TuneVerdicts, cpu: str) -> list[str]:
     fam = f"family {cfg['family']}" if cfg.get("family") else cfg["source"]
     out = [f"tune: {tune['candidates']} candidates ({fam}) for {cfg['function']} on {cfg['distribution']} "
            f"against {base} | {cpu}",
-           f"race: {tune['steps']} step{'s' if tune['steps'] != 1 else ''} in {tune['race_s']:.0f} s of the "
-           f"{cfg['budget_s']:.0f}-s budget; ended by {'the budget' if tune['ended_by'] == 'budget' else 'the rule'}"
+           f"race: {tune['steps']} step{'s' if tune['steps'] != 1 else ''} in {tune['race_s']:.0f} s "
+           + (f"of the {cfg['budget_s']:.0f}-s budget" if tune["race_s"] <= cfg["budget_s"] else
+              f"(budget {cfg['budget_s']:.0f} s: the first step always runs whole)")
+           + f"; ended by {'the budget' if tune['ended_by'] == 'budget' else 'the rule'}"
            f" ({tune['why']}); {len(race['alive'])} left of {len(race['candidates'])}; drop rule: slower than the "
            f"leader by more than {cfg['margin_percent']:g} %, chance of dropping the fastest at most "
            f"{cfg['alpha']:g}"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,6 +138,8 @@ def folder_holds_the_race_the_fresh_study_and_the_checks(tuned: Path) -> None:
 def the_summary_names_the_winner_and_where_it_holds(tuned: Path, memfbench) -> None:
     text = (tuned.parent / "stdout.txt").read_text()
     assert text.startswith("tune: 3 candidates") and "fresh study (2 processes" in text
+    assert re.search(r"^race: \d+ steps? in \d+ s (of the 3-s budget|\(budget 3 s: the first step always runs "
+                     r"whole\)); ended by (the budget|the rule) \(.+\); \d left of 3; drop rule: ", text, re.M), text
     assert ("where the gain holds: " in text or "answer: no candidate of this family beats libc" in text)
     assert "winner: BLOCK=" in text
     png = tuned.parent / "race.png"
