@@ -1,7 +1,9 @@
 /* memfbench tune -o DIR (--family NAME | -v FILE.c:SYMBOL[=NAME] --param ...) [options] [-- RUN
  * OPTIONS]: the command line into a request; the race, the fresh study, the checks and the folder
  * are tune/race.c's. */
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "base/flags.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "study/study.h"
 #include "tune/family.h"
 #include "tune/race.h"
 
@@ -17,6 +20,20 @@ enum {
     OPT_CHECK_ON, OPT_NO_CHECKS, OPT_CHECK_PROCESSES, OPT_CHECK_TIME, OPT_FINAL_PROCESSES, OPT_FINAL_TIME,
     OPT_DEADLINE
 };
+
+struct tune_args {
+    struct mfb_tune_request r;
+    struct mfb_deadlines deadlines;
+    const char *function;
+    int nparams;
+    char source[4096]; /* a built-in family's -v: its file in the source folder */
+};
+
+/* The rows whose values the shared parser applies (REAL) fill these members; the others are the
+ * apply switch's, which refuses a value without a line so that the row's good says what is. */
+#define AT(m) offsetof(struct tune_args, m)
+#define PROCESSES_GOOD "a number of processes from 2 to 256"
+#define SECONDS_GOOD "a number of seconds from 0.05 to 3600"
 
 static const struct mfb_flag tune_flags[] = {
     MFB_ROW_OUTPUT("DIR", "the new folder of the tune (written whole or not at all)"),
@@ -37,36 +54,41 @@ static const struct mfb_flag tune_flags[] = {
     MFB_ROW("baseline", required_argument, 'b', true, "V",
             "what every candidate is compared with: a variant as run -v\n"
             "takes it, or a setting of the family, A=1,B=2 (default libc)"),
-    MFB_ROW("budget", required_argument, OPT_BUDGET, false, "TIME",
-            "the race's wall time: seconds, or 90s, 10m, 1h (default 10m); the\n"
-            "fresh study and the checks come after it"),
-    MFB_ROW("margin", required_argument, OPT_MARGIN, false, "PCT",
-            "a candidate is dropped when it is slower than the leader by\n"
-            "more than this, with the race's confidence (default 0.5)"),
-    MFB_ROW("alpha", required_argument, OPT_ALPHA, false, "A",
-            "the chance the race drops its best candidate, at most (default\n"
-            "0.05; spent over the steps, docs/methodology.md)"),
-    MFB_ROW("step-processes", required_argument, OPT_STEP_PROCESSES, false, "N",
-            "processes of each race study (default 4)"),
-    MFB_ROW("step-time", required_argument, OPT_STEP_TIME, false, "S",
-            "seconds of rounds of each race study, over its processes\n"
-            "(default 2)"),
-    MFB_ROW("group", required_argument, OPT_GROUP, false, "N",
-            "candidates in one race study at most (default 24; 1 to 30)"),
-    MFB_ROW("final-processes", required_argument, OPT_FINAL_PROCESSES, false, "N",
-            "processes of the fresh study (default: run's, 32)"),
-    MFB_ROW("final-time", required_argument, OPT_FINAL_TIME, false, "S",
-            "seconds of rounds of the fresh study (default: run's, 5)"),
+    {"budget", required_argument, OPT_BUDGET, false, "TIME",
+     "the race's wall time: seconds, or 90s, 10m, 1h (default 10m); the\n"
+     "fresh study and the checks come after it",
+     .good = "a time (seconds, or 90s, 10m, 1h)"},
+    {"margin", required_argument, OPT_MARGIN, false, "PCT",
+     "a candidate is dropped when it is slower than the leader by\n"
+     "more than this, with the race's confidence (default 0.5)",
+     .kind = MFB_FLAG_REAL, .member = AT(r.margin_pct), .lo = 0, .hi = 50, .good = "a percentage from 0 to 50"},
+    {"alpha", required_argument, OPT_ALPHA, false, "A",
+     "the chance the race drops its best candidate, at most (default\n"
+     "0.05; spent over the steps, docs/methodology.md)",
+     .kind = MFB_FLAG_REAL, .member = AT(r.alpha), .lo = 1e-6, .hi = 0.5, .good = "a probability from 1e-6 to 0.5"},
+    {"step-processes", required_argument, OPT_STEP_PROCESSES, false, "N", "processes of each race study (default 4)",
+     .good = PROCESSES_GOOD},
+    {"step-time", required_argument, OPT_STEP_TIME, false, "S",
+     "seconds of rounds of each race study, over its processes\n"
+     "(default 2)",
+     .kind = MFB_FLAG_REAL, .member = AT(r.step_time_s), .lo = 0.05, .hi = 3600, .good = SECONDS_GOOD},
+    {"group", required_argument, OPT_GROUP, false, "N", "candidates in one race study at most (default 24; 1 to 30)",
+     .good = "a number of candidates from 1 to 30"},
+    {"final-processes", required_argument, OPT_FINAL_PROCESSES, false, "N",
+     "processes of the fresh study (default: run's, 32)", .good = PROCESSES_GOOD},
+    {"final-time", required_argument, OPT_FINAL_TIME, false, "S", "seconds of rounds of the fresh study (default: run's, 5)",
+     .kind = MFB_FLAG_REAL, .member = AT(r.final_time_s), .lo = 0.05, .hi = 3600, .good = SECONDS_GOOD},
     MFB_ROW("check-on", required_argument, OPT_CHECK_ON, false, "D",
             "also check the leader on this distribution (a table, a record\n"
             "folder); the function's shipped tables are always checked"),
     MFB_ROW("no-checks", no_argument, OPT_NO_CHECKS, false, NULL,
             "no cross-distribution checks: the race and the fresh study only"),
-    MFB_ROW("check-processes", required_argument, OPT_CHECK_PROCESSES, false, "N",
-            "processes of each check study (default 8)"),
-    MFB_ROW("check-time", required_argument, OPT_CHECK_TIME, false, "S",
-            "seconds of rounds of each check study, over its processes\n"
-            "(default 2)"),
+    {"check-processes", required_argument, OPT_CHECK_PROCESSES, false, "N", "processes of each check study (default 8)",
+     .good = PROCESSES_GOOD},
+    {"check-time", required_argument, OPT_CHECK_TIME, false, "S",
+     "seconds of rounds of each check study, over its processes\n"
+     "(default 2)",
+     .kind = MFB_FLAG_REAL, .member = AT(r.check_time_s), .lo = 0.05, .hi = 3600, .good = SECONDS_GOOD},
     MFB_ROW_QUIET("no progress lines; the tune's summary is still printed"),
     MFB_ROW_DEADLINE(OPT_DEADLINE),
     MFB_ROW_HELP,
@@ -96,13 +118,6 @@ static void usage(FILE *out)
         fprintf(out, "  %-8s %s\n", fam[i].name, fam[i].about);
 }
 
-struct tune_args {
-    struct mfb_tune_request r;
-    struct mfb_deadlines deadlines;
-    const char *function;
-    int nparams;
-    char source[4096]; /* a built-in family's -v: its file in the source folder */
-};
 
 /* A positive number, optionally with s, m or h after it: seconds into *out. */
 static int parse_time(const char *arg, double *out)
@@ -121,29 +136,19 @@ static int parse_time(const char *arg, double *out)
     return 0;
 }
 
-static int parse_real(const char *arg, double lo, double hi, double *out)
+/* A whole number in [lo, hi] into *out: 0, or -1. */
+static int parse_count(const char *arg, long lo, long hi, int *out)
 {
     char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char *arg, int lo, int hi, int *out)
-{
-    double v;
-    if (parse_real(arg, lo, hi, &v) < 0 || v != (int)v)
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || errno || v < lo || v > hi)
         return -1;
     *out = (int)v;
     return 0;
 }
 
 #define CMD "memfbench tune"
-/* A study's seconds of rounds are shared by its processes; run refuses under a tenth of a second
- * each (the warm-up and enough rounds to pair). */
-#define MIN_PROCESS_TIME_S 0.1
 
 static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
 {
@@ -178,42 +183,15 @@ static int apply(int ch, char *arg, void *ctx, struct mfb_err *err)
         r->baseline = arg;
         break;
     case OPT_BUDGET:
-        if (parse_time(arg, &r->budget_s) < 0)
-            return mfb_fail(err, CMD ": --budget: '%s' is not a time (seconds, or 90s, 10m, 1h)", arg);
-        break;
-    case OPT_MARGIN:
-        if (parse_real(arg, 0, 50, &r->margin_pct) < 0)
-            return mfb_fail(err, CMD ": --margin: '%s' is not a percentage from 0 to 50", arg);
-        break;
-    case OPT_ALPHA:
-        if (parse_real(arg, 1e-6, 0.5, &r->alpha) < 0)
-            return mfb_fail(err, CMD ": --alpha: '%s' is not a probability from 1e-6 to 0.5", arg);
-        break;
+        return parse_time(arg, &r->budget_s);
     case OPT_STEP_PROCESSES:
+        return parse_count(arg, 2, 256, &r->step_processes);
     case OPT_CHECK_PROCESSES:
-    case OPT_FINAL_PROCESSES: {
-        int *to = ch == OPT_STEP_PROCESSES ? &r->step_processes : ch == OPT_CHECK_PROCESSES ? &r->check_processes
-                                                                                         : &r->final_processes;
-        if (parse_int(arg, 2, 256, to) < 0)
-            return mfb_fail(err, CMD ": --%s: '%s' is not a number of processes from 2 to 256",
-                            ch == OPT_STEP_PROCESSES ? "step-processes" : ch == OPT_CHECK_PROCESSES ? "check-processes"
-                                                                                                  : "final-processes",
-                            arg);
-        break;
-    }
-    case OPT_STEP_TIME:
-    case OPT_CHECK_TIME:
-    case OPT_FINAL_TIME: {
-        double *to = ch == OPT_STEP_TIME ? &r->step_time_s : ch == OPT_CHECK_TIME ? &r->check_time_s : &r->final_time_s;
-        if (parse_real(arg, 0.05, 3600, to) < 0)
-            return mfb_fail(err, CMD ": --%s: '%s' is not a number of seconds from 0.05 to 3600",
-                            ch == OPT_STEP_TIME ? "step-time" : ch == OPT_CHECK_TIME ? "check-time" : "final-time", arg);
-        break;
-    }
+        return parse_count(arg, 2, 256, &r->check_processes);
+    case OPT_FINAL_PROCESSES:
+        return parse_count(arg, 2, 256, &r->final_processes);
     case OPT_GROUP:
-        if (parse_int(arg, 1, 30, &r->group) < 0)
-            return mfb_fail(err, CMD ": --group: '%s' is not a number of candidates from 1 to 30", arg);
-        break;
+        return parse_count(arg, 1, 30, &r->group);
     case OPT_CHECK_ON:
         if (r->nchecks == MFB_TUNE_CHECKS_MAX)
             return mfb_fail(err, CMD ": --check-on: at most %d", MFB_TUNE_CHECKS_MAX);
@@ -307,9 +285,9 @@ int mfb_cmd_tune(int argc, char **argv)
         {"--check-time over --check-processes", a.r.check_time_s, a.r.check_processes},
         {"--final-time over --final-processes", a.r.final_time_s, a.r.final_processes}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && rc == 0; i++)
-        if (shapes[i].t > 0 && shapes[i].p > 0 && shapes[i].t / shapes[i].p < MIN_PROCESS_TIME_S)
+        if (shapes[i].t > 0 && shapes[i].p > 0 && shapes[i].t / shapes[i].p < MFB_MIN_PROCESS_TIME_S)
             rc = mfb_fail(&err, CMD ": %s leaves %.3g s of rounds per process; at least %g", shapes[i].what,
-                          shapes[i].t / shapes[i].p, MIN_PROCESS_TIME_S);
+                          shapes[i].t / shapes[i].p, MFB_MIN_PROCESS_TIME_S);
     if (rc != 0)
         return mfb_options_end(rc, &err);
     a.r.run_args = argv + run_args;

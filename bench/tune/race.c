@@ -1,7 +1,6 @@
 #include "tune/race.h"
 
 #include <cJSON.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,8 @@ struct candidate {
 struct race {
     const struct mfb_tune_request *r;
     char *tmp;                 /* the folder being filled */
-    char *family_name;         /* the source variant's NAME */
+    const char *dist;          /* the race's distribution: -d, else the function's fleet table */
+    struct mfb_source *src;    /* the family's -v, parsed once: its path, symbol and NAME */
     struct candidate *c;
     size_t n;
     long baseline_setting;     /* the baseline's index when it is a setting of the family, else -1 */
@@ -66,7 +66,7 @@ static void free_race(struct race *x)
         free(x->c[k].name);
     }
     free(x->c);
-    free(x->family_name);
+    mfb_source_free(x->src);
     for (int i = 0; i < x->nchecks; i++)
         free(x->check_dists[i]);
     free(x->tmp);
@@ -88,14 +88,14 @@ static int make_candidates(struct race *x, struct mfb_err *err)
         size_t len = strlen(suffix);
         struct candidate *c = &x->c[x->n];
         c->text = malloc(len);
-        c->name = malloc(strlen(x->family_name) + len + 1);
+        c->name = malloc(strlen(x->src->name) + len + 1);
         if (!c->text || !c->name) {
             free(c->text);
             free(c->name);
             return mfb_fail(err, "memfbench tune: out of memory");
         }
         snprintf(c->text, len, "%.*s", (int)(len - 2), suffix + 1); /* "[A=1,B=2]" -> "A=1,B=2" */
-        snprintf(c->name, strlen(x->family_name) + len + 1, "%s%s", x->family_name, suffix);
+        snprintf(c->name, strlen(x->src->name) + len + 1, "%s%s", x->src->name, suffix);
         c->alive = true;
         x->n++;
     }
@@ -293,7 +293,6 @@ static int race(struct race *x)
         fprintf(stderr, "memfbench tune: cannot create %s\n", dir);
         return MFB_EXIT_FAIL;
     }
-    const char *dist = r->distribution ? r->distribution : mfb_func_default_distribution(r->func);
     char **files = NULL;
     int nfiles = 0, rc = 0;
     double start = now_s(), last_step = 0;
@@ -324,7 +323,7 @@ static int race(struct race *x)
         size_t k = 0;
         for (int g = 0; g < groups && rc == 0; g++) {
             struct args a;
-            if (study_begin(x, &a, dist) < 0) {
+            if (study_begin(x, &a, x->dist) < 0) {
                 rc = MFB_EXIT_FAIL;
                 break;
             }
@@ -364,7 +363,7 @@ static int race(struct race *x)
 static int final_study(const struct race *x)
 {
     struct args a;
-    if (study_begin(x, &a, x->r->distribution ? x->r->distribution : mfb_func_default_distribution(x->r->func)) < 0)
+    if (study_begin(x, &a, x->dist) < 0)
         return MFB_EXIT_FAIL;
     const struct candidate *l = named(x, x->leader), *u = x->runner_up[0] ? named(x, x->runner_up) : NULL;
     if (l) {
@@ -392,8 +391,7 @@ static bool of_function(const char *name, enum mfb_func f)
 static void add_shipped(const char *name, void *ctx)
 {
     struct race *x = ctx;
-    const char *race_dist = x->r->distribution ? x->r->distribution : mfb_func_default_distribution(x->r->func);
-    if (!of_function(name, x->r->func) || !strcmp(name, race_dist) || x->nchecks >= SHIPPED_CHECKS_MAX)
+    if (!of_function(name, x->r->func) || !strcmp(name, x->dist) || x->nchecks >= SHIPPED_CHECKS_MAX)
         return;
     x->check_dists[x->nchecks] = strdup(name);
     x->nchecks += x->check_dists[x->nchecks] != NULL;
@@ -455,9 +453,9 @@ static int write_winner(const struct race *x)
 {
     const struct mfb_tune_request *r = x->r;
     struct mfb_err err = {{0}};
-    struct mfb_source *src = mfb_source_new(r->source, &err);
+    const struct mfb_source *src = x->src;
     size_t len = 0;
-    char *text = src ? mfb_file_text(src->path, SOURCE_MAX, &len, &err) : NULL;
+    char *text = mfb_file_text(src->path, SOURCE_MAX, &len, &err);
     const struct candidate *l = named(x, x->leader);
     char path[4200];
     snprintf(path, sizeof path, "%s/winner.c", x->tmp);
@@ -484,7 +482,6 @@ static int write_winner(const struct race *x)
         fprintf(stderr, "memfbench tune: cannot write %s%s%s; no tune written\n", path, err.msg[0] ? ": " : "",
                 err.msg);
     free(text);
-    mfb_source_free(src);
     return bad ? MFB_EXIT_FAIL : 0;
 }
 
@@ -496,8 +493,7 @@ static int write_summary(const struct race *x)
     cJSON_AddStringToObject(doc, "schema", "memfbench-tune");
     cJSON_AddNumberToObject(doc, "schema_version", 1);
     cJSON_AddStringToObject(cfg, "function", mfb_func_name(r->func));
-    cJSON_AddStringToObject(cfg, "distribution",
-                            r->distribution ? r->distribution : mfb_func_default_distribution(r->func));
+    cJSON_AddStringToObject(cfg, "distribution", x->dist);
     if (r->family)
         cJSON_AddStringToObject(cfg, "family", r->family);
     else
@@ -554,17 +550,14 @@ static int write_summary(const struct race *x)
     return rc < 0 ? MFB_EXIT_FAIL : 0;
 }
 
-/* The family's variant name (its -v's =NAME, else its symbol) and the baseline's setting, if any. */
+/* The race's distribution, the family's source parsed (its NAME names the candidates) and the
+ * baseline's setting, if it is one. */
 static int prepare(struct race *x, struct mfb_err *err)
 {
     const struct mfb_tune_request *r = x->r;
-    struct mfb_source *src = mfb_source_new(r->source, err);
-    if (!src)
+    x->dist = r->distribution ? r->distribution : mfb_func_default_distribution(r->func);
+    if (!(x->src = mfb_source_new(r->source, err)))
         return -1;
-    x->family_name = strdup(src->name);
-    mfb_source_free(src);
-    if (!x->family_name)
-        return mfb_fail(err, "memfbench tune: out of memory");
     x->baseline_setting = -1;
     if (strchr(r->baseline, '=') && !strchr(r->baseline, ':')) {
         if ((x->baseline_setting = mfb_params_index(&r->params, r->baseline, err)) < 0)
@@ -597,8 +590,7 @@ int mfb_tune_execute(const struct mfb_tune_request *r)
     }
     if (!r->quiet)
         fprintf(stderr, "memfbench tune: %zu candidates of %s against %s on %s, budget %.0f s\n", x.n,
-                x.family_name, r->baseline,
-                r->distribution ? r->distribution : mfb_func_default_distribution(r->func), r->budget_s);
+                x.src->name, r->baseline, x.dist, r->budget_s);
     int rc = race(&x);
     if (rc == 0 && !r->quiet)
         fprintf(stderr, "memfbench tune: the race ended after %d step%s in %.0f s (%s): leader %s; the fresh "
