@@ -2,12 +2,11 @@
 race.json checked for their schemas, the fresh study and each check's run loaded."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from .load import Run, load_runs
-from .reading import ResultFileError
+from .reading import ResultFileError, read_json
 
 
 @dataclass
@@ -20,12 +19,9 @@ class TuneFolder:
 
 
 def _json(path: Path, what: str, schema: str) -> dict:
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: no {what} here: is this a folder memfbench tune wrote?") from None
-    except (OSError, ValueError) as e:
-        raise ResultFileError(f"{path}: cannot read {what}: {e}") from None
+    if not path.exists():
+        raise ResultFileError(f"{path}: no {what} here: is this a folder memfbench tune wrote?")
+    doc = read_json(path)  # bounded, and a FIFO or a device refused, as every input is
     if not isinstance(doc, dict) or doc.get("schema") != schema:
         raise ResultFileError(f"{path}: not memfbench tune's {what} (schema {schema})")
     return doc

@@ -40,10 +40,11 @@ class Standing:
     low: float
     high: float
     processes: int
+    units: list[float] = field(default_factory=list)  # the per-process log ratios this step added
 
     def as_dict(self) -> dict:
         return {"step": self.step, "ratio": self.ratio, "low": self.low, "high": self.high,
-                "processes": self.processes}
+                "processes": self.processes, "units": self.units}
 
 
 @dataclass
@@ -136,6 +137,17 @@ def file_step(path: str) -> int:
     return int(m.group(1))
 
 
+def stored_units(doc: dict) -> list[tuple[int, str, dict[str, list[float]]]]:
+    """The units a race.json holds (each candidate's history keeps what each step added), one
+    entry per step: what run_race takes, so a step reads only its own studies (memfbench tune's
+    --resume) and the earlier ones are never loaded again."""
+    by_step: dict[int, dict[str, list[float]]] = {}
+    for c in doc["candidates"]:
+        for h in c["history"]:
+            by_step.setdefault(int(h["step"]), {})[c["name"]] = [float(v) for v in h["units"]]
+    return [(t, doc["baseline"], units) for t, units in sorted(by_step.items())]
+
+
 def run_race(step_units: list[tuple[int, str, dict[str, list[float]]]], alpha: float, margin: float) -> Race:
     """The race over its studies: (step, baseline, {candidate: its per-process log ratios in that
     study}) for each study, in any order. Each step's rule applies to the candidates that ran in it."""
@@ -150,12 +162,14 @@ def run_race(step_units: list[tuple[int, str, dict[str, list[float]]]], alpha: f
     done, why = False, ""
     for t in sorted({s for s, _, _ in step_units}):
         ran: list[str] = []
+        added: dict[str, list[float]] = {}
         for s, _, units in step_units:
             if s != t:
                 continue
             for name, u in units.items():
                 c = cands.setdefault(name, Candidate(name))
                 c.units.extend(float(v) for v in u)
+                added.setdefault(name, []).extend(float(v) for v in u)
                 ran.append(name)
         ran = sorted(set(ran))
         late = [n for n in ran if cands[n].dropped_at is not None]
@@ -165,6 +179,7 @@ def run_race(step_units: list[tuple[int, str, dict[str, list[float]]]], alpha: f
         level = 1 - step_alpha(alpha, t) / max(n - 1, 1)
         for name in ran:
             cands[name].history.append(standing(cands[name].units, t, SHOW_LEVEL))
+            cands[name].history[-1].units = added[name]
         now = {name: cands[name].history[-1] for name in ran}
         leader = min(ran, key=lambda k: (now[k].ratio, k))
         edge = math.log1p(margin)

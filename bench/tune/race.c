@@ -179,8 +179,9 @@ static int study_end(const struct race *x, struct args *a, int processes, double
     return rc;
 }
 
-/* The analysis's step over every race file so far: writes TMP/race.json (each candidate's
- * history, who is alive, the leader, whether the race is done) and prints the step's line. */
+/* The analysis's step: TMP/race.json (each candidate's history with its units, who is alive, the
+ * leader, whether the race is done) made from the race so far (the last race.json, --resume) and
+ * this step's files, so that no study is read twice; and the step's line printed. */
 static int analyse_step(const struct race *x, char **files, int nfiles)
 {
     const struct mfb_tune_request *r = x->r;
@@ -201,6 +202,10 @@ static int analyse_step(const struct race *x, char **files, int nfiles)
     argv[n++] = alpha;
     argv[n++] = "--json";
     argv[n++] = json;
+    if (x->steps > 1) {
+        argv[n++] = "--resume";
+        argv[n++] = json;
+    }
     for (int i = 0; i < nfiles; i++)
         argv[n++] = files[i];
     struct mfb_prog p = {.kind = MFB_PROG_PROCESS, .who = "memfbench tune", .name = "the race's analysis",
@@ -283,7 +288,7 @@ static const struct candidate *named(const struct race *x, const char *name)
 
 /* The race: steps of studies of the alive candidates (groups of at most r->group, the baseline in
  * each), the analysis after each, until it says done, one candidate is left, or the next step
- * would pass the budget. Every step's files stay in TMP/race. */
+ * would pass the budget. Every step's files stay in TMP/race; the analysis reads each once. */
 static int race(struct race *x)
 {
     const struct mfb_tune_request *r = x->r;
@@ -293,8 +298,7 @@ static int race(struct race *x)
         fprintf(stderr, "memfbench tune: cannot create %s\n", dir);
         return MFB_EXIT_FAIL;
     }
-    char **files = NULL;
-    int nfiles = 0, rc = 0;
+    int rc = 0;
     double start = now_s(), last_step = 0;
     size_t last_alive = 0;
     for (bool done = false; !done && rc == 0;) {
@@ -308,12 +312,12 @@ static int race(struct race *x)
         }
         int groups = (int)((alive + (size_t)r->group - 1) / (size_t)r->group);
         size_t per = (alive + (size_t)groups - 1) / (size_t)groups; /* balanced groups */
-        char **more = realloc(files, (size_t)(nfiles + groups) * sizeof *files);
-        if (!more) {
+        char **files = calloc((size_t)groups, sizeof *files); /* this step's: the analysis resumes from the last */
+        int nfiles = 0;
+        if (!files) {
             rc = MFB_EXIT_FAIL;
             break;
         }
-        files = more;
         x->steps++;
         if (!r->quiet)
             fprintf(stderr, "memfbench tune: step %d: %zu candidate%s in %d stud%s of %d processes, %g s each "
@@ -348,13 +352,13 @@ static int race(struct race *x)
             rc = analyse_step(x, files, nfiles);
         if (rc == 0)
             rc = read_decision(x, &done);
+        for (int i = 0; i < nfiles; i++)
+            free(files[i]);
+        free(files);
         last_step = now_s() - t0;
         last_alive = alive;
     }
     x->race_s = now_s() - start;
-    for (int i = 0; i < nfiles; i++)
-        free(files[i]);
-    free(files);
     return rc;
 }
 

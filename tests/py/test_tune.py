@@ -17,7 +17,7 @@ import pytest
 from conftest import GEOMETRY, ROOT, one_line_refusal
 
 sys.path.insert(0, str(ROOT))
-from analysis.verdicts.race import MIN_UNITS, run_race, step_alpha  # noqa: E402
+from analysis.verdicts.race import MIN_UNITS, run_race, step_alpha, stored_units  # noqa: E402
 
 SOURCE = f"{ROOT / 'examples' / 'source' / 'memcpy_blocks.c'}:blocks_memcpy=blocks"
 
@@ -76,6 +76,38 @@ def test_the_history_keeps_every_step_and_the_drop() -> None:
     doc = race.as_dict()
     assert doc["schema"] == "memfbench-race" and {c["name"] for c in doc["candidates"]} == {"a", "b", "c"}
     assert all(c["processes"] >= MIN_UNITS for c in doc["candidates"])
+
+
+def raced(steps: list[dict[str, list[float]]], resume: bool) -> dict:
+    """A race over simulated steps, each step's studies those of the candidates still in it: each
+    step's analysis from the last race.json and that step alone (resume), or from every step."""
+    doc: dict = {}
+    ran: list = []
+    for t, units in enumerate(steps, 1):
+        step = (t, "base", {k: u for k, u in units.items() if not doc or k in doc["alive"]})
+        ran.append(step)
+        race = run_race(stored_units(doc) + [step] if resume and doc else ran, 0.05, 0.005)
+        doc = json.loads(json.dumps(race.as_dict()))  # as race.json holds it
+    return doc
+
+
+def test_a_race_resumed_from_its_json_decides_as_the_whole_race() -> None:
+    """memfbench tune gives each step's analysis the last race.json and that step's studies only:
+    the units race.json keeps must make the same race as every study read again."""
+    rng = np.random.default_rng(11)
+    steps = [{f"c{i}": list(0.004 * i + 0.01 * rng.standard_normal(4)) for i in range(6)} for _ in range(6)]
+    whole = raced(steps, resume=False)
+    assert raced(steps, resume=True) == whole
+    assert any(c["dropped_at"] for c in whole["candidates"]), "the race dropped nobody: no decision compared"
+
+
+def test_resume_refuses_a_race_of_another_rule(memfbench, tmp_path: Path) -> None:
+    doc = run_race([(1, "base", {"a": [0.0, 0.001, -0.001, 0.0], "b": [0.01, 0.011, 0.009, 0.01]})], 0.05, 0.005)
+    race = tmp_path / "race.json"
+    race.write_text(json.dumps(doc.as_dict()))
+    p = subprocess.run([memfbench, "analyze", "race", "--resume", str(race), "--alpha", "0.1",
+                        str(tmp_path / "step-002-01.json.gz")], capture_output=True, text=True, timeout=60)
+    one_line_refusal(p, "--resume", "--alpha 0.05", "not 0.1 and 0.5")
 
 
 def test_a_candidate_that_runs_after_its_drop_is_refused() -> None:
