@@ -20,6 +20,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from analysis.io.tune_folder import read_tune_folder  # noqa: E402
+from analysis.verdicts.tune import tune_verdicts  # noqa: E402
+
 SOURCE = f"{ROOT / 'examples' / 'source' / 'planted.c'}:planted_memcpy=p"
 IDS = "ID=" + ",".join(str(i) for i in range(8))
 KINDS = {"planted": ["--variant-cflags", "-O2 -DBEST=5"],
@@ -35,13 +40,12 @@ def race(memfbench: str, kind: str, out: Path, cpu: int, budget: float) -> dict:
     wall = time.monotonic() - t0
     if p.returncode != 0:
         return {"kind": kind, "error": p.stderr.strip().splitlines()[-1:] or [f"exit {p.returncode}"], "wall_s": wall}
-    tune = json.loads((out / "tune.json").read_text())
-    fresh = next((ln for ln in p.stdout.splitlines() if ln.strip().startswith("leader ")), "")
-    verdict = fresh.split()[-1] if fresh else ""
-    if verdict == "resolved)":
-        verdict = "inconclusive"
-    return {"kind": kind, "leader": tune["leader"], "steps": tune["steps"], "race_s": tune["race_s"],
-            "ended_by": tune["ended_by"], "fresh": fresh.strip(), "verdict": verdict, "wall_s": wall}
+    t = read_tune_folder(out)
+    lead = tune_verdicts(t).leader  # the fresh study's verdict on the leader, as analyze tune gives it
+    return {"kind": kind, "leader": t.tune["leader"], "steps": t.tune["steps"], "race_s": t.tune["race_s"],
+            "ended_by": t.tune["ended_by"], "ratio": lead.ratio if lead else None,
+            "low": lead.ci_low if lead else None, "high": lead.ci_high if lead else None,
+            "verdict": lead.verdict if lead else "", "wall_s": wall}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from .progress import Progress
 from .summary import summarize_run
 from .variants import how_lines, variants_frame
 from .text import (CODE, DASH, READER_COLUMNS, STRONG, context_lines, fmt_interval, fmt_ratio, headline_groups, headline_markdown,
-                   host_groups, md_escape, ratio_verdict, verdict_lines)
+                   host_groups, interval_label, md_escape, ratio_verdict, verdict_lines)
 
 
 # A column's name as a reader reads it in the report's tables (the data keep theirs: --json,
@@ -162,7 +162,7 @@ def write_tune_report(t: TuneFolder, v: TuneVerdicts, out_dir: Path, label: str 
 def _write_tune_files(t: TuneFolder, v: TuneVerdicts, out_dir: Path, svg: bool) -> tuple[str, str]:
     from .plots.base import save
     from .plots.race import race_figure
-    from .tune import tune_lines
+    from .tune import tune_cells, tune_lines
     md = ["# memfbench tune", "", *[f"- {x.strip()}" for x in _text(tune_lines(t.tune, t.race, v, t.final.cpu_model))],
           "", "## The race", ""]
     paths = save(race_figure(t.race), out_dir / "race", svg)
@@ -170,14 +170,11 @@ def _write_tune_files(t: TuneFolder, v: TuneVerdicts, out_dir: Path, svg: bool) 
     md += [f"![the race]({paths[0].name})", "",
            "Each candidate's ratio to the baseline pooled over the steps it ran in, with its 95 % interval; the grey "
            "lines end where a candidate was dropped (docs/methodology.md, \"Racing a family\").", ""]
-    rows = [{"variant": c.variant, "ratio": c.ratio, "95 % low": c.ci_low, "95 % high": c.ci_high,
-             "verdict": c.verdict, "processes": c.processes} for c in v.final]
-    md += ["## The fresh study", "", _md_table(pd.DataFrame(rows)), ""]
+    rows = [{"variant": c.variant, **tune_cells(c), "processes": c.processes} for c in v.final]
+    md += ["## The fresh study", "", f"Ratio to the baseline with its {interval_label(v.final)}.", "",
+           _md_table(pd.DataFrame(rows)), ""]
     if v.checks:
-        rows = [{"distribution": r.distribution, "ratio": r.comparison.ratio if r.comparison else None,
-                 "95 % low": r.comparison.ci_low if r.comparison else None,
-                 "95 % high": r.comparison.ci_high if r.comparison else None,
-                 "verdict": r.comparison.verdict if r.comparison else "no pair"} for r in v.checks]
+        rows = [{"distribution": r.distribution, **tune_cells(r.comparison)} for r in v.checks]
         md += ["## The leader on the other distributions", "", _md_table(pd.DataFrame(rows)), ""]
     cands = pd.DataFrame([{"candidate": c["name"], "ratio": c["ratio"], "low": c["low"], "high": c["high"],
                            "processes": c["processes"], "dropped at step": c["dropped_at"] or DASH}

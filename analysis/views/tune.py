@@ -2,13 +2,28 @@
 the leader on the function's other distributions, as text lines (pure: documents and comparisons in)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..verdicts.compare import Comparison
 from ..verdicts.pgo import ONLY_OWN
 from ..verdicts.tune import CheckRow, TuneVerdicts
+from .text import fmt_interval, fmt_ratio, headline_tags, interval_label, legend_texts, verdict_word
 
 
-def ratio_text(c: Comparison) -> str:
-    return f"{c.ratio:.3f} [{c.ci_low:.3f}, {c.ci_high:.3f}]"
+def verdict_text(c: Comparison) -> str:
+    """A comparison as the headline gives it: the ratio, the interval the verdict rests on
+    (simultaneous over its study's comparisons), the verdict in words and the headline's tags."""
+    return " ".join([fmt_ratio(c.ratio), fmt_interval(c.ci_adj_low, c.ci_adj_high), "", verdict_word(c),
+                     *headline_tags(c)])
+
+
+def tune_cells(c: Comparison | None) -> dict[str, Any]:
+    """A tune table's cells of one comparison, as the headline has them: the ratio, the interval the
+    verdict rests on, the verdict in words and its tags."""
+    if c is None:
+        return {"ratio": None, "low": None, "high": None, "verdict": "no pair"}
+    return {"ratio": c.ratio, "low": c.ci_adj_low, "high": c.ci_adj_high,
+            "verdict": " ".join([verdict_word(c), *headline_tags(c)])}
 
 
 def holds_label(final: Comparison | None, rows: list[CheckRow]) -> str:
@@ -45,28 +60,34 @@ def tune_lines(tune: dict, race: dict, v: TuneVerdicts, cpu: str) -> list[str]:
            f"{cfg['alpha']:g}"]
     by_name = {c.variant: c for c in final}
     shape = (f"{final[0].processes} processes" if final else "no pair")
-    out.append(f"fresh study ({shape}; not the race's data), ratio to {base} with its 95 % interval (below 1: "
-               "faster):")
+    out.append(f"fresh study ({shape}; not the race's data), ratio to {base} with its "
+               f"{interval_label(final)} (below 1: faster):")
+    shown = []
     for role, name in (("leader", leader), ("runner-up", runner)):
         c = by_name.get(name) if name else None
-        if c is None:
-            continue
-        out.append(f"  {role:<9} {name:<56} {ratio_text(c)}  {c.verdict}"
-                   + ("" if c.verdict != "inconclusive" else " (not resolved)"))
+        if c is not None:
+            out.append(f"  {role:<9} {name:<56} {verdict_text(c)}")
+            shown.append(c)
     if leader_vs_runner is not None:
-        c = leader_vs_runner
-        out.append(f"  runner-up / leader: {ratio_text(c)}  {c.verdict}")
+        out.append(f"  runner-up / leader: {verdict_text(leader_vs_runner)}")
+        shown.append(leader_vs_runner)
     if rows:
         out.append(f"the leader against {base} on the function's other distributions (shorter studies: "
                    f"{cfg['check_processes']} processes, {cfg['check_time_s']:g} s):")
         for r in rows:
-            c = r.comparison
-            out.append(f"  {r.distribution:<28} " + (f"{ratio_text(c)}  {c.verdict}" if c else "no pair in the file"))
+            out.append(f"  {r.distribution:<28} " + (verdict_text(r.comparison) if r.comparison else
+                                                      "no pair in the file"))
+        shown += [r.comparison for r in rows if r.comparison is not None]
+    out += legend_texts(shown)  # a line each, unwrapped as the summary's other lines (the report lists them)
     lead = by_name.get(leader)
     if lead is not None and lead.verdict != "faster":
-        word = {"slower": "slower than", "equivalent": "equivalent to"}.get(lead.verdict, "not resolved against")
-        out.append(f"answer: no candidate of this family beats {base} here: the leader is {word} it, "
-                   f"{lead.ratio:.3f} [{lead.ci_low:.3f}, {lead.ci_high:.3f}]")
+        # shown slower or equivalent, the answer is the family's; not resolved or withheld, this study's
+        known = lead.verdict in ("slower", "equivalent")
+        out.append(f"answer: no candidate of this family beats {base} here"
+                   + ("" if known else " as far as this study shows")
+                   + (f": the leader is {verdict_word(lead)}" if known else f": the verdict on the leader is {verdict_word(lead)}")
+                   + (f" {' '.join(headline_tags(lead))}" if headline_tags(lead) else "")
+                   + f", {fmt_ratio(lead.ratio)} {fmt_interval(lead.ci_adj_low, lead.ci_adj_high)}")
     else:
         out.append(f"where the gain holds: {holds_label(lead, rows)}")
     out.append(f"winner: {tune['leader_setting']} (winner.c: the family's source with these settings defined)")

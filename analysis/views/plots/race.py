@@ -41,8 +41,12 @@ def race_figure(race: dict) -> Figure:
     log_ratio_axis(ax.yaxis)
     ax.set_xlabel("race step (grey: candidates dropped on the way, x where dropped)")
     ax.set_ylabel(f"time / {short_label(race['baseline'])} (log)")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
-    ax.set_xlim(0.5, max(s["step"] for s in race["steps"]) + 0.5)
+    steps_run = max(s["step"] for s in race["steps"])
+    if steps_run <= 12:  # every step a tick (a locator on a short axis ticks between the steps)
+        ax.set_xticks(range(1, steps_run + 1))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
+    ax.set_xlim(0.5, steps_run + 0.5)
     ax.set_title(f"race of {len(cands)} candidates: {len(race['alive'])} left, leader {short_label(leader)}",
                  fontsize=9)
     ax.legend(fontsize=6, loc="upper right", title=f"the {len(named)} fastest left", title_fontsize=6)
