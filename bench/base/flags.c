@@ -63,6 +63,22 @@ const struct mfb_flag *mfb_flags_row(const struct mfb_flag_table *t, int id)
     return NULL;
 }
 
+const struct mfb_flag *mfb_flags_long(const struct mfb_flag_table *t, const char *name, size_t len)
+{
+    const struct mfb_flag *found = NULL;
+    int prefixed = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct mfb_flag *r = &t->rows[i];
+        if (strncmp(r->name, name, len))
+            continue;
+        if (r->name[len] == '\0')
+            return r;
+        found = r;
+        prefixed++;
+    }
+    return prefixed == 1 ? found : NULL;
+}
+
 static void *member(void *request, size_t offset)
 {
     return (char *)request + offset;

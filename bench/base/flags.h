@@ -133,6 +133,10 @@ struct mfb_flag_table {
 void mfb_flags_initial(const struct mfb_flag_table *t, void *request);
 /* The row getopt_long's id names, or NULL. */
 const struct mfb_flag *mfb_flags_row(const struct mfb_flag_table *t, int id);
+/* The row a long option's name names as getopt_long takes it: the row of that name, else the one
+ * row whose name starts with it (an abbreviation); NULL when none or several do. name is len
+ * characters (the part of "--name=V" before '='). */
+const struct mfb_flag *mfb_flags_long(const struct mfb_flag_table *t, const char *name, size_t len);
 /* Applies row r's value arg to the request: 0, or -1 with "COMMAND: --name: ..." in err. */
 int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, const char *arg, void *request,
                     struct mfb_err *err);

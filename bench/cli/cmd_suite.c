@@ -66,12 +66,8 @@ static const struct mfb_flag_table suite_table = {.command = "memfbench suite", 
                                                  .operands = MFB_OPERANDS_AFTER,
                                                  .unknown_hint = "; run options go after --", .usage = usage};
 
-/* The run options a suite sets for each study itself: -o, -f, -d in any spelling. */
-static bool the_suites_own(const char *arg)
-{
-    return !strcmp(arg, "-o") || !strncmp(arg, "--output", 8) || !strcmp(arg, "-f") ||
-           !strncmp(arg, "--function", 10) || !strcmp(arg, "-d") || !strncmp(arg, "--distribution", 14);
-}
+/* The run options a suite sets for each study itself (-o, -f, -d in any spelling run takes). */
+static const char *const suites_own[] = {"output", "function", "distribution"};
 
 int mfb_cmd_suite(int argc, char **argv)
 {
@@ -83,7 +79,7 @@ int mfb_cmd_suite(int argc, char **argv)
         rc = mfb_options_output(suite_table.command, "DIR", false, a.r.out, &err);
     /* what follows is for every study; -o and -f, -d are the suite's */
     for (int i = run_args; i < argc && rc == 0; i++)
-        if (the_suites_own(argv[i]))
+        if (mfb_options_run_sets(argv[i], suites_own, sizeof suites_own / sizeof suites_own[0]))
             rc = mfb_fail(&err, "memfbench suite: %s: the suite sets each study's function, table and file; give "
                                 "the others after --", argv[i]);
     if (rc != 0)

@@ -214,19 +214,10 @@ static const struct mfb_flag_table tune_table = {.command = CMD, .rows = tune_fl
                                                 .operands = MFB_OPERANDS_AFTER,
                                                 .unknown_hint = "; run options go after --", .usage = usage};
 
-/* The run options the tune sets for each study itself, in any spelling. */
-static const char *const tunes_own[] = {"-o", "--output", "-f", "--function", "-d", "--distribution", "-v",
-                                        "--variant", "--param", "--setting", "--processes", "-t", "--time", "--pgo"};
-
-static const char *the_tunes_own(const char *arg)
-{
-    for (size_t i = 0; i < sizeof tunes_own / sizeof tunes_own[0]; i++) {
-        size_t n = strlen(tunes_own[i]);
-        if (!strncmp(arg, tunes_own[i], n) && (arg[n] == '\0' || arg[n] == '=' || (n == 2 && arg[1] != '-')))
-            return tunes_own[i];
-    }
-    return NULL;
-}
+/* The run options the tune sets for each study itself (in any spelling run takes), and --pgo, which
+ * a family's settings cannot take. */
+static const char *const tunes_own[] = {"output", "function", "distribution", "variant", "param", "setting",
+                                        "processes", "time", "pgo"};
 
 /* The family's source and macros: the built-in's, or the user's -v and --param. */
 static int family(struct tune_args *a, struct mfb_err *err)
@@ -273,10 +264,10 @@ int mfb_cmd_tune(int argc, char **argv)
     if (rc == 0)
         rc = family(&a, &err);
     for (int i = run_args; i < argc && rc == 0; i++) {
-        const char *own = the_tunes_own(argv[i]);
+        const char *own = mfb_options_run_sets(argv[i], tunes_own, sizeof tunes_own / sizeof tunes_own[0]);
         if (own)
-            rc = mfb_fail(&err, CMD ": %s after --: the tune sets each study's %s; give it as a tune option%s", argv[i],
-                          own, !strcmp(own, "--processes") || !strcmp(own, "-t") || !strcmp(own, "--time")
+            rc = mfb_fail(&err, CMD ": %s after --: the tune sets each study's --%s; give it as a tune option%s", argv[i],
+                          own, !strcmp(own, "processes") || !strcmp(own, "time")
                                    ? " (--step-processes, --step-time, --check-processes, --check-time)" : "");
     }
     /* each study's share of its time per process, as run refuses it, before the race starts */

@@ -77,6 +77,10 @@ def test_memfbench_suite_refuses_what_it_sets_itself(memfbench: str, tmp_path: P
     for extra in (["-o", "x"], ["-f", "memset"], ["--distribution=fixed:8"]):
         p = subprocess.run([memfbench, "suite", "-o", str(tmp_path / "s"), "--", *extra], capture_output=True, text=True)
         assert p.returncode == 2 and "the suite sets" in p.stderr and not (tmp_path / "s").exists()
+    # in every spelling run's parser takes: an abbreviation, a value joined to a short option
+    for extra in (["--out=x"], ["-fmemset"], ["-qd", "fixed:8"]):
+        p = subprocess.run([memfbench, "suite", "-o", str(tmp_path / "s"), "--", *extra], capture_output=True, text=True)
+        assert p.returncode == 2 and "the suite sets" in p.stderr and not (tmp_path / "s").exists(), extra
     (tmp_path / "t").mkdir()
     p = subprocess.run([memfbench, "suite", "-o", str(tmp_path / "t"), "--", "--rounds", "1"], capture_output=True,
                        text=True)

@@ -212,12 +212,14 @@ def winner_c_builds_as_it_is(tuned: Path, tmp_path: Path) -> None:
     (["--family", "memcpy", "--margin", "-1"], ["--margin: '-1'"]),
     (["--family", "memcpy", "--", "-t", "3"], ["-t after --", "--step-time"]),
     (["--family", "memcpy", "--", "--setting=A=1"], ["--setting=A=1 after --"]),
+    (["--family", "memcpy", "--", "--out=x"], ["--out=x after --", "--output"]),
+    (["--family", "memcpy", "--", "-qvlibc"], ["-qvlibc after --", "--variant"]),
     (["-v", SOURCE, "--param", "BLOCK=16", "-b", "BLOCK=64"], ["--setting 'BLOCK=64'", "not one of --param BLOCK"]),
     (["-v", SOURCE, "--param", "BLOCK=16,32", "-b", "BLOCK=16"], ["1 candidate", "two or more"]),
     (["--family", "memcpy", "--step-processes", "8", "--step-time", "0.4"], ["--step-time over --step-processes",
                                                                              "0.05 s"]),
 ], ids=["none", "unknown-family", "no-param", "both", "function", "budget", "group", "margin", "run-time",
-        "run-setting", "baseline-setting", "one-candidate", "shape"])
+        "run-setting", "run-abbreviated", "run-grouped", "baseline-setting", "one-candidate", "shape"])
 def test_a_bad_tune_is_one_line_and_writes_nothing(memfbench, tmp_path: Path, args, words) -> None:
     out = tmp_path / "t"
     p = subprocess.run([memfbench, "tune", "-o", str(out), *args], capture_output=True, text=True, timeout=60)
