@@ -79,6 +79,35 @@ const struct mfb_flag *mfb_flags_long(const struct mfb_flag_table *t, const char
     return prefixed == 1 ? found : NULL;
 }
 
+/* Row r, when it is one of names. */
+static const struct mfb_flag *named_row(const struct mfb_flag *r, const char *const *names, size_t n)
+{
+    for (size_t i = 0; r && i < n; i++)
+        if (!strcmp(r->name, names[i]))
+            return r;
+    return NULL;
+}
+
+const struct mfb_flag *mfb_flags_word_sets(const struct mfb_flag_table *t, const char *word, const char *const *names,
+                                           size_t n)
+{
+    if (word[0] != '-' || word[1] == '\0')
+        return NULL;
+    if (word[1] == '-')
+        return named_row(mfb_flags_long(t, word + 2, strcspn(word + 2, "=")), names, n);
+    /* a group of short options: each letter until one that takes a value (the rest is its value) */
+    for (const char *c = word + 1; *c; c++) {
+        const struct mfb_flag *r = mfb_flags_row(t, (unsigned char)*c);
+        if (!r || !r->letter)
+            return NULL;
+        if (named_row(r, names, n))
+            return r;
+        if (r->has_arg != no_argument)
+            return NULL;
+    }
+    return NULL;
+}
+
 static void *member(void *request, size_t offset)
 {
     return (char *)request + offset;

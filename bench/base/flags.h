@@ -137,6 +137,12 @@ const struct mfb_flag *mfb_flags_row(const struct mfb_flag_table *t, int id);
  * row whose name starts with it (an abbreviation); NULL when none or several do. name is len
  * characters (the part of "--name=V" before '='). */
 const struct mfb_flag *mfb_flags_long(const struct mfb_flag_table *t, const char *name, size_t len);
+/* The row of one of names (rows' long names) that word sets, read as getopt_long reads it: --name,
+ * --name=V or an abbreviation (mfb_flags_long), or -x, -xV or a group -qx of short options; NULL
+ * when it sets none of them (or is no option). For a command that passes words on to another's
+ * parser and must keep some options to itself. */
+const struct mfb_flag *mfb_flags_word_sets(const struct mfb_flag_table *t, const char *word, const char *const *names,
+                                           size_t n);
 /* Applies row r's value arg to the request: 0, or -1 with "COMMAND: --name: ..." in err. */
 int mfb_flags_apply(const struct mfb_flag_table *t, const struct mfb_flag *r, const char *arg, void *request,
                     struct mfb_err *err);

@@ -1,8 +1,6 @@
 #include "cli/options.h"
 
-#include <getopt.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "files/inputs.h"
 #include "study/options.h"
@@ -70,31 +68,8 @@ int mfb_options_end(int rc, const struct mfb_err *err)
     return MFB_EXIT_USAGE;
 }
 
-/* Whether row r is one of own's. */
-static const char *owned(const struct mfb_flag *r, const char *const *own, size_t n)
-{
-    for (size_t i = 0; r && i < n; i++)
-        if (!strcmp(r->name, own[i]))
-            return own[i];
-    return NULL;
-}
-
 const char *mfb_options_run_sets(const char *word, const char *const *own, size_t n)
 {
-    const struct mfb_flag_table *t = mfb_study_flags();
-    if (word[0] != '-' || word[1] == '\0')
-        return NULL;
-    if (word[1] == '-')
-        return owned(mfb_flags_long(t, word + 2, strcspn(word + 2, "=")), own, n);
-    /* a group of short options: each letter until one that takes a value (the rest is its value) */
-    for (const char *c = word + 1; *c; c++) {
-        const struct mfb_flag *r = mfb_flags_row(t, (unsigned char)*c);
-        if (!r || !r->letter)
-            return NULL;
-        if (owned(r, own, n))
-            return owned(r, own, n);
-        if (r->has_arg != no_argument)
-            return NULL;
-    }
-    return NULL;
+    const struct mfb_flag *r = mfb_flags_word_sets(mfb_study_flags(), word, own, n);
+    return r ? r->name : NULL;
 }

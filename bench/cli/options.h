@@ -29,9 +29,8 @@ int mfb_options_end(int rc, const struct mfb_err *err);
 
 /* Whether a word of the run options a command passes to each of its studies (suite's and tune's,
  * after --) sets one of the options own names (run's long names, "output", "variant"), the command
- * setting those itself: the name it sets, or NULL. The word is read as run's parser reads it:
- * --name, --name=V or an abbreviation getopt would take for it, and -x, -xV or a group -qx of
- * short options. */
+ * setting those itself: the name it sets, or NULL. The word is read as run's parser reads it
+ * (base/flags.h mfb_flags_word_sets). */
 const char *mfb_options_run_sets(const char *word, const char *const *own, size_t n);
 
 #endif
