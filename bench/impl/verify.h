@@ -23,6 +23,7 @@ struct mfb_vcall {
 
 struct mfb_verify {
     unsigned char *a, *b, *ra, *rb; /* under test and reference copies */
+    unsigned char *pool;            /* cap random bytes, drawn once: what the buffers are filled from */
     size_t cap;
     struct mfb_rng rng;
     uint64_t checked;

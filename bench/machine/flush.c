@@ -58,6 +58,12 @@ static struct mfb_flush detect(void)
      * x86-64 CPU and never traps in user mode. */
     unsigned a, b, c, d;
     f.allowed = true;
+    f.insn = MFB_FLUSH_CLFLUSH;
+    f.insn_source = "every x86-64 CPU (CPUID.7.0 names no CLFLUSHOPT)";
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23))) {
+        f.insn = MFB_FLUSH_CLFLUSHOPT;
+        f.insn_source = "CPUID.(EAX=7,ECX=0):EBX[23] CLFLUSHOPT";
+    }
     if (__get_cpuid(1, &a, &b, &c, &d) && ((b >> 8) & 0xff)) {
         f.line = ((b >> 8) & 0xff) * 8;
         f.line_source = "CPUID.1 CLFLUSH line size";
@@ -80,6 +86,8 @@ static struct mfb_flush detect(void)
         f.why_not = "dc civac traps in user mode (SCTLR_EL1.UCI clear, not emulated by the kernel)";
     } else {
         f.allowed = true;
+        f.insn = MFB_FLUSH_DC_CIVAC;
+        f.insn_source = "every AArch64 core (run once here, SIGILL caught)";
     }
 #else
     f.line_source = "assumed (no user-mode flush on this architecture)";
@@ -87,7 +95,18 @@ static struct mfb_flush detect(void)
 #endif
     if (!mfb_target_user_flush())
         f.allowed = false;
+    if (!f.allowed) {
+        f.insn = MFB_FLUSH_NONE;
+        f.insn_source = f.why_not;
+    }
     return f;
+}
+
+const char *mfb_flush_insn_name(enum mfb_flush_insn i)
+{
+    static const char *const names[] = {[MFB_FLUSH_NONE] = "none", [MFB_FLUSH_CLFLUSH] = "clflush",
+                                        [MFB_FLUSH_CLFLUSHOPT] = "clflushopt", [MFB_FLUSH_DC_CIVAC] = "dc civac"};
+    return names[i];
 }
 
 static struct mfb_flush caps;

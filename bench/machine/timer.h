@@ -23,6 +23,11 @@ struct mfb_timer {
     double hz_spread_ppm;      /* spread of the calibration repeats (0 where it did not calibrate) */
     double hz_check_ppm;       /* a later process's one measurement against the first process's rate, in
                                 * ppm of it (NaN: no rate was given to check) */
+    double hz_check_ms;        /* the span that measurement covered (0: none) */
+    bool hz_pending;           /* a given rate taken until mfb_timer_settle checks it */
+    uint64_t pending_tick;     /* where the check's span began: a counter read and its */
+    double pending_ns;         /* CLOCK_MONOTONIC_RAW time */
+    double min_step_ticks;     /* min_step_ns in ticks, which a settled rate converts again */
     const char *hz_source;     /* "calibrated against CLOCK_MONOTONIC_RAW", "cntfrq_el0", "1 tick = 1 ns" */
     bool invariant;            /* the counter rate does not follow CPU frequency */
     double overhead_ticks;     /* median of back-to-back begin/end */
@@ -36,9 +41,14 @@ struct mfb_timer {
 };
 
 /* Selects and calibrates. want: auto, tsc, cntvct or monotonic. given_hz > 0: the study's first
- * process's rate of the TSC, taken when one measurement here agrees with it (else calibrated again);
- * 0: calibrate. */
+ * process's rate of the TSC, taken for now and checked by mfb_timer_settle; 0: calibrate. */
 int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, double given_hz, struct mfb_err *err);
+
+/* Checks a given rate over the span since mfb_timer_init (the set-up's work in between: the arena,
+ * the self-check, the verification), at least CALIBRATE_SPAN_NS long, and keeps it when it agrees,
+ * else calibrates again in full. Call it before anything timed is kept: the batch calibration, the
+ * rounds. Nothing to do when no rate was given. */
+void mfb_timer_settle(struct mfb_timer *t);
 
 static inline uint64_t mfb_mono_ns(void)
 {

@@ -175,7 +175,7 @@ struct mfb_run_config {
 
 struct mfb_run_runtime {
     struct mfb_workset *ws;
-    const struct mfb_timer *timer;
+    struct mfb_timer *timer;     /* read-only once prepare has settled its rate (mfb_timer_settle) */
     struct mfb_warnings *warn;
     struct mfb_activity *activity; /* which variant is being called, for the guard (orchestrate/guard.h) */
     struct mfb_counters counters; /* --counters: read around every timed batch */

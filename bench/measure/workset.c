@@ -5,6 +5,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include "base/parse.h"
 #include "base/rng.h"
 #include "machine/flush.h"
@@ -264,6 +268,26 @@ int mfb_workset_plan(struct mfb_workset *w, enum mfb_func f, enum mfb_placement 
 /* 64 MiB: about 0.1 s of page faults in the kernel, so a signal is handled within that. */
 #define POPULATE_SLICE ((size_t)64 << 20)
 
+/* One block of the fill, XORed with its key, at dst (16-byte aligned). On x86-64 with
+ * non-temporal stores: the arena is far larger than any cache, so ordinary stores would first read
+ * every line they write (the store's read for ownership) and then push the cache's other lines
+ * out; streamed, a 128 MiB fill took 8 ms against 21 ms on the Intel VM (family 6 model 167). The
+ * fence in fill_random makes them visible before anything reads the arena. */
+static void fill_block(uint8_t *dst, const uint64_t *block, uint64_t key, size_t len)
+{
+#if defined(__x86_64__)
+    __m128i k = _mm_set1_epi64x((long long)key);
+    for (size_t i = 0; i < len / 16; i++)
+        _mm_stream_si128((__m128i *)(void *)(dst + 16 * i),
+                         _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(block + 2 * i)), k));
+#else
+    uint64_t words[FILL_BLOCK_WORDS];
+    for (unsigned i = 0; i < FILL_BLOCK_WORDS; i++)
+        words[i] = block[i] ^ key;
+    memcpy(dst, words, len);
+#endif
+}
+
 static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
 {
     static_assert(FILL_BLOCK_WORDS * 8 % 4096 == 0, "a fill block holds whole pages");
@@ -273,12 +297,12 @@ static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
     for (unsigned i = 0; i < FILL_BLOCK_WORDS; i++)
         block[i] = mfb_rng_next(&r);
     for (uint64_t at = 0; at < n; at += sizeof block) {
-        uint64_t key = mfb_rng_next(&r), words[FILL_BLOCK_WORDS];
-        size_t len = n - at < sizeof block ? (size_t)(n - at) : sizeof block;
-        for (unsigned i = 0; i < FILL_BLOCK_WORDS; i++)
-            words[i] = block[i] ^ key;
-        memcpy(p + at, words, len);
+        uint64_t key = mfb_rng_next(&r);
+        fill_block(p + at, block, key, n - at < sizeof block ? (size_t)(n - at) : sizeof block);
     }
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
 }
 
 /* len bytes starting on a multiple of align (0: the kernel's page, what mmap gives): a simulated

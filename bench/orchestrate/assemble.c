@@ -557,6 +557,9 @@ int mfb_assemble_instruments(struct mfb_run *r, struct mfb_timer *timer, const s
 {
     if (mfb_timer_init(timer, c->clock, c->timer_hz, err) < 0)
         return -1;
+    /* the pressure block is sized in ns: on a settled rate (what it waits for is at most 4 ms) */
+    if (c->icache_pressure)
+        mfb_timer_settle(timer);
     if (c->icache_pressure && mfb_pressure_make(&r->runtime.pressure, c->icache_pressure, timer, err) < 0)
         return -1;
     /* on the pinned thread that times the batches: perf_event counts this thread */

@@ -323,8 +323,10 @@ cJSON *mfb_timer_json(const struct mfb_timer *t)
     cJSON_AddNumberToObject(tm, "ns_per_tick", t->ns_per_tick);
     cJSON_AddStringToObject(tm, "hz_source", t->hz_source);
     cJSON_AddNumberToObject(tm, "hz_spread_ppm", t->hz_spread_ppm);
-    if (!isnan(t->hz_check_ppm))
+    if (!isnan(t->hz_check_ppm)) {
         cJSON_AddNumberToObject(tm, "hz_check_ppm", t->hz_check_ppm);
+        cJSON_AddNumberToObject(tm, "hz_check_ms", t->hz_check_ms);
+    }
     cJSON_AddBoolToObject(tm, "invariant", t->invariant);
     cJSON_AddNumberToObject(tm, "overhead_ticks", t->overhead_ticks);
     cJSON_AddNumberToObject(tm, "overhead_ns", t->overhead_ticks * t->ns_per_tick);
@@ -454,6 +456,8 @@ static cJSON *workset_json(const struct mfb_workset *ws)
         const struct mfb_flush *f = mfb_flush_caps();
         cJSON_AddNumberToObject(large, "flush_line_bytes", f->line);
         cJSON_AddStringToObject(large, "flush_line_source", f->line_source);
+        cJSON_AddStringToObject(large, "flush_instruction", mfb_flush_insn_name(f->insn));
+        cJSON_AddStringToObject(large, "flush_instruction_source", f->insn_source);
     }
     /* sized scheme: every role's large window together, against the LLC the plan assumed: how
      * likely a page shift lands on lines still cached is about the inverse */
