@@ -206,13 +206,15 @@ def metric_options(p: argparse.ArgumentParser) -> None:
                    help="a run with --pgo: the PGO gain of its pairs (default: the run's own NAME-pgo pairs)")
 
 
-def metric_tables(runs: list[Run], args: argparse.Namespace, level: float, match: bool = False) -> list:
+def metric_tables(runs: list[Run], args: argparse.Namespace, level: float, match: bool = False,
+                  made: list | None = None) -> list:
     """The seed-000 table (verdicts/variants.py) of each run of a distribution (a sweep has none),
     the option files of metric_options read once, each with its own names (a variant of them is
     matched to the run's by name; one that ran other code is said so beside its column). match
     (the report, of several runs): each run gets the option files of its function (and, for
     --pressure, its distribution), and a file that fits none of the runs is refused; without it a
-    file that does not fit the run is refused."""
+    file that does not fit the run is refused. made: comparisons already made, whose ratios the
+    tables reuse (compare.time_ratios)."""
     from ..io.counts_file import read_counts
     from ..verdicts.variants import InputError, variants_table
     counts = read_counts(args.counts_file) if args.counts_file else None
@@ -237,7 +239,7 @@ def metric_tables(runs: list[Run], args: argparse.Namespace, level: float, match
                 used.add(str(args.counts_file))
             th = fits(r, threaded)
             tables.append(variants_table(r, fits(r, pressure, True), th[0] if th else None, c, args.counts_file,
-                                         fits(r, pgo), level, getattr(args, "baseline", None)))
+                                         fits(r, pgo), level, getattr(args, "baseline", None), made))
     except InputError as e:
         raise UsageError(str(e)) from e
     if match:

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                 check_reference(probe_doc, r.function, args.probe)
             except ValueError as e:
                 raise UsageError(str(e)) from e
-    tables = metric_tables(runs, args, args.level, match=True)
+    tables = metric_tables(runs, args, args.level, match=True, made=comps)
     md, html = write_report(runs, comps, Path(args.output), "-o", args.quiet, args.svg, probe_doc, args.probe,
                             code_notes, tables)
     print(f"wrote {md} and {html}")

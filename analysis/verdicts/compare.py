@@ -624,12 +624,19 @@ def comparisons_frame(comps: list[Comparison]) -> pd.DataFrame:
     return pd.DataFrame([c.as_dict() for c in comps])
 
 
-def time_ratios(run: Run, baseline: str | None = None, level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+def time_ratios(run: Run, baseline: str | None = None, level: float = 0.95,
+                made: list[Comparison] | None = None) -> dict[str, tuple[float, float, float]]:
     """Each variant's time ratio to the baseline in one run with its per-comparison interval at
     `level` (compare --detail's ci; the baseline itself 1), as compare_runs gives them: what the
     tables that put a variant's time beside another figure (counts --beside, the variants table)
-    show."""
-    comps = compare_runs([run], baseline, level=level, secondary=False, allow_single_process=True)
+    show. made: comparisons compare_runs already made at this level; those of this run alone
+    (not pooled with another file) against the same baseline serve, since the ratio and its
+    per-comparison interval depend on nothing else (not the verdicts' options nor the secondary
+    statistics), else the run is compared here."""
+    base = baseline_of(run, baseline)
+    comps = [c for c in made or [] if c.run == run.path and c.baseline == base and c.level == level]
+    if not comps:
+        comps = compare_runs([run], baseline, level=level, secondary=False, allow_single_process=True)
     out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
     out[baseline_of(run, baseline)] = (1.0, 1.0, 1.0)
     return out

@@ -22,7 +22,7 @@ import numpy as np
 from ..io.identity import code_id
 from ..io.load import Run
 from ..stats.threads import core_mates, interference, interval_method, is_threaded, threads_config
-from .compare import baseline_of, time_ratios
+from .compare import Comparison, baseline_of, time_ratios
 from .pgo import Gain, pair_of, pgo_pairs, run_gains
 from .pressure import pressure_bytes, pressure_frame
 
@@ -211,12 +211,14 @@ def pgo_gains(run: Run, others: list[Run], level: float) -> tuple[dict[str, Gain
 
 def variants_table(run: Run, pressure: list[Run] | None = None, threaded: Run | None = None,
                    counts: dict[str, Any] | None = None, counts_path: str | None = None,
-                   pgo: list[Run] | None = None, level: float = 0.95, baseline: str | None = None) -> VariantsTable:
+                   pgo: list[Run] | None = None, level: float = 0.95, baseline: str | None = None,
+                   made: list[Comparison] | None = None) -> VariantsTable:
     """The table of one run (its variants but the harness's noop and the layout sentinels), its
-    ratios and pressure slopes to `baseline` (default the run's first variant, as compare's).
-    InputError names the option whose file cannot serve this run."""
+    ratios and pressure slopes to `baseline` (default the run's first variant, as compare's);
+    made: comparisons already made (compare.time_ratios). InputError names the option whose file
+    cannot serve this run."""
     try:
-        ratios = time_ratios(run, baseline, level)
+        ratios = time_ratios(run, baseline, level, made)
     except ValueError as e:
         raise InputError(f"{run.path}: {e}") from e
     base = baseline_of(run, baseline)
