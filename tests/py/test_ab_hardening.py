@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SANITIZED, needs_plain_preload
-from tools.lib.stopping import running_with, stop
+from tools.lib.stopping import asleep, running_with, stop
 
 BUILD = Path(os.environ.get("MEMFBENCH_BUILD") or ROOT / "build")
 PROGRAM = BUILD / "tests" / "c" / "ab_calls"
@@ -154,7 +154,7 @@ STOPS = [(sig, group, behaviour) for sig in (signal.SIGINT, signal.SIGTERM, sign
 def test_a_stop_ends_ab_and_the_programs_tree_within_a_second(memfbench: str, program: Path, tmp_path: Path,
                                                               sig: int, group: bool, behaviour: tuple[str, ...]) -> None:
     cmd = [memfbench, "ab", "-q", "-v", "sse2", *QUICK, "-o", "x.json", "--", str(program), *behaviour]
-    s = stop(cmd, tmp_path, sig, 2.0, group, str(program))
+    s = stop(cmd, tmp_path, sig, 2.0, group, str(program), ready=lambda: asleep(str(program)))
     assert s.returncode == 128 + sig, s.stderr
     lines = s.stderr.strip().splitlines()
     assert len(lines) == 1 and f"interrupted by {signal.Signals(sig).name} during run 1 (block 1, arm " in lines[0], \
@@ -183,7 +183,7 @@ def test_a_killed_ab_takes_its_program_with_it_and_the_next_sweeps_its_files(mem
     """SIGKILL reaches no handler: the program dies by its death signal; the temporaries stay
     until the next ab (or run) writes into the folder."""
     cmd = [memfbench, "ab", "-q", "-v", "sse2", *QUICK, "-o", "x.json", "--", str(program), "sleep"]
-    s = stop(cmd, tmp_path, signal.SIGKILL, 2.0, False, str(program))
+    s = stop(cmd, tmp_path, signal.SIGKILL, 2.0, False, str(program), ready=lambda: asleep(str(program)))
     assert s.returncode == -signal.SIGKILL and s.processes_left == 0
     assert s.files_left and all(".memfbench-" in f for f in s.files_left), s.files_left
     p = ab(memfbench, "-v", "sse2", *QUICK, "-o", str(tmp_path / "y.json"), "--", str(program))

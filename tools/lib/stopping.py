@@ -7,15 +7,22 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+# How often the conditions below are looked at: a fraction of the second a stop is allowed.
+POLL_S = 0.01
+# Processes a stop leaves are counted this long after the command ended (they may still be dying).
+GRACE_S = 1.0
 
 
 @dataclass(frozen=True)
 class Stopped:
     """The outcome: the command's exit status and stderr, seconds from the signal to its end,
-    processes whose command line holds the marker one second after it ended, and the files of
-    the folder then that were not there before it started."""
+    processes whose command line holds the marker one second after it ended (fewer only when
+    none is left sooner), and the files of the folder then that were not there before it
+    started."""
     returncode: int
     stderr: str
     seconds: float
@@ -38,15 +45,41 @@ def running_with(marker: str) -> list[int]:
     return found
 
 
+def asleep(program: str) -> bool:
+    """Whether the processes running program (their argv[0]) are all asleep in nanosleep, and
+    there is one: a test program that has reached its long sleep, every step before it (a signal
+    disposition, a daemon's forks) done."""
+    seen = False
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if (d / "cmdline").read_bytes().split(b"\0", 1)[0] != program.encode():
+                continue
+            if "nanosleep" not in (d / "wchan").read_text():
+                return False
+            seen = True
+        except OSError:
+            continue
+    return seen
+
+
+def _wait_until(done: Callable[[], bool], most: float) -> None:
+    until = time.monotonic() + most
+    while not done() and time.monotonic() < until:
+        time.sleep(POLL_S)
+
+
 def stop(cmd: list[str], cwd: Path, sig: int, delay: float, to_group: bool, marker: str,
-         timeout: float = 60) -> Stopped:
+         timeout: float = 60, ready: Callable[[], bool] | None = None) -> Stopped:
     """Starts cmd in a session of its own (its process group is the terminal's foreground group
-    would be: Ctrl-C is SIGINT to that group), sends sig after delay seconds, to the command
-    alone or to its group, and looks at what is left a second after it ended."""
+    would be: Ctrl-C is SIGINT to that group), sends sig after delay seconds (or as soon as
+    ready() holds, within them), to the command alone or to its group, and looks at what is left
+    a second after it ended (at once when nothing holding the marker is left sooner)."""
     before = set(p.name for p in cwd.iterdir())
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    time.sleep(delay)
+    _wait_until(ready or (lambda: False), delay)
     t0 = time.monotonic()
     if to_group:
         os.killpg(p.pid, sig)
@@ -58,6 +91,6 @@ def stop(cmd: list[str], cwd: Path, sig: int, delay: float, to_group: bool, mark
         os.killpg(p.pid, signal.SIGKILL)
         _, err = p.communicate()
     seconds = time.monotonic() - t0
-    time.sleep(1.0)
+    _wait_until(lambda: not running_with(marker), GRACE_S)
     left = tuple(sorted(x.name for x in cwd.iterdir() if x.name not in before))
     return Stopped(p.returncode, err, seconds, len(running_with(marker)), left)
