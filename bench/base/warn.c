@@ -136,6 +136,15 @@ bool mfb_warning_silenced(uint64_t mask, const char *code)
     return i >= 0 && (mask >> i & 1);
 }
 
+void mfb_warning_line(enum mfb_warning kind, const char *found, char *buf, size_t n)
+{
+    const struct mfb_warning_kind *k = &table[kind];
+    if (k->severity == MFB_SEV_WARNING)
+        snprintf(buf, n, "%s: %s. Fix: %s", found, k->consequence, k->fix);
+    else
+        snprintf(buf, n, "%s: %s; %s", found, k->consequence, k->fix);
+}
+
 void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ...)
 {
     const struct mfb_warning_kind *k = &table[kind];
@@ -144,10 +153,7 @@ void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(found, sizeof found, fmt, ap);
     va_end(ap);
-    if (k->severity == MFB_SEV_WARNING)
-        snprintf(buf, sizeof buf, "%s: %s. Fix: %s", found, k->consequence, k->fix);
-    else
-        snprintf(buf, sizeof buf, "%s: %s; %s", found, k->consequence, k->fix);
+    mfb_warning_line(kind, found, buf, sizeof buf);
     /* The same message once, however often its cause is met: repeated, it would fill every
      * output. */
     for (int i = 0; i < w->n; i++)

@@ -64,6 +64,9 @@ void mfb_warn(struct mfb_warnings *w, enum mfb_warning kind, const char *fmt, ..
 /* Records a message as it was written (read back from a file, or composed whole by the merge),
  * without printing it: 0, or -1 when the list is full or memory is out (the message is dropped). */
 int mfb_warnings_add(struct mfb_warnings *w, enum mfb_warning kind, const char *msg, int processes);
+/* The whole line of a warning of this kind (finding, consequence, fix), as mfb_warn makes it, into
+ * buf of n bytes: for a list made without printing (a study's, processes/merge.c). */
+void mfb_warning_line(enum mfb_warning kind, const char *found, char *buf, size_t n);
 void mfb_warnings_free(struct mfb_warnings *w);
 
 #endif

@@ -187,7 +187,11 @@ int mfb_calibrate_linearity(struct mfb_run *r, struct mfb_rng *rng, struct mfb_e
         }
         double lin = mfb_quantile_median(ratio, (size_t)tries);
         r->config.vars[i].linearity = lin;
-        if (fabs(lin - 1) > LINEARITY_TOLERANCE)
+        /* a process of a --processes study records its figure and its parent judges the study's
+         * median over processes (processes/merge.c): one process's median of three tries crossed
+         * the tolerance, one way or the other, for a fifth of the variants of a default study on
+         * the Intel VM (family 6 model 167), where the study's median stayed well inside it */
+        if (fabs(lin - 1) > LINEARITY_TOLERANCE && r->config.study->process_index < 0)
             mfb_warn(r->runtime.warn, MFB_W_LINEARITY, "variant '%s': a batch twice as long took %.3f x twice the time "
                      "(tolerance %.0f %%)", r->config.vars[i].v->name, lin,
                      100 * LINEARITY_TOLERANCE);

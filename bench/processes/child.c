@@ -1,5 +1,6 @@
 #include "processes/child.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +66,11 @@ static cJSON *process_entry(const cJSON *doc, int i)
     cJSON *addr = cJSON_AddArrayToObject(e, "variant_addresses");
     cJSON *place = cJSON_AddArrayToObject(e, "variant_code_placements");
     cJSON *rot = cJSON_AddArrayToObject(e, "variant_rotations"); /* --code-rotation round: per round */
+    cJSON *lin = cJSON_AddArrayToObject(e, "variant_linearity");   /* what the parent judges (merge.c) */
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(doc, "variants")) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(v, "linearity");
+        cJSON_AddItemToArray(lin, cJSON_IsNumber(l) ? cJSON_CreateNumber(l->valuedouble) : cJSON_CreateNull());
         cJSON_AddItemToArray(addr, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "address"), 0));
         cJSON_AddItemToArray(place, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "code_placement"), 0));
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(v, "code_placements");
@@ -109,6 +113,8 @@ static int read_variants(const struct reading *rd, struct mfb_child_result *out)
             out->sentinel = out->nvars;
         const cJSON *place = cJSON_GetObjectItemCaseSensitive(v, "code_placement");
         out->placements.variant[out->nvars] = placement_of(place);
+        const cJSON *lin = cJSON_GetObjectItemCaseSensitive(v, "linearity");
+        out->linearity[out->nvars] = cJSON_IsNumber(lin) ? lin->valuedouble : NAN;
         out->harness[out->nvars++] = !strcmp(origin->valuestring, mfb_origin_name(MFB_ORIGIN_HARNESS));
     }
     return 0;
@@ -219,6 +225,8 @@ int mfb_child_from_json(const cJSON *doc, int i, int k, bool keep_sections, stru
         return missing(&rd, "config", "code_rotation", "process or round");
     out->rotation = (enum mfb_code_rotation)rotation_value;
     out->placements.kernel = placement_of(item(&rd, "layout", "kernel_code_placement"));
+    const cJSON *tol = item(&rd, "batch", "linearity_tolerance");
+    out->linearity_tolerance = cJSON_IsNumber(tol) ? tol->valuedouble : 0;
     out->entry = process_entry(doc, i);
     out->sections = keep_sections ? sections_of(doc) : NULL;
     if (!out->entry || (keep_sections && !out->sections))

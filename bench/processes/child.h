@@ -42,6 +42,8 @@ struct mfb_child_result {
     int nvars;                           /* variants, baseline first */
     char *names[MFB_MAX_VARIANTS];
     bool harness[MFB_MAX_VARIANTS];      /* origin "harness": never compared (the noop) */
+    double linearity[MFB_MAX_VARIANTS];  /* its batch-shape linearity per variant (NaN: not recorded) */
+    double linearity_tolerance;          /* batch.linearity_tolerance (0: not recorded) */
     int sentinel;                        /* the layout sentinel's index (variants[].layout_sentinel), -1: none */
     struct mfb_process_placements placements; /* its code placements (-1: none), for the stop rule's model */
     char *function, *distribution, *clock;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/quantile.h"
 #include "base/warn.h"
 #include "report/document.h"
 #include "report/summary.h"
@@ -68,6 +69,34 @@ static bool same_subject(const char *a, const char *b)
     return n == strcspn(b, "0123456789") && !strncmp(a, b, n);
 }
 
+/* The batch shape's linearity, judged for the study: per variant, the median over processes of each
+ * process's figure (itself a median of tries: measure/calibrate.c), against the tolerance they used.
+ * A process of a study does not warn of its own figure, which crosses the tolerance by chance far
+ * more often than the study's median does. */
+static void linearity_warnings(const struct mfb_child_result *results, int done, struct mfb_warnings *out)
+{
+    double tol = done > 0 ? results[0].linearity_tolerance : 0;
+    for (int v = 0; tol > 0 && v < results[0].nvars; v++) {
+        double x[MFB_MAX_PROCESSES];
+        int n = 0, beyond = 0;
+        for (int i = 0; i < done && i < MFB_MAX_PROCESSES; i++) {
+            if (v >= results[i].nvars || isnan(results[i].linearity[v]))
+                continue;
+            beyond += fabs(results[i].linearity[v] - 1) > tol;
+            x[n++] = results[i].linearity[v];
+        }
+        double med = n ? mfb_quantile_median(x, (size_t)n) : 1;
+        if (fabs(med - 1) <= tol)
+            continue;
+        char found[512], line[1536];
+        snprintf(found, sizeof found, "variant '%s': a batch twice as long took %.3f x twice the time, the median "
+                 "over %d processes (%d of them beyond the tolerance of %.0f %% on their own)", results[0].names[v],
+                 med, n, beyond, 100 * tol);
+        mfb_warning_line(MFB_W_LINEARITY, found, line, sizeof line);
+        mfb_warnings_add(out, MFB_W_LINEARITY, line, 0);
+    }
+}
+
 void mfb_merge_warnings(const struct mfb_study *cfg, const struct mfb_child_result *results,
                         const struct mfb_merge_end *end, struct mfb_warnings *out)
 {
@@ -94,6 +123,7 @@ void mfb_merge_warnings(const struct mfb_study *cfg, const struct mfb_child_resu
         out->others[k] = other[out->kind[k]];
     for (int k = 0; done <= 1 && k < out->n; k++)
         out->processes[k] = 0; /* one process: the run's own list */
+    linearity_warnings(results, done, out);
     if (mfb_merge_complete(results, end) && end->targeted && !end->reached) {
         char msg[160];
         snprintf(msg, sizeof msg, "stopped by %s after %d processes before every process-level interval reached "

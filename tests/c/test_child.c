@@ -129,6 +129,27 @@ int main(int argc, char **argv)
     mfb_warnings_free(&merged_w);
     mfb_warnings_free(&two[0].warnings);
     mfb_warnings_free(&two[1].warnings);
+    /* the batch shape's linearity is the study's to judge: the median over processes of each one's
+     * figure; a process beyond the tolerance on its own, with the median inside, is no warning */
+    struct mfb_child_result lin[5];
+    char name_a[] = "a", name_b[] = "b";
+    const double a_values[5] = {0.90, 1.08, 0.99, 1.01, 1.00}, b_values[5] = {1.09, 1.07, 1.12, 0.98, 1.06};
+    for (int i = 0; i < 5; i++) {
+        lin[i] = (struct mfb_child_result){.rerun_of = -1, .nvars = 2, .linearity_tolerance = 0.05,
+                                           .names = {name_a, name_b}, .linearity = {a_values[i], b_values[i]}};
+    }
+    struct mfb_merge_end five = {.planned = 5, .done = 5};
+    mfb_merge_warnings(&study, lin, &five, &merged_w);
+    TAP_CHECK(&t, merged_w.n == 1 && merged_w.kind[0] == MFB_W_LINEARITY && merged_w.processes[0] == 0 &&
+                  strstr(merged_w.msg[0], "variant 'b': a batch twice as long took 1.070 x twice the time, the median "
+                                          "over 5 processes (4 of them beyond the tolerance of 5 % on their own)"),
+              "the study warns of a variant whose median over processes is beyond the tolerance, not of one "
+              "whose processes cross it by chance");
+    mfb_warnings_free(&merged_w);
+    lin[0].linearity_tolerance = 0; /* files that record none: no judgement */
+    mfb_merge_warnings(&study, lin, &five, &merged_w);
+    TAP_CHECK(&t, merged_w.n == 0, "no tolerance recorded, no linearity judged");
+    mfb_warnings_free(&merged_w);
     cJSON_Delete(short_doc);
     cJSON_Delete(merged);
     mfb_child_free(&first);
