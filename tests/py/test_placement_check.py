@@ -7,8 +7,10 @@ with --cache; one test uses this machine's own detection."""
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +70,14 @@ def test_a_32k_geometry_keeps_the_2k_limit_and_its_windows_in_l1(run):
     assert d["placement_check"]["large_window"]["verdict"] in ("pass", "fail"), d["placement_check"]
 
 
+def cpu_flags() -> str:
+    """The kernel's flags line of the first CPU, padded with spaces (what CPUID gives it)."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            return " " + line.split(":", 1)[1].strip() + " "
+    return " "
+
+
 @needs_plain_build
 def test_this_machines_own_caches_are_checked(run):
     """Without --cache the plan uses what the machine reports, and the large window is the evicted
@@ -79,6 +89,13 @@ def test_this_machines_own_caches_are_checked(run):
     pc, ws = d["placement_check"], d["workset"]
     large = pc["large_window"]
     assert ws["large_window"]["scheme"] == "evicted" and ws["large_window"]["bytes_per_buffer"] == 64 << 20
+    # the eviction step's instruction, and what chose it: clflushopt only where CPUID says so
+    lw = ws["large_window"]
+    want = {"x86_64": ("clflush", "clflushopt"), "aarch64": ("dc civac",)}.get(platform.machine(), ())
+    assert lw["flush_instruction"] in want and lw["flush_instruction_source"], lw
+    assert (lw["flush_instruction"] == "clflushopt") == ("CLFLUSHOPT" in lw["flush_instruction_source"]), lw
+    if platform.machine() == "x86_64":
+        assert (lw["flush_instruction"] == "clflushopt") == (" clflushopt " in cpu_flags()), lw
     assert large["expect"] == "beyond_llc" and large["verdict"] in ("pass", "fail"), pc
     assert large["lines"] > 0 and large["cached_ns"] > 0 and large["flush_gain_min"] == 3, large
     assert large["lines_from"] in ("calls", "window"), large  # window: an array without large calls
