@@ -136,11 +136,7 @@ int mfb_output_commit(struct mfb_output *o, cJSON *doc, const struct mfb_samples
             return mfb_fail(err, "stdout: write error: %s", strerror(errno));
         return 0;
     }
-    /* A result about to replace its target is made durable first; a child's file (written in
-     * place, no rename) is read and removed by its parent at once, and its fsync cost 2 ms of every
-     * process of a study (Intel VM, family 6 model 167). */
-    bool durable = o->tmp != NULL;
-    if (fflush(f) != 0 || ferror(f) || (durable && fsync(fileno(f)) != 0)) {
+    if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
         int e = errno;
         return mfb_fail(err, "%s: write error: %s", o->path, strerror(e));
     }
