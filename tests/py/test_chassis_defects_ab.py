@@ -277,9 +277,14 @@ def test_a_killed_ab_leaves_no_visible_replay_and_the_next_run_sweeps_its_tempor
                            str(rec), "--replay-time", "5", "-o", "x.json", "--", str(program)], cwd=tmp_path,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        # the table's replay is done once the trace's runs: then SIGKILL, which no handler sees
+        # the table's replay is done once the trace's runs: then SIGKILL, which no handler sees.
+        # Not before the trace's replay has made its own temporary (..x.json.trace-replay...): it
+        # sweeps the temporaries of dead memfbench processes just before, and with ab already dead
+        # it would remove the ones this test expects to find left.
         deadline = time.monotonic() + 240
-        while not [p for p in running_with(str(rec / "memcpy_trace.csv"))] and ab.poll() is None:
+        while not ([p for p in running_with(str(rec / "memcpy_trace.csv"))] and
+                   any(x.name.startswith("..x.json.trace-replay.json") for x in tmp_path.iterdir())) \
+                and ab.poll() is None:
             assert time.monotonic() < deadline, "the trace's replay never started"
             time.sleep(0.01)
         assert ab.poll() is None, ab.communicate()[1]
