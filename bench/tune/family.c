@@ -5,6 +5,10 @@
 
 #include "config.h"
 
+/* The grid both generated families share: each macro's values (families/memcpy.c and memset.c say
+ * what each chooses). */
+#define GRID {"SMALL_MAX=16,32,64,128,256", "BLOCK=16,32,64", "ALIGN=0,1", "REP_FROM=0,1024,4096,16384"}
+
 /* The generated memcpy: 5 small-size limits x 3 loop blocks x 2 alignments x 4 rep-movsb thresholds
  * = 120 candidates (families/memcpy.c says what each macro chooses). The values span what fleet
  * tables ask of a memcpy: most calls under 128 bytes, a tail to megabytes. */
@@ -13,7 +17,7 @@ static const struct mfb_tune_family families[] = {
      .func = MFB_MEMCPY,
      .file = "families/memcpy.c",
      .symbol = "family_memcpy",
-     .params = {"SMALL_MAX=16,32,64,128,256", "BLOCK=16,32,64", "ALIGN=0,1", "REP_FROM=0,1024,4096,16384"},
+     .params = GRID,
      .about = "120 memcpys: size classes up to SMALL_MAX, a BLOCK loop, ALIGN, rep movsb from REP_FROM"},
     /* The generated memset: the same grid for a store-only function (families/memset.c), rep
      * stosb in place of rep movsb. */
@@ -21,7 +25,7 @@ static const struct mfb_tune_family families[] = {
      .func = MFB_MEMSET,
      .file = "families/memset.c",
      .symbol = "family_memset",
-     .params = {"SMALL_MAX=16,32,64,128,256", "BLOCK=16,32,64", "ALIGN=0,1", "REP_FROM=0,1024,4096,16384"},
+     .params = GRID,
      .about = "120 memsets: the memcpy family's choices, rep stosb from REP_FROM"},
 };
 

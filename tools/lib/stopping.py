@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,14 +30,24 @@ class Stopped:
     files_left: tuple[str, ...]
 
 
-def running_with(marker: str) -> list[int]:
-    """Processes (not zombies) whose command line holds marker."""
-    found = []
+def _processes() -> Iterator[tuple[Path, bytes]]:
+    """Every process but this one, as its /proc folder and its command line (NUL-separated), those
+    gone while read left out."""
     for d in Path("/proc").iterdir():
         if not d.name.isdigit() or int(d.name) == os.getpid():
             continue
         try:
-            if marker.encode() in (d / "cmdline").read_bytes() and \
+            yield d, (d / "cmdline").read_bytes()
+        except OSError:
+            continue
+
+
+def running_with(marker: str) -> list[int]:
+    """Processes (not zombies) whose command line holds marker."""
+    found = []
+    for d, cmdline in _processes():
+        try:
+            if marker.encode() in cmdline and \
                     (d / "stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
                 found.append(int(d.name))
         except (OSError, IndexError):
@@ -50,17 +60,15 @@ def asleep(program: str) -> bool:
     there is one: a test program that has reached its long sleep, every step before it (a signal
     disposition, a daemon's forks) done."""
     seen = False
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
+    for d, cmdline in _processes():
+        if cmdline.split(b"\0", 1)[0] != program.encode():
             continue
         try:
-            if (d / "cmdline").read_bytes().split(b"\0", 1)[0] != program.encode():
-                continue
             if "nanosleep" not in (d / "wchan").read_text():
                 return False
-            seen = True
         except OSError:
             continue
+        seen = True
     return seen
 
 
