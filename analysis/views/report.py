@@ -309,35 +309,88 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
                         probe_doc: dict[str, Any] | None = None, notes: list[str] | None = None,
                         metrics: dict[str, VariantsTable] | None = None) -> tuple[str, str]:
     # matplotlib only when a report is drawn: summarize/compare/gate start faster
-    from .plots.base import palette, save
-    from .plots.comparisons import forest, log_ratios, ratio_by_distribution, ratio_over_time, round_ratios
-    from .plots.runs import distributions, timeseries
-    md: list[str] = ["# memfbench report", ""]
-    md += [f"- note: {n}" for n in notes or []] + ([""] if notes else [])
-    figures: list[tuple[str, Path]] = []
+    from .plots.base import Drawings, palette
     # one colour per variant in every figure: baselines first, then every variant in file order
     colors = palette([c.baseline for c in comps] + [v for r in runs for v in r.variants])
     groups = host_groups(comps)
+    # the figures every report has are queued first and drawn while the text is made
+    drawings = Drawings(svg)
+    group_figures = _queue_group_figures(drawings, comps, groups, colors, out_dir)
+    run_figures = _queue_run_figures(drawings, runs, comps, colors, out_dir)
+    figures: list[tuple[str, Path]] = []
+    with drawings.drawing():
+        md = _report_text(runs, comps, groups, colors, group_figures, run_figures, out_dir, quiet, svg, probe_doc,
+                          notes, metrics, figures)
+    return _write_pages(md, figures, out_dir)
+
+
+def _queue_group_figures(drawings: Any, comps: list[Comparison], groups: list[str], colors: dict[str, str],
+                         out_dir: Path) -> list[tuple[list[Comparison], str, list[tuple[str, Path]]]]:
+    """Per host group (CPU model; ratios of different machine types are not pooled, so they are not
+    drawn on one axis either): its comparisons in the verdict table's order (headline_groups, so a
+    row is found at the same place in both), its name's suffix, and its figures queued (title, PNG)."""
+    from functools import partial
+
+    from .plots.comparisons import forest, ratio_by_distribution
+    out = []
+    for gi, group in enumerate(groups):
+        gc = [c for _, cs in headline_groups([c for c in comps if c.cpu_model == group]) for c in cs]
+        suffix = f"_host{gi}" if len(groups) > 1 else ""
+        on = f" on {group}" if suffix else ""
+        figs = [(f"Paired ratios{on}", drawings.add(partial(forest, gc, colors=colors), out_dir / f"forest{suffix}"))]
+        if len({c.distribution for c in gc}) > 1:
+            figs.append((f"Ratio per distribution{on}", drawings.add(partial(ratio_by_distribution, gc, colors),
+                                                                     out_dir / f"by_distribution{suffix}")))
+        out.append((gc, suffix, figs))
+    return out
+
+
+# A run's figures: title, file name's tail
+RUN_FIGURES = (("per-round ratios", "log_ratios"), ("ratio over the run", "ratio_over_time"),
+               ("batch times over the run", "timeseries"), ("batch time distributions", "distributions"))
+
+
+def _queue_run_figures(drawings: Any, runs: list[Run], comps: list[Comparison], colors: dict[str, str],
+                       out_dir: Path) -> dict[int, list[tuple[str, Path]]]:
+    """Each run's figures (a sweep's are its section's) queued: run index -> (title, PNG)."""
+    from functools import partial
+
+    from .plots.comparisons import log_ratios, ratio_over_time, round_ratios
+    from .plots.runs import distributions, timeseries
+    out = {}
+    for i, run in enumerate(runs):
+        if run.doc.get("sweep"):
+            continue
+        ratios = round_ratios(run, comps)
+        makers = (partial(log_ratios, run, comps, colors, ratios),
+                  partial(ratio_over_time, run, comps, colors=colors, ratios=ratios),
+                  partial(timeseries, run, colors=colors), partial(distributions, run, colors))
+        out[i] = [(title, drawings.add(make, out_dir / f"run{i}_{name}"))
+                  for (title, name), make in zip(RUN_FIGURES, makers)]
+    return out
+
+
+def _report_text(runs: list[Run], comps: list[Comparison], groups: list[str], colors: dict[str, str],
+                 group_figures: list[tuple[list[Comparison], str, list[tuple[str, Path]]]],
+                 run_figures: dict[int, list[tuple[str, Path]]], out_dir: Path, quiet: frozenset[str], svg: bool,
+                 probe_doc: dict[str, Any] | None, notes: list[str] | None,
+                 metrics: dict[str, VariantsTable] | None, figures: list[tuple[str, Path]]) -> list[str]:
+    """The report's Markdown, its figures named in `figures` (title, PNG) in the order shown; the
+    sections' own figures (sweeps, classes, threads, the probe: in the files that have them) drawn
+    here, in the report's colours."""
+    md: list[str] = ["# memfbench report", ""]
+    md += [f"- note: {n}" for n in notes or []] + ([""] if notes else [])
     # The first screen decides: the verdicts at a glance (a short table), then the forest plot; every
     # figure of each verdict and every column of the comparisons follow, folded.
     if comps:
         md += ["## Verdicts", "", *headline_markdown(comps), ""]
         md += _suite_section(comps)
-    # one set of figures per host group (CPU model): ratios of different machine types are not
-    # pooled, so they are not drawn on one axis either
-    for gi, group in enumerate(groups):
-        # in the verdict table's order (headline_groups), so a row is found at the same place in both
-        gc = [c for _, cs in headline_groups([c for c in comps if c.cpu_model == group]) for c in cs]
-        suffix = f"_host{gi}" if len(groups) > 1 else ""
-        if len(groups) > 1:
-            md += [f"### {_host_title(group, gc)}", ""]
-        fig = save(forest(gc, colors=colors), out_dir / f"forest{suffix}", svg)[0]
-        figures.append((f"Paired ratios{f' on {group}' if suffix else ''}", fig))
-        md += [f"![forest plot]({fig.name})", ""]
-        if len({c.distribution for c in gc}) > 1:
-            fig = save(ratio_by_distribution(gc, colors), out_dir / f"by_distribution{suffix}", svg)[0]
-            figures.append((f"Ratio per distribution{f' on {group}' if suffix else ''}", fig))
-            md += [f"![ratio per distribution]({fig.name})", ""]
+    for gc, suffix, figs in group_figures:
+        if suffix:
+            md += [f"### {_host_title(gc[0].cpu_model, gc)}", ""]
+        for (title, fig), alt in zip(figs, ("forest plot", "ratio per distribution")):
+            figures.append((title, fig))
+            md += [f"![{alt}]({fig.name})", ""]
     if comps:
         md += _fold("Every figure of each verdict (prediction, layout noise, within-process interval, net of "
                     "the harness, adjusted p, rounds)", _text(verdict_lines(comps)))
@@ -375,18 +428,11 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
             md += _threads_section(run, tag, out_dir, svg, figures)
         if run.doc.get("by_class"):
             md += _class_section(run, tag, out_dir, colors, svg, figures)
-        ratios = round_ratios(run, comps)
-        drawings = (("per-round ratios", "log_ratios", lambda r: log_ratios(r, comps, colors, ratios)),
-                    ("ratio over the run", "ratio_over_time",
-                     lambda r: ratio_over_time(r, comps, colors=colors, ratios=ratios)),
-                    ("batch times over the run", "timeseries", lambda r: timeseries(r, colors=colors)),
-                    ("batch time distributions", "distributions", lambda r: distributions(r, colors)))
-        for title, name, fn in drawings:
-            fig = save(fn(run), out_dir / f"{tag}_{name}", svg)[0]
+        for title, fig in run_figures[i]:
             figures.append((f"{run.distribution}: {title}", fig))
             md += [f"![{title}]({fig.name})", ""]
     progress.end()
-    return _write_pages(md, figures, out_dir)
+    return md
 
 
 def _write_pages(md: list[str], figures: list[tuple[str, Path]], out_dir: Path) -> tuple[str, str]:

@@ -64,7 +64,9 @@ def files(memfbench, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture
 def drawn(monkeypatch) -> list[Figure]:
-    """Every figure saved while the test runs (the report's and the subcommands' alike)."""
+    """Every figure saved while the test runs (the report's and the subcommands' alike), all drawn in
+    this process (a report's drawers are forked processes, whose figures this list would not see)."""
+    monkeypatch.setattr(base, "MAX_DRAWERS", 1)
     figures: list[Figure] = []
     save = Figure.savefig
 
@@ -176,6 +178,7 @@ def written_twice(monkeypatch) -> list[tuple[str, bool, int, int]]:
     box, then another), the first before the second on a figure not drawn yet: (its title, whether
     the PNG bytes are the same, its log axes' minor ticks made, and those in view)."""
     out: list[tuple[str, bool, int, int]] = []
+    monkeypatch.setattr(base, "MAX_DRAWERS", 1)  # every figure written here, where the patch is
     write = base.write_png
 
     def twice(fig: Figure, target) -> None:
@@ -339,3 +342,42 @@ def test_the_time_series_shades_a_typical_warm_up_and_the_middle_of_the_processe
     assert "middle half of the" in ax.get_title()
     q = base.binned(np.repeat([1.0, 2, 3, 4, 5], 5), np.zeros(25, int), np.repeat(np.arange(5), 5), (0.25, 0.75))
     assert (q["low"].iloc[0], q["high"].iloc[0]) == (2.0, 4.0)
+
+
+def _tiny(n: int) -> Figure:
+    fig = Figure(figsize=(3, 2))
+    fig.subplots().plot([0, 1, 2], [0, n, 2 * n], label=f"line {n}")
+    fig.axes[0].legend(loc="upper left", bbox_to_anchor=(1, 1))  # outside the axes: the tight box widens
+    return fig
+
+
+def test_drawers_write_what_one_process_writes(tmp_path, monkeypatch):
+    """The figures drawn by forked drawers are byte for byte those drawn in one process, every one
+    written once the block ends, whatever process drew it."""
+    def draw_all(folder: Path, drawers: int) -> dict[str, bytes]:
+        monkeypatch.setattr(base, "MAX_DRAWERS", drawers)
+        folder.mkdir()
+        d = base.Drawings()
+        paths = [d.add(lambda n=n: _tiny(n), folder / f"f{n}") for n in range(6)]
+        with d.drawing():
+            assert True  # the text would be made here, the figures drawn meanwhile
+        assert all(p.exists() for p in paths)
+        return {p.name: p.read_bytes() for p in paths}
+
+    assert draw_all(tmp_path / "many", 4) == draw_all(tmp_path / "one", 1)
+
+
+def test_a_drawers_error_is_raised_where_drawing_was_asked(tmp_path, monkeypatch):
+    """A figure that fails in a forked drawer raises its own error in the process that asked (as it
+    would drawn there), after every drawer has ended."""
+    monkeypatch.setattr(base, "MAX_DRAWERS", 4)
+
+    def broken() -> Figure:
+        raise ValueError("no such variant 'x'")
+
+    d = base.Drawings()
+    for n in range(8):
+        d.add(broken if n == 5 else (lambda n=n: _tiny(n)), tmp_path / f"f{n}")
+    with pytest.raises(ValueError, match="no such variant 'x'"):
+        with d.drawing():
+            pass

@@ -4,8 +4,12 @@ pyplot, so nothing depends on a GUI backend and a notebook shows each returned f
 plot module (one per domain) returns a Figure."""
 from __future__ import annotations
 
+import os
+import pickle
+import signal
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -93,6 +97,109 @@ def save(fig: Figure, stem: Path, svg: bool = False) -> list[Path]:
     if svg:
         fig.savefig(out[1], bbox_inches="tight")
     return out
+
+
+# Processes that draw one report's figures at most: each figure is drawn whole by one of them, so
+# the bytes are what one process draws; more than the figures or the CPUs this process may run on
+# would only wait.
+MAX_DRAWERS = 4
+# A figure's number on the queue: 4 bytes, so the queue's pipe (64 KiB before a write waits for a
+# reader) holds 16,384 figures; a longer list is drawn in this process alone.
+QUEUE_RECORD = 4
+QUEUE_MAX = (64 << 10) // QUEUE_RECORD
+
+
+class Drawings:
+    """The figures of one document, drawn into their files while the document's text is made.
+    Drawing is most of what a report costs (laying out every tick and label twice: the tight box,
+    then the PNG), and each figure is independent of the others and of the text, so forked
+    processes (one fewer than the CPUs this process may run on, at most MAX_DRAWERS - 1) take
+    figures from one queue while this process makes the text, and this process takes what is left
+    after; each figure is drawn whole by one process. A drawer's error is raised here, as drawing
+    the figure here would have raised it."""
+
+    def __init__(self, svg: bool = False) -> None:
+        self.svg = svg
+        self.jobs: list[tuple[Callable[[], Figure], Path]] = []
+
+    def add(self, make: Callable[[], Figure], stem: Path) -> Path:
+        """Queues the figure make() returns, to be written as stem.png (and .svg); its PNG's path."""
+        self.jobs.append((make, stem))
+        return stem.with_suffix(".png")
+
+    def _draw_from(self, queue: int) -> None:
+        while (rec := os.read(queue, QUEUE_RECORD)):
+            make, stem = self.jobs[int.from_bytes(rec, "little")]
+            save(make(), stem, self.svg)
+
+    @contextmanager
+    def drawing(self) -> Iterator[None]:
+        """Draws the figures queued so far while the block runs; when it ends, every one is written.
+        A figure queued inside the block is not drawn."""
+        drawers = min(MAX_DRAWERS, len(self.jobs), len(os.sched_getaffinity(0)))
+        if drawers <= 1 or len(self.jobs) > QUEUE_MAX:
+            yield
+            for make, stem in self.jobs:
+                save(make(), stem, self.svg)
+            return
+        queue, fill = os.pipe()
+        errors_r, errors_w = os.pipe()
+        pids: list[int] = []
+        error = b""
+        try:
+            os.write(fill, b"".join(i.to_bytes(QUEUE_RECORD, "little") for i in range(len(self.jobs))))
+            os.close(fill)
+            fill = -1
+            for _ in range(drawers - 1):
+                pid = os.fork()
+                if pid == 0:
+                    _drawer(self, queue, errors_r, errors_w)
+                pids.append(pid)
+            os.close(errors_w)
+            errors_w = -1
+            yield
+            self._draw_from(queue)
+        except BaseException:
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            failed = sum(os.waitpid(pid, 0)[1] != 0 for pid in pids)
+            for fd in (queue, fill, errors_w):
+                if fd >= 0:
+                    os.close(fd)
+            while (chunk := os.read(errors_r, 1 << 16)):
+                error += chunk
+            os.close(errors_r)
+        if error:
+            raise pickle.loads(error)
+        if failed:
+            raise RuntimeError(f"{failed} of the {len(pids)} processes drawing the figures ended without saying why")
+
+
+# A drawer's error, pickled, in one write the pipe keeps whole (PIPE_BUF on Linux): two drawers
+# failing at once cannot interleave their bytes.
+ERROR_RECORD_MAX = 4096
+
+
+def _drawer(d: Drawings, queue: int, errors_r: int, errors_w: int) -> None:
+    """A forked drawer: its share of d's figures, then its error (pickled) or nothing; never returns."""
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt is the parent's to report
+        os.close(errors_r)
+        d._draw_from(queue)
+    except BaseException as e:  # noqa: BLE001 - passed on whole to the parent, which raises it
+        code = 1
+        try:
+            data = pickle.dumps(e)
+        except Exception:  # noqa: BLE001 - an exception that cannot be pickled
+            data = b""
+        if not data or len(data) > ERROR_RECORD_MAX:
+            data = pickle.dumps(RuntimeError(f"{type(e).__name__}: {str(e)[:1000]}"))
+        os.write(errors_w, data)
+    finally:
+        os._exit(code)
 
 
 # Plain-number ticks on log axes. matplotlib labels a log axis only at powers of ten (as 10^k), so
