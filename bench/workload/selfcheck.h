@@ -40,6 +40,8 @@ struct mfb_selfcheck_acc {
     uint64_t n, sum_size;
     uint64_t *size_counts;
     uint64_t *size_sums; /* per size row: the sum of its realized sizes (the mean test's frequent rows) */
+    int32_t *row_of;     /* size -> its row (-1: none) for sizes below lut_n, made from the rows */
+    uint64_t lut_n;
     uint64_t src_counts[13], dst_counts[13]; /* by log2 of realized alignment */
     uint64_t ovl_counts[3], ovl_eligible;
     uint64_t unmatched;

@@ -323,6 +323,28 @@ int main(void)
         TAP_CHECK(&t, rc < 0 && !sc.passed, "sizes outside every row still fail: %s", err.msg);
         mfb_table_free(&d.size);
     }
+    /* The self-check finds a size's row by a table below 4 KiB and by search above: a row that
+     * straddles the boundary counts on both sides, and a size no row holds is unmatched on both. */
+    {
+        struct mfb_dist d = {.name = "straddle"};
+        const uint64_t rows[][3] = {{8, 8, 1}, {4000, 4200, 1}, {9000, 9000, 1}};
+        add_rows(&d.size, MFB_T_SIZE, rows, 3);
+        memset(calls, 0, N * sizeof *calls);
+        const uint64_t sizes[] = {8, 4000, 4095, 4096, 4200, 9000, 3999, 4201, 8999};
+        for (size_t i = 0; i < 900; i++)
+            calls[i].size = sizes[i % 9];
+        struct mfb_selfcheck_acc acc;
+        struct mfb_selfcheck sc;
+        mfb_selfcheck_begin(&acc, &d, MFB_ALIGN_EXACT, 2);
+        mfb_selfcheck_add(&acc, calls, 900);
+        uint64_t in_rows[3] = {acc.size_counts[0], acc.size_counts[1], acc.size_counts[2]};
+        mfb_selfcheck_finish(&acc, &sc, &err);
+        TAP_CHECK(&t, in_rows[0] == 100 && in_rows[1] == 400 && in_rows[2] == 100 && sc.size_unmatched == 300,
+                  "rows found below and above the lookup table's end: %llu %llu %llu, unmatched %llu",
+                  (unsigned long long)in_rows[0], (unsigned long long)in_rows[1], (unsigned long long)in_rows[2],
+                  (unsigned long long)sc.size_unmatched);
+        mfb_table_free(&d.size);
+    }
     /* mfb_offset_alignment itself. */
     TAP_CHECK(&t, mfb_offset_alignment(0, 64) == 64 && mfb_offset_alignment(96, 64) == 32 &&
                       mfb_offset_alignment(4096 + 3, 64) == 1 && mfb_offset_alignment(128, 64) == 64,
