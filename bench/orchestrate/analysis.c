@@ -46,7 +46,11 @@ int mfb_analysis_exec(int argc, char **argv)
     args[n++] = "analysis";
     for (int i = 1; i < argc; i++)
         args[n++] = argv[i];
-    if (setenv("PYTHONPATH", path, 1) != 0 || setenv(ANALYZE_PROG_ENV, "memfbench analyze", 1) != 0) {
+    /* PYTHONSAFEPATH (Python 3.11 on; older ones ignore it): `python -m` would otherwise put the
+     * current folder before PYTHONPATH, and an `analysis` folder there (another checkout's) would
+     * answer in place of this build's. */
+    if (setenv("PYTHONPATH", path, 1) != 0 || setenv("PYTHONSAFEPATH", "1", 1) != 0 ||
+        setenv(ANALYZE_PROG_ENV, "memfbench analyze", 1) != 0) {
         fprintf(stderr, "memfbench analyze: cannot set the environment: %s\n", strerror(errno));
         free(path);
         free(args);

@@ -240,3 +240,9 @@ def test_memfbench_analyze_works_from_any_folder_whatever_python3_comes_first(ru
     assert "memcpy on fixed:64 vs libc" in p.stdout and re.search(r"^  rep_movsb .* 2 proc", p.stdout, re.M)
     usage = subprocess.run([binary(), "analyze", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert usage.returncode == 0 and usage.stdout.startswith("usage: memfbench analyze"), usage.stdout[:200]
+    # another checkout's package in the current folder does not answer in place of this build's
+    (elsewhere / "analysis").mkdir()
+    (elsewhere / "analysis" / "__init__.py").write_text("")
+    (elsewhere / "analysis" / "__main__.py").write_text("raise SystemExit('the folder\\'s own analysis ran')\n")
+    usage = subprocess.run([binary(), "analyze", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert usage.returncode == 0 and usage.stdout.startswith("usage: memfbench analyze"), usage.stderr[:200]

@@ -4,6 +4,7 @@ pyplot, so nothing depends on a GUI backend and a notebook shows each returned f
 plot module (one per domain) returns a Figure."""
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -150,11 +151,16 @@ class Drawings:
             os.write(fill, b"".join(i.to_bytes(QUEUE_RECORD, "little") for i in range(len(self.jobs))))
             os.close(fill)
             fill = -1
-            for _ in range(drawers - 1):
-                pid = os.fork()
-                if pid == 0:
-                    _drawer(self, queue, errors_r, errors_w)
-                pids.append(pid)
+            # the collector would visit (and so copy) every page of objects the drawers share
+            gc.freeze()
+            try:
+                for _ in range(drawers - 1):
+                    pid = os.fork()
+                    if pid == 0:
+                        _drawer(self, queue, errors_r, errors_w)
+                    pids.append(pid)
+            finally:
+                gc.unfreeze()
             os.close(errors_w)
             errors_w = -1
             yield
