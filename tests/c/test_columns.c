@@ -3,6 +3,8 @@
  * tests/data/golden-run.json must come back identical through the merger's reader and the
  * writer, plain and through the gzip writer (report/gzip.c). Usage: test_columns SCHEMA GOLDEN */
 #include <cJSON.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +224,53 @@ static void check_refusals(struct tap *t, const cJSON *golden)
     }
 }
 
+/* The writer's own formatting (no fprintf per value) writes what printf's %.3f and %llu write:
+ * ns values across the ranges a batch has, the ties printf rounds to even on the exact binary
+ * value, and the extremes its fallback takes; every integer column at its bounds. */
+static void check_numbers_as_printf(struct tap *t)
+{
+    static const double fixed[] = {0, 0.0005, 0.0625, 0.1875, 1.0005, 2.5e-4, 12.3455, 999.9995, 1e6 + 0.0005,
+                                   8796093022.2075, 8796093022208.0, 8796093022208.5, 1e300, -1.5, -0.0};
+    enum { RANDOM = 20000 };
+    size_t n = sizeof fixed / sizeof fixed[0] + RANDOM;
+    struct mfb_samples s = {.s = calloc(n, sizeof *s.s), .n = n, .cap = n};
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double scale = ldexp(1.0, (int)(x % 48) - 8); /* 2^-8 .. 2^39 ns */
+        s.s[i].ns = i < sizeof fixed / sizeof fixed[0] ? fixed[i] : scale * (double)(x >> 11) / 9007199254740992.0;
+        s.s[i].ticks = i == 0 ? UINT64_MAX : x;
+        s.s[i].cpu = i == 0 ? INT16_MIN : (int16_t)(x >> 48);
+        s.s[i].thread = -1;
+        s.s[i].alone = -1;
+        for (int k = 0; k < MFB_COUNTER_COUNT; k++)
+            s.s[i].counters[k] = -1;
+    }
+    char *text = plain_text(&s);
+    size_t bad = 0;
+    const char *ns = text ? strstr(text, "\"ns\": [") : NULL, *ticks = text ? strstr(text, "\"ticks\": [") : NULL,
+               *cpu = text ? strstr(text, "\"cpu\": [") : NULL;
+    if (ns && ticks && cpu) {
+        ns += strlen("\"ns\": ["), ticks += strlen("\"ticks\": ["), cpu += strlen("\"cpu\": [");
+        for (size_t i = 0; i < n; i++) {
+            char want[400];
+            int k = snprintf(want, sizeof want, "%.3f", s.s[i].ns);
+            bad += strncmp(ns, want, (size_t)k) != 0 || (ns[k] != ',' && ns[k] != ']');
+            ns += k + 1;
+            k = snprintf(want, sizeof want, "%" PRIu64, s.s[i].ticks);
+            bad += strncmp(ticks, want, (size_t)k) != 0 || (ticks[k] != ',' && ticks[k] != ']');
+            ticks += k + 1;
+            k = snprintf(want, sizeof want, "%d", (int)s.s[i].cpu);
+            bad += strncmp(cpu, want, (size_t)k) != 0 || (cpu[k] != ',' && cpu[k] != ']');
+            cpu += k + 1;
+        }
+    }
+    TAP_CHECK(t, ns && ticks && cpu && bad == 0, "%zu values of ns, ticks and cpu written as printf writes them "
+              "(%zu differ)", n, bad);
+    free(text);
+    free(s.s);
+}
+
 int main(int argc, char **argv)
 {
     struct tap t = {0};
@@ -236,6 +285,7 @@ int main(int argc, char **argv)
         check_round_trip(&t, golden);
         check_gzip_round_trip(&t, golden);
         check_refusals(&t, golden);
+        check_numbers_as_printf(&t);
     }
     cJSON_Delete(schema);
     cJSON_Delete(golden);
