@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "impl/code_placements.h"
+#include "impl/impl.h"
 #include "impl/verify.h"
 #include "tap.h"
 
@@ -142,6 +143,42 @@ static int wrong_sign(const void *a, const void *b, size_t n)
     return -memcmp(a, b, n);
 }
 
+/* The reference loops go a word at a time: they copy and fill as a byte loop does, overlapping
+ * calls at every distance under three words included, both directions, every length up to 64 and
+ * every start within a word. */
+static void check_reference(struct tap *t)
+{
+    enum { SPAN = 256 };
+    unsigned char buf[SPAN], want[SPAN];
+    int bad = 0, calls = 0;
+    uint32_t x = 2463534242u;
+    for (size_t n = 0; n <= 64; n++)
+        for (int start = 0; start < 8; start++)
+            for (int delta = -24; delta <= 24; delta++) {
+                for (int i = 0; i < SPAN; i++) {
+                    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+                    buf[i] = want[i] = (unsigned char)x;
+                }
+                size_t so = (size_t)(64 + start), dso = (size_t)((int)so + delta);
+                /* the byte loops, in the direction memmove must take */
+                if (dso < so)
+                    for (size_t i = 0; i < n; i++)
+                        want[dso + i] = want[so + i];
+                else
+                    for (size_t i = n; i > 0; i--)
+                        want[dso + i - 1] = want[so + i - 1];
+                void *ret = mfb_ref_memmove(buf + dso, buf + so, n);
+                bad += ret != buf + dso || memcmp(buf, want, SPAN) != 0;
+                for (size_t i = 0; i < n; i++)
+                    want[dso + i] = (unsigned char)(delta + 0x80);
+                ret = mfb_ref_memset(buf + dso, delta + 0x80, n);
+                bad += ret != buf + dso || memcmp(buf, want, SPAN) != 0;
+                calls += 2;
+            }
+    TAP_CHECK(t, bad == 0, "the reference memmove and memset write what byte loops write (%d of %d calls differ)",
+              bad, calls);
+}
+
 int main(int argc, char **argv)
 {
     bool light = argc > 1 && !strcmp(argv[1], "--light");
@@ -182,6 +219,7 @@ int main(int argc, char **argv)
         }
     }
     check_placements(&t, &v, all, nv);
+    check_reference(&t);
     struct mfb_variant bad[] = {
         {"short", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = short_copy}, false, NULL, NULL, NULL, NULL},
         {"long", MFB_MEMCPY, MFB_ORIGIN_PLUGIN, "", {.copy = long_copy}, false, NULL, NULL, NULL, NULL},
