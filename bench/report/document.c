@@ -417,12 +417,19 @@ cJSON *mfb_dist_files_json(const struct mfb_dist *d)
     return files;
 }
 
-static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc)
+/* tables: false in a later process of a --processes study, whose parent keeps the first process's
+ * sections only (processes/child.c): the same tables, a few thousand rows a child would format and
+ * its parent parse only to drop them. */
+static cJSON *distribution_json(const struct mfb_dist *dd, const struct mfb_selfcheck *sc, bool tables)
 {
     cJSON *dist = cJSON_CreateObject();
     cJSON_AddStringToObject(dist, "name", dd->name);
     cJSON_AddStringToObject(dist, "format", mfb_dist_format_name(dd->format));
     cJSON_AddItemToObject(dist, "files", mfb_dist_files_json(dd));
+    if (!tables) {
+        cJSON_AddItemToObject(dist, "selfcheck", selfcheck_json(sc));
+        return dist;
+    }
     cJSON *tabs = cJSON_AddObjectToObject(dist, "tables");
     cJSON_AddItemToObject(tabs, "size", table_json(&dd->size));
     cJSON_AddItemToObject(tabs, "src_alignment", table_json(&dd->src_align));
@@ -780,7 +787,8 @@ cJSON *mfb_document(const struct mfb_run *r, const struct mfb_host *host)
     cJSON_AddItemToObject(d, "host", mfb_host_json(host));
     cJSON_AddItemToObject(d, "layout", layout_json(&r->config.layout));
     cJSON_AddItemToObject(d, "timer", mfb_timer_json(r->runtime.timer));
-    cJSON_AddItemToObject(d, "distribution", distribution_json(r->config.dist, &r->procedure.selfcheck));
+    cJSON_AddItemToObject(d, "distribution", distribution_json(r->config.dist, &r->procedure.selfcheck,
+                                                               r->config.study->process_index <= 0));
     cJSON_AddItemToObject(d, "workset", workset_json(r->runtime.ws));
     cJSON_AddItemToObject(d, "batch", calibration_json(r));
     cJSON_AddItemToObject(d, "by_class", by_class_json(&r->modes.by_class));
