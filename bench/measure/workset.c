@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "base/parse.h"
@@ -288,6 +288,20 @@ static void fill_block(uint8_t *dst, const uint64_t *block, uint64_t key, size_t
 #endif
 }
 
+#if defined(__x86_64__)
+/* The same bytes in 32-byte streamed stores where the CPU has AVX2 (a 256-bit XOR needs it): a
+ * 128 MiB fill took 7.0 ms against 8.0 ms in 16-byte stores on the Intel VM (family 6 model 167,
+ * timed apart). dst is 32-byte aligned: the arena starts on a page, each block 64 KiB on. */
+__attribute__((target("avx2"))) static void fill_block_avx2(uint8_t *dst, const uint64_t *block, uint64_t key,
+                                                            size_t len)
+{
+    __m256i k = _mm256_set1_epi64x((long long)key);
+    for (size_t i = 0; i < len / 32; i++)
+        _mm256_stream_si256((__m256i *)(void *)(dst + 32 * i),
+                            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(block + 4 * i)), k));
+}
+#endif
+
 static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
 {
     static_assert(FILL_BLOCK_WORDS * 8 % 4096 == 0, "a fill block holds whole pages");
@@ -296,9 +310,19 @@ static void fill_random(uint8_t *p, uint64_t n, uint64_t seed)
     mfb_rng_seed(&r, seed);
     for (unsigned i = 0; i < FILL_BLOCK_WORDS; i++)
         block[i] = mfb_rng_next(&r);
+#if defined(__x86_64__)
+    bool avx2 = __builtin_cpu_supports("avx2");
+#endif
     for (uint64_t at = 0; at < n; at += sizeof block) {
         uint64_t key = mfb_rng_next(&r);
-        fill_block(p + at, block, key, n - at < sizeof block ? (size_t)(n - at) : sizeof block);
+        size_t len = n - at < sizeof block ? (size_t)(n - at) : sizeof block;
+#if defined(__x86_64__)
+        if (avx2 && len % 32 == 0) {
+            fill_block_avx2(p + at, block, key, len);
+            continue;
+        }
+#endif
+        fill_block(p + at, block, key, len);
     }
 #if defined(__x86_64__)
     _mm_sfence();
