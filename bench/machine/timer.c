@@ -139,7 +139,15 @@ static void measure_overhead(struct mfb_timer *t)
             step = b - a;
     }
     t->min_step_ticks = (double)step;
-    t->min_step_ns = (double)step * t->ns_per_tick;
+}
+
+/* The rate, and every figure given in ns through it: a later process's rate that fails its check
+ * is replaced after these were first made (mfb_timer_settle). */
+static void set_rate(struct mfb_timer *t, double hz)
+{
+    t->hz = hz;
+    t->ns_per_tick = 1e9 / hz;
+    t->min_step_ns = t->min_step_ticks * t->ns_per_tick;
     t->tick_ns = t->ns_per_tick;
     if (t->kind == MFB_CLOCK_MONOTONIC) {
         struct timespec res;
@@ -214,8 +222,9 @@ int mfb_timer_init(struct mfb_timer *t, enum mfb_clock_request want, double give
         t->hz_source = "1 tick = 1 ns";
         t->invariant = true;
     }
-    t->ns_per_tick = 1e9 / t->hz;
+    /* the overhead is counted in ticks, at whatever rate */
     measure_overhead(t);
+    set_rate(t, t->hz);
     t->end_cpu_trusted = end_cpu_matches(t);
     return 0;
 }
@@ -239,12 +248,9 @@ void mfb_timer_settle(struct mfb_timer *t)
                        "set-up (hz_check_ms; hz_check_ppm: within 100 ppm)";
         return;
     }
-    t->hz = calibrate_hz(&t->hz_spread_ppm);
+    set_rate(t, calibrate_hz(&t->hz_spread_ppm));
     t->hz_source = "calibrated against CLOCK_MONOTONIC_RAW (median of 5 x 4 ms): the first process's rate was off "
                    "by more than 100 ppm here (hz_check_ppm)";
-    t->ns_per_tick = 1e9 / t->hz;
-    t->tick_ns = t->ns_per_tick;
-    t->min_step_ns = t->min_step_ticks * t->ns_per_tick;
 #else
     (void)t;
 #endif
