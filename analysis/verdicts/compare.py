@@ -638,5 +638,5 @@ def time_ratios(run: Run, baseline: str | None = None, level: float = 0.95,
     if not comps:
         comps = compare_runs([run], baseline, level=level, secondary=False, allow_single_process=True)
     out = {c.variant: (c.ratio, c.ci_low, c.ci_high) for c in comps}
-    out[baseline_of(run, baseline)] = (1.0, 1.0, 1.0)
+    out[base] = (1.0, 1.0, 1.0)
     return out

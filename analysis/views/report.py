@@ -5,7 +5,7 @@ import base64
 import html
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -27,6 +27,9 @@ from .summary import summarize_run
 from .variants import how_lines, variants_frame
 from .text import (CODE, DASH, READER_COLUMNS, STRONG, context_lines, fmt_interval, fmt_ratio, headline_groups, headline_markdown,
                    host_groups, interval_label, md_escape, ratio_verdict, verdict_lines)
+
+if TYPE_CHECKING:  # matplotlib is imported only when a report is drawn
+    from .plots.base import Drawings
 
 
 # A column's name as a reader reads it in the report's tables (the data keep theirs: --json,
@@ -324,7 +327,7 @@ def _write_report_files(runs: list[Run], comps: list[Comparison], out_dir: Path,
     return _write_pages(md, figures, out_dir)
 
 
-def _queue_group_figures(drawings: Any, comps: list[Comparison], groups: list[str], colors: dict[str, str],
+def _queue_group_figures(drawings: Drawings, comps: list[Comparison], groups: list[str], colors: dict[str, str],
                          out_dir: Path) -> list[tuple[list[Comparison], str, list[tuple[str, Path]]]]:
     """Per host group (CPU model; ratios of different machine types are not pooled, so they are not
     drawn on one axis either): its comparisons in the verdict table's order (headline_groups, so a
@@ -350,7 +353,7 @@ RUN_FIGURES = (("per-round ratios", "log_ratios"), ("ratio over the run", "ratio
                ("batch times over the run", "timeseries"), ("batch time distributions", "distributions"))
 
 
-def _queue_run_figures(drawings: Any, runs: list[Run], comps: list[Comparison], colors: dict[str, str],
+def _queue_run_figures(drawings: Drawings, runs: list[Run], comps: list[Comparison], colors: dict[str, str],
                        out_dir: Path) -> dict[int, list[tuple[str, Path]]]:
     """Each run's figures (a sweep's are its section's) queued: run index -> (title, PNG)."""
     from functools import partial
