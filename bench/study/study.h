@@ -34,7 +34,7 @@ _Static_assert(MFB_MAX_VARIANTS <= MFB_PLACED_VARIANTS, "a process's placements 
  * A process's own noise does not shrink with its length (on the Zen 5 VM: 0.74 % at 0.5 s of
  * rounds, 1.22 % at 1.25 s), so more, shorter processes narrow the interval: studies of 10, 16
  * and 32 processes moved 0.29 %, 0.34 % and 0.15 % between re-runs there (docs/methodology.md,
- * record process-length), at about 0.1 s of set-up each. */
+ * record process-length), at about 0.1 s of set-up each then (0.07 s since: docs/cost.md). */
 #define MFB_DEFAULT_PROCESSES 32
 /* Seconds of rounds of a default study, over all its processes. A verdict's interval is over
  * processes and its width is their spread (code and data layout, about 1-3 % per process), not the
