@@ -180,7 +180,9 @@ static cJSON *variants_as_built(const cJSON *shared, const struct mfb_run *assem
 static cJSON *merged_config(const struct mfb_study *cfg, const cJSON *child_config, const struct mfb_merge_end *end)
 {
     struct mfb_study study = *cfg;
-    study.processes = end->targeted ? end->done : end->planned;
+    /* the processes the study asked for (kept ones): a starved slot's re-run stands in for its first
+     * run, which processes[] keeps marked dropped, so neither is one more */
+    study.processes = end->targeted ? end->done : end->planned - end->reruns;
     cJSON *own = cJSON_CreateObject();
     mfb_study_echo(own, &study);
     const cJSON *x;

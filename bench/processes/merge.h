@@ -14,7 +14,8 @@
 
 /* How the study ended, as the orchestrator knows it. */
 struct mfb_merge_end {
-    int planned;                         /* processes planned (the most, with --target-ci) */
+    int planned;                         /* processes planned (the most, with --target-ci), re-runs included */
+    int reruns;                          /* of them, starved slots run again: the study asked for planned - reruns */
     int done;                            /* processes that finished, results[0..done) */
     bool targeted;                       /* --target-ci over processes */
     enum mfb_stop_reason stop_reason;    /* targeted: why it stopped (NONE: interrupted) */

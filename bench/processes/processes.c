@@ -360,7 +360,7 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
         status = MFB_EXIT_INTERRUPTED;
         goto cleanup;
     }
-    struct mfb_merge_end end = {.planned = s.k + s.reruns, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,
+    struct mfb_merge_end end = {.planned = s.k + s.reruns, .reruns = s.reruns, .done = s.done, .targeted = s.targeted, .stop_reason = s.stop_reason,
                                 .reached = s.reached, .compared = s.compared, .widths = s.widths,
                                 .assembled = assembled};
     bool complete = mfb_merge_complete(s.results, &end);

@@ -56,6 +56,8 @@ def test_a_starved_process_has_its_slot_run_again_and_is_left_out(tmp_path: Path
     assert "measured rounds" in first["dropped"]["reason"] and "ran again as process 5" in first["dropped"]["reason"]
     assert again["rerun_of"] == 0 and "dropped" not in again
     assert all("dropped" not in p and "rerun_of" not in p for p in procs[1:4])
+    # the study asked for 4 and kept 4: the re-run stands in for the dropped run, not one more
+    assert doc["config"]["processes"] == 4 and doc["status"]["complete"] is True
     # the same design slot: the timed loop's and each variant's code placements, and the seed
     assert again["layout"]["kernel_code_placement"] == first["layout"]["kernel_code_placement"]
     assert again["seeds"] == first["seeds"]
