@@ -22,9 +22,50 @@ QUICK = ["--rounds", "8", "--warmup-rounds", "2", "--processes", "1", "-q"]
 GEOMETRY = ["--cache", "32K:512K:32M"]
 
 
+# The CPUs pytest may use, before a worker is given its share (below): a test that needs several
+# CPUs, or names one, is marked all_cpus and runs on all of them.
+ALL_CPUS = frozenset(os.sched_getaffinity(0))
+
+
+def worker_cpus() -> frozenset[int]:
+    """This pytest-xdist worker's share of ALL_CPUS: worker i of n takes every n-th CPU from the i-th,
+    where there are at least n CPUs; all of them otherwise and outside xdist. A study pins itself to
+    the last CPU it may run on, so with every worker on all CPUs, both workers' studies (and their
+    children) queued on the same one while the other sat a quarter idle, and a process starved by
+    its neighbour had its slot run again; each on its own CPU, neither waits on the other."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    cpus = sorted(ALL_CPUS)
+    if not name.startswith("gw") or not name[2:].isdigit() or not 1 < count <= len(cpus):
+        return ALL_CPUS
+    return frozenset(cpus[int(name[2:]) % count::count])
+
+
+WORKER_CPUS = worker_cpus()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """A test marked all_cpus (its set-up, its fixtures' and its teardown included) runs on ALL_CPUS,
+    every other one on its worker's share."""
+    wide = item.get_closest_marker("all_cpus") is not None and WORKER_CPUS != ALL_CPUS
+    if wide:
+        os.sched_setaffinity(0, ALL_CPUS)
+    try:
+        yield
+    finally:
+        if wide:
+            os.sched_setaffinity(0, WORKER_CPUS)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Every skip's reason in the closing summary (as -rs), not only how many: a run says what it
-    did not test (test_slurm.py's cluster where the daemons are missing or do not start, say)."""
+    did not test (test_slurm.py's cluster where the daemons are missing or do not start, say). A
+    worker runs on its share of the CPUs (worker_cpus)."""
+    config.addinivalue_line("markers", "all_cpus: the test needs several CPUs, or names one: it runs on every "
+                            "CPU pytest may use, not on its worker's share")
+    if WORKER_CPUS != ALL_CPUS:
+        os.sched_setaffinity(0, WORKER_CPUS)
     chars = config.option.reportchars or ""
     if not any(c in chars for c in "saAN"):
         config.option.reportchars = chars + "s"

@@ -216,6 +216,7 @@ def test_a_notebook_parameter_that_matches_nothing_names_what_it_looked_for(tmp_
     assert str(tmp_path) in str(e.value)
 
 
+@pytest.mark.all_cpus  # --cpu 0
 def test_memfbench_analyze_works_from_any_folder_whatever_python3_comes_first(run, tmp_path: Path) -> None:
     """The README's analysis command: `memfbench analyze` runs the package with the interpreter the
     build found, from a folder outside the checkout, with a `python3` first on PATH that lacks numpy

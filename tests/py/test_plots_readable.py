@@ -27,6 +27,10 @@ from analysis.views.plots.comparisons import forest, ratio_by_distribution, rati
 from analysis.views.plots.runs import timeseries
 from conftest import GEOMETRY
 
+# the module's studies include one of two timing threads, and a report's figures are drawn by
+# forked drawers, one fewer than the CPUs it may run on
+pytestmark = pytest.mark.all_cpus
+
 SHORT = ["--warmup-rounds", "2", "-q", *GEOMETRY]
 
 

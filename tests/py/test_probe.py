@@ -165,6 +165,7 @@ def test_huge_pages_are_reported_as_had(memfbench, tmp_path):
     assert {c["pages"] for c in json.loads(out3.read_text())["latency"]["curves"]} == {"4k"}
 
 
+@pytest.mark.all_cpus
 def test_bandwidth_threads_run_on_the_cpus_listed(memfbench, tmp_path):
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
@@ -211,6 +212,7 @@ def test_interrupt_keeps_a_valid_partial_file(memfbench, tmp_path):
     (["--bogus"], "unknown option '--bogus'", 2),
     (["extra"], "unexpected argument 'extra'", 2),
 ])
+@pytest.mark.all_cpus  # "--cpus 1,4000" is refused for CPU 4000, which needs CPU 1 allowed
 def test_bad_probe_arguments_are_one_line(memfbench, tmp_path, args, fragment, code):
     out = tmp_path / "x.json"
     p = subprocess.run([memfbench, "probe", "--quick", *args, "-o", str(out)], capture_output=True, text=True,

@@ -144,7 +144,7 @@ def test_a_run_that_is_not_stuck_keeps_what_it_measured(tmp_path: Path) -> None:
     assert_quick(elapsed)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.all_cpus)])  # two: CPUs 0 and 1
 def test_a_stop_does_not_wait_for_a_long_round(tmp_path: Path, threads: int) -> None:
     """Thirty names of a plugin that turns slow 2 s after its first call make rounds of about 4 s
     (30 batches of 512 calls of 250 us; with two threads, eight names and their alone batches). The stop is seen before the next batch: the run ends

@@ -27,6 +27,9 @@ import pytest
 
 from conftest import ROOT, binary
 
+# the one-node cluster's node has the machine's CPUs (slurmd -C)
+pytestmark = pytest.mark.all_cpus
+
 DOC = ROOT / "docs" / "scaling.md"
 THIS = "tests/py/test_slurm.py"
 # The study options of every run here: short, two processes (the analysis wants two for a verdict).

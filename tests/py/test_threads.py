@@ -8,10 +8,12 @@ from collections import Counter
 
 import pytest
 
-from conftest import QUICK, ROOT, binary
+from conftest import ALL_CPUS, QUICK, ROOT, binary
 from analysis.io.load import read_result
 
-ALLOWED = sorted(os.sched_getaffinity(0))
+# every test here places threads on CPUs, or names one
+pytestmark = pytest.mark.all_cpus
+ALLOWED = sorted(ALL_CPUS)
 two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs two CPUs this process may run on")
 VARIANTS = ["-v", "libc", "-v", "rep_movsb", "-v", "noop"]
 ROUNDS = 8

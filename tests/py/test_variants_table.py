@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import GEOMETRY, ROOT, one_line_refusal
+
+# the module's studies include one of two timing threads (--threads 2 --cpus 0,1)
+pytestmark = pytest.mark.all_cpus
 from pgo_fixtures import add_pgo, write
 
 SHORT = ["--rounds", "16", "--warmup-rounds", "2", "--processes", "2", "-q", *GEOMETRY]
