@@ -370,7 +370,14 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     if (mfb_output_commit(out, doc, &s.all, err) == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet) {
-            fprintf(stderr, "memfbench: merged %d process%s into %s\n", s.done, s.done == 1 ? "" : "es", cfg->output);
+            /* the dropped are in the file, marked, and out of its verdicts: said apart */
+            int dropped = 0;
+            for (int i = 0; i < s.done; i++)
+                dropped += s.results[i].dropped[0] != '\0';
+            fprintf(stderr, "memfbench: merged %d process%s into %s", s.done, s.done == 1 ? "" : "es", cfg->output);
+            if (dropped)
+                fprintf(stderr, " (%d of them starved and marked dropped)", dropped);
+            fprintf(stderr, "\n");
             mfb_merge_print_summary(s.results, s.done, &s.all, cfg->output);
         }
         /* a stop is said even under -q, as a failure is: the file is not the study asked for */

@@ -30,12 +30,20 @@ static double paired_ratio(const struct mfb_samples *all, int nvars, int process
 
 /* Variant vi's time per call over every measured batch of the whole distribution (all processes):
  * median and quartiles, and the median bytes per ns. */
-static struct stats variant_stats(const struct mfb_samples *all, int vi, double *ns, double *bpn)
+/* Whether a sample is of a process the table leaves out (a starved one whose slot ran again). */
+static bool left_out(const struct mfb_summary_view *v, const struct mfb_sample *x)
+{
+    return v->left_out && x->process < v->processes && v->left_out[x->process];
+}
+
+static struct stats variant_stats(const struct mfb_samples *all, const struct mfb_summary_view *v, int vi, double *ns,
+                                  double *bpn)
 {
     struct stats s = {0};
     for (size_t i = 0; i < all->n; i++) {
         const struct mfb_sample *x = &all->s[i];
-        if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0 || !mfb_sample_main(x))
+        if ((int)x->variant != vi || x->warmup || x->calls == 0 || x->size_class != 0 || !mfb_sample_main(x) ||
+            left_out(v, x))
             continue;
         ns[s.n] = x->ns / x->calls;
         bpn[s.n] = x->ns > 0 ? (double)x->bytes / x->ns : 0;
@@ -209,7 +217,7 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
     fprintf(out, "  %-15s %10s %21s %9s %9s%s\n", "variant", "ns/call", "IQR", "bytes/ns", "ratio",
             merged ? "    lowest   highest" : "");
     for (int vi = 0; vi < v->nvars; vi++) {
-        struct stats s = variant_stats(all, vi, ns, bpn);
+        struct stats s = variant_stats(all, v, vi, ns, bpn);
         fprintf(out, "  %-15s %10.3f   [%8.3f, %8.3f] %9.2f", v->names[vi], s.median, s.q1, s.q3, s.bpn);
         if (!merged) {
             fprintf(out, " %9.3f\n", paired_ratio(all, v->nvars, -1, 0, vi, v->rotating, ns));
@@ -323,10 +331,18 @@ void mfb_summary_print_merged(FILE *out, const struct mfb_samples *all, const st
 {
     size_t measured = 0;
     for (size_t i = 0; i < all->n; i++)
-        measured += !all->s[i].warmup && all->s[i].size_class == 0 && mfb_sample_main(&all->s[i]);
-    char shape[160];
-    snprintf(shape, sizeof shape, "%d processes, %zu measured batches, %.1f s of rounds in all", v->processes, measured,
-             v->rounds_s);
+        measured += !all->s[i].warmup && all->s[i].size_class == 0 && mfb_sample_main(&all->s[i]) &&
+                    !left_out(v, &all->s[i]);
+    int dropped = 0;
+    for (int p = 0; v->left_out && p < v->processes; p++)
+        dropped += v->left_out[p];
+    char more[96] = "";
+    if (dropped)
+        snprintf(more, sizeof more, " (and %d starved, left out: %s slot ran again)", dropped,
+                 dropped == 1 ? "its" : "their");
+    char shape[240];
+    snprintf(shape, sizeof shape, "%d processes%s, %zu measured batches, %.1f s of rounds in all",
+             v->processes - dropped, more, measured, v->rounds_s);
     struct mfb_summary_view with_shape = *v;
     with_shape.shape = shape;
     const void *ctx[2] = {all, &with_shape};

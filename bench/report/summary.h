@@ -27,12 +27,12 @@ struct mfb_summary_view {
     const char *shape;        /* the line under the title: rounds and batch shape, or processes and batches */
     const char *const *names; /* variant names, baseline first */
     int nvars, processes;     /* processes > 1: ratios per process, their median and range */
-    double rounds_s;          /* seconds of rounds, summed over the processes */
+    double rounds_s;          /* seconds of rounds, summed over the processes (those left out too) */
     const char *background;   /* --background, merged: a line on the stressors (NULL: none) */
     bool rotating;            /* --code-rotation round: ratios averaged over placement turns */
     bool one_process_note;    /* --processes 1: say what one process's figures cover */
     const char *sentinel;     /* the layout sentinel added to a study of plugins (NULL: none) */
-    const bool *left_out;     /* merged: per process, whether it is left out of the ratios (a starved
+    const bool *left_out;     /* merged: per process, whether the table leaves it out (a starved
                                * process whose slot ran again); NULL: none */
 };
 /* The same table for the merged samples of several processes (its shape line made here from v):

@@ -64,6 +64,11 @@ def test_a_starved_process_has_its_slot_run_again_and_is_left_out(tmp_path: Path
     # said on the terminal, once, naming both processes
     lines = [x for x in err.splitlines() if "running its slot again" in x]
     assert len(lines) == 1 and "process 1 got" in lines[0] and "as process 5" in lines[0], err
+    # the run's own table counts the kept processes and their batches only, as the analysis does
+    assert "merged 5 processes into" in err and "(1 of them starved and marked dropped)" in err, err
+    s = doc["samples"]
+    kept = sum(1 for p, w, c in zip(s["process"], s["warmup"], s["size_class"]) if p != 0 and not w and c == 0)
+    assert f"  4 processes (and 1 starved, left out: its slot ran again), {kept} measured batches, " in err, err
     # the analysis leaves it out and names it as the run did
     p = analysis("summarize", str(tmp_path / "st.json"))
     assert p.returncode == 0, p.stderr
