@@ -679,6 +679,27 @@ def gen_python_workload(a: argparse.Namespace) -> str:
             "\n".join(rows) + "\n\n" + provenance(cmd))
 
 
+def cpu_ticks(stat: str) -> dict[str, tuple[int, int]]:
+    """Each CPU's (all, idle) clock ticks from the text of /proc/stat (idle counts iowait too)."""
+    out = {}
+    for line in stat.splitlines():
+        f = line.split()
+        if f and f[0].startswith("cpu") and f[0][3:].isdigit() and len(f) >= 6:
+            ticks = [int(x) for x in f[1:]]
+            out[f[0]] = (sum(ticks), ticks[3] + ticks[4])
+    return out
+
+
+def cpu_busy(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[tuple[str, float]]:
+    """Each CPU's busy share (percent) between two cpu_ticks readings, CPUs in their order."""
+    rows = []
+    for cpu in sorted(after, key=lambda c: int(c[3:])):
+        if cpu in before:
+            total, idle = after[cpu][0] - before[cpu][0], after[cpu][1] - before[cpu][1]
+            rows.append((cpu, 100 * (total - idle) / total if total > 0 else 0.0))
+    return rows
+
+
 def _ci_on_a_clone(a: argparse.Namespace, competitor: bool) -> str:
     """The README's test command on a fresh clone of this checkout's HEAD, as CI runs it
     (`CI=true bash .ci/run`), in an environment without this checkout's test variables: its wall
@@ -695,9 +716,9 @@ def _ci_on_a_clone(a: argparse.Namespace, competitor: bool) -> str:
         _run(["git", "clone", "-q", str(ROOT), str(clone)])
         rival = subprocess.Popen(["bash", "-c", loop], start_new_session=True) if competitor else None
         try:
-            t0 = time.monotonic()
+            t0, ticks0 = time.monotonic(), cpu_ticks(Path("/proc/stat").read_text())
             p = subprocess.run(["bash", ".ci/run"], cwd=clone, env=env, capture_output=True, text=True)
-            wall = time.monotonic() - t0
+            wall, busy = time.monotonic() - t0, cpu_busy(ticks0, cpu_ticks(Path("/proc/stat").read_text()))
         finally:
             if rival is not None:
                 os.killpg(rival.pid, 15)
@@ -716,6 +737,8 @@ def _ci_on_a_clone(a: argparse.Namespace, competitor: bool) -> str:
     if oks:
         parts.append("meson tests OK in each tree: " + " and ".join(oks) +
                      (f" (failed: {' and '.join(fails)})" if any(f != "0" for f in fails) else ""))
+    if busy:  # how evenly the run kept the CPUs busy (the competitor's share included, with one)
+        parts.append("CPUs busy " + ", ".join(f"{c} {b:.0f} %" for c, b in busy))
     if failed:  # a figure that says exit 1 says what failed
         parts.append("failed: " + ", ".join(f"`{t}`" for t in failed[:5]) + (" …" if len(failed) > 5 else ""))
     beside = " with a study running on CPU 0 the whole time" if competitor else ""

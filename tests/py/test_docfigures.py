@@ -107,3 +107,13 @@ def test_the_fleet_shares_come_from_the_tables(tmp_path) -> None:
     row = df.fleet_shares(tmp_path).splitlines()[2]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[:6] == ["Memcpy_Fleet", "64 to 4,096 B", "25 %", "95.5 %", "75 %", f"{100 * 0.75 ** 512:.3g} %"]
+
+
+def test_cpu_busy_reads_each_cpu_of_proc_stat() -> None:
+    """The test-time records' busy shares: per CPU, the ticks not idle (iowait counts as idle) over
+    all ticks between two readings; the summed "cpu" line is not a CPU."""
+    before = df.cpu_ticks("cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\n"
+                                  "cpu1 5 0 5 40 0 0 0 0 0 0\nintr 1 2\n")
+    after = df.cpu_ticks("cpu  100 0 10 170 0 0 0 0 0 0\ncpu0 95 0 5 40 0 0 0 0 0 0\n"
+                                 "cpu1 5 0 5 120 10 0 0 0 0 0\nintr 1 2\n")
+    assert df.cpu_busy(before, after) == [("cpu0", 100.0), ("cpu1", 0.0)]
