@@ -370,13 +370,11 @@ int mfb_run_processes(const struct mfb_study *cfg, const struct mfb_run *assembl
     if (mfb_output_commit(out, doc, &s.all, err) == 0) {
         status = complete ? MFB_EXIT_OK : MFB_EXIT_INTERRUPTED;
         if (!cfg->quiet) {
-            /* the dropped are in the file, marked, and out of its verdicts: said apart */
-            int dropped = 0;
-            for (int i = 0; i < s.done; i++)
-                dropped += s.results[i].dropped[0] != '\0';
+            /* the dropped are in the file, marked, and out of its verdicts: said apart (each re-run
+             * stands for one process marked dropped, rerun_starved) */
             fprintf(stderr, "memfbench: merged %d process%s into %s", s.done, s.done == 1 ? "" : "es", cfg->output);
-            if (dropped)
-                fprintf(stderr, " (%d of them starved and marked dropped)", dropped);
+            if (s.reruns)
+                fprintf(stderr, " (%d of them starved and marked dropped)", s.reruns);
             fprintf(stderr, "\n");
             mfb_merge_print_summary(s.results, s.done, &s.all, cfg->output);
         }

@@ -28,14 +28,14 @@ static double paired_ratio(const struct mfb_samples *all, int nvars, int process
     return exp(mfb_samples_log_estimate(all, nvars, process, cls, vi, rotating, buf));
 }
 
-/* Variant vi's time per call over every measured batch of the whole distribution (all processes):
- * median and quartiles, and the median bytes per ns. */
 /* Whether a sample is of a process the table leaves out (a starved one whose slot ran again). */
 static bool left_out(const struct mfb_summary_view *v, const struct mfb_sample *x)
 {
     return v->left_out && x->process < v->processes && v->left_out[x->process];
 }
 
+/* Variant vi's time per call over every measured batch of the whole distribution (every process
+ * the table keeps): median and quartiles, and the median bytes per ns. */
 static struct stats variant_stats(const struct mfb_samples *all, const struct mfb_summary_view *v, int vi, double *ns,
                                   double *bpn)
 {
@@ -242,7 +242,8 @@ static void print_table(FILE *out, const struct mfb_samples *all, const struct m
                      "placement here.\n", v->sentinel);
     const char *rule = v->rotating ? ROTATING_RATIO : "median over rounds";
     if (merged)
-        fprintf(out, "  ns/call and bytes/ns: medians over every measured batch. ratio: per process, the %s of the "
+        fprintf(out, "  ns/call and bytes/ns: medians over every measured batch of the processes counted above. ratio: "
+                     "per process, the %s of the "
                      "batch time over '%s' in the same round; shown, the median over processes, the lowest and "
                      "the highest (below 1: faster). Neither is the verdict's ratio or interval (the mean over "
                      "processes under the model of the code placements, docs/analysis.md), which the analysis "

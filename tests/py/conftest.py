@@ -31,8 +31,8 @@ def worker_cpus() -> frozenset[int]:
     """This pytest-xdist worker's share of ALL_CPUS: worker i of n takes every n-th CPU from the i-th,
     where there are at least n CPUs; all of them otherwise and outside xdist. A study pins itself to
     the last CPU it may run on, so with every worker on all CPUs, both workers' studies (and their
-    children) queued on the same one while the other sat a quarter idle, and a process starved by
-    its neighbour had its slot run again; each on its own CPU, neither waits on the other."""
+    children) queued on that one while the others waited for Python, and a process starved by its
+    neighbour had its slot run again; each on its own CPU, neither waits on the other."""
     name = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)
