@@ -788,7 +788,7 @@ def gen_summary_example(a: argparse.Namespace) -> str:
     rng = ""
     for ln in shown3.splitlines():
         if ln.strip().startswith("bytes "):
-            lo, hi = ln.split("[")[-1].rstrip("] ").split(",")
+            lo, hi = ln.split()[-2:]  # the table's last two columns: the processes' lowest and highest ratio
             rng = f"The byte loop's ratio ranged from {float(lo):.2f} to {float(hi):.2f} over the three processes."
     return (_fenced(shown3) + (rng + "\n\n" if rng else "") +
             "A one-process run (`--processes 1 -t 10`):\n\n" + _fenced(shown1) +
