@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import pytest
 
+import analysis_runner
+
 ROOT = Path(__file__).resolve().parents[2]  # tests/py/conftest.py
 sys.path.insert(0, str(ROOT))
 
@@ -69,6 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
     chars = config.option.reportchars or ""
     if not any(c in chars for c in "saAN"):
         config.option.reportchars = chars + "s"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The worker's analysis server (analysis_runner) ends with it."""
+    analysis_runner.stop()
 
 
 def binary() -> str:

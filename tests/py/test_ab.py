@@ -7,12 +7,12 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from analysis_runner import analysis
 from conftest import ROOT, needs_plain_preload
 
 from analysis.io.ab_file import read_ab, recorded_calls
@@ -152,7 +152,7 @@ def test_a_broken_ab_file_is_one_line(result, tmp_path) -> None:
     bad.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ResultFileError, match="block 2 does not run every arm once"):
         read_ab(bad)
-    p = subprocess.run([sys.executable, "-m", "analysis", "ab", str(bad)], capture_output=True, text=True, cwd=ROOT)
+    p = analysis("ab", str(bad))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "block 2" in p.stderr
 
 

@@ -13,15 +13,11 @@ from pathlib import Path
 import pytest
 
 from analysis.io import reading, schema, upgrade
+from analysis_runner import analysis
 from conftest import one_line_refusal
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
 
 
 def golden() -> dict:

@@ -7,22 +7,17 @@ from html.parser import HTMLParser
 from itertools import groupby
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT, binary
 from headline import headline_block, headline_rows, interval_of, word_agrees_with_interval
 
 # The cache geometry is given: what these tests read does not depend on it, and a VM's claimed
 # socket-wide LLC (508 MiB on the Zen 5 VM) would make every process fill a 2 GiB arena.
 SHORT = ["--rounds", "40", "--warmup-rounds", "4", "--processes", "3", "-q", *GEOMETRY]
-
-
-def analysis(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.io.load import shown_name
+from analysis_runner import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--rounds", "3", "--processes", "2", "--allow-single-process", "--cache", "32K:512K:32M", "-q"]
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_names_are_shown_as_their_escapes() -> None:

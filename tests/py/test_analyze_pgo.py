@@ -9,26 +9,20 @@ writes (pgo_fixtures.py); every sample is the run's own."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT, one_line_refusal
 from pgo_fixtures import add_pgo, write
 
 SHORT = ["--rounds", "16", "--warmup-rounds", "2", "--processes", "2", "-q", *GEOMETRY]
 SOURCE = "examples/source/copy_at.c:copy_at"
 FLEET, SPEC = "fleetbench/Memcpy_Fleet", "spec2017/memcpy"
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,18 @@ line on stderr, "analysis: ...", naming the file or option; no traceback; and le
 was: no output file, no temporary file, input files byte for byte unchanged.
 
 Every case gets its own folder (with a copy of one valid result file, and an empty folder the
-command runs in); the cases run concurrently, since each is a Python start-up of about a second."""
+command runs in); each command is a process of its own (analysis_runner)."""
 from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT, binary
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"
@@ -397,8 +395,7 @@ def run_case(name: str, root: Path, valid: bytes, doc: dict[str, Any]) -> dict[s
     (d / "good.json").write_bytes(valid)
     args, fragment = CASES[name](d, doc)
     before = tree(d)
-    p = subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=d / "cwd",
-                       env={**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}, timeout=120)
+    p = analysis(*args, cwd=d / "cwd", timeout=120)
     return {"proc": p, "fragment": fragment, "before": before, "after": tree(d), "valid": valid,
             "good_after": (d / "good.json").read_bytes()}
 
@@ -423,9 +420,7 @@ def outcomes(valid_run, tmp_path_factory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("catalogue")
     valid = valid_run.read_bytes()
     doc = json.loads(valid)
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1)) as pool:
-        futures = {name: pool.submit(run_case, name, root, valid, doc) for name in CASES}
-        return {name: f.result() for name, f in futures.items()}
+    return {name: run_case(name, root, valid, doc) for name in CASES}
 
 
 def test_catalogue_is_large():

@@ -6,14 +6,14 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from analysis.io.load import load_run
 from analysis.verdicts.classes import decompose
-from conftest import GEOMETRY, ROOT
+from analysis_runner import analysis
+from conftest import GEOMETRY
 from whole_processes import synthetic_study
 
 FAST = ["--rounds", "30", "--warmup-rounds", "2", "--processes", "1", "-q", "-v", "libc", "-v", "sizeclass"]
@@ -70,14 +70,12 @@ def test_each_round_times_every_class_of_every_variant(by_class):
 def test_summarize_and_classes_commands(by_class, tmp_path):
     f = tmp_path / "bc.json"
     f.write_text(json.dumps(by_class))
-    p = subprocess.run([sys.executable, "-m", "analysis", "classes", str(f), "--csv", str(tmp_path / "c.csv")],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("classes", str(f), "--csv", str(tmp_path / "c.csv"), timeout=120)
     assert p.returncode == 0, p.stderr
     assert "sizeclass vs libc" in p.stdout and "residual" in p.stdout
     rows = (tmp_path / "c.csv").read_text().splitlines()
     assert len(rows) == 1 + len(by_class["by_class"]["classes"]) + 2
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(f)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
+    p = analysis("summarize", str(f), timeout=120)
     assert p.returncode == 0 and "== where the time goes" in p.stdout, p.stderr
 
 
@@ -152,8 +150,7 @@ def test_bad_class_input_is_one_line(memfbench, tmp_path, by_class):
     keep = [i for i, c in enumerate(s["size_class"]) if c == 0]
     doc["samples"] = {"count": len(keep), **{k: [v[i] for i in keep] for k, v in s.items() if k != "count"}}
     plain.write_text(json.dumps(doc))
-    p = subprocess.run([sys.executable, "-m", "analysis", "classes", str(plain)], capture_output=True, text=True,
-                       cwd=ROOT)
+    p = analysis("classes", str(plain))
     assert p.returncode == 2 and "run memfbench with --by-class" in p.stderr and len(p.stderr.splitlines()) == 1
 
 

@@ -7,7 +7,6 @@ import gzip
 import json
 import shutil
 import subprocess
-import sys
 import tracemalloc
 import zlib
 from pathlib import Path
@@ -17,12 +16,8 @@ import pytest
 
 from analysis.io import reading, schema
 from analysis.io.load import load_run, read_result
+from analysis_runner import analysis
 from conftest import QUICK
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True,
-                          timeout=300, cwd=Path(__file__).resolve().parents[2])
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,14 @@ pressure run records its block's size and cost, runs of different pressure are n
 the analysis tabulates and plots ratio against pressure size; bad values are one line."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from analysis.io import schema
 from analysis.io.load import load_run
 from analysis.views.counters import counter_summary, has_counters
-from conftest import QUICK, ROOT
+from analysis_runner import analysis
+from conftest import QUICK
 
 COUNTERS = ("cycles", "instructions", "branch_misses", "l1d_misses")
 
@@ -67,8 +66,7 @@ def test_fake_counters_fill_the_columns_and_the_analysis_reads_them(run, tmp_pat
     # the fake source retires 2 instructions per cycle: the analysis must give back exactly that
     assert (abs(s["ipc"] - 2.0) < 1e-3).all(), s
     assert (s["cycles_per_call"] > 0).all()
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(r.out), "--allow-single-process"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("summarize", str(r.out), "--allow-single-process", timeout=120)
     assert p.returncode == 0, p.stderr
     assert "hardware counters (fake)" in p.stdout
 
@@ -100,8 +98,7 @@ def test_pressure_analysis_and_no_pooling_across_sizes(run, tmp_path):
     a = run(*QUICK, "-v", "libc", "-v", "rep_movsb", out="p0.json")
     b = run(*QUICK, "-v", "libc", "-v", "rep_movsb", "--icache-pressure", "64K", out="p64.json")
     assert a.code == 0 and b.code == 0
-    p = subprocess.run([sys.executable, "-m", "analysis", "pressure", str(a.out), str(b.out), "--plot",
-                        str(tmp_path / "pr")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("pressure", str(a.out), str(b.out), "--plot", str(tmp_path / "pr"), timeout=120)
     assert p.returncode == 0, p.stderr
     rows = [x.split() for x in p.stdout.splitlines() if x.split()[:1] in (["0"], ["65536"])]
     assert {(x[0], x[1]) for x in rows} == {("0", "rep_movsb"), ("65536", "rep_movsb")}

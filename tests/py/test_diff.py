@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 from test_interop import synthetic, template  # noqa: F401 (template is a fixture used by name)
 
 

@@ -18,7 +18,7 @@ from analysis.io.load import load_run, load_runs
 from analysis.stats.validated import MEASURED, drift_default, layout_floor
 from analysis.verdicts.compare import Comparison, compare_runs, cpu_key, label_layouts, layout_source
 from analysis.verdicts.diff import diff_runs, history_drift
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 from test_interop import synthetic, template  # noqa: F401 (template is a fixture used by name)
 
 ROOT = Path(__file__).resolve().parents[2]

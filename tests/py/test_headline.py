@@ -20,7 +20,7 @@ from analysis.views.text import (COMPARISON_COLUMNS, READER_COLUMNS, TAGS, WIDTH
                                  headline_lines, headline_markdown, plain, table, verdict_line, verdict_lines,
                                  verdict_word)
 from conftest import GEOMETRY, ROOT
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 from headline import ROW, headline_block, headline_rows
 from whole_processes import synthetic_study
 

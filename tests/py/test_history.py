@@ -6,7 +6,6 @@ import json
 import re
 import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,17 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT
 
 from analysis.io.load import load_runs
 from analysis.verdicts import history
 
 SHORT = ["--rounds", "30", "--warmup-rounds", "3", "--processes", "3", "-q", *GEOMETRY]
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
 
 def brute_q(x: np.ndarray, tau: int) -> float:

@@ -6,19 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.verdicts.history import ALPHA, points_needed, strongest_step_p
+from analysis_runner import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = ["--rounds", "4", "--processes", "2", "--allow-single-process", "--cache", "32K:512K:32M", "-q"]
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_the_strongest_step_of_a_short_series_cannot_reach_alpha() -> None:

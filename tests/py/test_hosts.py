@@ -8,7 +8,7 @@ from pathlib import Path
 
 from analysis.io.load import load_runs
 from analysis.verdicts.compare import compare_runs
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 from test_interop import synthetic, template  # noqa: F401 (template is a fixture used by name)
 
 

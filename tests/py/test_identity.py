@@ -8,11 +8,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT
 
 from analysis.io.identity import SHORT_ID, code_id, separate
@@ -31,11 +31,6 @@ def plugin(which: str) -> Path:
     if not p.exists():
         pytest.skip(f"{p} not built")
     return p
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
 
 def doc_of(path: Path) -> dict:

@@ -7,7 +7,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,8 @@ import pytest
 
 from analysis.io import load, schema
 from tools import gbench_agreement
-from conftest import QUICK, ROOT
+from analysis_runner import analysis
+from conftest import QUICK
 from whole_processes import synthetic_study
 
 
@@ -24,11 +24,6 @@ def plugin(name: str) -> str:
     if not p:
         pytest.skip(f"{name} not set (run under meson test)")
     return p
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300, env={**os.environ, "MPLBACKEND": "Agg"})
 
 
 # --- plugins -------------------------------------------------------------------------------------

@@ -8,10 +8,10 @@ import gzip
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from analysis_runner import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--rounds", "1", "--processes", "1", "--cache", "32K:512K:32M", "-q"]
@@ -34,8 +34,7 @@ def test_a_label_that_is_not_one_line_of_text_is_refused(memfbench: str, tmp_pat
 def test_two_hundred_characters_of_two_bytes_each_are_a_label(memfbench: str, tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     assert run(memfbench, out, "--label", "\u00e9" * 200).returncode == 0
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out)], capture_output=True, text=True,
-                       cwd=ROOT)
+    p = analysis("summarize", str(out))
     assert p.returncode == 0, p.stderr
 
 
@@ -70,6 +69,5 @@ def test_the_git_label_is_text_and_reads_the_repository_without_side_effects(mem
     assert label["source"] == "git" and len(label["text"]) <= 200 and "\ufffd" not in label["text"]
     assert label["text"].startswith("va") and "\u00e9" in label["text"]  # the whole character kept, the bad byte '?'
     assert not (tmp_path / "fsmonitor-ran").exists() and index.stat().st_mtime_ns == before
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out)], capture_output=True, text=True,
-                       cwd=ROOT)
+    p = analysis("summarize", str(out))
     assert p.returncode == 0, p.stderr

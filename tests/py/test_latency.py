@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
 from analysis.io.load import load_runs
 from analysis.verdicts.compare import compare_runs
-from conftest import ROOT
+from analysis_runner import analysis
 
 QUICK = ["--rounds", "20", "--warmup-rounds", "2", "-q"]
 
@@ -41,14 +40,12 @@ def test_mode_is_recorded_labelled_and_never_pooled(memfbench, tmp_path):
     comps = compare_runs(load_runs([thr, lat]))
     assert sorted(c.measure for c in comps) == ["latency", "throughput"]  # two comparisons, not one pooled
     assert all(c.processes + len(c.dropped) == 2 for c in comps)  # a process the load starved is named in dropped
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(lat), "--detail"], capture_output=True,
-                       text=True, cwd=ROOT, timeout=120)
+    p = analysis("summarize", str(lat), "--detail", timeout=120)
     assert p.returncode == 0, p.stderr
     assert "- measure: latency" in p.stdout
     # the verdict's label names the mode; a failed placement check (a busy neighbour sharing L1d can
     # fail it on a VM) is flagged between the label and the verdict, never instead of it
     assert re.search(r"on fixed:64 \(latency\)( \[placement check failed: [^\]]+\])?: ", p.stdout), p.stdout
     # diff refuses to give a verdict between the two modes (it would be about the mode, not the code)
-    d = subprocess.run([sys.executable, "-m", "analysis", "diff", str(thr), str(lat)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
+    d = analysis("diff", str(thr), str(lat), timeout=120)
     assert d.returncode == 2 and "measure: throughput -> latency" in d.stderr and "--force" in d.stderr, d.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import ROOT, one_line_refusal
 
 SOURCE = f"{ROOT / 'examples' / 'source' / 'memcpy_blocks.c'}:blocks_memcpy=blocks"
@@ -44,11 +45,9 @@ def test_every_setting_is_its_own_verified_build(family) -> None:
 
 
 def test_the_analysis_reads_the_family(family, tmp_path) -> None:
-    import sys
     f = tmp_path / "family.json"
     f.write_text(json.dumps(family))
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(f)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=120)
+    p = analysis("summarize", str(f), timeout=120)
     assert p.returncode == 0, p.stderr
     rows = [ln for ln in p.stdout.splitlines() if ln.startswith("  blocks[")]
     assert len(rows) == 4 and "simultaneous over 4" in p.stdout, p.stdout

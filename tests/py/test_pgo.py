@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import ROOT
 
 SIZECLASS = ROOT / "examples" / "source" / "memcpy_sizeclass.c"
@@ -233,15 +234,9 @@ def test_a_training_that_fails_verification_is_refused_in_one_line(run, tmp_path
 def test_the_analysis_reads_a_real_pgo_file(run, tmp_path: Path) -> None:
     """The file run --pgo writes, as analyze pgo and summarize read it (schema-validated): one gain
     per pair, trained and tested on the study's own distribution."""
-    import os
-    import sys
     r = run("--pgo", "-v", f"{source(tmp_path)}:sizeclass_memcpy=sc", "-v", f"{source(tmp_path, BRANCHFREE)}:"
             "branchfree_memcpy=bf", *SHORT)
     assert r.code == 0, r.stderr
-
-    def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                              env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
     table = tmp_path / "t.json"
     p = analysis("pgo", str(r.out), "--json", str(table))

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import platform
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.io import placement_check
-from conftest import GEOMETRY, QUICK, ROOT, needs_plain_build
+from analysis_runner import analysis
+from conftest import GEOMETRY, QUICK, needs_plain_build
 
 # No L1d of any machine is 512 KiB: the small windows (about 190 KiB each) spill to L2 or beyond.
 LIE = ["--cache", "512K:2M:32M"]
@@ -23,11 +22,6 @@ LIE = ["--cache", "512K:2M:32M"]
 # window fail in a burst of processes (19 of 200 in the Zen 5 VM's validation): a true size must pass
 # in a run, so the tests on true sizes record the small windows' verdict without requiring a pass;
 # the lie (2.5x the L1 latency here) fails whatever the neighbour does.
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
 
 
 @needs_plain_build

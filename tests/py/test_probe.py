@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +17,8 @@ import pytest
 
 from analysis.io import probe_file
 from analysis.views import probe as pr
-from conftest import QUICK, ROOT
+from analysis_runner import analysis
+from conftest import QUICK
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 
@@ -239,8 +239,7 @@ def test_probe_needs_an_output_that_can_be_written(memfbench, tmp_path):
 
 def test_analysis_reads_plots_and_exports_a_probe(quick, tmp_path):
     path, d = quick
-    p = subprocess.run([sys.executable, "-m", "analysis", "probe", str(path), "--plot", str(tmp_path / "p"),
-                        "--csv", str(tmp_path / "p")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("probe", str(path), "--plot", str(tmp_path / "p"), "--csv", str(tmp_path / "p"), timeout=120)
     assert p.returncode == 0, p.stderr
     assert "cache levels found" in p.stdout and "bandwidth, GB/s" in p.stdout and "L1d" in p.stdout
     for name in ("p_latency.png", "p_bandwidth.png"):
@@ -252,8 +251,7 @@ def test_analysis_reads_plots_and_exports_a_probe(quick, tmp_path):
     broken = copy.deepcopy(d)
     broken["latency"]["curves"][0]["points"][0]["ns_median"] = -1
     bad.write_text(json.dumps(broken))
-    p = subprocess.run([sys.executable, "-m", "analysis", "probe", str(bad)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=60)
+    p = analysis("probe", str(bad), timeout=60)
     assert p.returncode == 2 and len(p.stderr.splitlines()) == 1 and str(bad) in p.stderr
     assert "Traceback" not in p.stderr
 
@@ -347,8 +345,7 @@ def test_sweep_against_the_probe(memfbench, quick, tmp_path):
     assert p.returncode == 0, p.stderr
     pf = tmp_path / "probe.json"
     pf.write_text(json.dumps(d))
-    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(pf), "--plot",
-                        str(tmp_path / "s")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("sweep", str(sw), "--probe", str(pf), "--plot", str(tmp_path / "s"), timeout=120)
     assert p.returncode == 0, p.stderr
     assert "against the memory system" in p.stdout and "of the measured" in p.stdout
     # the fraction printed is the point's bytes/ns over the reference printed beside it
@@ -371,16 +368,13 @@ def test_sweep_against_the_probe(memfbench, quick, tmp_path):
                            (lambda x: {**x, "bandwidth": {**x["bandwidth"], "threads": 2}}, "2 threads together")):
         bad = tmp_path / "badprobe.json"
         bad.write_text(json.dumps(edit(d)))
-        p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(bad)],
-                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        p = analysis("sweep", str(sw), "--probe", str(bad), timeout=120)
         assert p.returncode == 2 and fragment in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr
     # the probe is an input: an output path naming it is refused
-    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(sw), "--probe", str(pf), "--csv", str(pf)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("sweep", str(sw), "--probe", str(pf), "--csv", str(pf), timeout=120)
     assert p.returncode == 2 and json.loads(pf.read_text()) == d
     rep = tmp_path / "rep"
-    p = subprocess.run([sys.executable, "-m", "analysis", "report", str(sw), "--probe", str(pf), "-o", str(rep)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=180)
+    p = analysis("report", str(sw), "--probe", str(pf), "-o", str(rep), timeout=180)
     assert p.returncode == 0, p.stderr
     md = (rep / "report.md").read_text()
     assert "## Memory system (memfbench probe)" in md and "Against the memory system" in md

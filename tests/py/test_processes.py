@@ -6,19 +6,14 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
-from conftest import AA_OF_LIBC, ROOT, kept_processes
+from analysis_runner import analysis
+from conftest import AA_OF_LIBC, kept_processes
 from headline import headline_block, headline_rows
 
 FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC, "-p", "l1", "-t", "2", "-q"]
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
 
 
 def test_default_run_samples_whole_turns_of_processes(run) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from analysis_runner import analysis
 
 # --max-batches 200 stops the run early with warning 'max_batches' on any machine.
 BOUNDED = ["-d", "fixed:64", "-v", "libc", "-v", "avx2", "-p", "l1", "--max-batches", "200", "--warmup-rounds", "2",
@@ -33,8 +32,7 @@ def test_silenced_code_is_kept_in_the_file_but_not_printed(memfbench, tmp_path, 
     doc = json.loads(out.read_text())
     assert "max_batches" in {w["code"] for w in doc["status"]["warnings"]}
     assert doc["config"]["quiet_warnings"] == ["boost", "max_batches"]
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out), "--allow-single-process"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("summarize", str(out), "--allow-single-process", timeout=120)
     assert p.returncode == 0, p.stderr
     assert "silenced (--quiet-warnings): max_batches" in p.stdout and "(max_batches):" not in p.stdout
 
@@ -42,12 +40,10 @@ def test_silenced_code_is_kept_in_the_file_but_not_printed(memfbench, tmp_path, 
 def test_analysis_hides_codes_it_is_given(memfbench, tmp_path):
     out = tmp_path / "r.json"
     assert memfbench_run(memfbench, out, "--processes", "1", "-q").returncode == 0
-    shown = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out)], capture_output=True,
-                           text=True, cwd=ROOT, timeout=120)
+    shown = analysis("summarize", str(out), timeout=120)
     assert "(max_batches):" in shown.stdout
     for args, env in ((["--quiet-warnings", "all"], {}), ([], {"MEMFBENCH_QUIET_WARNINGS": "max_batches"})):
-        hidden = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(out), *args], capture_output=True,
-                                text=True, cwd=ROOT, timeout=120, env={**__import__("os").environ, **env})
+        hidden = analysis("summarize", str(out), *args, timeout=120, env=env)
         assert hidden.returncode == 0 and "(max_batches):" not in hidden.stdout
         assert "silenced (--quiet-warnings):" in hidden.stdout and "max_batches" in hidden.stdout
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import subprocess
 import sys
 
+from analysis_runner import analysis
 from conftest import binary
 
 
@@ -36,7 +37,6 @@ def test_hints_name_memfbench_as_the_user_ran_it(tmp_path) -> None:
     assert p.returncode == 0, p.stderr
     hint = [x for x in p.stderr.splitlines() if "Intervals and verdicts:" in x]
     assert hint and hint[0].split("Intervals and verdicts: ")[1].startswith("./memfbench analyze summarize "), p.stderr
-
 
 
 def test_a_studys_warning_counts_each_process_once(tmp_path) -> None:
@@ -129,6 +129,5 @@ def test_report_and_history_say_how_far_they_are_on_a_terminal_only(tmp_path) ->
         assert rc == 0 and "\r\x1b[K" in text and shown in text, text
         if name == "report":
             shutil.rmtree(tmp_path / "rep")
-        p = subprocess.run([sys.executable, "-m", "analysis", name, *args], cwd=ROOT, capture_output=True, text=True,
-                           timeout=300)
+        p = analysis(name, *args, timeout=300)
         assert p.returncode == 0 and "\r" not in p.stderr + p.stdout and shown not in p.stderr, p.stderr

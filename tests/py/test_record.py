@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT, needs_plain_preload, wait_until
 
 MIX = os.environ.get("MEMFBENCH_RECORD_MIX") or str(Path(os.environ.get("MEMFBENCH_BUILD", ROOT / "build"))
@@ -213,13 +214,11 @@ def test_a_trace_keeps_the_order_and_the_call_sites_and_replays(memfbench, tmp_p
     sites = [x.split(",") for x in (out / "callsites.csv").read_text().splitlines() if not x.startswith("#")][1:]
     assert sites[0][0] == "memset" and int(sites[0][3]) == 10 * 4096  # most bytes first
     assert sum(int(s[2]) for s in sites if s[0] == "memcpy") == 1000
-    a = subprocess.run([sys.executable, "-m", "analysis", "callsites", str(out), "--top", "3"], capture_output=True,
-                       text=True, cwd=ROOT, timeout=60)
+    a = analysis("callsites", str(out), "--top", "3", timeout=60)
     assert a.returncode == 0, a.stderr
     by_bytes, by_calls = a.stdout.split("== top 3 call sites by calls")
     assert by_bytes.splitlines()[2].split()[0] == "memset" and by_calls.splitlines()[2].split()[0] == "memcpy"
-    a = subprocess.run([sys.executable, "-m", "analysis", "callsites", str(tmp_path)], capture_output=True, text=True,
-                       cwd=ROOT, timeout=60)
+    a = analysis("callsites", str(tmp_path), timeout=60)
     assert a.returncode == 2 and "callsites.csv" in a.stderr and len(a.stderr.splitlines()) == 1
     r = subprocess.run([memfbench, "run", "-q", "--trace", str(out / "memcpy_trace.csv"), "--processes", "1",
                         "--rounds", "4", "--warmup-rounds", "1", "-o", str(tmp_path / "r.json")],

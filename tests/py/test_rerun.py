@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from conftest import GEOMETRY, binary
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 
 
 def starved_study(tmp_path: Path, processes: int = 4) -> tuple[dict, str]:

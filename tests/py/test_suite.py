@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from analysis.stats.laws import t_quantile
 from analysis.verdicts.compare import Comparison
 from analysis.verdicts.suite import combine, log_se, suite_lines
+from analysis_runner import analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,8 +68,7 @@ def test_memfbench_suite_runs_every_function_and_prints_the_suite(memfbench: str
     assert lines[0].startswith("suite of 5 studies: bcmp, memcmp, memcpy, memmove, memset")
     bytes_line = next(x for x in lines if x.startswith("bytes "))
     assert "5 studies" in bytes_line and len(bytes_line) <= 80
-    again = subprocess.run([sys.executable, "-m", "analysis", "suite", *sorted(map(str, out.iterdir()))],
-                           capture_output=True, text=True, cwd=ROOT)
+    again = analysis("suite", *sorted(map(str, out.iterdir())))
     assert again.returncode == 0 and bytes_line in again.stdout
 
 
@@ -91,7 +90,7 @@ def test_a_single_study_is_no_suite(memfbench: str, tmp_path: Path) -> None:
     f = tmp_path / "one.json"
     subprocess.run([memfbench, "run", "-v", "libc", "-v", "bytes", "--rounds", "2", "--processes", "1", "-q", "--cache",
                     "32K:512K:32M", "-o", str(f)], check=True)
-    p = subprocess.run([sys.executable, "-m", "analysis", "suite", str(f)], capture_output=True, text=True, cwd=ROOT)
+    p = analysis("suite", str(f))
     assert p.returncode == 2 and "a suite needs at least two" in p.stderr
 
 
@@ -103,8 +102,7 @@ def test_compare_summarize_and_report_give_the_same_suite_line(memfbench: str, t
                     "--rounds", "3", "--processes", "2", "--allow-single-process", "--cache", "32K:512K:32M"],
                    capture_output=True, text=True, timeout=600, check=True)
     files = sorted(map(str, out.iterdir()))
-    suite = subprocess.run([sys.executable, "-m", "analysis", "suite", *files], capture_output=True, text=True,
-                           cwd=ROOT).stdout
+    suite = analysis("suite", *files).stdout
     wanted = [x for x in suite.splitlines() if x.startswith(("bytes ", "libc-copy "))]
     assert len(wanted) == 2
     # under each line, the ratio of each study it averages, as that study's compare gives it
@@ -112,18 +110,15 @@ def test_compare_summarize_and_report_give_the_same_suite_line(memfbench: str, t
     below = " ".join(lines[lines.index(wanted[0]) + 1:lines.index(wanted[0]) + 3])
     name = wanted[0].split()[0]
     for f in files:
-        compared = subprocess.run([sys.executable, "-m", "analysis", "compare", f, "--json", str(tmp_path / "c.json")],
-                                  capture_output=True, text=True, cwd=ROOT)
+        compared = analysis("compare", f, "--json", str(tmp_path / "c.json"))
         assert compared.returncode == 0, compared.stderr
         row = next(r for r in json.loads((tmp_path / "c.json").read_text()) if r["variant"].split("@")[0] == name)
         assert f"{row['function']} {row['ratio']:.3f}" in below, (row["function"], below)
     for command in ("compare", "summarize"):
-        p = subprocess.run([sys.executable, "-m", "analysis", command, *files], capture_output=True, text=True,
-                           cwd=ROOT)
+        p = analysis(command, *files)
         assert p.returncode == 0, p.stderr
         block = p.stdout.split("== suite: geometric mean over 5 studies", 1)[1].splitlines()
         assert all(w in block for w in wanted), (command, block)
-    p = subprocess.run([sys.executable, "-m", "analysis", "report", *files, "-o", str(tmp_path / "r")],
-                       capture_output=True, text=True, cwd=ROOT)
+    p = analysis("report", *files, "-o", str(tmp_path / "r"))
     assert p.returncode == 0, p.stderr
     assert "## Suite: 5 studies" in (tmp_path / "r" / "report.md").read_text()

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from analysis.io import schema
-from conftest import ROOT
+from analysis_runner import analysis
 
 QUICK = ["--rounds", "6", "--warmup-rounds", "1", "-q", "-v", "libc", "-v", "sizeclass"]
 
@@ -71,15 +70,13 @@ def test_alignments_apply_to_every_point(memfbench, tmp_path):
 def test_analysis_tabulates_plots_and_summarizes(predictable, tmp_path):
     f = tmp_path / "sw.json"
     f.write_text(json.dumps(predictable))
-    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(f), "--csv", str(tmp_path / "s.csv"),
-                        "--plot", str(tmp_path / "s")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = analysis("sweep", str(f), "--csv", str(tmp_path / "s.csv"), "--plot", str(tmp_path / "s"), timeout=120)
     assert p.returncode == 0, p.stderr
     assert "size sweep" in p.stdout and "4096" in p.stdout
     assert len((tmp_path / "s.csv").read_text().splitlines()) == 1 + 7 * 2
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
     for cmd in (["summarize", str(f)], ["report", str(f), "-o", str(tmp_path / "rep")]):
-        p = subprocess.run([sys.executable, "-m", "analysis", *cmd], capture_output=True, text=True, cwd=ROOT,
-                           timeout=120)
+        p = analysis(*cmd, timeout=120)
         assert p.returncode == 0, (cmd, p.stderr)
     assert (tmp_path / "rep" / "run0_sweep.png").exists()
 
@@ -112,5 +109,5 @@ def test_bad_sweeps_are_one_line(memfbench, tmp_path, args, fragment):
 def test_analysis_sweep_refuses_a_replay(memfbench, tmp_path):
     out = tmp_path / "r.json"
     subprocess.run([memfbench, "run", *QUICK, "--processes", "1", "-o", str(out)], check=True, timeout=120)
-    p = subprocess.run([sys.executable, "-m", "analysis", "sweep", str(out)], capture_output=True, text=True, cwd=ROOT)
+    p = analysis("sweep", str(out))
     assert p.returncode == 2 and "not a sweep" in p.stderr and len(p.stderr.splitlines()) == 1

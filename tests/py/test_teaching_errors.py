@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
+from conftest import ROOT
+
 QUICK = ["--rounds", "1", "--processes", "1", "--cache", "32K:512K:32M", "-q"]
 
 
@@ -89,14 +92,10 @@ def test_the_checkout_wrapper_runs_the_built_binary(memfbench: str) -> None:
 def test_the_analysis_gives_a_misspelled_option_its_nearest(tmp_path: Path, typo: str, meant: str) -> None:
     """analyze compare F --basline libc: argparse's bare "unrecognized arguments" gets the
     subcommand's nearest option (issue 54), one line, exit 2."""
-    import sys
-    from conftest import ROOT
     golden = ROOT / "tests" / "data" / "golden-run.json"
-    p = subprocess.run([sys.executable, "-m", "analysis", "compare", str(golden), typo, "libc"], capture_output=True,
-                       text=True, cwd=ROOT)
+    p = analysis("compare", str(golden), typo, "libc")
     assert p.returncode == 2 and one_line(p).endswith(f"(did you mean {meant}?)"), p.stderr
-    far = subprocess.run([sys.executable, "-m", "analysis", "compare", str(golden), "--zzzz"], capture_output=True,
-                         text=True, cwd=ROOT)
+    far = analysis("compare", str(golden), "--zzzz")
     assert far.returncode == 2 and "did you mean" not in one_line(far)
 
 
@@ -104,10 +103,7 @@ def test_the_analysis_gives_a_misspelled_option_its_nearest(tmp_path: Path, typo
 def test_a_file_that_is_not_a_result_is_named_by_its_first_character(tmp_path: Path, start: bytes, shown: str) -> None:
     """The first character as a reader types it ('#'), not Python's bytes literal (b'#'); a control
     byte by its value."""
-    import sys
-    from conftest import ROOT
     f = tmp_path / "README.md"
     f.write_bytes(start)
-    p = subprocess.run([sys.executable, "-m", "analysis", "summarize", str(f)], capture_output=True, text=True,
-                       cwd=ROOT)
+    p = analysis("summarize", str(f))
     assert p.returncode == 2 and one_line(p).endswith(f"this starts with {shown}") and "b'" not in p.stderr

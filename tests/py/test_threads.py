@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 
-from conftest import ALL_CPUS, QUICK, ROOT, binary
+from analysis_runner import analysis
+from conftest import ALL_CPUS, QUICK, binary
 from analysis.io.load import read_result
 
 # every test here places threads on CPUs, or names one
@@ -74,8 +75,7 @@ def test_per_thread_summaries_from_the_analysis(run, tmp_path):
     assert (per_thread["batches"] == ROUNDS).all()
     inter = threads.interference(run_)
     assert set(inter["variant"]) >= {"libc", "rep_movsb"}
-    proc = subprocess.run(["/usr/bin/python3", "-m", "analysis", "threads", str(r.out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = analysis("threads", str(r.out), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "rep_movsb" in proc.stdout and str(cpus[1]) in proc.stdout
 

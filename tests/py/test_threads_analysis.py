@@ -21,7 +21,7 @@ from analysis.stats.threads import (background, background_line, interference, i
 from analysis.verdicts.compare import compare_runs, paired_rounds
 from analysis.verdicts.diff import diff_runs
 from conftest import ROOT
-from test_analysis_cli import analysis
+from analysis_runner import analysis
 from whole_processes import synthetic_study
 
 GOLDEN = ROOT / "tests" / "data" / "golden-run.json"

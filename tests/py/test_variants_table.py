@@ -10,11 +10,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from analysis_runner import analysis
 from conftest import GEOMETRY, ROOT, one_line_refusal
 
 # the module's studies include one of two timing threads (--threads 2 --cpus 0,1)
@@ -24,11 +24,6 @@ from pgo_fixtures import add_pgo, write
 SHORT = ["--rounds", "16", "--warmup-rounds", "2", "--processes", "2", "-q", *GEOMETRY]
 VARIANTS = ["-v", "libc", "-v", "examples/source/copy_at.c:copy_at=at", "-v", "sse2", "-v", "noop"]
 COLUMNS = ["ns/call ratio", "code size", "i-cache pressure slope", "beside a second thread", "PGO gain"]
-
-
-def analysis(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
 
 
 @pytest.fixture(scope="module")
