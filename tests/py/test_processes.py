@@ -10,16 +10,25 @@ import subprocess
 import pytest
 
 from analysis_runner import analysis
-from conftest import AA_OF_LIBC, kept_processes
+from conftest import AA_OF_LIBC, GEOMETRY, Result, kept_processes
 from headline import headline_block, headline_rows
 
 FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC, "-p", "l1", "-t", "2", "-q"]
 
 
-def test_default_run_samples_whole_turns_of_processes(run) -> None:
+@pytest.fixture(scope="module")
+def fast(memfbench, tmp_path_factory) -> Result:
+    """One study of FAST, which the tests of a default study's processes read (each of its 2 s would
+    be the same study again)."""
+    out = tmp_path_factory.mktemp("fast") / "out.json"
+    return Result(subprocess.run([memfbench, "run", *FAST, *GEOMETRY, "-o", str(out)], capture_output=True,
+                                 text=True, timeout=120), out)
+
+
+def test_default_run_samples_whole_turns_of_processes(fast) -> None:
     """The default is 32 processes (every code placement's turn 4 times); a --time too short for 32
     shares of 0.1 s gets whole turns of 8 that fit (2 s: 16), and says so."""
-    r = run(*FAST)
+    r = fast
     assert r.code == 0, r.stderr
     d = r.doc
     assert d["config"]["processes"] == 16 and d["config"]["processes_source"] == "default, fewer to fit --time"
@@ -29,8 +38,8 @@ def test_default_run_samples_whole_turns_of_processes(run) -> None:
     assert len(kept_processes(d)) == d["config"]["processes"] <= len(d["processes"])
 
 
-def test_layout_choices_are_recorded_and_differ_between_processes(run) -> None:
-    d = run(*FAST).doc
+def test_layout_choices_are_recorded_and_differ_between_processes(fast) -> None:
+    d = fast.doc
     # the processes the run kept: a starved one that a loaded machine makes the run drop has its
     # design slot, and so its layout, run again by another (processes/processes.c), on purpose
     kept = kept_processes(d)
@@ -69,8 +78,8 @@ def test_allow_single_process_is_recorded_and_honoured(run) -> None:
     assert ": slower," in line
 
 
-def test_multi_process_verdict_reports_prediction_and_layout_noise(run) -> None:
-    r = run(*FAST)
+def test_multi_process_verdict_reports_prediction_and_layout_noise(fast) -> None:
+    r = fast
     p = analysis("summarize", str(r.out), "--detail")
     assert p.returncode == 0, p.stderr
     line = next(x for x in p.stdout.splitlines() if x.startswith(f"- {AA_OF_LIBC} vs"))
@@ -97,8 +106,8 @@ def test_batch_shape_does_not_depend_on_the_other_variants(run) -> None:
     assert "256 KiB" in two["batch"]["rule"]
 
 
-def test_every_process_times_the_first_processes_batch_shape(run) -> None:
-    d = run(*FAST).doc
+def test_every_process_times_the_first_processes_batch_shape(fast) -> None:
+    d = fast.doc
     shapes = {(p["batch"]["calls_per_pass"], p["batch"]["passes"]) for p in d["processes"]}
     assert len(shapes) == 1
     assert "given" in d["processes"][1]["batch"]["rule"]
@@ -189,7 +198,7 @@ def test_target_ci_out_of_reach_stops_on_time_and_says_so(run) -> None:
     # libc against a byte loop: their per-process medians always differ (two A/A copies can give
     # the same median tick ratio in both processes, a zero-width interval that does reach the target)
     r = run("-d", "fixed:64", "-v", "libc", "-v", "bytes", "-p", "l1", "--processes", "2",
-            "--target-ci", "0.0001", "-t", "6", "-q")
+            "--target-ci", "0.0001", "-t", "2", "-q")
     assert r.code == 0, r.stderr
     st = r.doc["status"]
     assert st["stop_reason"] == "time" and st["target_ci"]["reached"] is False
