@@ -15,6 +15,9 @@
 #                                                  shape of the fleet tables, a 2-process study that
 #                                                  this machine's analysis reads (docs/user-guide.md,
 #                                                  "Running on Arm")
+#   ./bootstrap.sh cross-setup aarch64             its packages and configured tree only (CI runs it
+#                                                  first: the test command then compiles that tree
+#                                                  beside the Python suite)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -102,12 +105,12 @@ build() {
   meson compile -C "$BUILD" >&2
 }
 
-# ./bootstrap.sh cross-test aarch64: the arm64 libraries come from Debian's multiarch (dpkg
+# ./bootstrap.sh cross-setup aarch64: the aarch64 tree's packages and configuration, the
+# cross-test's first part (CI runs it before the tests: ./bootstrap.sh test then compiles a
+# configured aarch64 tree beside the suite). The arm64 libraries come from Debian's multiarch (dpkg
 # --add-architecture arm64), the compiler from gcc-aarch64-linux-gnu, the emulator from qemu-user.
-# Under emulation every instruction is translated, so nothing here is timed or compared: the tests
-# assert correctness and structure only (a placement check that fails under qemu is expected).
-cross_test_aarch64() {
-  install_missing  # the native build: its analysis reads the aarch64 study
+cross_setup_aarch64() {
+  install_missing  # the native packages: the interpreter the tree is configured with
   if command -v dpkg >/dev/null && ! dpkg --print-foreign-architectures | grep -qx arm64; then
     say "adding the arm64 architecture to dpkg (for libcjson-dev:arm64, zlib1g-dev:arm64)"
     local sudo=()
@@ -115,12 +118,22 @@ cross_test_aarch64() {
     "${sudo[@]}" dpkg --add-architecture arm64
     INSTALLED=1
   fi
+  local native=("${PACKAGES[@]}")
   PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libcjson-dev:arm64 zlib1g-dev:arm64 qemu-user)
   install_missing
-  build
+  PACKAGES=("${native[@]}")
+  PY=$(find_python)
+  [ -f "$BUILD-aarch64/build.ninja" ] ||
+    meson setup "$BUILD-aarch64" --cross-file cross/aarch64-linux-gnu.ini --wrap-mode=nofallback -Dpython="$PY" >&2
+}
+
+# ./bootstrap.sh cross-test aarch64: under emulation every instruction is translated, so nothing
+# here is timed or compared: the tests assert correctness and structure only (a placement check
+# that fails under qemu is expected).
+cross_test_aarch64() {
+  cross_setup_aarch64
+  build  # the native build: its analysis reads the aarch64 study
   local xb="$BUILD-aarch64" t0=$SECONDS status=0 f out
-  [ -f "$xb/build.ninja" ] ||
-    meson setup "$xb" --cross-file cross/aarch64-linux-gnu.ini --wrap-mode=nofallback -Dpython="$PY" >&2
   # memfbench itself; `meson test` below builds what the C tests need (a third of the targets are
   # neither: examples, tools, fuzz drivers)
   meson compile -C "$xb" memfbench >&2
@@ -218,7 +231,13 @@ case "$cmd" in
     SAN="$BUILD-san"
     [ -f "$SAN/build.ninja" ] ||
       meson setup "$SAN" --buildtype=debug -Db_sanitize=address,undefined -Dpython="$PY" >&2
-    nice -n 19 ninja -C "$SAN" >"$SAN/bootstrap-build.log" 2>&1 &
+    # a configured aarch64 tree (./bootstrap.sh cross-setup aarch64, as CI runs first) comes up to
+    # date after it: the cross-test then starts at its tests (a failure there is the cross-test's
+    # to show, as it compiles again)
+    (
+      nice -n 19 ninja -C "$SAN" >"$SAN/bootstrap-build.log" 2>&1 || exit 1
+      [ ! -f "$BUILD-aarch64/build.ninja" ] || nice -n 19 ninja -C "$BUILD-aarch64" >/dev/null 2>&1 || true
+    ) &
     san_build=$!
     trap 'kill "$san_build" 2>/dev/null || true' EXIT  # a stopped test run stops the compiler too
     # two at a time: the C tests beside the Python suite (itself over two workers, tests/meson.build)
@@ -243,13 +262,13 @@ case "$cmd" in
     build
     "$PY" -m tools.validation --build "$BUILD" -o docs/validation.md "$@"
     ;;
-  cross-test)
+  cross-test|cross-setup)
     arch=${1:-}
-    [ "$arch" = aarch64 ] || { say "cross-test: the one target is aarch64 (./bootstrap.sh cross-test aarch64)"; exit 2; }
-    cross_test_aarch64
+    [ "$arch" = aarch64 ] || { say "$cmd: the one target is aarch64 (./bootstrap.sh $cmd aarch64)"; exit 2; }
+    if [ "$cmd" = cross-test ]; then cross_test_aarch64; else cross_setup_aarch64; fi
     ;;
   *)
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,/^set -euo/{/^set -euo/!p}' "$0" >&2
     exit 2
     ;;
 esac
