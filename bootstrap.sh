@@ -15,9 +15,6 @@
 #                                                  shape of the fleet tables, a 2-process study that
 #                                                  this machine's analysis reads (docs/user-guide.md,
 #                                                  "Running on Arm")
-#   ./bootstrap.sh cross-setup aarch64             its packages and configured tree only (CI runs it
-#                                                  first: the test command then compiles that tree
-#                                                  beside the Python suite)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -105,12 +102,12 @@ build() {
   meson compile -C "$BUILD" >&2
 }
 
-# ./bootstrap.sh cross-setup aarch64: the aarch64 tree's packages and configuration, the
-# cross-test's first part (CI runs it before the tests: ./bootstrap.sh test then compiles a
-# configured aarch64 tree beside the suite). The arm64 libraries come from Debian's multiarch (dpkg
+# ./bootstrap.sh cross-test aarch64: the arm64 libraries come from Debian's multiarch (dpkg
 # --add-architecture arm64), the compiler from gcc-aarch64-linux-gnu, the emulator from qemu-user.
-cross_setup_aarch64() {
-  install_missing  # the native packages: the interpreter the tree is configured with
+# Under emulation every instruction is translated, so nothing here is timed or compared: the tests
+# assert correctness and structure only (a placement check that fails under qemu is expected).
+cross_test_aarch64() {
+  install_missing  # the native build: its analysis reads the aarch64 study
   if command -v dpkg >/dev/null && ! dpkg --print-foreign-architectures | grep -qx arm64; then
     say "adding the arm64 architecture to dpkg (for libcjson-dev:arm64, zlib1g-dev:arm64)"
     local sudo=()
@@ -118,22 +115,12 @@ cross_setup_aarch64() {
     "${sudo[@]}" dpkg --add-architecture arm64
     INSTALLED=1
   fi
-  local native=("${PACKAGES[@]}")
   PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libcjson-dev:arm64 zlib1g-dev:arm64 qemu-user)
   install_missing
-  PACKAGES=("${native[@]}")
-  PY=$(find_python)
-  [ -f "$BUILD-aarch64/build.ninja" ] ||
-    meson setup "$BUILD-aarch64" --cross-file cross/aarch64-linux-gnu.ini --wrap-mode=nofallback -Dpython="$PY" >&2
-}
-
-# ./bootstrap.sh cross-test aarch64: under emulation every instruction is translated, so nothing
-# here is timed or compared: the tests assert correctness and structure only (a placement check
-# that fails under qemu is expected).
-cross_test_aarch64() {
-  cross_setup_aarch64
-  build  # the native build: its analysis reads the aarch64 study
+  build
   local xb="$BUILD-aarch64" t0=$SECONDS status=0 f out
+  [ -f "$xb/build.ninja" ] ||
+    meson setup "$xb" --cross-file cross/aarch64-linux-gnu.ini --wrap-mode=nofallback -Dpython="$PY" >&2
   # memfbench itself; `meson test` below builds what the C tests need (a third of the targets are
   # neither: examples, tools, fuzz drivers)
   meson compile -C "$xb" memfbench >&2
@@ -221,37 +208,20 @@ case "$cmd" in
     install_missing
     build
     status=0
-    # The C tests and the fuzz corpora run again under AddressSanitizer and UBSan (any finding
-    # fails; the whole suite, Python included, passes there too: docs/reliability.md). Their tree
-    # is built at -O0 (buildtype debug): a third of the compiler's time at -O2, the same checks
-    # (ASan instruments every access at any level; UBSan's object-size check alone wants -O1), and
-    # its tests run as fast. It compiles beside the Python suite at the lowest priority: the suite
-    # leaves a CPU idle part of its time (a test waiting on a FIFO, a signal, a sleeping program),
-    # which the compiler takes, and yields it to the tests when they want it; no test times itself.
-    SAN="$BUILD-san"
-    [ -f "$SAN/build.ninja" ] ||
-      meson setup "$SAN" --buildtype=debug -Db_sanitize=address,undefined -Dpython="$PY" >&2
-    # a configured aarch64 tree (./bootstrap.sh cross-setup aarch64, as CI runs first) comes up to
-    # date after it: the cross-test then starts at its tests (a failure there is the cross-test's
-    # to show, as it compiles again)
-    (
-      nice -n 19 ninja -C "$SAN" >"$SAN/bootstrap-build.log" 2>&1 || exit 1
-      [ ! -f "$BUILD-aarch64/build.ninja" ] || nice -n 19 ninja -C "$BUILD-aarch64" >/dev/null 2>&1 || true
-    ) &
-    san_build=$!
-    trap 'kill "$san_build" 2>/dev/null || true' EXIT  # a stopped test run stops the compiler too
     # two at a time: the C tests beside the Python suite (itself over two workers, tests/meson.build)
     meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || status=$?
     "$PY" -m tools.testlog_summary "$BUILD" || status=1
+    # The C tests and the fuzz corpora again under AddressSanitizer and UBSan (any finding fails;
+    # the whole suite, Python included, passes there too: docs/reliability.md). The tree is built
+    # at -O0 (buildtype debug): a third of the compiler's time at -O2 (19 s of CPU against 64 s
+    # for every target on the Intel VM), the same checks (ASan instruments every access at any
+    # level; UBSan's object-size check alone wants -O1), and its tests take about as long.
+    SAN="$BUILD-san"
     say "sanitizer build ($SAN: address, undefined): C tests and fuzz corpora"
-    san_status=0
-    wait "$san_build" || san_status=$?
-    trap - EXIT
-    if [ "$san_status" != 0 ]; then
-      tail -n 40 "$SAN/bootstrap-build.log" >&2
-      say "the sanitizer build failed (all of it: $SAN/bootstrap-build.log)"
-      exit 1
-    fi
+    [ -f "$SAN/build.ninja" ] ||
+      meson setup "$SAN" --buildtype=debug -Db_sanitize=address,undefined -Dpython="$PY" >&2
+    # no `meson compile`: meson test builds what the selected tests need (20 s less than building
+    # every target of the sanitized tree at -O2)
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C "$SAN" --print-errorlogs --num-processes 2 --suite core --suite fuzz || status=$?
     exit $status
@@ -262,10 +232,10 @@ case "$cmd" in
     build
     "$PY" -m tools.validation --build "$BUILD" -o docs/validation.md "$@"
     ;;
-  cross-test|cross-setup)
+  cross-test)
     arch=${1:-}
-    [ "$arch" = aarch64 ] || { say "$cmd: the one target is aarch64 (./bootstrap.sh $cmd aarch64)"; exit 2; }
-    if [ "$cmd" = cross-test ]; then cross_test_aarch64; else cross_setup_aarch64; fi
+    [ "$arch" = aarch64 ] || { say "cross-test: the one target is aarch64 (./bootstrap.sh cross-test aarch64)"; exit 2; }
+    cross_test_aarch64
     ;;
   *)
     sed -n '2,/^set -euo/{/^set -euo/!p}' "$0" >&2
