@@ -9,8 +9,8 @@ streams and exit status a fresh one would have (a traceback printed and status 1
 exception, as the interpreter does), and it exits as the interpreter does, after its atexit
 handlers. What differs is only what was imported before the command began; a test about start-up
 itself (which modules a command imports, the interpreter without Debian's packages), about
-signals sent to the command, or about an interpreter setting read at start (PYTHON*, LANG, LC_*)
-runs the interpreter itself (fresh_analysis, or `run` falls back to it for such an environment)."""
+signals sent to the command, or about a setting read at start (PYTHON*, LANG, LC_*, MPLBACKEND)
+runs the interpreter itself (fresh_analysis; `analysis` falls back to it for such an environment)."""
 from __future__ import annotations
 
 import json
@@ -87,8 +87,9 @@ for line in proto_in:
     proto_out.flush()
 """
 
-# What the interpreter reads at its start: under one of these, a command runs in a fresh one.
-_AT_START = ("PYTHON", "LANG", "LC_")
+# What the interpreter (or matplotlib, when the server imports it) reads at its start: where a
+# test sets one of these otherwise, its command runs in a fresh interpreter.
+_AT_START = ("PYTHON", "LANG", "LC_", "MPLBACKEND")
 
 
 class _ServerGone(Exception):
