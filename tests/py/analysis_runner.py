@@ -92,6 +92,16 @@ for line in proto_in:
 _AT_START = ("PYTHON", "LANG", "LC_", "MPLBACKEND")
 
 
+# Set for every command: the package importable from any folder, figures drawn without a display.
+_FIXED = {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+
+
+def _environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a command gets: the test's as it is now (a monkeypatched variable included),
+    _FIXED, then extra."""
+    return {**os.environ, **_FIXED, **(extra or {})}
+
+
 class _ServerGone(Exception):
     pass
 
@@ -100,18 +110,27 @@ class _Server:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+        self.env: dict[str, str] = {}  # what the server started with
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def reads_otherwise(self, env: Mapping[str, str]) -> bool:
+        """Whether a command in env would start otherwise than the server did (_AT_START)."""
+        started = self.env if self.running() else _environment()
+        return any(k.startswith(_AT_START) and env.get(k) != started.get(k) for k in {*env, *started})
 
     def start(self) -> subprocess.Popen[bytes]:
-        if self.proc is None or self.proc.poll() is not None:
+        if not self.running():
+            self.env = _environment()
             # unbuffered: a line read is all that is taken from the pipe, so select sees the next
             self.proc = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, cwd=ROOT, env=self.env, bufsize=0)
         return self.proc
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            assert self.proc.stdin is not None
+        if self.running():
+            assert self.proc is not None and self.proc.stdin is not None
             self.proc.stdin.close()
             self.proc.wait(timeout=30)
 
@@ -151,15 +170,15 @@ def fresh_analysis(*args: str, cwd: Path = ROOT, env: Mapping[str, str] | None =
                    input: str | None = None) -> subprocess.CompletedProcess[str]:
     """The command in a fresh interpreter, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**_server.env, **(env or {})}, timeout=timeout, input=input)
+                          env=_environment(env), timeout=timeout, input=input)
 
 
 def analysis(*args: str, cwd: Path = ROOT, env: Mapping[str, str] | None = None, timeout: float = 600,
              input: str | None = None) -> subprocess.CompletedProcess[str]:
     """`python3 -m analysis ARGS` run in `cwd` with the tests' environment plus `env`: a forked child
     of the worker's server (a fresh interpreter where `env` sets what one reads at start)."""
-    full = {**_server.env, **(env or {})}
-    if any(k.startswith(_AT_START) and full.get(k) != _server.env.get(k) for k in {*full, *_server.env}):
+    full = _environment(env)
+    if _server.reads_otherwise(full):
         return fresh_analysis(*args, cwd=cwd, env=env, timeout=timeout, input=input)
     try:
         if input is None:
