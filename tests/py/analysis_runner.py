@@ -4,7 +4,7 @@ once, instead of a fresh interpreter each time.
 A fresh interpreter spends about 0.2 s of CPU importing numpy, scipy, pandas and the analysis
 before a command starts, most of a summarize's time; the suite runs some four hundred commands.
 Here a server process per pytest worker imports them once and forks a child per command: the
-child is a process of its own with the command line, working folder, environment, standard
+child is a process of its own with the command line, working folder, environment, CPUs, standard
 streams and exit status a fresh one would have (a traceback printed and status 1 on an uncaught
 exception, as the interpreter does), and it exits as the interpreter does, after its atexit
 handlers. What differs is only what was imported before the command began; a test about start-up
@@ -42,6 +42,7 @@ def child(req):
     os.environ.clear()
     os.environ.update(req["env"])
     time.tzset()
+    os.sched_setaffinity(0, req["cpus"])  # the caller's CPUs (a test marked all_cpus widens them)
     for fd, path, mode in ((0, req["stdin"], os.O_RDONLY), (1, req["stdout"], os.O_WRONLY),
                            (2, req["stderr"], os.O_WRONLY)):
         f = os.open(path, mode)
@@ -142,7 +143,8 @@ class _Server:
             err.touch()
             proc = self.start()
             assert proc.stdin is not None and proc.stdout is not None
-            req = {"args": args, "cwd": str(cwd), "env": env, "stdin": stdin, "stdout": str(out), "stderr": str(err)}
+            req = {"args": args, "cwd": str(cwd), "env": env, "stdin": stdin, "stdout": str(out), "stderr": str(err),
+                   "cpus": sorted(os.sched_getaffinity(0))}
             proc.stdin.write(json.dumps(req).encode() + b"\n")
             proc.stdin.flush()
             line = proc.stdout.readline()
