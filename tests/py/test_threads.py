@@ -2,7 +2,6 @@
 and the refusals. No timing is asserted (that is docs/methodology.md's, with its commands)."""
 from __future__ import annotations
 
-import os
 import subprocess
 from collections import Counter
 
