@@ -221,23 +221,23 @@ HOG = """
 import os, sys, time
 os.sched_setaffinity(0, {int(sys.argv[1])})
 end = time.monotonic() + float(sys.argv[2])
-while time.monotonic() < end:  # busy 0.4 s, idle 0.4 s, every hog in the same phase
+while time.monotonic() < end:  # busy 0.2 s, idle 0.2 s, every hog in the same phase
     t = time.monotonic()
-    if int(t / 0.4) % 2:
-        time.sleep(0.4 - t % 0.4)
+    if int(t / 0.2) % 2:
+        time.sleep(0.2 - t % 0.2)
 """
 
 
 def test_a_time_bounded_program_passes_on_a_loaded_cpu(memfbench: str, prog: Path, tmp_path: Path) -> None:
-    """The program copies for 0.3 s; five processes on its CPU, busy and idle in turns, give some
-    runs a sixth of the CPU and others all of it: their counts differ by up to six times, which is
-    the program's share of the CPU, not a run cut short."""
+    """The program copies for 0.15 s; five processes on its CPU, busy and idle in turns of 0.2 s,
+    give some runs a sixth of the CPU and others all of it: their counts differ by up to six times,
+    which is the program's share of the CPU, not a run cut short."""
     cpu = max(os.sched_getaffinity(0))
     hogs = [subprocess.Popen([sys.executable, "-c", HOG, str(cpu), "120"]) for _ in range(5)]
     try:
         out = tmp_path / "x.json"
         p = bounded([memfbench, "ab", "-q", "-v", "sse2", "--cpu", str(cpu), "--runs", "10", "--warmup", "0",
-                     "-o", str(out), "--", str(prog), "timed", "0.3"], 300, str(prog))
+                     "-o", str(out), "--", str(prog), "timed", "0.15"], 300, str(prog))
     finally:
         for h in hogs:
             h.kill()
@@ -274,7 +274,7 @@ def test_a_killed_ab_leaves_no_visible_replay_and_the_next_run_sweeps_its_tempor
     subprocess.run([memfbench, "record", "--trace", "100", "-o", str(rec), "--", str(program)], check=True,
                    capture_output=True, timeout=120)
     ab = subprocess.Popen([memfbench, "ab", "-q", "-v", "sse2", "--runs", "2", "--warmup", "0", "--predict-from",
-                           str(rec), "--replay-time", "5", "-o", "x.json", "--", str(program)], cwd=tmp_path,
+                           str(rec), "--replay-time", "2", "-o", "x.json", "--", str(program)], cwd=tmp_path,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         # the table's replay is done once the trace's runs: then SIGKILL, which no handler sees.
@@ -332,12 +332,13 @@ def folder_bytes(folder: Path, skip: Path) -> int:
 
 def test_program_output_never_puts_more_than_its_bound_on_the_disk(memfbench: str, prog: Path,
                                                                   tmp_path: Path) -> None:
-    """A run that writes 64 MiB and waits: at no time does the folder (the result's, where ab's
-    work folder is) hold more than what --program-output keeps of the runs so far."""
+    """A run that writes 64 MiB and waits (0.3 s: about fifteen looks at the folder with the output
+    written and the run alive): at no time does the folder (the result's, where ab's work folder
+    is) hold more than what --program-output keeps of the runs so far."""
     log = tmp_path / "log.txt"
     size = 64 << 20
     p = subprocess.Popen([memfbench, "ab", "-q", "-v", "sse2", "--runs", "2", "--warmup", "0", "--program-output",
-                          str(log), "-o", str(tmp_path / "x.json"), "--", str(prog), "write", str(size), "1"],
+                          str(log), "-o", str(tmp_path / "x.json"), "--", str(prog), "write", str(size), "0.3"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     most = 0
     while p.poll() is None:

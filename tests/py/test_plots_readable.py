@@ -68,8 +68,8 @@ def files(memfbench, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture
 def drawn(monkeypatch) -> list[Figure]:
-    """Every figure saved while the test runs (the report's and the subcommands' alike), all drawn in
-    this process (a report's drawers are forked processes, whose figures this list would not see)."""
+    """Every figure saved while the test runs, all drawn in this process (a report's drawers are
+    forked processes, whose figures this list would not see)."""
     monkeypatch.setattr(base, "MAX_DRAWERS", 1)
     figures: list[Figure] = []
     save = Figure.savefig
@@ -147,15 +147,29 @@ def check_readable(fig: Figure, name: str) -> int:
     return checked
 
 
-def test_every_report_figure_is_numbered(files, drawn, tmp_path):
-    assert cli.main(["report", str(files["study"]), str(files["one"]), str(files["classes"]), str(files["sweep"]),
-                     *([str(files["threads"])] if "threads" in files else []), "--probe", str(files["probe"]),
-                     "-o", str(tmp_path / "rep")]) == 0
-    names = sorted(p.stem for p in (tmp_path / "rep").glob("*.png"))
-    assert len(drawn) == len(names) >= 15, names
+@pytest.fixture(scope="module")
+def report(files, tmp_path_factory) -> tuple[Path, list[tuple[Figure, str, bool, int, int]]]:
+    """One report of every kind (study, distributions, size classes, threads, sweep, probe), drawn
+    in this process (MAX_DRAWERS 1, so the patch below sees every figure) with each figure written
+    twice (written_twice_into); its folder and what that recorded. Both tests below read it: the
+    report is drawn once for the module, not once per test."""
+    folder = tmp_path_factory.mktemp("report") / "rep"
+    out: list[tuple[Figure, str, bool, int, int]] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(base, "MAX_DRAWERS", 1)
+        mp.setattr(base, "write_png", written_twice_into(out, base.write_png))
+        assert cli.main(["report", str(files["study"]), str(files["one"]), str(files["classes"]),
+                         str(files["sweep"]), *([str(files["threads"])] if "threads" in files else []),
+                         "--probe", str(files["probe"]), "-o", str(folder)]) == 0
+    return folder, out
+
+
+def test_every_report_figure_is_numbered(report):
+    folder, written = report
+    names = sorted(p.stem for p in folder.glob("*.png"))
+    assert len(written) == len(names) >= 15, names
     assert {"forest", "by_distribution", "probe_latency", "probe_bandwidth"} <= set(names)
-    for fig in drawn:
-        name = fig.axes[0].get_title() or fig.axes[0].get_ylabel()
+    for fig, name, *_ in written:
         assert check_readable(fig, name) >= 1, name
 
 
@@ -175,16 +189,12 @@ def test_every_subcommand_figure_is_numbered(files, drawn, tmp_path):
             assert check_readable(fig, args[0]) >= 1, args[0]
 
 
-@pytest.fixture
-def written_twice(monkeypatch) -> list[tuple[str, bool, int, int]]:
-    """Each figure written while the test runs, as it is written (base.write_png: the box found
-    without a draw, then one draw) and as savefig(bbox_inches="tight") writes it (a draw to find the
-    box, then another), the first before the second on a figure not drawn yet: (its title, whether
-    the PNG bytes are the same, its log axes' minor ticks made, and those in view)."""
-    out: list[tuple[str, bool, int, int]] = []
-    monkeypatch.setattr(base, "MAX_DRAWERS", 1)  # every figure written here, where the patch is
-    write = base.write_png
-
+def written_twice_into(out: list[tuple[Figure, str, bool, int, int]], write):
+    """A stand-in for base.write_png that writes each figure as `write` does (the box found without
+    a draw, then one draw) and as savefig(bbox_inches="tight") writes it (a draw to find the box,
+    then another), the first before the second on a figure not drawn yet, puts the first's bytes
+    where the figure was to go, and appends to `out`: (the figure, its title, whether the PNG bytes
+    are the same, its log axes' minor ticks made, and those in view)."""
     def twice(fig: Figure, target) -> None:
         once, tight = io.BytesIO(), io.BytesIO()
         write(fig, once)
@@ -196,25 +206,27 @@ def written_twice(monkeypatch) -> list[tuple[str, bool, int, int]]:
                     lo, hi = sorted(axis.get_view_interval())
                     made += len(axis.get_minorticklocs())
                     shown += sum(lo * (1 - 1e-6) <= x <= hi * (1 + 1e-6) for x in axis.get_minorticklocs())
-        out.append((fig.axes[0].get_title() or fig.axes[0].get_ylabel(), once.getvalue() == tight.getvalue(),
-                     made, shown))
-        write(fig, target)
+        out.append((fig, fig.axes[0].get_title() or fig.axes[0].get_ylabel(), once.getvalue() == tight.getvalue(),
+                    made, shown))
+        if hasattr(target, "write"):
+            target.write(once.getvalue())
+        else:
+            Path(target).write_bytes(once.getvalue())
 
-    monkeypatch.setattr(base, "write_png", twice)
-    return out
+    return twice
 
 
-def test_every_figure_is_drawn_once_as_a_tight_savefig_draws_it_twice(files, written_twice, tmp_path):
+def test_every_figure_is_drawn_once_as_a_tight_savefig_draws_it_twice(files, report, monkeypatch, tmp_path):
     """A figure is laid out for its box and drawn once (base.tight_box), not drawn a first time to find
     the box, and its PNG is byte for byte what savefig's tight crop wrote; a log axis makes minor
-    ticks only near its view (base.InViewLocator), not every decade's, which are never drawn."""
-    assert cli.main(["report", str(files["study"]), str(files["one"]), str(files["classes"]), str(files["sweep"]),
-                     *([str(files["threads"])] if "threads" in files else []), "--probe", str(files["probe"]),
-                     "--svg", "-o", str(tmp_path / "rep")]) == 0
+    ticks only near its view (base.InViewLocator), not every decade's, which are never drawn: every
+    figure of the module's report, and the pressure plot's."""
+    written = list(report[1])
+    monkeypatch.setattr(base, "write_png", written_twice_into(written, base.write_png))
     assert cli.main(["pressure", str(files["pressure0"]), str(files["pressure4k"]), "--plot",
                      str(tmp_path / "pressure")]) == 0
-    assert len(written_twice) >= 16 and len(list((tmp_path / "rep").glob("*.svg"))) >= 15
-    for name, same, made, shown in written_twice:
+    assert len(written) >= 16
+    for _, name, same, made, shown in written:
         assert same, name
         assert made <= shown + 2, (name, made, shown)  # a tick at each edge of the view, at most
 
