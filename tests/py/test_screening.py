@@ -13,7 +13,7 @@ import pytest
 
 from analysis.stats import simulate as sim
 from analysis.stats.placement_model import design_estimate, placement_columns
-from analysis.stats.screening import (DISTURBED_ALPHA, MIN_ROUNDS, levels_kept, rounds_floor, screen)
+from analysis.stats.screening import (DISTURBED_ALPHA, MIN_ROUNDS, _median, levels_kept, rounds_floor, screen)
 from analysis.verdicts.compare import adjust_family, compare_one, verdict_of, withheld
 
 TRUE = 0.008
@@ -136,6 +136,15 @@ def test_the_rounds_floor_is_per_study() -> None:
     assert list(rounds_floor(np.array([3, 3, 1, 3]))) == [2] * 4
     s = screen(np.zeros(8), rounds, studies=np.array([0, 0, 0, 0, 1, 1, 1, 1]))
     assert list(np.flatnonzero(s.starved)) == [3, 7]
+
+
+def test_the_fits_median_is_numpys_bit_for_bit() -> None:
+    """huber_fit's median (np.median without its wrapping) gives np.median's value exactly: odd and
+    even lengths, ties, heavy tails, one value."""
+    rng = np.random.default_rng(5)
+    for n in range(1, 41):
+        for a in (rng.standard_t(2, n), np.round(rng.normal(size=n), 1), np.abs(rng.standard_cauchy(n))):
+            assert _median(a) == float(np.median(a)), (n, a)
 
 
 def test_the_run_s_own_marks_are_taken_and_named() -> None:
