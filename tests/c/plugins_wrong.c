@@ -53,8 +53,20 @@ void *exit_memcpy(void *restrict dst, const void *restrict src, size_t n)
     return memmove(dst, src, n);
 }
 
+/* Creates the file named in $MEMFBENCH_TEST_MARK (when set): how a test learns the moment a
+ * plugin below starts to misbehave and sends its signal then, not after a wait long enough for the
+ * slowest machine. */
+static void mark_the_moment(void)
+{
+    const char *mark = getenv("MEMFBENCH_TEST_MARK");
+    if (mark)
+        close(open(mark, O_WRONLY | O_CREAT, 0600));
+}
+
 void *hang_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
+    if (n == 777)
+        mark_the_moment();
     while (n == 777)
         pause();
     return memmove(dst, src, n);
@@ -85,7 +97,8 @@ void *late_segv_memcpy(void *restrict dst, const void *restrict src, size_t n)
 
 /* Correct throughout, but from 2 seconds after its first call every call takes 250 us: verified
  * and calibrated fast, then each batch of 512 calls lasts about 130 ms, so thirty names of it make
- * rounds of about 4 s (a stop must not wait for the round to end). */
+ * rounds of about 4 s (a stop must not wait for the round to end). Its first slow call marks the
+ * moment. */
 static uint64_t mono_ns(void)
 {
     struct timespec t;
@@ -97,12 +110,16 @@ static uint64_t mono_ns(void)
  * names is one library). */
 static void *late_slow(void *restrict dst, const void *restrict src, size_t n, uint64_t *first, uint64_t ns)
 {
+    static int marked;
     uint64_t now = mono_ns();
     if (!*first)
         *first = now;
-    if (now - *first >= 2000000000u)
+    if (now - *first >= 2000000000u) {
+        if (!marked)
+            mark_the_moment(), marked = 1;
         while (mono_ns() < now + ns)
             ;
+    }
     return memmove(dst, src, n);
 }
 
@@ -120,16 +137,19 @@ void *late_slow100_memcpy(void *restrict dst, const void *restrict src, size_t n
     return late_slow(dst, src, n, &first, 100000);
 }
 
-/* Correct for its first 3 seconds of calls, then never returns: a hang while timed (verification
- * and calibration of a small distribution take well under a second). */
+/* Correct for its first 2 seconds of calls, then never returns (the moment marked): a hang while
+ * timed (verification and calibration of a small distribution take well under a second). */
 void *late_hang_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
-    static time_t first;
-    time_t now = time(NULL);
+    static uint64_t first;
+    uint64_t now = mono_ns();
     if (!first)
         first = now;
-    while (now - first > 3)
-        pause();
+    if (now - first >= 2000000000u) {
+        mark_the_moment();
+        for (;;)
+            pause();
+    }
     return memmove(dst, src, n);
 }
 
@@ -169,15 +189,13 @@ void *dropping_in_program_memcpy(void *restrict dst, const void *restrict src, s
 }
 
 /* Correct, but a call of 1 MiB or more takes 20 s (a large call on a slow machine, exaggerated),
- * and says when it starts by creating the file named in $MEMFBENCH_SLOW_MARK: a stop request sent
- * then finds the run inside that call, whatever the machine's speed before it. A signal's handler
- * wakes the sleep; the wait goes on to its end, as a long copy would. */
+ * and marks when it starts: a stop request sent then finds the run inside that call, whatever the
+ * machine's speed before it. A signal's handler wakes the sleep; the wait goes on to its end, as a
+ * long copy would. */
 void *slow_large_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     if (n >= (1u << 20)) {
-        const char *mark = getenv("MEMFBENCH_SLOW_MARK");
-        if (mark)
-            close(open(mark, O_WRONLY | O_CREAT, 0600));
+        mark_the_moment();
         uint64_t end = mono_ns() + 20000000000u;
         for (uint64_t now = mono_ns(); now < end; now = mono_ns()) {
             struct timespec left = {(time_t)((end - now) / 1000000000u), (long)((end - now) % 1000000000u)};
