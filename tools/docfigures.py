@@ -700,6 +700,25 @@ def cpu_busy(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
     return rows
 
 
+def pytest_workers(testlog: Path) -> int | None:
+    """How many pytest-xdist workers meson started the Python suite with (its `-n` in the command
+    meson's JSON test log records); None where the log or the option is missing."""
+    try:
+        lines = testlog.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        cmd = entry.get("command") if isinstance(entry, dict) else None
+        if isinstance(cmd, list) and "pytest" in cmd and "-n" in cmd[:-1]:
+            n = cmd[cmd.index("-n") + 1]
+            return int(n) if str(n).isdigit() else None
+    return None
+
+
 def _ci_on_a_clone(a: argparse.Namespace, competitor: bool) -> str:
     """The README's test command on a fresh clone of this checkout's HEAD, as CI runs it
     (`CI=true bash .ci/run`), in an environment without this checkout's test variables: its wall
@@ -727,13 +746,15 @@ def _ci_on_a_clone(a: argparse.Namespace, competitor: bool) -> str:
         out = p.stdout + p.stderr + (log.read_text(errors="replace") if log.is_file() else "")
         junit = clone / "build" / "pytest-junit.xml"
         slow = slowest(junit) if junit.is_file() else []
+        workers = pytest_workers(clone / "build" / "meson-logs" / "testlog.json")
     failed = sorted(set(re.findall(r"^FAILED (\S+)", out, re.M)))
     py = re.findall(r"((?:\d+ failed, )?\d+ passed(?:, \d+ skipped)?) in ([\d.]+)s", out)
     oks = re.findall(r"^Ok:\s+(\d+)", out, re.M)
     fails = re.findall(r"^Fail:\s+(\d+)", out, re.M)
     parts = [f"exit {p.returncode} in {int(wall // 60)} min {round(wall % 60)} s"]
     if py:
-        parts.append(f"pytest {py[-1][0]} in {float(py[-1][1]):.0f} s over two workers")
+        parts.append(f"pytest {py[-1][0]} in {float(py[-1][1]):.0f} s" +
+                     (f" over {workers} workers" if workers else ""))
     if oks:
         parts.append("meson tests OK in each tree: " + " and ".join(oks) +
                      (f" (failed: {' and '.join(fails)})" if any(f != "0" for f in fails) else ""))

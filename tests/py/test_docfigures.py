@@ -117,3 +117,16 @@ def test_cpu_busy_reads_each_cpu_of_proc_stat() -> None:
     after = df.cpu_ticks("cpu  100 0 10 170 0 0 0 0 0 0\ncpu0 95 0 5 40 0 0 0 0 0 0\n"
                                  "cpu1 5 0 5 120 10 0 0 0 0 0\nintr 1 2\n")
     assert df.cpu_busy(before, after) == [("cpu0", 100.0), ("cpu1", 0.0)]
+
+
+def test_the_workers_come_from_the_command_meson_logged(tmp_path) -> None:
+    """The test-time blocks say how many pytest workers ran: the `-n` of the Python suite's command
+    in meson's JSON log (a C test's entry, a line that is not JSON and a missing log say nothing)."""
+    log = tmp_path / "testlog.json"
+    log.write_text('{"name": "memfbench:core / sampler", "command": ["/b/tests/c/test_sampler"]}\nnot json\n'
+                   '{"name": "memfbench:python / pytest", "command": ["/usr/bin/python3", "-m", "pytest", "-q", '
+                   '"-n", "3", "/src/tests/py"]}\n')
+    assert df.pytest_workers(log) == 3
+    log.write_text('{"name": "memfbench:python / pytest", "command": ["/usr/bin/python3", "-m", "pytest", "-q"]}\n')
+    assert df.pytest_workers(log) is None
+    assert df.pytest_workers(tmp_path / "missing.json") is None
