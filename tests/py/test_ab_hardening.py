@@ -170,7 +170,11 @@ def test_a_stop_during_the_replay_ends_it_and_leaves_no_file(memfbench: str, pro
                    timeout=120)
     cmd = [memfbench, "ab", "-q", "-v", "sse2", *QUICK, "--predict-from", str(rec), "--replay-time", "60",
            "-o", "x.json", "--", str(program)]
-    s = stop(cmd, tmp_path, signal.SIGTERM, 4.0, False, str(tmp_path))
+    # the signal once the replay's study has begun its first process (its temporary is there),
+    # 4 s at most
+    s = stop(cmd, tmp_path, signal.SIGTERM, 4.0, False, str(tmp_path),
+             ready=lambda: any(x.name.startswith("..x.json.replay.json") and "-proc0." in x.name
+                               for x in tmp_path.iterdir()))
     assert s.returncode == 128 + signal.SIGTERM, s.stderr
     assert "during the replay of the recorded table" in s.stderr, s.stderr
     assert s.processes_left == 0 and s.files_left == ()
