@@ -18,8 +18,9 @@ from analysis_runner import analysis
 
 def starved_study(tmp_path: Path, processes: int = 4) -> tuple[dict, str]:
     out = tmp_path / "st.json"
-    p = subprocess.Popen([binary(), "run", "--processes", str(processes), "-t", str(processes), "-d", "fixed:64", "-v",
-                          "libc", "-v", "bytes", *GEOMETRY, "-o", str(out)], stderr=subprocess.PIPE, text=True,
+    # half a second a process: the starved one gets tens of rounds against the others' thousands
+    p = subprocess.Popen([binary(), "run", "--processes", str(processes), "-t", str(processes / 2), "-d", "fixed:64",
+                          "-v", "libc", "-v", "bytes", *GEOMETRY, "-o", str(out)], stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     child = None
     deadline = time.monotonic() + 60
