@@ -119,6 +119,7 @@ def test_compare_summarize_and_report_give_the_same_suite_line(memfbench: str, t
         assert p.returncode == 0, p.stderr
         block = p.stdout.split("== suite: geometric mean over 5 studies", 1)[1].splitlines()
         assert all(w in block for w in wanted), (command, block)
-    p = analysis("report", *files, "-o", str(tmp_path / "r"))
+    # the report of two of them: a suite all the same, and two studies' figures to draw, not five
+    p = analysis("report", *files[:2], "-o", str(tmp_path / "r"))
     assert p.returncode == 0, p.stderr
-    assert "## Suite: 5 studies" in (tmp_path / "r" / "report.md").read_text()
+    assert "## Suite: 2 studies" in (tmp_path / "r" / "report.md").read_text()
