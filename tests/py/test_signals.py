@@ -25,33 +25,23 @@ GEOMETRY = ["--cache", "32K:512K:32M"]
 BOUND_S = 1.0
 
 
-def stop_after(cmd: list[str], delay: float, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Starts cmd, sends SIGTERM after delay seconds, and returns its result and how long it took
-    to end after the signal."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay)
-    assert p.poll() is None, p.communicate()
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGTERM)
-    out, err = p.communicate(timeout=60)
-    return subprocess.CompletedProcess(cmd, p.returncode, out, err), time.monotonic() - t0
-
-
-def stop_at_mark(cmd: list[str], cwd: Path, after: float = 0.0) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Starts cmd with $MEMFBENCH_TEST_MARK set, waits for the wrong plugin to mark the moment it
-    misbehaves (hangs, turns slow, starts a long call), then `after` seconds more, sends SIGTERM,
-    and returns its result and how long it took to end after the signal: the signal finds the run
-    where the test means it to, on a fast machine or a slow one, without a wait sized for the
+def stop_after(cmd: list[str], delay: float, cwd: Path,
+               at_mark: bool = False) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Starts cmd, sends SIGTERM delay seconds after its start (at_mark: after the wrong plugin marks
+    the moment it misbehaves, through $MEMFBENCH_TEST_MARK: it hangs, turns slow, starts a long
+    call), and returns its result and how long it took to end after the signal. A mark finds the
+    run where the test means it to, on a fast machine or a slow one, without a wait sized for the
     slowest."""
     mark = cwd / "plugin-mark"
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "MEMFBENCH_TEST_MARK": str(mark)})
-    deadline = time.monotonic() + 120
-    while not mark.exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert mark.exists(), p.communicate()
-    mark.unlink()
-    time.sleep(after)
+    env = {**os.environ, "MEMFBENCH_TEST_MARK": str(mark)} if at_mark else None
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if at_mark:
+        deadline = time.monotonic() + 120
+        while not mark.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert mark.exists(), p.communicate()
+        mark.unlink()
+    time.sleep(delay)
     assert p.poll() is None, p.communicate()
     t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
@@ -83,7 +73,7 @@ def test_run_stopped_while_a_variant_hangs_in_verification(tmp_path: Path, proce
     cmd = [binary(), "run", "-q", "--processes", processes, "--allow-single-process", "-d", "fixed:777",
            "-v", "libc", "-v", f"{wrong_plugin()}:hang_memcpy", "--watchdog", "100", *GEOMETRY,
            "-o", "out.json"]
-    r, elapsed = stop_at_mark(cmd, tmp_path)
+    r, elapsed = stop_after(cmd, 0, tmp_path, at_mark=True)
     assert r.returncode == 128 + signal.SIGTERM, r.stderr  # 128 + the signal, as every command ends on a stop
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "'hang_memcpy'" in lines[0] and "stopped by SIGTERM in a call" in lines[0] \
@@ -96,7 +86,7 @@ def test_run_stopped_while_a_variant_hangs_in_the_rounds(tmp_path: Path) -> None
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "60",
            "-v", "libc", "-v", f"{wrong_plugin()}:late_hang_memcpy", "--watchdog", "100", *GEOMETRY,
            "-o", "out.json"]
-    r, elapsed = stop_at_mark(cmd, tmp_path)
+    r, elapsed = stop_after(cmd, 0, tmp_path, at_mark=True)
     assert r.returncode == 128 + signal.SIGTERM, r.stderr
     assert "'late_hang_memcpy'" in r.stderr and "while being timed in round" in r.stderr, r.stderr
     assert "stopped by SIGTERM in a batch of its calls" in r.stderr and "calls of up to 64 bytes" in r.stderr, r.stderr
@@ -115,7 +105,7 @@ def test_a_stop_during_a_large_call_names_the_signal_and_the_call(tmp_path: Path
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "--trace", str(trace),
            "-v", "libc", "-v", f"{wrong_plugin()}:slow_large_memcpy=slow", "--watchdog", "100", *GEOMETRY,
            "-o", "out.json"]
-    p, elapsed = stop_at_mark(cmd, tmp_path)
+    p, elapsed = stop_after(cmd, 0, tmp_path, at_mark=True)
     err = p.stderr
     assert p.returncode == 128 + signal.SIGTERM, err
     lines = err.strip().splitlines()
@@ -172,7 +162,7 @@ def test_a_stop_does_not_wait_for_a_long_round(tmp_path: Path, threads: int) -> 
     cmd = [binary(), "run", "-q", "--processes", "1", "--allow-single-process", "-d", "fixed:64", "-t", "120",
            "--batch-passes", "1", "-v", "libc", *[x for n in names for x in ("-v", n)], *team, *GEOMETRY,
            "-o", "out.json"]
-    r, elapsed = stop_at_mark(cmd, tmp_path, after=1.0)  # 1 s into the slow rounds
+    r, elapsed = stop_after(cmd, 1.0, tmp_path, at_mark=True)  # 1 s into the slow rounds
     assert r.returncode == 128 + signal.SIGTERM and "holds every batch measured" in r.stderr, r.stderr
     assert_quick(elapsed)
     doc = json.loads((tmp_path / "out.json").read_text())
