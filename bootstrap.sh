@@ -208,7 +208,7 @@ case "$cmd" in
     install_missing
     build
     status=0
-    # two at a time: the C tests beside the Python suite (itself over three workers, tests/meson.build)
+    # two at a time: the C tests beside the Python suite (itself over two workers, tests/meson.build)
     meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" || status=$?
     "$PY" -m tools.testlog_summary "$BUILD" || status=1
     # The C tests and the fuzz corpora again under AddressSanitizer and UBSan (any finding fails;

@@ -31,18 +31,16 @@ ALL_CPUS = frozenset(os.sched_getaffinity(0))
 
 def worker_cpus() -> frozenset[int]:
     """This pytest-xdist worker's share of ALL_CPUS: worker i of n takes every n-th CPU from the i-th,
-    where there are at least n CPUs; where there are fewer, CPU i modulo their number (three workers
-    on two CPUs: the first and the third share one); all of them outside xdist. A study pins itself
-    to the last CPU it may run on, so with every worker on all CPUs, both workers' studies (and their
+    where there are at least n CPUs; all of them otherwise and outside xdist. A study pins itself to
+    the last CPU it may run on, so with every worker on all CPUs, both workers' studies (and their
     children) queued on that one while the others waited for Python, and a process starved by its
     neighbour had its slot run again; each on its own CPU, neither waits on the other."""
     name = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)
-    if not name.startswith("gw") or not name[2:].isdigit() or count < 2:
+    if not name.startswith("gw") or not name[2:].isdigit() or not 1 < count <= len(cpus):
         return ALL_CPUS
-    i = int(name[2:])
-    return frozenset(cpus[i % count::count] if count <= len(cpus) else [cpus[i % len(cpus)]])
+    return frozenset(cpus[int(name[2:]) % count::count])
 
 
 WORKER_CPUS = worker_cpus()
