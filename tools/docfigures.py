@@ -1336,7 +1336,7 @@ def gen_threads(a: argparse.Namespace) -> str:
                 row("one thread, `--background spin`", runs["spin"]),
                 row(f"one thread, `--background bandwidth` ({(bg.get('bytes_per_ns') or float('nan')):.3g} bytes/ns)",
                     runs["bandwidth"]), row("one thread, last", runs["one, last"])]
-    lines = [f"- Thread 0's slowdown beside thread 1, paired by round: " + ", ".join(
+    lines = ["- Thread 0's slowdown beside thread 1, paired by round: " + ", ".join(
         f"{v} {_pct(inter.loc[v, 'slowdown_pct'], inter.loc[v, 'slowdown_low'], inter.loc[v, 'slowdown_high'])}"
         for v in ("libc", "rep_movsb")) + f"; the ratio rep_movsb / libc moved by "
         f"{_pct(r['change_pct'], r['change_low'], r['change_high'])}.",
