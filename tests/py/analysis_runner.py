@@ -36,6 +36,7 @@ analysis.cli.commands()  # every subcommand's module and what it imports
 import matplotlib.pyplot  # noqa: F401 (the report's drawers)
 proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
 # the server's streams are pipes, as a fresh interpreter's are under subprocess: their settings
+IN = (sys.stdin.encoding, sys.stdin.errors)
 OUT = (sys.stdout.encoding, sys.stdout.errors)
 ERR = (sys.stderr.encoding, sys.stderr.errors)
 def child(req):
@@ -50,8 +51,8 @@ def child(req):
         os.dup2(f, fd)
         os.close(f)
     # new streams on the new descriptors, as the interpreter makes them for files
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=OUT[0],
-                                 errors=OUT[1])
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=IN[0],
+                                 errors=IN[1])
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=OUT[0],
                                   errors=OUT[1])
     sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=ERR[0],

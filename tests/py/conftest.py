@@ -148,20 +148,25 @@ def gives_caches(args: tuple[str, ...]) -> bool:
     return any(a in ("--cache", "--cache-from") or a.startswith(("--cache=", "--cache-from=")) for a in args)
 
 
+def run_in(memfbench: str, folder: Path, *args: str, out: str | None = "out.json", timeout: float = 120,
+           own_caches: bool = False) -> Result:
+    """memfbench run with the given arguments, its file in `folder`. The cache geometry is GEOMETRY
+    unless the test gives one (--cache, --cache-from) or asks for the machine's own (own_caches=True,
+    for the tests about detection): a plan means the same on every machine, and a VM that claims a
+    socket-wide LLC (508 MiB on the Zen 5 VM) does not make every process fill a 2 GiB arena."""
+    target = folder / out if out else None
+    cmd = [memfbench, "run", *args, *([] if own_caches or gives_caches(args) else GEOMETRY)]
+    if target is not None:
+        cmd += ["-o", str(target)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return Result(proc, target)
+
+
 @pytest.fixture
 def run(memfbench: str, tmp_path: Path):
-    """memfbench run with the given arguments, its file in the test's folder. The cache geometry is
-    GEOMETRY unless the test gives one (--cache, --cache-from) or asks for the machine's own
-    (own_caches=True, for the tests about detection): a plan means the same on every machine, and
-    a VM that claims a socket-wide LLC (508 MiB on the Zen 5 VM) does not make every process fill
-    a 2 GiB arena."""
+    """run_in the test's own folder."""
     def _run(*args: str, out: str | None = "out.json", timeout: float = 120, own_caches: bool = False) -> Result:
-        target = tmp_path / out if out else None
-        cmd = [memfbench, "run", *args, *([] if own_caches or gives_caches(args) else GEOMETRY)]
-        if target is not None:
-            cmd += ["-o", str(target)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        return Result(proc, target)
+        return run_in(memfbench, tmp_path, *args, out=out, timeout=timeout, own_caches=own_caches)
 
     return _run
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from analysis_runner import analysis
-from conftest import AA_OF_LIBC, GEOMETRY, Result, kept_processes
+from conftest import AA_OF_LIBC, Result, kept_processes, run_in
 from headline import headline_block, headline_rows
 
 FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC, "-p", "l1", "-t", "2", "-q"]
@@ -20,9 +20,7 @@ FAST = ["-d", "fixed:64", "-v", "libc", "-v", AA_OF_LIBC, "-p", "l1", "-t", "2",
 def fast(memfbench, tmp_path_factory) -> Result:
     """One study of FAST, which the tests of a default study's processes read (each of its 2 s would
     be the same study again)."""
-    out = tmp_path_factory.mktemp("fast") / "out.json"
-    return Result(subprocess.run([memfbench, "run", *FAST, *GEOMETRY, "-o", str(out)], capture_output=True,
-                                 text=True, timeout=120), out)
+    return run_in(memfbench, tmp_path_factory.mktemp("fast"), *FAST)
 
 
 def test_default_run_samples_whole_turns_of_processes(fast) -> None:
